@@ -1,0 +1,80 @@
+import { serve } from '@hono/node-server';
+import { CONFIG_ERROR_EXIT_CODE, type Env, EnvError, loadEnv } from '@keyplane/config';
+import { bootstrapIfEmpty, createOrm, type EmbeddedDatabase, migrate, startEmbeddedPostgres } from '@keyplane/db';
+import { createApp } from './http/app.ts';
+import { jsonLogger } from './log.ts';
+
+function readEnv(): Env {
+  try {
+    return loadEnv();
+  } catch (error) {
+    if (error instanceof EnvError) {
+      console.error(error.message);
+      process.exit(CONFIG_ERROR_EXIT_CODE);
+    }
+    throw error;
+  }
+}
+
+const env = readEnv();
+const logger = jsonLogger();
+
+let embedded: EmbeddedDatabase | undefined;
+if (!env.DATABASE_URL) {
+  logger.info('DATABASE_URL is not set: starting the embedded PostgreSQL', { dataDir: env.DATA_DIR });
+  embedded = await startEmbeddedPostgres({
+    dataDir: env.DATA_DIR,
+    onError: (message) => logger.error('embedded postgres', { message }),
+  });
+  logger.info('using the embedded PostgreSQL (one machine only; set DATABASE_URL for production)');
+}
+const orm = await createOrm(env.DATABASE_URL ?? (embedded as EmbeddedDatabase).url);
+await migrate(orm);
+logger.info('database migrated');
+if (!env.REDIS_URL) logger.info('REDIS_URL is not set: rate limits and caches are in-process (one node only)');
+
+const bootstrapped = await bootstrapIfEmpty(orm.em.fork(), { name: 'default', masterKey: env.VAULT_MASTER_KEY });
+if (bootstrapped) {
+  const base = `http://localhost:${env.PORT}`;
+  process.stdout.write(
+    [
+      '',
+      'Keyplane created a workspace and a root key with every permission. The root key is shown only now:',
+      '',
+      `  workspace: ${bootstrapped.workspaceId}`,
+      `  root key:  ${bootstrapped.rootKey}`,
+      `  vault:     ${bootstrapped.vault ? 'enabled' : 'off (set VAULT_MASTER_KEY, then run keyplane vault enable)'}`,
+      '',
+      'Try it:',
+      `  export ROOT_KEY=${bootstrapped.rootKey}`,
+      `  curl -s -X POST ${base}/v2/apis.createApi -H "Authorization: Bearer $ROOT_KEY" \\`,
+      `    -H 'Content-Type: application/json' -d '{"name":"my-api"}'`,
+      '',
+      '',
+    ].join('\n'),
+  );
+}
+
+const app = createApp({
+  orm,
+  logger,
+  errorsBaseUrl: env.ERRORS_BASE_URL,
+  maxBodyBytes: env.MAX_BODY_BYTES,
+  vaultMasterKey: env.VAULT_MASTER_KEY,
+});
+const server = serve({ fetch: app.fetch, port: env.PORT, hostname: env.HOST }, (info) =>
+  logger.info('keyplane is listening', { port: info.port, url: `http://localhost:${info.port}` }),
+);
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  logger.info('shutting down', { signal });
+  server.close();
+  await orm.close();
+  await embedded?.stop();
+  process.exit(0);
+}
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));

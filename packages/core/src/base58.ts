@@ -1,0 +1,38 @@
+const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+
+/** Bitcoin base58: leading zero bytes become leading '1's. */
+export function base58Encode(bytes: Uint8Array): string {
+  let zeros = 0;
+  while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
+  const digits: number[] = [];
+  for (let i = zeros; i < bytes.length; i++) {
+    let carry = bytes[i] as number;
+    for (let j = 0; j < digits.length; j++) {
+      carry += (digits[j] as number) << 8;
+      digits[j] = carry % 58;
+      carry = (carry / 58) | 0;
+    }
+    while (carry > 0) {
+      digits.push(carry % 58);
+      carry = (carry / 58) | 0;
+    }
+  }
+  let out = '1'.repeat(zeros);
+  for (let i = digits.length - 1; i >= 0; i--) out += ALPHABET[digits[i] as number];
+  return out;
+}
+
+/**
+ * Fixed-width base58 of a big-endian number. The alphabet is in ASCII order, so equal-width
+ * strings sort like the numbers they encode (ids made from a time prefix sort by creation).
+ */
+export function base58EncodeFixed(bytes: Uint8Array, width: number): string {
+  let value = 0n;
+  for (const byte of bytes) value = (value << 8n) | BigInt(byte);
+  let out = '';
+  for (let i = 0; i < width; i++) {
+    out = ALPHABET[Number(value % 58n)] + out;
+    value /= 58n;
+  }
+  return out;
+}

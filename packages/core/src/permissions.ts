@@ -1,0 +1,111 @@
+/**
+ * Root-key permissions are tuples `resourceType.resourceId.action`. `api` and `apis` name the same
+ * resource type, and a resourceId of `*` in a grant covers every instance.
+ */
+export const ROOT_KEY_ACTIONS = {
+  api: [
+    'create_api',
+    'read_api',
+    'update_api',
+    'delete_api',
+    'create_key',
+    'read_key',
+    'update_key',
+    'delete_key',
+    'verify_key',
+    'encrypt_key',
+    'decrypt_key',
+    'read_analytics',
+  ],
+  identity: ['create_identity', 'read_identity', 'update_identity', 'delete_identity'],
+  rbac: [
+    'create_permission',
+    'read_permission',
+    'delete_permission',
+    'create_role',
+    'read_role',
+    'delete_role',
+    'add_permission_to_key',
+    'remove_permission_from_key',
+    'add_role_to_key',
+    'remove_role_from_key',
+    'add_permission_to_role',
+    'remove_permission_from_role',
+  ],
+  ratelimit: [
+    'limit',
+    'create_namespace',
+    'read_namespace',
+    'set_override',
+    'read_override',
+    'delete_override',
+    'read_analytics',
+  ],
+  workspace: ['manage_root_keys'],
+} as const;
+
+export type ResourceType = keyof typeof ROOT_KEY_ACTIONS;
+
+export interface PermissionTuple {
+  resourceType: ResourceType;
+  /** A concrete id, or `*` for every instance. */
+  resourceId: string;
+  action: string;
+}
+
+const RESOURCE_TYPE_ALIASES: Record<string, ResourceType> = {
+  api: 'api',
+  apis: 'api',
+  identity: 'identity',
+  rbac: 'rbac',
+  ratelimit: 'ratelimit',
+  workspace: 'workspace',
+};
+
+const SEGMENT = /^[a-zA-Z0-9_*]+$/;
+
+export function parsePermission(permission: string): PermissionTuple | null {
+  const parts = permission.split('.');
+  if (parts.length !== 3) return null;
+  const [type, resourceId, action] = parts as [string, string, string];
+  const resourceType = RESOURCE_TYPE_ALIASES[type];
+  if (!resourceType || !SEGMENT.test(resourceId) || !SEGMENT.test(action)) return null;
+  return { resourceType, resourceId, action };
+}
+
+/** A permission a root key may be granted: well formed, with an action its resource type knows. */
+export function isGrantablePermission(permission: string): boolean {
+  const tuple = parsePermission(permission);
+  if (!tuple) return false;
+  const actions: readonly string[] = ROOT_KEY_ACTIONS[tuple.resourceType];
+  return actions.includes(tuple.action);
+}
+
+export function formatPermission(tuple: PermissionTuple): string {
+  return `${tuple.resourceType}.${tuple.resourceId}.${tuple.action}`;
+}
+
+/** Every permission with a `*` resource: what a bootstrap root key holds. */
+export function allRootKeyPermissions(): string[] {
+  return Object.entries(ROOT_KEY_ACTIONS).flatMap(([type, actions]) => actions.map((action) => `${type}.*.${action}`));
+}
+
+export function isGranted(grants: readonly string[], required: PermissionTuple): boolean {
+  for (const grant of grants) {
+    const held = parsePermission(grant);
+    if (
+      held &&
+      held.resourceType === required.resourceType &&
+      held.action === required.action &&
+      (held.resourceId === '*' || held.resourceId === required.resourceId)
+    ) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/** The required permissions the grants do not cover, formatted for an error message. */
+export function missingPermissions(grants: readonly string[], required: readonly PermissionTuple[]): string[] {
+  return required.filter((tuple) => !isGranted(grants, tuple)).map(formatPermission);
+}

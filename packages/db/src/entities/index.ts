@@ -1,0 +1,51 @@
+import { Api } from './Api.ts';
+import { Identity } from './Identity.ts';
+import { Key } from './Key.ts';
+import { KeyMigration } from './KeyMigration.ts';
+import { KeyPermission } from './KeyPermission.ts';
+import { KeyRole } from './KeyRole.ts';
+import { Permission } from './Permission.ts';
+import { Ratelimit } from './Ratelimit.ts';
+import { RatelimitNamespace } from './RatelimitNamespace.ts';
+import { RatelimitOverride } from './RatelimitOverride.ts';
+import { Role } from './Role.ts';
+import { RolePermission } from './RolePermission.ts';
+import { RootKey } from './RootKey.ts';
+import { VaultKey } from './VaultKey.ts';
+import { Workspace } from './Workspace.ts';
+
+export {
+  Api,
+  Identity,
+  Key,
+  KeyMigration,
+  KeyPermission,
+  KeyRole,
+  Permission,
+  Ratelimit,
+  RatelimitNamespace,
+  RatelimitOverride,
+  Role,
+  RolePermission,
+  RootKey,
+  VaultKey,
+  Workspace,
+};
+
+export const entities = [
+  Workspace,
+  VaultKey,
+  RootKey,
+  Api,
+  Identity,
+  Key,
+  Ratelimit,
+  Permission,
+  Role,
+  KeyPermission,
+  KeyRole,
+  RolePermission,
+  RatelimitNamespace,
+  RatelimitOverride,
+  KeyMigration,
+];

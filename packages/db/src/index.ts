@@ -1,0 +1,16 @@
+export { type ApiChanges, type ApiRecord, createApi, findApi, updateApi } from './apis.ts';
+export { type EmbeddedDatabase, findRunningEmbedded, startEmbeddedPostgres } from './embedded.ts';
+export * from './entities/index.ts';
+export { type CreateKeyParams, createKey, type KeyCredits, type KeyRatelimit, type KeyScope } from './keys.ts';
+export { createOrm, migrate, type Orm, type OrmOptions, ormConfig } from './orm.ts';
+export {
+  createRootKey,
+  findRootKeyByHash,
+  listRootKeys,
+  type RootKeyListing,
+  type RootKeyRecord,
+  revokeRootKey,
+} from './rootKeys.ts';
+export { type EntityManager, rows, sql } from './sql.ts';
+export { enableVault, loadDataKey } from './vault.ts';
+export { type Bootstrapped, bootstrapIfEmpty, bootstrapWorkspace, workspaceExists } from './workspaces.ts';

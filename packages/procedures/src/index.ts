@@ -1,0 +1,10 @@
+import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
+import type { AppRouter } from './root.ts';
+
+export { type Context, createContextInner } from './context.ts';
+export { domainErrorOf } from './middleware/errors.ts';
+export { type AppRouter, appRouter } from './root.ts';
+export { createCallerFactory, type ProcedureMeta } from './trpc.ts';
+
+export type RouterInputs = inferRouterInputs<AppRouter>;
+export type RouterOutputs = inferRouterOutputs<AppRouter>;

@@ -1,0 +1,37 @@
+import { notFound } from '@keyplane/core';
+import { updateApi as updateApiRecord } from '@keyplane/db';
+import { z } from 'zod';
+import { apiPermission, requirePermissions } from '../../middleware/auth.ts';
+import { apiIdSchema, keyByteLengthSchema, keyPrefixSchema } from '../../schemas.ts';
+import { rootKeyProcedure } from '../../trpc.ts';
+
+/** Our addition: the API's settings. Absent fields are left alone; null clears a default. */
+export const updateApiInput = z.strictObject({
+  apiId: apiIdSchema,
+  name: z.string().min(3).max(255).optional(),
+  keyAuth: z.strictObject({ enabled: z.boolean() }).optional(),
+  encryption: z.strictObject({ enabled: z.boolean() }).optional(),
+  defaultPrefix: keyPrefixSchema.nullable().optional(),
+  defaultBytes: keyByteLengthSchema.nullable().optional(),
+  deleteProtection: z.boolean().optional(),
+});
+
+export const updateApiOutput = z.object({});
+
+export const updateApi = rootKeyProcedure
+  .meta({ public: true })
+  .input(updateApiInput)
+  .output(updateApiOutput)
+  .mutation(async ({ ctx, input }) => {
+    requirePermissions(ctx.rootKey, [apiPermission(input.apiId, 'update_api')]);
+    const updated = await updateApiRecord(ctx.em, ctx.rootKey.workspaceId, input.apiId, {
+      name: input.name,
+      keyAuthEnabled: input.keyAuth?.enabled,
+      encryptionEnabled: input.encryption?.enabled,
+      defaultPrefix: input.defaultPrefix,
+      defaultBytes: input.defaultBytes,
+      deleteProtection: input.deleteProtection,
+    });
+    if (!updated) throw notFound('api', `The API '${input.apiId}' was not found.`);
+    return {};
+  });

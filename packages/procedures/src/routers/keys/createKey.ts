@@ -1,0 +1,54 @@
+import { createKey as createKeyRecord } from '@keyplane/db';
+import { z } from 'zod';
+import { apiPermission, requirePermissions } from '../../middleware/auth.ts';
+import {
+  apiIdSchema,
+  creditsSchema,
+  expiresSchema,
+  externalIdSchema,
+  keyByteLengthSchema,
+  keyPrefixSchema,
+  metaSchema,
+  permissionSlugSchema,
+  ratelimitsSchema,
+  roleNameSchema,
+} from '../../schemas.ts';
+import { rootKeyProcedure } from '../../trpc.ts';
+
+export const createKeyInput = z.strictObject({
+  apiId: apiIdSchema,
+  prefix: keyPrefixSchema.optional(),
+  name: z.string().min(1).max(255).optional(),
+  byteLength: keyByteLengthSchema.optional(),
+  externalId: externalIdSchema.optional(),
+  meta: metaSchema.optional(),
+  roles: z.array(roleNameSchema).max(100).optional(),
+  permissions: z.array(permissionSlugSchema).max(1000).optional(),
+  expires: expiresSchema.optional(),
+  credits: creditsSchema.optional(),
+  ratelimits: ratelimitsSchema.optional(),
+  enabled: z.boolean().default(true),
+  recoverable: z.boolean().default(false),
+});
+
+export const createKeyOutput = z.object({
+  keyId: z.string(),
+  key: z.string(),
+});
+
+export const createKey = rootKeyProcedure
+  .meta({ public: true })
+  .input(createKeyInput)
+  .output(createKeyOutput)
+  .mutation(async ({ ctx, input }) => {
+    const { expires, ...params } = input;
+    requirePermissions(ctx.rootKey, [
+      apiPermission(input.apiId, 'create_key'),
+      ...(input.recoverable ? [apiPermission(input.apiId, 'encrypt_key')] : []),
+    ]);
+    return createKeyRecord(
+      ctx.em,
+      { workspaceId: ctx.rootKey.workspaceId, vaultMasterKey: ctx.vaultMasterKey },
+      { ...params, expiresAt: expires === undefined ? undefined : new Date(expires) },
+    );
+  });

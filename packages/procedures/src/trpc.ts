@@ -1,0 +1,43 @@
+import { initTRPC } from '@trpc/server';
+import type { Context } from './context.ts';
+import { authenticateRootKey } from './middleware/auth.ts';
+import { domainErrorOf, toTRPCError } from './middleware/errors.ts';
+
+export interface ProcedureMeta {
+  /** Served under `/v2/<service>.<procedure>`; everything else is reachable only natively at `/trpc`. */
+  public?: boolean;
+}
+
+const t = initTRPC
+  .context<Context>()
+  .meta<ProcedureMeta>()
+  .create({
+    isDev: false,
+    errorFormatter({ shape, error }) {
+      const domain = domainErrorOf(error);
+      // Internal callers get the same safe messages as the public API: no internals on a 5xx.
+      const message = shape.data.httpStatus >= 500 ? 'An unexpected error occurred.' : shape.message;
+      return { ...shape, message, data: { ...shape.data, type: domain?.type ?? null } };
+    },
+  });
+
+/** Turns a DomainError thrown anywhere below into a TRPCError carrying the contract's status. */
+const domainErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok) {
+    const domain = domainErrorOf(result.error.cause);
+    if (domain) throw toTRPCError(domain);
+  }
+  return result;
+});
+
+const authenticated = t.middleware(async ({ ctx, next }) => {
+  const rootKey = await authenticateRootKey(ctx);
+  return next({ ctx: { rootKey } });
+});
+
+// Only named base procedures leave this file, so every procedure gets the right middleware chain.
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+export const publicProcedure = t.procedure.use(domainErrors);
+export const rootKeyProcedure = publicProcedure.use(authenticated);
