@@ -1,0 +1,109 @@
+import { bootstrapWorkspace, createRootKey, type Orm } from '@keyplane/db';
+import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
+import { afterAll, beforeAll, inject } from 'vitest';
+import { type App, createApp } from '../src/http/app.ts';
+import { silentLogger } from '../src/log.ts';
+
+export const ERRORS_BASE_URL = 'https://errors.test';
+export const MAX_BODY_BYTES = 64 * 1024;
+/** A fixed master key for tests (64 hex characters = 32 bytes). */
+export const TEST_MASTER_KEY = Buffer.from('11'.repeat(32), 'hex');
+
+export interface Reply<TData = Record<string, unknown>> {
+  status: number;
+  body: {
+    meta: { requestId: string };
+    data: TData;
+    error: { title: string; detail: string; status: number; type: string; errors?: FieldErrorBody[] };
+  };
+}
+
+interface FieldErrorBody {
+  location: string;
+  message: string;
+  fix?: string;
+}
+
+export interface TestWorkspace {
+  workspaceId: string;
+  /** A root key holding every permission. */
+  rootKey: string;
+  /** Another root key of this workspace with exactly these permissions. */
+  rootKeyWith(permissions: string[], options?: { expiresAt?: Date }): Promise<{ rootKeyId: string; rootKey: string }>;
+}
+
+/**
+ * Per test file: a database of its own (real PostgreSQL) and the HTTP app on top of it, called
+ * in-process through `app.request`.
+ */
+export function useApi(options: { vaultMasterKey?: Buffer } = { vaultMasterKey: TEST_MASTER_KEY }) {
+  let database: TestDatabase | undefined;
+  let app: App | undefined;
+  const ready = () => {
+    if (!database || !app) throw new Error('useApi() is used before its beforeAll ran');
+    return { database, app };
+  };
+
+  beforeAll(async () => {
+    database = await createTestDatabase(inject('databaseUrl'), inject('templateDatabase'));
+    app = createApp({
+      orm: database.orm,
+      logger: silentLogger,
+      errorsBaseUrl: ERRORS_BASE_URL,
+      maxBodyBytes: MAX_BODY_BYTES,
+      vaultMasterKey: options.vaultMasterKey,
+    });
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+
+  async function request<TData>(path: string, init: RequestInit): Promise<Reply<TData>> {
+    const response = await ready().app.request(path, init);
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined };
+  }
+
+  return {
+    get orm(): Orm {
+      return ready().database.orm;
+    },
+    get app(): App {
+      return ready().app;
+    },
+    request,
+    /** POST /v2/<procedure> with a JSON body and, when given, a root key. */
+    post<TData = Record<string, unknown>>(procedure: string, body: unknown, rootKey?: string): Promise<Reply<TData>> {
+      const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+      if (rootKey !== undefined) headers.Authorization = `Bearer ${rootKey}`;
+      return request<TData>(`/v2/${procedure}`, { method: 'POST', headers, body: JSON.stringify(body) });
+    },
+    async workspace(options: { vault?: boolean } = {}): Promise<TestWorkspace> {
+      const orm = ready().database.orm;
+      const created = await bootstrapWorkspace(orm.em.fork(), {
+        name: 'test',
+        masterKey: options.vault ? TEST_MASTER_KEY : undefined,
+      });
+      return {
+        workspaceId: created.workspaceId,
+        rootKey: created.rootKey,
+        rootKeyWith: (permissions, keyOptions = {}) =>
+          createRootKey(orm.em.fork(), { workspaceId: created.workspaceId, permissions, ...keyOptions }),
+      };
+    },
+  };
+}
+
+export type Api = ReturnType<typeof useApi>;
+
+/** Creates an API (optionally with settings) and returns its id. */
+export async function createTestApi(api: Api, rootKey: string, settings: Record<string, unknown> = {}) {
+  const created = await api.post<{ apiId: string }>('apis.createApi', { name: 'test-api' }, rootKey);
+  if (created.status !== 200) throw new Error(`createApi failed: ${JSON.stringify(created.body)}`);
+  const apiId = created.body.data.apiId;
+  if (Object.keys(settings).length > 0) {
+    const updated = await api.post('apis.updateApi', { apiId, ...settings }, rootKey);
+    if (updated.status !== 200) throw new Error(`updateApi failed: ${JSON.stringify(updated.body)}`);
+  }
+  return apiId;
+}

@@ -1,0 +1,187 @@
+import { createTestDatabase } from '@keyplane/db/testing';
+import { describe, expect, inject, it } from 'vitest';
+import { createApp } from '../../src/http/app.ts';
+import { silentLogger } from '../../src/log.ts';
+import { ERRORS_BASE_URL, MAX_BODY_BYTES, useApi } from '../harness.ts';
+
+const api = useApi();
+
+describe('success envelope', () => {
+  it('wraps data with meta.requestId', async () => {
+    const { rootKey } = await api.workspace();
+    const reply = await api.post('apis.createApi', { name: 'envelope' }, rootKey);
+    expect(reply.status).toBe(200);
+    expect(reply.body.meta.requestId).toMatch(/^req_[A-Za-z0-9]+$/);
+    expect(Object.keys(reply.body).sort()).toEqual(['data', 'meta']);
+  });
+
+  it('gives every request its own requestId', async () => {
+    const first = await api.request('/v2/liveness', { method: 'GET' });
+    const second = await api.request('/v2/liveness', { method: 'GET' });
+    expect(first.body.meta.requestId).not.toBe(second.body.meta.requestId);
+  });
+
+  it('answers liveness without authentication', async () => {
+    const reply = await api.request('/v2/liveness', { method: 'GET' });
+    expect(reply.status).toBe(200);
+    expect(reply.body.data).toEqual({ message: 'OK' });
+  });
+});
+
+describe('400', () => {
+  const raw = (body: string, contentType = 'application/json') =>
+    api.request('/v2/apis.createApi', { method: 'POST', headers: { 'Content-Type': contentType }, body });
+
+  it('rejects malformed JSON before anything else runs', async () => {
+    const reply = await raw('{"name": ');
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.detail).toMatch(/not valid JSON/);
+    expect(reply.body.error.errors).toEqual([expect.objectContaining({ location: 'body' })]);
+  });
+
+  it.each(['42', '"text"', 'null', 'true'])('rejects a body that is not an object: %s', async (body) => {
+    const reply = await raw(body);
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.detail).toBe('The request body must be a JSON object.');
+  });
+
+  it('rejects unknown fields, naming them', async () => {
+    const { rootKey } = await api.workspace();
+    const reply = await api.post('apis.createApi', { name: 'ok-name', color: 'red' }, rootKey);
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.errors).toContainEqual(expect.objectContaining({ location: 'body.color' }));
+  });
+
+  it('has the problem shape with the configured errors base', async () => {
+    const { rootKey } = await api.workspace();
+    const reply = await api.post('apis.createApi', { name: 1 }, rootKey);
+    expect(reply.body.error).toEqual({
+      title: 'Bad Request',
+      status: 400,
+      detail: expect.stringContaining('body.name'),
+      type: `${ERRORS_BASE_URL}/service/application/invalid_input`,
+      errors: [expect.objectContaining({ location: 'body.name', message: expect.any(String) })],
+    });
+  });
+});
+
+describe('404', () => {
+  it('answers an unknown procedure', async () => {
+    const reply = await api.post('keys.noSuchThing', {});
+    expect(reply.status).toBe(404);
+    expect(reply.body.error.detail).toContain("'keys.noSuchThing'");
+  });
+
+  it('does not expose procedures that are not marked public', async () => {
+    const { rootKey } = await api.workspace();
+    const reply = await api.post('rootKeys.listRootKeys', {}, rootKey);
+    expect(reply.status).toBe(404);
+  });
+
+  it('answers an unknown route with the error envelope', async () => {
+    const reply = await api.request('/nothing/here', { method: 'GET' });
+    expect(reply.status).toBe(404);
+    expect(reply.body.error.status).toBe(404);
+  });
+});
+
+describe('405', () => {
+  it.each(['GET', 'PUT', 'DELETE', 'PATCH'])('answers %s on a procedure path', async (method) => {
+    const reply = await api.request('/v2/keys.createKey', { method });
+    expect(reply.status).toBe(405);
+    expect(reply.body.error.title).toBe('Method Not Allowed');
+  });
+});
+
+describe('413', () => {
+  it('rejects a body over the limit', async () => {
+    const body = JSON.stringify({ name: 'x'.repeat(MAX_BODY_BYTES + 1) });
+    const reply = await api.request('/v2/apis.createApi', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body,
+    });
+    expect(reply.status).toBe(413);
+    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/user/bad_request/request_body_too_large`);
+  });
+});
+
+describe('415', () => {
+  it('rejects a body that is not declared as JSON', async () => {
+    const reply = await api.request('/v2/apis.createApi', {
+      method: 'POST',
+      headers: { 'Content-Type': 'text/plain' },
+      body: '{}',
+    });
+    expect(reply.status).toBe(415);
+  });
+});
+
+describe('500', () => {
+  it('never leaks internals', async () => {
+    const { rootKey } = await api.workspace();
+    // An app whose database is gone: every query fails inside the driver.
+    const broken = await createTestDatabase(inject('databaseUrl'), inject('templateDatabase'));
+    await broken.drop();
+    const app = createApp({
+      orm: broken.orm,
+      logger: silentLogger,
+      errorsBaseUrl: ERRORS_BASE_URL,
+      maxBodyBytes: MAX_BODY_BYTES,
+      vaultMasterKey: undefined,
+    });
+    const response = await app.request('/v2/apis.createApi', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}` },
+      body: JSON.stringify({ name: 'broken' }),
+    });
+    const text = await response.text();
+    expect(response.status).toBe(500);
+    expect(JSON.parse(text).error.detail).toBe(
+      'An unexpected error occurred. Please contact support and quote the requestId.',
+    );
+    expect(text).not.toMatch(/select|insert|root_keys|\.ts:|node_modules/i);
+  });
+});
+
+describe('request log', () => {
+  it('writes one line per request with requestId, procedure, status and duration, and no key material', async () => {
+    const { rootKey } = await api.workspace();
+    const lines: string[] = [];
+    const logger = {
+      info: (message: string, fields?: object) => lines.push(JSON.stringify({ message, ...fields })),
+      error: (message: string, fields?: object) => lines.push(JSON.stringify({ message, ...fields })),
+    };
+    const app = createApp({
+      orm: api.orm,
+      logger,
+      errorsBaseUrl: ERRORS_BASE_URL,
+      maxBodyBytes: MAX_BODY_BYTES,
+      vaultMasterKey: undefined,
+    });
+    const call = (path: string, body: unknown) =>
+      app.request(path, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}` },
+        body: JSON.stringify(body),
+      });
+    const { data } = (await (await call('/v2/apis.createApi', { name: 'logged' })).json()) as {
+      data: { apiId: string };
+    };
+    const created = (await (await call('/v2/keys.createKey', { apiId: data.apiId })).json()) as {
+      meta: { requestId: string };
+      data: { key: string };
+    };
+    expect(lines).toHaveLength(2);
+    const entry = JSON.parse(lines[1] as string);
+    expect(entry).toMatchObject({
+      requestId: created.meta.requestId,
+      procedure: 'keys.createKey',
+      status: 200,
+      durationMs: expect.any(Number),
+    });
+    const log = lines.join('\n');
+    expect(log).not.toContain(rootKey);
+    expect(log).not.toContain(created.data.key);
+  });
+});

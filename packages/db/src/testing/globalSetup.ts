@@ -1,0 +1,70 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadEnv } from '@keyplane/config';
+import type { TestProject } from 'vitest/node';
+import { type EmbeddedDatabase, startEmbeddedPostgres } from '../embedded.ts';
+import { createOrm, migrate } from '../orm.ts';
+import { adminQuery, databaseUrlFor } from './databases.ts';
+
+declare module 'vitest' {
+  interface ProvidedContext {
+    /** A server URL (any database) on which test files may create databases. */
+    databaseUrl: string;
+    /** A migrated database that each test file clones. */
+    templateDatabase: string;
+  }
+}
+
+interface Shared {
+  databaseUrl: string;
+  templateDatabase: string;
+  users: number;
+  embedded?: EmbeddedDatabase;
+  tempDir?: string;
+}
+
+const TEMP_PREFIX = 'keyplane-pg-';
+
+// Vitest runs a project's globalSetup once per project; every project shares one database server.
+const registry = globalThis as { keyplaneTestDatabase?: Promise<Shared> };
+
+async function sweepStaleTempDirs() {
+  for (const entry of await readdir(tmpdir())) {
+    if (entry.startsWith(TEMP_PREFIX)) await rm(join(tmpdir(), entry), { recursive: true, force: true });
+  }
+}
+
+async function start(): Promise<Shared> {
+  const env = loadEnv();
+  let embedded: EmbeddedDatabase | undefined;
+  let tempDir: string | undefined;
+  let databaseUrl = env.DATABASE_URL;
+  if (!databaseUrl) {
+    await sweepStaleTempDirs();
+    tempDir = await mkdtemp(join(tmpdir(), TEMP_PREFIX));
+    embedded = await startEmbeddedPostgres({ dataDir: tempDir, ephemeral: true });
+    databaseUrl = embedded.url;
+  }
+  const templateDatabase = `kp_template_${process.pid}_${Date.now()}`;
+  await adminQuery(databaseUrl, `create database "${templateDatabase}"`);
+  const orm = await createOrm(databaseUrlFor(databaseUrl, templateDatabase), { poolSize: 1 });
+  await migrate(orm);
+  await orm.close();
+  return { databaseUrl, templateDatabase, users: 0, embedded, tempDir };
+}
+
+export default async function setup(project: TestProject) {
+  registry.keyplaneTestDatabase ??= start();
+  const shared = await registry.keyplaneTestDatabase;
+  shared.users++;
+  project.provide('databaseUrl', shared.databaseUrl);
+  project.provide('templateDatabase', shared.templateDatabase);
+  return async () => {
+    shared.users--;
+    if (shared.users > 0) return;
+    await adminQuery(shared.databaseUrl, `drop database if exists "${shared.templateDatabase}" with (force)`);
+    await shared.embedded?.stop();
+    if (shared.tempDir) await rm(shared.tempDir, { recursive: true, force: true });
+  };
+}

@@ -1,0 +1,39 @@
+import { randomBytes } from 'node:crypto';
+import { createOrm, type Orm } from '../orm.ts';
+import { adminQuery, databaseUrlFor } from './databases.ts';
+
+export interface TestDatabase {
+  url: string;
+  orm: Orm;
+  drop(): Promise<void>;
+}
+
+const TEMPLATE_IN_USE = /being accessed by other users/;
+
+/**
+ * A database of its own for one test file, cloned from the migrated template: real PostgreSQL,
+ * isolated from every other file running in parallel.
+ */
+export async function createTestDatabase(serverUrl: string, templateDatabase: string): Promise<TestDatabase> {
+  const name = `kp_test_${randomBytes(6).toString('hex')}`;
+  // Concurrent clones of one template can collide; a short retry settles it.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await adminQuery(serverUrl, `create database "${name}" template "${templateDatabase}"`);
+      break;
+    } catch (error) {
+      if (attempt >= 50 || !(error instanceof Error) || !TEMPLATE_IN_USE.test(error.message)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 100));
+    }
+  }
+  const url = databaseUrlFor(serverUrl, name);
+  const orm = await createOrm(url, { poolSize: 5 });
+  return {
+    url,
+    orm,
+    async drop() {
+      await orm.close();
+      await adminQuery(serverUrl, `drop database if exists "${name}" with (force)`);
+    },
+  };
+}
