@@ -54,17 +54,19 @@ async function start(): Promise<Shared> {
   return { databaseUrl, templateDatabase, users: 0, embedded, tempDir };
 }
 
-export default async function setup(project: TestProject) {
+export async function setup(project: TestProject) {
   registry.keyplaneTestDatabase ??= start();
   const shared = await registry.keyplaneTestDatabase;
   shared.users++;
   project.provide('databaseUrl', shared.databaseUrl);
   project.provide('templateDatabase', shared.templateDatabase);
-  return async () => {
-    shared.users--;
-    if (shared.users > 0) return;
-    await adminQuery(shared.databaseUrl, `drop database if exists "${shared.templateDatabase}" with (force)`);
-    await shared.embedded?.stop();
-    if (shared.tempDir) await rm(shared.tempDir, { recursive: true, force: true });
-  };
+}
+
+/** The last project to finish drops the template and stops the embedded server. */
+export async function teardown() {
+  const shared = await registry.keyplaneTestDatabase;
+  if (!shared || --shared.users > 0) return;
+  await adminQuery(shared.databaseUrl, `drop database if exists "${shared.templateDatabase}" with (force)`);
+  await shared.embedded?.stop();
+  if (shared.tempDir) await rm(shared.tempDir, { recursive: true, force: true });
 }
