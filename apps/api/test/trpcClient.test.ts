@@ -1,0 +1,57 @@
+import type { AddressInfo } from 'node:net';
+import { type ServerType, serve } from '@hono/node-server';
+import { createKeyplaneClient, TRPCClientError } from '@keyplane/client';
+import { hashKey } from '@keyplane/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storedKey } from './dbInspect.ts';
+import { type TestWorkspace, useApi } from './harness.ts';
+
+const api = useApi();
+let server: ServerType;
+let baseUrl: string;
+let workspace: TestWorkspace;
+
+beforeAll(async () => {
+  workspace = await api.workspace();
+  server = serve({ fetch: api.app.fetch, port: 0, hostname: '127.0.0.1' });
+  await new Promise((resolve) => server.once('listening', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+describe('the typed tRPC client', () => {
+  it('calls procedures natively with inferred types', async () => {
+    const client = createKeyplaneClient({ baseUrl, rootKey: workspace.rootKey });
+    const { apiId } = await client.apis.createApi.mutate({ name: 'from-client' });
+    const settings = await client.apis.getApi.query({ apiId });
+    expect(settings.keyAuth.enabled).toBe(true);
+    const { keyId, key } = await client.keys.createKey.mutate({ apiId, prefix: 'int', name: 'internal' });
+    expect((await storedKey(api.orm.em.fork(), keyId))?.hash).toBe(hashKey(key));
+  });
+
+  it('reaches internal procedures that /v2 does not serve', async () => {
+    const client = createKeyplaneClient({ baseUrl, rootKey: workspace.rootKey });
+    const { rootKeys } = await client.rootKeys.listRootKeys.query();
+    expect(rootKeys.map((rootKey) => rootKey.name)).toContain('bootstrap');
+    expect(JSON.stringify(rootKeys)).not.toContain(workspace.rootKey);
+  });
+
+  it('authenticates the same way as /v2', async () => {
+    const client = createKeyplaneClient({ baseUrl, rootKey: 'kproot_unknown' });
+    const error = await client.apis.createApi.mutate({ name: 'nope' }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(TRPCClientError);
+    expect((error as TRPCClientError<never>).data).toMatchObject({
+      code: 'UNAUTHORIZED',
+      httpStatus: 401,
+      type: 'service/authentication/unauthorized',
+    });
+  });
+
+  it('reports missing permissions as FORBIDDEN with the contract message', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['api.*.read_api']);
+    const client = createKeyplaneClient({ baseUrl, rootKey });
+    const error = await client.apis.createApi.mutate({ name: 'nope' }).catch((caught: unknown) => caught);
+    expect((error as TRPCClientError<never>).message).toBe("Missing permission: 'api.*.create_api'.");
+    expect((error as TRPCClientError<never>).data).toMatchObject({ code: 'FORBIDDEN', httpStatus: 403 });
+  });
+});

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import {
+  allRootKeyPermissions,
+  isGrantablePermission,
+  isGranted,
+  missingPermissions,
+  type PermissionTuple,
+  parsePermission,
+} from './permissions.ts';
+
+const required: PermissionTuple = { resourceType: 'api', resourceId: 'api_123', action: 'create_key' };
+
+describe('isGranted', () => {
+  it.each([['api.*.create_key'], ['apis.*.create_key'], ['api.api_123.create_key'], ['apis.api_123.create_key']])(
+    '%s covers api.api_123.create_key',
+    (grant) => {
+      expect(isGranted([grant], required)).toBe(true);
+    },
+  );
+
+  it.each([
+    ['api.api_456.create_key'],
+    ['api.*.read_key'],
+    ['ratelimit.*.create_key'],
+    ['api.api_123'],
+    ['api.api_1*.create_key'],
+    ['*.*.*'],
+    [''],
+  ])('%s does not cover api.api_123.create_key', (grant) => {
+    expect(isGranted([grant], required)).toBe(false);
+  });
+
+  it('needs a wildcard grant for a check on every instance', () => {
+    const anyApi: PermissionTuple = { resourceType: 'api', resourceId: '*', action: 'create_api' };
+    expect(isGranted(['api.api_123.create_api'], anyApi)).toBe(false);
+    expect(isGranted(['api.*.create_api'], anyApi)).toBe(true);
+  });
+});
+
+describe('missingPermissions', () => {
+  it('lists the uncovered ones in the canonical spelling', () => {
+    const encrypt = { ...required, action: 'encrypt_key' };
+    expect(missingPermissions(['apis.*.create_key'], [required, encrypt])).toEqual(['api.api_123.encrypt_key']);
+  });
+});
+
+describe('parsePermission and the catalogue', () => {
+  it('normalises apis to api', () => {
+    expect(parsePermission('apis.*.read_api')).toEqual({ resourceType: 'api', resourceId: '*', action: 'read_api' });
+  });
+
+  it('knows the actions of each resource type', () => {
+    expect(isGrantablePermission('api.*.create_key')).toBe(true);
+    expect(isGrantablePermission('rbac.*.create_role')).toBe(true);
+    expect(isGrantablePermission('api.*.fly')).toBe(false);
+    expect(isGrantablePermission('nope.*.read')).toBe(false);
+  });
+
+  it('gives the bootstrap key every action on every resource type', () => {
+    const all = allRootKeyPermissions();
+    expect(all).toContain('api.*.create_key');
+    expect(all).toContain('workspace.*.manage_root_keys');
+    expect(all.every(isGrantablePermission)).toBe(true);
+  });
+});
