@@ -6,15 +6,8 @@ import type { TestProject } from 'vitest/node';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../embedded.ts';
 import { createOrm, migrate } from '../orm.ts';
 import { adminQuery, databaseUrlFor } from './databases.ts';
-
-declare module 'vitest' {
-  interface ProvidedContext {
-    /** A server URL (any database) on which test files may create databases. */
-    databaseUrl: string;
-    /** A migrated database that each test file clones. */
-    templateDatabase: string;
-  }
-}
+// Brings the ProvidedContext augmentation that types project.provide below.
+import './index.ts';
 
 interface Shared {
   databaseUrl: string;
