@@ -1,0 +1,122 @@
+import type { Env } from '@keyplane/config';
+import {
+  bootstrapWorkspace,
+  createRootKey,
+  type EntityManager,
+  enableVault,
+  listRootKeys,
+  revokeRootKey,
+  workspaceExists,
+} from '@keyplane/db';
+import type { Command } from './args.ts';
+import { withDatabase } from './database.ts';
+import { CommandError } from './errors.ts';
+import { describeRootKeys, type RootKeyJson, toRootKeyJson } from './rootKeyListing.ts';
+
+/** What a command prints: `json` with `--json`, `text` otherwise. */
+export interface CommandOutput {
+  json: Record<string, unknown>;
+  text: string;
+}
+
+type DatabaseCommand = Exclude<Command, { name: 'help' }>;
+
+export async function runCommand(command: DatabaseCommand, env: Env): Promise<CommandOutput> {
+  switch (command.name) {
+    case 'bootstrap':
+      return withDatabase(env, { mayInitialise: true }, (em) => bootstrap(em, command.workspaceName, env));
+    case 'root-keys create':
+      return withDatabase(env, { mayInitialise: false }, (em) => createKey(em, command));
+    case 'root-keys revoke':
+      return withDatabase(env, { mayInitialise: false }, (em) => revokeKey(em, command.rootKeyId));
+    case 'root-keys list':
+      return withDatabase(env, { mayInitialise: false }, (em) => listKeys(em, command.workspaceId));
+    case 'vault enable': {
+      const masterKey = env.VAULT_MASTER_KEY;
+      if (!masterKey) {
+        throw new CommandError('VAULT_MASTER_KEY is not set: set it to the server’s master key (64 hex characters)');
+      }
+      return withDatabase(env, { mayInitialise: false }, (em) =>
+        enableWorkspaceVault(em, command.workspaceId, masterKey),
+      );
+    }
+  }
+}
+
+async function bootstrap(em: EntityManager, name: string, env: Env): Promise<CommandOutput> {
+  const created = await bootstrapWorkspace(em, { name, masterKey: env.VAULT_MASTER_KEY });
+  return {
+    json: { workspaceId: created.workspaceId, rootKeyId: created.rootKeyId, rootKey: created.rootKey },
+    text: lines(
+      `Created workspace ${created.workspaceId} and a root key with every permission on it.`,
+      '',
+      `  workspace:   ${created.workspaceId}`,
+      `  root key id: ${created.rootKeyId}`,
+      `  root key:    ${created.rootKey}`,
+      `  vault:       ${created.vault ? 'enabled' : 'off (set VAULT_MASTER_KEY, then run keyplane vault enable)'}`,
+      '',
+      'The root key is shown only this once: store it somewhere safe now.',
+    ),
+  };
+}
+
+async function createKey(
+  em: EntityManager,
+  command: Extract<Command, { name: 'root-keys create' }>,
+): Promise<CommandOutput> {
+  await requireWorkspace(em, command.workspaceId);
+  const created = await createRootKey(em, {
+    workspaceId: command.workspaceId,
+    name: command.keyName,
+    permissions: command.permissions,
+    expiresAt: command.expiresAt,
+  });
+  return {
+    json: { rootKeyId: created.rootKeyId, rootKey: created.rootKey },
+    text: lines(
+      `Created root key ${created.rootKeyId} in workspace ${command.workspaceId}.`,
+      '',
+      `  root key:    ${created.rootKey}`,
+      `  permissions: ${command.permissions.length > 0 ? command.permissions.join(', ') : 'none'}`,
+      `  expires:     ${command.expiresAt ? command.expiresAt.toISOString() : 'never'}`,
+      '',
+      'The root key is shown only this once: store it somewhere safe now.',
+    ),
+  };
+}
+
+async function revokeKey(em: EntityManager, rootKeyId: string): Promise<CommandOutput> {
+  if (!(await revokeRootKey(em, rootKeyId))) throw new CommandError(`root key ${rootKeyId} not found`);
+  return {
+    json: { rootKeyId, revoked: true },
+    text: lines(`Revoked root key ${rootKeyId}: it no longer authenticates.`),
+  };
+}
+
+async function listKeys(em: EntityManager, workspaceId: string): Promise<CommandOutput> {
+  await requireWorkspace(em, workspaceId);
+  const rootKeys = await listRootKeys(em, workspaceId);
+  const json: { rootKeys: RootKeyJson[] } = { rootKeys: rootKeys.map(toRootKeyJson) };
+  return { json, text: describeRootKeys(workspaceId, rootKeys) };
+}
+
+async function enableWorkspaceVault(em: EntityManager, workspaceId: string, masterKey: Buffer): Promise<CommandOutput> {
+  await requireWorkspace(em, workspaceId);
+  const outcome = await enableVault(em, workspaceId, masterKey);
+  return {
+    json: { workspaceId, vault: true },
+    text: lines(
+      outcome === 'created'
+        ? `Enabled the vault of workspace ${workspaceId}: keys created with recoverable: true from now on can be decrypted later.`
+        : `The vault of workspace ${workspaceId} was already enabled; its data key is unchanged.`,
+    ),
+  };
+}
+
+async function requireWorkspace(em: EntityManager, workspaceId: string): Promise<void> {
+  if (!(await workspaceExists(em, workspaceId))) throw new CommandError(`workspace ${workspaceId} not found`);
+}
+
+function lines(...text: string[]): string {
+  return `${text.join('\n')}\n`;
+}

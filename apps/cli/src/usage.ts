@@ -1,0 +1,26 @@
+export const USAGE = `Usage: keyplane <command> [options]
+
+Commands:
+  bootstrap [--name NAME]
+      Create a workspace and a root key with every permission on it.
+  root-keys create --workspace WORKSPACE_ID [--name NAME] [--permission PERMISSION]... [--expires UNIX_MS]
+      Create a root key; repeat --permission for each grant (e.g. api.*.create_key).
+  root-keys revoke ROOT_KEY_ID
+      Revoke a root key.
+  root-keys list --workspace WORKSPACE_ID
+      List a workspace's root keys.
+  vault enable WORKSPACE_ID
+      Give a workspace a vault data key (needs VAULT_MASTER_KEY).
+  help
+      Show this help.
+
+Options:
+  --json      Print exactly one JSON object on stdout.
+  -h, --help  Show this help.
+
+Environment:
+  DATABASE_URL      The server's PostgreSQL; unset, the embedded database in DATA_DIR is used.
+  VAULT_MASTER_KEY  The server's vault master key (vault enable, bootstrap).
+
+Exit codes: 0 done, 1 failed, 2 bad arguments, 78 bad configuration.
+`;

@@ -1,0 +1,215 @@
+import { spawn } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { allRootKeyPermissions, hashKey } from '@keyplane/core';
+import { type Bootstrapped, bootstrapWorkspace, findRootKeyByHash, rows, sql } from '@keyplane/db';
+import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+
+const CLI_ENTRY = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+const MASTER_KEY = 'ab'.repeat(32);
+
+interface CliRun {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+let db: TestDatabase;
+
+beforeAll(async () => {
+  db = await createTestDatabase(inject('databaseUrl'), inject('templateDatabase'));
+});
+
+afterAll(async () => {
+  await db?.drop();
+});
+
+/** Runs the real CLI in a child process with only the environment given here. */
+function keyplane(args: string[], extraEnv: Record<string, string> = {}): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI_ENTRY, ...args], {
+      env: { HOME: tmpdir(), DATABASE_URL: db.url, ...extraEnv },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (exitCode) => resolve({ exitCode, stdout, stderr }));
+  });
+}
+
+/** The single JSON object a successful `--json` run prints, and nothing else. */
+function jsonOutput<TOutput extends object>(run: CliRun): TOutput {
+  expect(run.stderr).toBe('');
+  expect(run.exitCode).toBe(0);
+  expect(run.stdout.endsWith('\n')).toBe(true);
+  expect(run.stdout.trimEnd().split('\n')).toHaveLength(1);
+  return JSON.parse(run.stdout) as TOutput;
+}
+
+function expectOneLineError(run: CliRun, exitCode: number) {
+  expect(run.exitCode).toBe(exitCode);
+  expect(run.stdout).toBe('');
+  expect(run.stderr).toMatch(/^keyplane: [^\n]+\n$/);
+}
+
+function newWorkspace(): Promise<Bootstrapped> {
+  return bootstrapWorkspace(db.orm.em.fork(), { name: 'cli-test' });
+}
+
+async function listedRootKeys(workspaceId: string) {
+  const listed = jsonOutput<{ rootKeys: Record<string, unknown>[] }>(
+    await keyplane(['root-keys', 'list', '--workspace', workspaceId, '--json']),
+  );
+  return listed.rootKeys;
+}
+
+describe('bootstrap', () => {
+  it('prints one JSON object with a new workspace and a root key holding every permission', async () => {
+    const output = jsonOutput<Omit<Bootstrapped, 'vault'>>(await keyplane(['bootstrap', '--name', 'acme', '--json']));
+
+    expect(Object.keys(output).sort()).toEqual(['rootKey', 'rootKeyId', 'workspaceId']);
+    const { workspaceId, rootKeyId, rootKey } = output;
+    const found = await findRootKeyByHash(db.orm.em.fork(), hashKey(rootKey));
+    expect(found).toMatchObject({ id: rootKeyId, workspaceId, revokedAt: null, expiresAt: null });
+    expect(found?.permissions.sort()).toEqual(allRootKeyPermissions().sort());
+  });
+
+  it('prints the root key with a warning in text mode', async () => {
+    const run = await keyplane(['bootstrap']);
+
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toMatch(/workspace: +ws_\w+/);
+    expect(run.stdout).toMatch(/root key: +kproot_\w+/);
+    expect(run.stdout).toContain('shown only this once');
+  });
+});
+
+describe('root-keys create and list', () => {
+  it('creates a key that authenticates, stores only its hash and is listed as created', async () => {
+    const { workspaceId } = await newWorkspace();
+    const expires = Date.now() + 86_400_000;
+    const permissions = ['api.*.create_key', 'api.api_123.read_key'];
+
+    const created = jsonOutput<{ rootKeyId: string; rootKey: string }>(
+      await keyplane([
+        'root-keys',
+        'create',
+        '--workspace',
+        workspaceId,
+        '--name',
+        'ci',
+        ...permissions.flatMap((permission) => ['--permission', permission]),
+        '--expires',
+        String(expires),
+        '--json',
+      ]),
+    );
+
+    expect(Object.keys(created).sort()).toEqual(['rootKey', 'rootKeyId']);
+    const { rootKeyId, rootKey } = created;
+    const em = db.orm.em.fork();
+    expect(await findRootKeyByHash(em, hashKey(rootKey))).toMatchObject({ id: rootKeyId, workspaceId, permissions });
+    const [plaintextRows] = await rows(
+      em,
+      sql<{ count: number }>`select count(*)::int as count from root_keys r where strpos(r::text, ${rootKey}) > 0`,
+    );
+    expect(plaintextRows?.count).toBe(0);
+
+    const [bootstrapKey, listed] = await listedRootKeys(workspaceId);
+    expect(bootstrapKey).not.toHaveProperty('expires');
+    expect(listed).toEqual({
+      rootKeyId,
+      name: 'ci',
+      start: rootKey.slice(0, 'kproot_'.length + 4),
+      permissions,
+      createdAt: expect.any(Number),
+      expires,
+    });
+  });
+
+  it('fails with exit code 1 for a workspace that does not exist', async () => {
+    expectOneLineError(await keyplane(['root-keys', 'list', '--workspace', 'ws_missing', '--json']), 1);
+  });
+});
+
+describe('root-keys revoke', () => {
+  it('revokes a key, which the listing then shows as revoked', async () => {
+    const { workspaceId, rootKeyId } = await newWorkspace();
+
+    expect(jsonOutput(await keyplane(['root-keys', 'revoke', rootKeyId, '--json']))).toEqual({
+      rootKeyId,
+      revoked: true,
+    });
+    const [listed] = await listedRootKeys(workspaceId);
+    expect(listed).toMatchObject({ rootKeyId, revokedAt: expect.any(Number) });
+  });
+
+  it('fails with exit code 1 for an unknown root key', async () => {
+    expectOneLineError(await keyplane(['root-keys', 'revoke', 'rk_missing', '--json']), 1);
+  });
+});
+
+describe('vault enable', () => {
+  it('stores a data key for the workspace', async () => {
+    const { workspaceId } = await newWorkspace();
+
+    const run = await keyplane(['vault', 'enable', workspaceId, '--json'], { VAULT_MASTER_KEY: MASTER_KEY });
+
+    expect(jsonOutput(run)).toEqual({ workspaceId, vault: true });
+    const [vaultKeys] = await rows(
+      db.orm.em.fork(),
+      sql<{ count: number }>`select count(*)::int as count from vault_keys where workspace_id = ${workspaceId}`,
+    );
+    expect(vaultKeys?.count).toBe(1);
+  });
+
+  it('fails with exit code 1 without VAULT_MASTER_KEY', async () => {
+    const { workspaceId } = await newWorkspace();
+
+    const run = await keyplane(['vault', 'enable', workspaceId, '--json']);
+
+    expectOneLineError(run, 1);
+    expect(run.stderr).toContain('VAULT_MASTER_KEY');
+  });
+});
+
+describe('bad arguments', () => {
+  it.concurrent.each([
+    ['an unknown command', ['keys', 'list', '--json'], '"keys"'],
+    ['a missing --workspace', ['root-keys', 'list', '--json'], '--workspace'],
+    [
+      'a permission that cannot be granted',
+      ['root-keys', 'create', '--workspace', 'ws_x', '--permission', 'api.*.fly'],
+      '"api.*.fly"',
+    ],
+    [
+      '--expires that is not integer milliseconds',
+      ['root-keys', 'create', '--workspace', 'ws_x', '--expires', '1e12'],
+      '"1e12"',
+    ],
+    ['an unknown option', ['bootstrap', '--force', '--json'], '--force'],
+  ])('exit with code 2 and one line on stderr naming the problem for %s', async (_, args, named) => {
+    const run = await keyplane(args);
+
+    expectOneLineError(run, 2);
+    expect(run.stderr).toContain(named);
+  });
+});
+
+describe('help', () => {
+  it('prints the usage on stdout', async () => {
+    const run = await keyplane(['--help']);
+
+    expect(run.exitCode).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toContain('root-keys create --workspace');
+  });
+});
