@@ -4,6 +4,7 @@ import { Key } from './Key.ts';
 import { KeyMigration } from './KeyMigration.ts';
 import { KeyPermission } from './KeyPermission.ts';
 import { KeyRole } from './KeyRole.ts';
+import { KeyVerification } from './KeyVerification.ts';
 import { Permission } from './Permission.ts';
 import { Ratelimit } from './Ratelimit.ts';
 import { RatelimitNamespace } from './RatelimitNamespace.ts';
@@ -21,6 +22,7 @@ export {
   KeyMigration,
   KeyPermission,
   KeyRole,
+  KeyVerification,
   Permission,
   Ratelimit,
   RatelimitNamespace,
@@ -48,4 +50,5 @@ export const entities = [
   RatelimitNamespace,
   RatelimitOverride,
   KeyMigration,
+  KeyVerification,
 ];

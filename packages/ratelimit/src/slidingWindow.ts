@@ -1,0 +1,63 @@
+import type { CheckResult, LimitRequest } from './types.ts';
+
+/**
+ * Sliding window over two clock-aligned fixed windows: the previous window's count is weighted by
+ * the share of it that still overlaps the sliding window. The Lua script in redisScript.ts is the
+ * same algorithm and must stay in step with this module.
+ */
+export const DEFAULT_KEY_PREFIX = 'keyplane:ratelimit:';
+
+export interface CountedRequest {
+  request: LimitRequest;
+  current: number;
+  previous: number;
+}
+
+export function windowIndex(nowMs: number, durationMs: number): number {
+  return Math.floor(nowMs / durationMs);
+}
+
+export function counterKey(keyPrefix: string, key: string, hashTag: string | undefined): string {
+  return hashTag === undefined ? `${keyPrefix}${key}` : `${keyPrefix}{${hashTag}}:${key}`;
+}
+
+export function windowKey(counter: string, window: number): string {
+  return `${counter}:${window}`;
+}
+
+/** Long enough for a window's counter to still be read as the previous window. */
+export function counterTtlMs(durationMs: number): number {
+  return 2 * durationMs;
+}
+
+export function validateRequests(requests: readonly LimitRequest[]): void {
+  for (const { key, limit, durationMs, cost } of requests) {
+    if (key.length === 0) throw new RangeError('Rate limit key must not be empty');
+    if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`Invalid limit ${limit} for ${key}`);
+    if (!Number.isSafeInteger(durationMs) || durationMs < 1000) {
+      throw new RangeError(`Invalid durationMs ${durationMs} for ${key}: an integer of at least 1000`);
+    }
+    if (!Number.isSafeInteger(cost) || cost < 0) throw new RangeError(`Invalid cost ${cost} for ${key}`);
+  }
+}
+
+export function evaluateLimits(counted: readonly CountedRequest[], nowMs: number): CheckResult {
+  const evaluated = counted.map(({ request, current, previous }) => {
+    const elapsedShare = (nowMs % request.durationMs) / request.durationMs;
+    const effective = current + previous * (1 - elapsedShare);
+    return { request, effective, passed: effective + request.cost <= request.limit };
+  });
+  const passed = evaluated.every((limit) => limit.passed);
+  return {
+    passed,
+    results: evaluated.map(({ request, effective, passed: limitPassed }) => {
+      const used = passed ? effective + request.cost : effective;
+      return {
+        passed: limitPassed,
+        remaining: Math.max(0, Math.floor(request.limit - used)),
+        reset: (windowIndex(nowMs, request.durationMs) + 1) * request.durationMs,
+        limit: request.limit,
+      };
+    }),
+  };
+}

@@ -1,0 +1,36 @@
+export interface LimitRequest {
+  /** Already namespaced identifier, e.g. `ws_1:key:key_1:requests`. */
+  key: string;
+  limit: number;
+  durationMs: number;
+  /** 0 checks the limit without consuming. */
+  cost: number;
+}
+
+export interface LimitResult {
+  passed: boolean;
+  remaining: number;
+  /** End of the current fixed window, unix ms. */
+  reset: number;
+  limit: number;
+}
+
+export interface CheckResult {
+  passed: boolean;
+  /** In request order; each says whether that limit alone would have passed. */
+  results: LimitResult[];
+}
+
+export interface CheckOptions {
+  /**
+   * Shard part of every key of the call (e.g. the workspace id), wrapped in a Redis Cluster hash tag
+   * so that all keys of one call live in the same slot.
+   */
+  hashTag?: string;
+}
+
+export interface RateLimitEngine {
+  /** All-or-nothing: counters are incremented only when every request passes. */
+  check(requests: readonly LimitRequest[], options?: CheckOptions): Promise<CheckResult>;
+  close(): Promise<void>;
+}

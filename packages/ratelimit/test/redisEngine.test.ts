@@ -1,0 +1,119 @@
+import { Redis } from 'ioredis';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RedisRateLimitEngine } from '../src/redisEngine.ts';
+import type { LimitRequest } from '../src/types.ts';
+import { startFreezableProxy } from './freezableProxy.ts';
+import { deleteKeysWithPrefix, REDIS_URL, randomKeyPrefix } from './redisTesting.ts';
+
+const DEAD_REDIS_URL = 'redis://127.0.0.1:6390';
+const HOUR_MS = 3_600_000;
+
+const cleanups: Array<() => Promise<void>> = [];
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function connectedEngine(keyPrefix: string, fallbacks: Error[]): Promise<RedisRateLimitEngine> {
+  const engine = new RedisRateLimitEngine({
+    redisUrl: REDIS_URL,
+    keyPrefix,
+    onFallback: (error) => fallbacks.push(error),
+  });
+  cleanups.push(() => engine.close());
+  await engine.ready();
+  return engine;
+}
+
+async function adminClient(): Promise<Redis> {
+  const admin = new Redis(REDIS_URL);
+  cleanups.push(async () => {
+    await admin.quit();
+  });
+  return admin;
+}
+
+function usePrefix(): string {
+  const keyPrefix = randomKeyPrefix();
+  cleanups.push(() => deleteKeysWithPrefix(keyPrefix));
+  return keyPrefix;
+}
+
+describe('redis engine', () => {
+  it('is exact across processes on the Redis server clock', async () => {
+    const keyPrefix = usePrefix();
+    const fallbacks: Error[] = [];
+    const processes = [await connectedEngine(keyPrefix, fallbacks), await connectedEngine(keyPrefix, fallbacks)];
+    const limit: LimitRequest = { key: 'ws_1:key:key_1:requests', limit: 50, durationMs: HOUR_MS, cost: 1 };
+
+    const outcomes = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => processes[i % 2]?.check([limit], { hashTag: 'ws_1' })),
+    );
+
+    expect(fallbacks).toEqual([]);
+    expect(outcomes.filter((outcome) => outcome?.passed)).toHaveLength(50);
+    const [seconds] = await (await adminClient()).time();
+    const serverNowMs = Number(seconds) * 1000;
+    const resets = new Set(outcomes.map((outcome) => outcome?.results[0]?.reset));
+    expect([...resets]).toEqual([(Math.floor(serverNowMs / HOUR_MS) + 1) * HOUR_MS]);
+  });
+
+  it('answers from memory while Redis is unreachable', async () => {
+    const fallbacks: Error[] = [];
+    const engine = new RedisRateLimitEngine({ redisUrl: DEAD_REDIS_URL, onFallback: (error) => fallbacks.push(error) });
+    cleanups.push(() => engine.close());
+    const limit: LimitRequest = { key: 'a', limit: 2, durationMs: HOUR_MS, cost: 1 };
+
+    const outcomes = [await engine.check([limit]), await engine.check([limit]), await engine.check([limit])];
+
+    expect(outcomes.map(({ passed }) => passed)).toEqual([true, true, false]);
+    expect(fallbacks).toHaveLength(3);
+    expect(fallbacks[0]).toBeInstanceOf(Error);
+  });
+
+  it('answers from memory when a command times out, then returns to Redis', async () => {
+    const keyPrefix = usePrefix();
+    const proxy = await startFreezableProxy(6379);
+    cleanups.push(() => proxy.close());
+    const fallbacks: Error[] = [];
+    const engine = new RedisRateLimitEngine({
+      redisUrl: proxy.url,
+      keyPrefix,
+      onFallback: (error) => fallbacks.push(error),
+    });
+    cleanups.push(() => engine.close());
+    await engine.ready();
+    const limit: LimitRequest = { key: 'a', limit: 5, durationMs: HOUR_MS, cost: 1 };
+
+    proxy.freeze();
+    const whileStalled = await engine.check([limit]);
+    expect(whileStalled.results[0]).toMatchObject({ passed: true, remaining: 4 });
+    expect(fallbacks.map(({ message }) => message)).toEqual(['Command timed out']);
+
+    proxy.thaw();
+    const afterwards = await engine.check([{ ...limit, key: 'b' }]);
+    expect(afterwards.results[0]).toMatchObject({ passed: true, remaining: 4 });
+    expect(fallbacks).toHaveLength(1);
+  });
+
+  it('sends the script once per connection, then only its hash', async () => {
+    const keyPrefix = usePrefix();
+    const engine = await connectedEngine(keyPrefix, []);
+    const monitor = await (await adminClient()).monitor();
+    cleanups.push(async () => {
+      monitor.disconnect();
+    });
+    const scriptCalls: string[] = [];
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      const [command] = args;
+      if (command !== undefined && /^eval(sha)?$/i.test(command) && args.some((arg) => arg.startsWith(keyPrefix))) {
+        scriptCalls.push(command.toLowerCase());
+      }
+    });
+
+    for (let i = 0; i < 5; i++) await engine.check([{ key: 'a', limit: 10, durationMs: HOUR_MS, cost: 1 }]);
+    await expect.poll(() => scriptCalls).toHaveLength(5);
+
+    expect(scriptCalls).toEqual(['eval', 'evalsha', 'evalsha', 'evalsha', 'evalsha']);
+  });
+});
