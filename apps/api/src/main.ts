@@ -3,6 +3,7 @@ import { CONFIG_ERROR_EXIT_CODE, type Env, EnvError, loadEnv } from '@keyplane/c
 import { bootstrapIfEmpty, createOrm, type EmbeddedDatabase, migrate, startEmbeddedPostgres } from '@keyplane/db';
 import { createApp } from './http/app.ts';
 import { jsonLogger } from './log.ts';
+import { startServices } from './services.ts';
 
 function readEnv(): Env {
   try {
@@ -28,7 +29,8 @@ if (!env.DATABASE_URL) {
   });
   logger.info('using the embedded PostgreSQL (one machine only; set DATABASE_URL for production)');
 }
-const orm = await createOrm(env.DATABASE_URL ?? (embedded as EmbeddedDatabase).url);
+const databaseUrl = env.DATABASE_URL ?? (embedded as EmbeddedDatabase).url;
+const orm = await createOrm(databaseUrl);
 await migrate(orm);
 logger.info('database migrated');
 if (!env.REDIS_URL) logger.info('REDIS_URL is not set: rate limits and caches are in-process (one node only)');
@@ -55,12 +57,14 @@ if (bootstrapped) {
   );
 }
 
+const running = await startServices({ orm, databaseUrl, redisUrl: env.REDIS_URL, logger });
 const app = createApp({
   orm,
   logger,
   errorsBaseUrl: env.ERRORS_BASE_URL,
   maxBodyBytes: env.MAX_BODY_BYTES,
   vaultMasterKey: env.VAULT_MASTER_KEY,
+  services: running.services,
 });
 const server = serve({ fetch: app.fetch, port: env.PORT, hostname: env.HOST }, (info) =>
   logger.info('keyplane is listening', { port: info.port, url: `http://localhost:${info.port}` }),
@@ -72,6 +76,8 @@ async function shutdown(signal: string) {
   stopping = true;
   logger.info('shutting down', { signal });
   server.close();
+  // Buffered verification events are written before the database goes away.
+  await running.stop();
   await orm.close();
   await embedded?.stop();
   process.exit(0);

@@ -1,13 +1,17 @@
+import { loadEnv } from '@keyplane/config';
 import { bootstrapWorkspace, createRootKey, type Orm } from '@keyplane/db';
 import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { type App, createApp } from '../src/http/app.ts';
 import { silentLogger } from '../src/log.ts';
+import { type RunningServices, startServices } from '../src/services.ts';
 
 export const ERRORS_BASE_URL = 'https://errors.test';
 export const MAX_BODY_BYTES = 64 * 1024;
 /** A fixed master key for tests (64 hex characters = 32 bytes). */
 export const TEST_MASTER_KEY = Buffer.from('11'.repeat(32), 'hex');
+/** Redis when the environment has one (CI does), else the in-process limiter. */
+export const REDIS_URL = loadEnv().REDIS_URL;
 
 export interface Reply<TData = Record<string, unknown>> {
   status: number;
@@ -38,23 +42,32 @@ export interface TestWorkspace {
  */
 export function useApi(options: { vaultMasterKey?: Buffer } = { vaultMasterKey: TEST_MASTER_KEY }) {
   let database: TestDatabase | undefined;
+  let running: RunningServices | undefined;
   let app: App | undefined;
   const ready = () => {
-    if (!database || !app) throw new Error('useApi() is used before its beforeAll ran');
-    return { database, app };
+    if (!database || !app || !running) throw new Error('useApi() is used before its beforeAll ran');
+    return { database, app, running };
   };
 
   beforeAll(async () => {
     database = await createTestDatabase(inject('databaseUrl'), inject('templateDatabase'));
+    running = await startServices({
+      orm: database.orm,
+      databaseUrl: database.url,
+      redisUrl: REDIS_URL,
+      logger: silentLogger,
+    });
     app = createApp({
       orm: database.orm,
       logger: silentLogger,
       errorsBaseUrl: ERRORS_BASE_URL,
       maxBodyBytes: MAX_BODY_BYTES,
       vaultMasterKey: options.vaultMasterKey,
+      services: running.services,
     });
   });
   afterAll(async () => {
+    await running?.stop();
     await database?.drop();
   });
 
@@ -70,6 +83,9 @@ export function useApi(options: { vaultMasterKey?: Buffer } = { vaultMasterKey: 
     },
     get app(): App {
       return ready().app;
+    },
+    get services() {
+      return ready().running.services;
     },
     request,
     /** POST /v2/<procedure> with a JSON body and, when given, a root key. */

@@ -1,4 +1,5 @@
 export { base58Encode } from './base58.ts';
+export { FreshnessCache } from './cache.ts';
 export * from './errors.ts';
 export { type IdKind, newId } from './ids.ts';
 export { type KeyCreationSetting, keyCreationPrecondition } from './keyPolicy.ts';
@@ -7,3 +8,4 @@ export * from './permissions.ts';
 export * from './vault.ts';
 export * from './verification/permissionQuery.ts';
 export * from './verification/refill.ts';
+export * from './verification/verify.ts';

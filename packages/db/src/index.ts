@@ -1,6 +1,12 @@
 export { type ApiChanges, type ApiRecord, createApi, findApi, updateApi } from './apis.ts';
 export { type EmbeddedDatabase, findRunningEmbedded, startEmbeddedPostgres } from './embedded.ts';
 export * from './entities/index.ts';
+export {
+  type Invalidation,
+  type InvalidationListener,
+  listenForInvalidations,
+  notifyInvalidation,
+} from './invalidation.ts';
 export { type CreateKeyParams, createKey, type KeyCredits, type KeyRatelimit, type KeyScope } from './keys.ts';
 export { createOrm, migrate, type Orm, type OrmOptions, ormConfig } from './orm.ts';
 export {
@@ -13,4 +19,10 @@ export {
 } from './rootKeys.ts';
 export { type EntityManager, rows, sql } from './sql.ts';
 export { enableVault, loadDataKey } from './vault.ts';
+export { type CreditSpend, findKeyForVerification, spendCredits } from './verification.ts';
+export {
+  createVerificationRecorder,
+  type VerificationEvent,
+  type VerificationRecorder,
+} from './verificationEvents.ts';
 export { type Bootstrapped, bootstrapIfEmpty, bootstrapWorkspace, workspaceExists } from './workspaces.ts';

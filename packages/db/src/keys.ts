@@ -8,6 +8,7 @@ import {
 } from '@keyplane/core';
 import { findApi } from './apis.ts';
 import { Key, KeyPermission, KeyRole, Ratelimit } from './entities/index.ts';
+import { notifyInvalidation } from './invalidation.ts';
 import { type EntityManager, rows, sql } from './sql.ts';
 import { loadDataKey } from './vault.ts';
 
@@ -99,6 +100,8 @@ export async function createKey(
     for (const role of roleIds) tx.create(KeyRole, { key: keyId, role });
     for (const permission of permissionIds) tx.create(KeyPermission, { key: keyId, permission });
     await tx.flush();
+    // A node may have cached this hash as unknown.
+    await notifyInvalidation(tx, { workspaceId: scope.workspaceId, keyHashes: [material.hash] });
     return { keyId, key: material.key };
   });
 }

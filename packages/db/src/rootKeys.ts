@@ -1,5 +1,6 @@
 import { generateKey, newId } from '@keyplane/core';
 import { RootKey } from './entities/index.ts';
+import { notifyInvalidation } from './invalidation.ts';
 import { type EntityManager, epochMs, rows, sql } from './sql.ts';
 
 const ROOT_KEY_PREFIX = 'kproot';
@@ -45,14 +46,22 @@ export async function findRootKeyByHash(em: EntityManager, hash: string): Promis
   return found;
 }
 
-/** Revokes a root key; false when there is no such key. Revoking twice keeps the first time. */
+/**
+ * Revokes a root key; false when there is no such key. Revoking twice keeps the first time. Every
+ * node that cached the key hears of it before this returns (from the CLI as well as the server).
+ */
 export async function revokeRootKey(em: EntityManager, rootKeyId: string): Promise<boolean> {
-  const found = await rows(
-    em,
-    sql<{ id: string }>`
-      update root_keys set revoked_at = coalesce(revoked_at, now()) where id = ${rootKeyId} returning id`,
-  );
-  return found.length > 0;
+  return em.transactional(async (tx) => {
+    const [revoked] = await rows(
+      tx,
+      sql<{ hash: string; workspaceId: string }>`
+        update root_keys set revoked_at = coalesce(revoked_at, now()) where id = ${rootKeyId}
+        returning hash, workspace_id as "workspaceId"`,
+    );
+    if (!revoked) return false;
+    await notifyInvalidation(tx, { workspaceId: revoked.workspaceId, rootKeyHashes: [revoked.hash] });
+    return true;
+  });
 }
 
 export interface RootKeyListing {

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { newId } from '@keyplane/core';
 import type { Orm } from '@keyplane/db';
-import { type AppRouter, appRouter, type Context, createContextInner } from '@keyplane/procedures';
+import { type AppRouter, appRouter, type Context, createContextInner, type Services } from '@keyplane/procedures';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -15,6 +15,7 @@ export interface AppDeps {
   errorsBaseUrl: string;
   maxBodyBytes: number;
   vaultMasterKey: Uint8Array | undefined;
+  services: Services;
   router?: AppRouter;
 }
 
@@ -34,6 +35,7 @@ export function createApp(deps: AppDeps) {
       requestId,
       authorization,
       vaultMasterKey: deps.vaultMasterKey,
+      services: deps.services,
     });
 
   const respondWith = (c: { json: (body: unknown, status: never) => Response }, requestId: string, problem: Problem) =>

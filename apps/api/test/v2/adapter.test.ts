@@ -129,6 +129,7 @@ describe('500', () => {
       errorsBaseUrl: ERRORS_BASE_URL,
       maxBodyBytes: MAX_BODY_BYTES,
       vaultMasterKey: undefined,
+      services: api.services,
     });
     const response = await app.request('/v2/apis.createApi', {
       method: 'POST',
@@ -158,6 +159,7 @@ describe('request log', () => {
       errorsBaseUrl: ERRORS_BASE_URL,
       maxBodyBytes: MAX_BODY_BYTES,
       vaultMasterKey: undefined,
+      services: api.services,
     });
     const call = (path: string, body: unknown) =>
       app.request(path, {

@@ -394,6 +394,7 @@ describe('412', () => {
       errorsBaseUrl: ERRORS_BASE_URL,
       maxBodyBytes: MAX_BODY_BYTES,
       vaultMasterKey: undefined,
+      services: api.services,
     });
     const response = await withoutMasterKey.request('/v2/keys.createKey', {
       method: 'POST',

@@ -4,9 +4,10 @@ import {
   hashKey,
   missingPermissions,
   type PermissionTuple,
+  parsePermission,
   unauthorized,
 } from '@keyplane/core';
-import { findRootKeyByHash } from '@keyplane/db';
+import { findRootKeyByHash, type RootKeyRecord } from '@keyplane/db';
 import type { Context } from '../context.ts';
 
 export interface RootKeyPrincipal {
@@ -25,7 +26,7 @@ export async function authenticateRootKey(ctx: Context): Promise<RootKeyPrincipa
   const token = BEARER.exec(ctx.authorization.trim())?.[1];
   if (!token) throw unauthorized('The Authorization header must have the form `Bearer <ROOT_KEY>`.');
   const hash = hashKey(token);
-  const rootKey = await findRootKeyByHash(ctx.em, hash);
+  const rootKey = await cachedRootKey(ctx, hash);
   if (!rootKey || !hashesEqual(rootKey.hash, hash)) {
     throw unauthorized('The provided root key is invalid. We could not find the requested key.');
   }
@@ -36,10 +37,28 @@ export async function authenticateRootKey(ctx: Context): Promise<RootKeyPrincipa
   return { rootKeyId: rootKey.id, workspaceId: rootKey.workspaceId, permissions: rootKey.permissions };
 }
 
+async function cachedRootKey(ctx: Context, hash: string): Promise<RootKeyRecord | null> {
+  const cache = ctx.services.rootKeyCache;
+  const cached = cache.get(hash);
+  if (cached) return cached.value;
+  const generation = cache.generation;
+  const found = (await findRootKeyByHash(ctx.em, hash)) ?? null;
+  cache.set(hash, found, generation);
+  return found;
+}
+
 /** Throws 403 naming every required permission the root key lacks. */
 export function requirePermissions(principal: RootKeyPrincipal, required: readonly PermissionTuple[]): void {
   const missing = missingPermissions(principal.permissions, required);
   if (missing.length > 0) throw forbidden(missing);
+}
+
+/** Whether any grant, for any API or all of them, allows this action. */
+export function hasAnyApiGrant(principal: RootKeyPrincipal, action: string): boolean {
+  return principal.permissions.some((grant) => {
+    const tuple = parsePermission(grant);
+    return tuple?.resourceType === 'api' && tuple.action === action;
+  });
 }
 
 /** `api.<apiId>.<action>`: granted by that exact tuple or by `api.*.<action>` (either spelling of `api`). */

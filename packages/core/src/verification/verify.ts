@@ -1,0 +1,213 @@
+import { preconditionFailed } from '../errors.ts';
+import { evaluatePermissionQuery, parsePermissionQuery } from './permissionQuery.ts';
+import { latestRefillBoundary, type RefillConfig } from './refill.ts';
+
+export interface RatelimitConfig {
+  id: string;
+  name: string;
+  limit: number;
+  durationMs: number;
+  autoApply: boolean;
+}
+
+/** What verification knows about a live key (credits balance excepted: it is spent atomically). */
+export interface VerificationKey {
+  id: string;
+  workspaceId: string;
+  apiId: string;
+  name: string | null;
+  meta: Record<string, unknown> | null;
+  expires: number | null;
+  enabled: boolean;
+  limitedCredits: boolean;
+  refill: RefillConfig | null;
+  identity: {
+    id: string;
+    externalId: string;
+    meta: Record<string, unknown> | null;
+    ratelimits: RatelimitConfig[];
+  } | null;
+  /** Key-level limits. */
+  ratelimits: RatelimitConfig[];
+  /** Direct and role-derived permission slugs. */
+  permissions: string[];
+  roles: string[];
+}
+
+export type VerificationCode =
+  | 'VALID'
+  | 'NOT_FOUND'
+  | 'FORBIDDEN'
+  | 'INSUFFICIENT_PERMISSIONS'
+  | 'USAGE_EXCEEDED'
+  | 'RATE_LIMITED'
+  | 'DISABLED'
+  | 'EXPIRED';
+
+export interface RequestedRatelimit {
+  name: string;
+  cost: number;
+  /** With `duration`, an ad-hoc limit rather than a configured one. */
+  limit?: number;
+  duration?: number;
+}
+
+export interface VerifyRequest {
+  hash: string;
+  permissions?: string;
+  creditCost?: number;
+  ratelimits?: RequestedRatelimit[];
+}
+
+export interface LimitCheck {
+  key: string;
+  limit: number;
+  durationMs: number;
+  cost: number;
+}
+
+export interface LimitOutcome {
+  passed: boolean;
+  remaining: number;
+  reset: number;
+}
+
+/** The outside world verification needs, injected so the rules here stay pure and testable. */
+export interface VerifyPorts {
+  findKey(hash: string): Promise<VerificationKey | undefined>;
+  /** Throws when the caller may not verify keys of this API. */
+  authorize(apiId: string): void;
+  checkLimits(checks: LimitCheck[], hashTag: string): Promise<{ passed: boolean; results: LimitOutcome[] }>;
+  spendCredits(
+    keyId: string,
+    cost: number,
+    refillBoundary: number,
+  ): Promise<{ available: number | null; remaining: number | null }>;
+  now(): number;
+}
+
+export interface CheckedRatelimit {
+  id: string;
+  name: string;
+  limit: number;
+  duration: number;
+  autoApply: boolean;
+  exceeded: boolean;
+  remaining: number;
+  reset: number;
+}
+
+export type VerifyOutcome =
+  | { code: 'NOT_FOUND'; key?: undefined }
+  | {
+      code: VerificationCode;
+      key: VerificationKey;
+      /** The balance after this verification, when the key has limited credits. */
+      credits?: number;
+      spentCredits: number;
+      ratelimits?: CheckedRatelimit[];
+    };
+
+interface PlannedLimit {
+  config: RatelimitConfig;
+  owner: string;
+  cost: number;
+}
+
+/**
+ * Verifies a key in the reference order: lookup (deleted, deleted API, other workspace), the
+ * caller's permission, disabled, expired, permissions query, rate limits, credits.
+ */
+export async function verifyKey(
+  request: VerifyRequest,
+  workspaceId: string,
+  ports: VerifyPorts,
+): Promise<VerifyOutcome> {
+  const key = await ports.findKey(request.hash);
+  if (!key || key.workspaceId !== workspaceId) return { code: 'NOT_FOUND' };
+  ports.authorize(key.apiId);
+  const query = request.permissions === undefined ? undefined : parsePermissionQuery(request.permissions);
+  const found = (code: VerificationCode, extra: Partial<Extract<VerifyOutcome, { key: VerificationKey }>> = {}) => ({
+    code,
+    key,
+    spentCredits: 0,
+    ...extra,
+  });
+
+  if (!key.enabled) return found('DISABLED');
+  const now = ports.now();
+  if (key.expires !== null && now > key.expires) return found('EXPIRED');
+  if (query && !evaluatePermissionQuery(query, key.permissions)) return found('INSUFFICIENT_PERMISSIONS');
+
+  const planned = planRatelimits(key, request.ratelimits ?? []);
+  let ratelimits: CheckedRatelimit[] | undefined;
+  if (planned.length > 0) {
+    const checks = planned.map(({ config, owner, cost }) => ({
+      key: `${workspaceId}:${owner}:${config.name}:${config.durationMs}`,
+      limit: config.limit,
+      durationMs: config.durationMs,
+      cost,
+    }));
+    const checked = await ports.checkLimits(checks, workspaceId);
+    ratelimits = planned.map(({ config }, index) => {
+      const result = checked.results[index] ?? { passed: false, remaining: 0, reset: now };
+      return {
+        id: config.id,
+        name: config.name,
+        limit: config.limit,
+        duration: config.durationMs,
+        autoApply: config.autoApply,
+        exceeded: !result.passed,
+        remaining: result.remaining,
+        reset: result.reset,
+      };
+    });
+    if (!checked.passed) return found('RATE_LIMITED', { ratelimits });
+  }
+
+  if (!key.limitedCredits) return found('VALID', { ratelimits });
+  const cost = request.creditCost ?? 1;
+  const boundary = key.refill ? latestRefillBoundary(key.refill, now) : 0;
+  const spend = await ports.spendCredits(key.id, cost, boundary);
+  if (spend.available === null) return found('VALID', { ratelimits });
+  if (spend.remaining === null) return found('USAGE_EXCEEDED', { ratelimits, credits: spend.available });
+  return found('VALID', { ratelimits, credits: spend.remaining, spentCredits: cost });
+}
+
+/**
+ * The auto-applied limits of the key and its identity (a key limit hides an identity limit of the
+ * same name), with requested limits replacing auto-applied ones of the same name.
+ */
+function planRatelimits(key: VerificationKey, requested: RequestedRatelimit[]): PlannedLimit[] {
+  const keyLimit = (name: string) => key.ratelimits.find((limit) => limit.name === name);
+  const identityLimit = (name: string) => key.identity?.ratelimits.find((limit) => limit.name === name);
+  const planned = new Map<string, PlannedLimit>();
+  for (const limit of key.identity?.ratelimits ?? []) {
+    if (limit.autoApply && !keyLimit(limit.name)) {
+      planned.set(limit.name, { config: limit, owner: `identity:${key.identity?.id}`, cost: 1 });
+    }
+  }
+  for (const limit of key.ratelimits) {
+    if (limit.autoApply) planned.set(limit.name, { config: limit, owner: `key:${key.id}`, cost: 1 });
+  }
+  for (const wanted of requested) {
+    if (wanted.limit !== undefined && wanted.duration !== undefined) {
+      const config = { id: '', name: wanted.name, limit: wanted.limit, durationMs: wanted.duration, autoApply: false };
+      planned.set(wanted.name, { config, owner: `key:${key.id}:adhoc`, cost: wanted.cost });
+      continue;
+    }
+    const onKey = keyLimit(wanted.name);
+    const onIdentity = onKey ? undefined : identityLimit(wanted.name);
+    const config = onKey ?? onIdentity;
+    if (!config) throw preconditionFailed(unknownRatelimitDetail(wanted.name, key));
+    const owner = onKey ? `key:${key.id}` : `identity:${key.identity?.id}`;
+    planned.set(wanted.name, { config, owner, cost: wanted.cost });
+  }
+  return [...planned.values()];
+}
+
+function unknownRatelimitDetail(name: string, key: VerificationKey): string {
+  return key.identity
+    ? `Ratelimit '${name}' was requested but does not exist for key '${key.id}' nor identity '${key.identity.id}' (external ID '${key.identity.externalId}').`
+    : `Ratelimit '${name}' was requested but does not exist for key '${key.id}', and the key has no identity.`;
+}

@@ -1,0 +1,150 @@
+import { performance } from 'node:perf_hooks';
+import { type FreshnessCache, forbidden, hashKey, type VerificationKey, verifyKey as verify } from '@keyplane/core';
+import { type EntityManager, findKeyForVerification, spendCredits } from '@keyplane/db';
+import { z } from 'zod';
+import { apiPermission, hasAnyApiGrant, requirePermissions } from '../../middleware/auth.ts';
+import { rootKeyProcedure } from '../../trpc.ts';
+
+export const verifyKeyInput = z.strictObject({
+  key: z.string().min(1).max(512),
+  tags: z.array(z.string().min(1).max(512)).max(20).optional(),
+  permissions: z.string().min(1).max(1000).optional(),
+  credits: z.strictObject({ cost: z.number().int().min(0).max(1_000_000_000_000) }).optional(),
+  ratelimits: z
+    .array(
+      z.object({
+        name: z.string().min(1).max(255),
+        cost: z.number().int().min(0).default(1),
+        limit: z.number().int().min(0).optional(),
+        duration: z.number().int().min(1000).optional(),
+      }),
+    )
+    .max(50)
+    .optional(),
+  migrationId: z.string().min(1).max(256).optional(),
+});
+
+const ratelimitSchema = z.object({ id: z.string(), name: z.string(), limit: z.number(), duration: z.number() });
+
+export const verifyKeyOutput = z.object({
+  valid: z.boolean(),
+  code: z.enum([
+    'VALID',
+    'NOT_FOUND',
+    'FORBIDDEN',
+    'INSUFFICIENT_PERMISSIONS',
+    'USAGE_EXCEEDED',
+    'RATE_LIMITED',
+    'DISABLED',
+    'EXPIRED',
+  ]),
+  keyId: z.string().optional(),
+  name: z.string().optional(),
+  meta: z.record(z.string(), z.unknown()).optional(),
+  expires: z.number().optional(),
+  credits: z.number().optional(),
+  enabled: z.boolean().optional(),
+  permissions: z.array(z.string()).optional(),
+  roles: z.array(z.string()).optional(),
+  identity: z
+    .object({
+      id: z.string(),
+      externalId: z.string(),
+      meta: z.record(z.string(), z.unknown()).optional(),
+      ratelimits: z.array(ratelimitSchema.extend({ autoApply: z.boolean() })).optional(),
+    })
+    .optional(),
+  ratelimits: z
+    .array(
+      ratelimitSchema.extend({
+        autoApply: z.boolean(),
+        exceeded: z.boolean(),
+        remaining: z.number(),
+        reset: z.number(),
+      }),
+    )
+    .optional(),
+});
+
+async function cachedKey(
+  cache: FreshnessCache<VerificationKey | null>,
+  em: EntityManager,
+  hash: string,
+): Promise<VerificationKey | undefined> {
+  const cached = cache.get(hash);
+  if (cached) return cached.value ?? undefined;
+  const generation = cache.generation;
+  const found = await findKeyForVerification(em, hash);
+  cache.set(hash, found ?? null, generation);
+  return found;
+}
+
+const nonEmpty = <T>(list: T[] | undefined) => (list && list.length > 0 ? list : undefined);
+
+export const verifyKey = rootKeyProcedure
+  .meta({ public: true })
+  .input(verifyKeyInput)
+  .output(verifyKeyOutput)
+  .mutation(async ({ ctx, input }) => {
+    const started = performance.now();
+    const { services, rootKey } = ctx;
+    // A root key that may verify nothing at all learns nothing, not even NOT_FOUND.
+    if (!hasAnyApiGrant(rootKey, 'verify_key')) throw forbidden(['api.*.verify_key']);
+    const outcome = await verify(
+      {
+        hash: hashKey(input.key),
+        permissions: input.permissions,
+        creditCost: input.credits?.cost,
+        ratelimits: input.ratelimits,
+      },
+      rootKey.workspaceId,
+      {
+        findKey: (hash) => cachedKey(services.keyCache, ctx.em, hash),
+        authorize: (apiId) => requirePermissions(rootKey, [apiPermission(apiId, 'verify_key')]),
+        checkLimits: (checks, hashTag) => services.rateLimiter.check(checks, { hashTag }),
+        spendCredits: (keyId, cost, boundary) => spendCredits(ctx.em, keyId, cost, new Date(boundary)),
+        now: services.now,
+      },
+    );
+    if (!outcome.key) return { valid: false, code: outcome.code };
+
+    const { key } = outcome;
+    services.verifications.record({
+      time: services.now(),
+      requestId: ctx.requestId,
+      workspaceId: key.workspaceId,
+      apiId: key.apiId,
+      keyId: key.id,
+      identityId: key.identity?.id ?? null,
+      externalId: key.identity?.externalId ?? null,
+      outcome: outcome.code,
+      tags: input.tags ?? [],
+      spentCredits: outcome.spentCredits,
+      latencyMs: performance.now() - started,
+    });
+    const identityLimits = key.identity?.ratelimits.map(({ durationMs, ...limit }) => ({
+      ...limit,
+      duration: durationMs,
+    }));
+    return {
+      valid: outcome.code === 'VALID',
+      code: outcome.code,
+      keyId: key.id,
+      name: key.name ?? undefined,
+      meta: key.meta ?? undefined,
+      expires: key.expires ?? undefined,
+      credits: outcome.credits,
+      enabled: key.enabled,
+      permissions: nonEmpty(key.permissions),
+      roles: nonEmpty(key.roles),
+      identity: key.identity
+        ? {
+            id: key.identity.id,
+            externalId: key.identity.externalId,
+            meta: key.identity.meta ?? undefined,
+            ratelimits: nonEmpty(identityLimits),
+          }
+        : undefined,
+      ratelimits: outcome.ratelimits,
+    };
+  });
