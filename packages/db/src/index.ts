@@ -7,6 +7,7 @@ export {
   listenForInvalidations,
   notifyInvalidation,
 } from './invalidation.ts';
+export { findKeyRecord, type KeyRecord } from './keyRecords.ts';
 export { type CreateKeyParams, createKey, type KeyCredits, type KeyRatelimit, type KeyScope } from './keys.ts';
 export { createOrm, migrate, type Orm, type OrmOptions, ormConfig } from './orm.ts';
 export {
