@@ -89,3 +89,41 @@ export async function createRole(em: EntityManager, workspaceId: string, name: s
   );
   return id;
 }
+
+/** Gives an identity a named limit (the identities procedures come later). */
+export async function addIdentityRatelimit(
+  em: EntityManager,
+  workspaceId: string,
+  identityId: string,
+  limit: { name: string; limit: number; durationMs: number; autoApply: boolean },
+): Promise<void> {
+  await rows(
+    em,
+    sql`insert into ratelimits (id, workspace_id, identity_id, name, "limit", duration_ms, auto_apply, created_at)
+        values (${`rl_${Math.random().toString(36).slice(2)}`}, ${workspaceId}, ${identityId}, ${limit.name},
+                ${limit.limit}, ${limit.durationMs}, ${limit.autoApply}, now())`,
+  );
+}
+
+/** Grants a role a permission by slug, creating the permission (the permissions procedures come later). */
+export async function grantRolePermission(em: EntityManager, workspaceId: string, roleId: string, slug: string) {
+  const id = `perm_${Math.random().toString(36).slice(2)}`;
+  await rows(
+    em,
+    sql`insert into permissions (id, workspace_id, name, slug, created_at) values (${id}, ${workspaceId}, ${slug}, ${slug}, now())
+        on conflict (workspace_id, slug) do nothing`,
+  );
+  await rows(
+    em,
+    sql`insert into roles_permissions (role_id, permission_id, created_at)
+        select ${roleId}, id, now() from permissions where workspace_id = ${workspaceId} and slug = ${slug}`,
+  );
+}
+
+export async function verificationEvents(em: EntityManager, keyId: string) {
+  return rows(
+    em,
+    sql<{ outcome: string; tags: string[]; spent_credits: string; request_id: string }>`
+      select outcome, tags, spent_credits::text, request_id from key_verifications where key_id = ${keyId} order by id`,
+  );
+}

@@ -1,0 +1,378 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/http/app.ts';
+import { silentLogger } from '../../src/log.ts';
+import { addIdentityRatelimit, createRole, grantRolePermission, storedKey, verificationEvents } from '../dbInspect.ts';
+import { createTestApi, ERRORS_BASE_URL, MAX_BODY_BYTES, type TestWorkspace, useApi } from '../harness.ts';
+
+const api = useApi();
+let workspace: TestWorkspace;
+let apiId: string;
+const em = () => api.orm.em.fork();
+
+beforeAll(async () => {
+  workspace = await api.workspace();
+  apiId = await createTestApi(api, workspace.rootKey);
+});
+
+type Verification = {
+  valid: boolean;
+  code: string;
+  keyId?: string;
+  credits?: number;
+  permissions?: string[];
+  roles?: string[];
+  identity?: { id: string; externalId: string; meta?: Record<string, unknown>; ratelimits?: unknown[] };
+  ratelimits?: { id: string; name: string; exceeded: boolean; remaining: number; reset: number; limit: number }[];
+  [field: string]: unknown;
+};
+
+async function newKey(body: Record<string, unknown> = {}) {
+  const reply = await api.post<{ keyId: string; key: string }>('keys.createKey', { apiId, ...body }, workspace.rootKey);
+  if (reply.status !== 200) throw new Error(`createKey: ${JSON.stringify(reply.body)}`);
+  return reply.body.data;
+}
+const verify = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
+  api.post<Verification>('keys.verifyKey', body, rootKey);
+const verifyData = async (body: Record<string, unknown>) => {
+  const reply = await verify(body);
+  expect(reply.status).toBe(200);
+  return reply.body.data;
+};
+
+describe('200', () => {
+  it('VALID with the key configuration', async () => {
+    const { keyId, key } = await newKey({
+      name: 'customer',
+      meta: { plan: 'pro' },
+      expires: 4102444800000,
+      permissions: ['documents.read'],
+      externalId: 'customer_1',
+    });
+    expect(await verifyData({ key })).toEqual({
+      valid: true,
+      code: 'VALID',
+      keyId,
+      name: 'customer',
+      meta: { plan: 'pro' },
+      expires: 4102444800000,
+      enabled: true,
+      permissions: ['documents.read'],
+      identity: { id: expect.stringMatching(/^id_/), externalId: 'customer_1' },
+    });
+  });
+
+  it('NOT_FOUND with nothing else for an unknown key', async () => {
+    expect(await verifyData({ key: 'sk_doesnotexist' })).toEqual({ valid: false, code: 'NOT_FOUND' });
+  });
+
+  it('DISABLED for a disabled key', async () => {
+    const { key } = await newKey({ enabled: false });
+    expect(await verifyData({ key })).toMatchObject({ valid: false, code: 'DISABLED', enabled: false });
+  });
+
+  it('EXPIRED for a key past its expiry, judged by server time', async () => {
+    const { key } = await newKey({ expires: Date.now() - 1000 });
+    expect(await verifyData({ key })).toMatchObject({ valid: false, code: 'EXPIRED' });
+  });
+
+  it('still VALID at exactly the expiry instant, EXPIRED one millisecond later', async () => {
+    const expires = Date.now() + 60_000;
+    const { key } = await newKey({ expires });
+    expect((await verifyAt(expires, { key })).code).toBe('VALID');
+    expect((await verifyAt(expires + 1, { key })).code).toBe('EXPIRED');
+  });
+
+  it('answers permissions and roles from direct grants and roles', async () => {
+    const roleId = await createRole(em(), workspace.workspaceId, 'editor');
+    await grantRolePermission(em(), workspace.workspaceId, roleId, 'documents.write');
+    const { key } = await newKey({ permissions: ['documents.read'], roles: ['editor'] });
+    const data = await verifyData({ key, permissions: 'documents.read AND documents.write' });
+    expect(data.code).toBe('VALID');
+    expect(data.permissions?.sort()).toEqual(['documents.read', 'documents.write']);
+    expect(data.roles).toEqual(['editor']);
+  });
+
+  it('records every verification with its outcome and tags', async () => {
+    const { keyId, key } = await newKey({ credits: { remaining: 5 } });
+    const tagged = await verify({ key, tags: ['path=/v1/things', 'region=eu'] });
+    await verify({ key, credits: { cost: 10 } });
+    await api.services.verifications.flush();
+    expect(await verificationEvents(em(), keyId)).toEqual([
+      {
+        outcome: 'VALID',
+        tags: ['path=/v1/things', 'region=eu'],
+        spent_credits: '1',
+        request_id: tagged.body.meta.requestId,
+      },
+      { outcome: 'USAGE_EXCEEDED', tags: [], spent_credits: '0', request_id: expect.any(String) },
+    ]);
+  });
+});
+
+describe('permissions query', () => {
+  it.each([
+    [['documents.read'], 'documents.read', 'VALID'],
+    [['documents.read'], 'documents.write', 'INSUFFICIENT_PERMISSIONS'],
+    [['a', 'c'], 'a AND (b OR c)', 'VALID'],
+    [['a'], 'a AND (b OR c)', 'INSUFFICIENT_PERMISSIONS'],
+    [['b'], 'a OR b AND c', 'INSUFFICIENT_PERMISSIONS'],
+    [['a'], 'a or b and c', 'VALID'],
+    [['documents.*'], 'documents.read', 'VALID'],
+    [['documents.*'], 'documents.read.own AND documents.write', 'VALID'],
+    [['documents.*'], 'billing.read', 'INSUFFICIENT_PERMISSIONS'],
+    [['documents.read'], 'documents.*', 'INSUFFICIENT_PERMISSIONS'],
+    [['documents.*'], 'documents.*', 'VALID'],
+  ])('a key holding %j checked against %j is %s', async (permissions, query, code) => {
+    const { key } = await newKey({ permissions });
+    expect((await verifyData({ key, permissions: query })).code).toBe(code);
+  });
+});
+
+describe('order of checks', () => {
+  it('DISABLED before EXPIRED', async () => {
+    const { key } = await newKey({ enabled: false, expires: 0 });
+    expect((await verifyData({ key })).code).toBe('DISABLED');
+  });
+
+  it('EXPIRED before permissions', async () => {
+    const { key } = await newKey({ expires: 0 });
+    expect((await verifyData({ key, permissions: 'missing' })).code).toBe('EXPIRED');
+  });
+
+  it('permissions before rate limits and credits, consuming neither', async () => {
+    const { key } = await newKey({
+      credits: { remaining: 1 },
+      ratelimits: [{ name: 'tight', limit: 1, duration: 60_000, autoApply: true }],
+    });
+    expect((await verifyData({ key, permissions: 'missing' })).code).toBe('INSUFFICIENT_PERMISSIONS');
+    const valid = await verifyData({ key });
+    expect(valid).toMatchObject({ code: 'VALID', credits: 0 });
+  });
+
+  it('rate limits before credits: a RATE_LIMITED answer spends no credits', async () => {
+    const { key } = await newKey({
+      credits: { remaining: 10 },
+      ratelimits: [{ name: 'one', limit: 1, duration: 60_000, autoApply: true }],
+    });
+    expect(await verifyData({ key })).toMatchObject({ code: 'VALID', credits: 9 });
+    expect(await verifyData({ key })).toMatchObject({ code: 'RATE_LIMITED' });
+    expect(await verifyData({ key, ratelimits: [{ name: 'one', cost: 0 }] })).toMatchObject({
+      code: 'VALID',
+      credits: 8,
+    });
+  });
+});
+
+describe('credits', () => {
+  it('spends 1 by default and reports the balance after the spend', async () => {
+    const { key } = await newKey({ credits: { remaining: 3 } });
+    expect((await verifyData({ key })).credits).toBe(2);
+    expect((await verifyData({ key, credits: { cost: 2 } })).credits).toBe(0);
+    expect(await verifyData({ key })).toMatchObject({ valid: false, code: 'USAGE_EXCEEDED', credits: 0 });
+  });
+
+  it('cost 0 checks without spending, even at zero', async () => {
+    const { key } = await newKey({ credits: { remaining: 0 } });
+    expect(await verifyData({ key, credits: { cost: 0 } })).toMatchObject({ code: 'VALID', credits: 0 });
+  });
+
+  it('refuses a cost above the balance and spends nothing', async () => {
+    const { keyId, key } = await newKey({ credits: { remaining: 5 } });
+    expect(await verifyData({ key, credits: { cost: 6 } })).toMatchObject({ code: 'USAGE_EXCEEDED', credits: 5 });
+    expect((await storedKey(em(), keyId))?.credits_remaining).toBe('5');
+  });
+
+  it('does not touch unlimited keys', async () => {
+    const { key } = await newKey();
+    const data = await verifyData({ key, credits: { cost: 1_000_000 } });
+    expect(data.code).toBe('VALID');
+    expect(data.credits).toBeUndefined();
+  });
+
+  it('gives exactly C valid answers to N > C parallel verifications, never going below zero', async () => {
+    const { keyId, key } = await newKey({ credits: { remaining: 25 } });
+    const answers = await Promise.all(Array.from({ length: 60 }, () => verifyData({ key })));
+    expect(answers.filter((answer) => answer.valid)).toHaveLength(25);
+    expect(answers.filter((answer) => answer.code === 'USAGE_EXCEEDED')).toHaveLength(35);
+    expect((await storedKey(em(), keyId))?.credits_remaining).toBe('0');
+  });
+
+  it('refills daily at 00:00 UTC, even if no verification happened at that moment', async () => {
+    const { key } = await newKey({ credits: { remaining: 1, refill: { interval: 'daily', amount: 5 } } });
+    const now = Date.now();
+    const nextMidnight = Math.ceil(now / 86_400_000) * 86_400_000;
+    expect((await verifyAt(now, { key })).credits).toBe(0);
+    expect((await verifyAt(nextMidnight - 1, { key })).code).toBe('USAGE_EXCEEDED');
+    // Three days later: one refill to the amount (a refill sets, it does not add up).
+    expect(await verifyAt(nextMidnight + 3 * 86_400_000, { key })).toMatchObject({ code: 'VALID', credits: 4 });
+  });
+
+  it('refills monthly on the refill day', async () => {
+    const { key } = await newKey({
+      credits: { remaining: 0, refill: { interval: 'monthly', amount: 10, refillDay: 1 } },
+    });
+    const now = new Date();
+    const firstOfNextMonth = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
+    expect((await verifyAt(firstOfNextMonth - 1, { key })).code).toBe('USAGE_EXCEEDED');
+    expect(await verifyAt(firstOfNextMonth, { key })).toMatchObject({ code: 'VALID', credits: 9 });
+  });
+});
+
+describe('rate limits', () => {
+  it('applies auto-applied key limits and reports them', async () => {
+    const { key } = await newKey({ ratelimits: [{ name: 'burst', limit: 2, duration: 60_000, autoApply: true }] });
+    const first = await verifyData({ key });
+    expect(first.ratelimits).toEqual([
+      expect.objectContaining({ name: 'burst', limit: 2, exceeded: false, remaining: 1, reset: expect.any(Number) }),
+    ]);
+    await verifyData({ key });
+    const third = await verifyData({ key });
+    expect(third).toMatchObject({ valid: false, code: 'RATE_LIMITED' });
+    expect(third.ratelimits?.[0]).toMatchObject({ exceeded: true, remaining: 0 });
+  });
+
+  it('ignores limits that are not auto-applied unless requested by name, with a cost', async () => {
+    const { key } = await newKey({ ratelimits: [{ name: 'quota', limit: 5, duration: 60_000 }] });
+    expect((await verifyData({ key })).ratelimits).toBeUndefined();
+    expect(await verifyData({ key, ratelimits: [{ name: 'quota', cost: 5 }] })).toMatchObject({ code: 'VALID' });
+    expect(await verifyData({ key, ratelimits: [{ name: 'quota' }] })).toMatchObject({ code: 'RATE_LIMITED' });
+  });
+
+  it('checks ad-hoc limits with an empty id', async () => {
+    const { key } = await newKey();
+    const data = await verifyData({ key, ratelimits: [{ name: 'adhoc', limit: 1, duration: 60_000 }] });
+    expect(data.ratelimits).toEqual([expect.objectContaining({ id: '', name: 'adhoc', exceeded: false })]);
+    expect((await verifyData({ key, ratelimits: [{ name: 'adhoc', limit: 1, duration: 60_000 }] })).code).toBe(
+      'RATE_LIMITED',
+    );
+  });
+
+  it('shares identity limits across all of its keys, and a key limit of the same name hides it', async () => {
+    const first = await newKey({ externalId: 'shared_identity' });
+    const second = await newKey({ externalId: 'shared_identity' });
+    const identityId = (await storedKey(em(), first.keyId))?.identity_id ?? '';
+    await addIdentityRatelimit(em(), workspace.workspaceId, identityId, {
+      name: 'org',
+      limit: 2,
+      durationMs: 60_000,
+      autoApply: true,
+    });
+    const own = await newKey({
+      externalId: 'shared_identity',
+      ratelimits: [{ name: 'org', limit: 100, duration: 60_000, autoApply: true }],
+    });
+    expect((await verifyData({ key: first.key })).code).toBe('VALID');
+    expect((await verifyData({ key: second.key })).code).toBe('VALID');
+    expect((await verifyData({ key: first.key })).code).toBe('RATE_LIMITED');
+    expect((await verifyData({ key: second.key })).code).toBe('RATE_LIMITED');
+    expect((await verifyData({ key: own.key })).code).toBe('VALID');
+  });
+
+  it('is all-or-nothing across several limits: a rejected request consumes none of them', async () => {
+    const { key } = await newKey({
+      ratelimits: [
+        { name: 'wide', limit: 3, duration: 60_000, autoApply: true },
+        { name: 'narrow', limit: 5, duration: 60_000 },
+      ],
+    });
+    expect((await verifyData({ key, ratelimits: [{ name: 'narrow', cost: 5 }] })).code).toBe('VALID');
+    const rejected = await verifyData({ key, ratelimits: [{ name: 'narrow', cost: 1 }] });
+    expect(rejected.code).toBe('RATE_LIMITED');
+    expect(rejected.ratelimits?.find((limit) => limit.name === 'narrow')?.exceeded).toBe(true);
+    expect(rejected.ratelimits?.find((limit) => limit.name === 'wide')?.exceeded).toBe(false);
+    // `wide` was not consumed by the rejected request: two more fit.
+    expect((await verifyData({ key })).code).toBe('VALID');
+    expect((await verifyData({ key })).code).toBe('VALID');
+    expect((await verifyData({ key })).code).toBe('RATE_LIMITED');
+  });
+});
+
+describe('400', () => {
+  it('answers a permissions query syntax error with its position', async () => {
+    const { key } = await newKey();
+    const reply = await verify({ key, permissions: 'a AND (b OR c' });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/user/bad_request/permissions_query_syntax_error`);
+    expect(reply.body.error.detail).toMatch(/position 13/);
+  });
+
+  it.each([
+    ['key', ''],
+    ['key', 'k'.repeat(513)],
+    ['tags', Array.from({ length: 21 }, (_, i) => `t${i}`)],
+    ['tags', ['']],
+    ['permissions', ''],
+    ['credits', { cost: -1 }],
+    ['credits', { cost: 1_000_000_000_001 }],
+    ['ratelimits', [{ name: 'x', duration: 10 }]],
+    ['apiId', 'api_1'],
+  ])('rejects %s = %j', async (field, value) => {
+    const reply = await verify({ key: 'some_key', [field]: value });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.errors?.[0]?.location).toMatch(new RegExp(`^body\\.${field}`));
+  });
+});
+
+describe('401', () => {
+  it('without a root key', async () => {
+    expect((await api.post('keys.verifyKey', { key: 'x' })).status).toBe(401);
+  });
+});
+
+describe('403', () => {
+  it('for a root key without any verify permission, even for an unknown key', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['api.*.create_key']);
+    const reply = await verify({ key: 'unknown' }, rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.detail).toContain('verify_key');
+  });
+
+  it('for a root key that may verify keys of another API only', async () => {
+    const { key } = await newKey();
+    const { rootKey } = await workspace.rootKeyWith(['api.api_other.verify_key']);
+    expect((await verify({ key }, rootKey)).status).toBe(403);
+  });
+
+  it('not for a root key scoped to the key API', async () => {
+    const { key } = await newKey();
+    const { rootKey } = await workspace.rootKeyWith([`api.${apiId}.verify_key`]);
+    expect((await verify({ key }, rootKey)).body.data.code).toBe('VALID');
+  });
+});
+
+describe('412', () => {
+  it('for a requested limit that exists on neither the key nor its identity', async () => {
+    const { keyId, key } = await newKey();
+    const reply = await verify({ key, ratelimits: [{ name: 'ghost' }] });
+    expect(reply.status).toBe(412);
+    expect(reply.body.error.detail).toContain(`'ghost'`);
+    expect(reply.body.error.detail).toContain(keyId);
+  });
+});
+
+describe('cross-workspace isolation', () => {
+  it("answers NOT_FOUND for another workspace's key", async () => {
+    const { key } = await newKey();
+    const other = await api.workspace();
+    expect((await verify({ key }, other.rootKey)).body.data).toEqual({ valid: false, code: 'NOT_FOUND' });
+  });
+});
+
+/** Verifies on an app whose clock reads `time`, sharing everything else with the test app. */
+async function verifyAt(time: number, body: Record<string, unknown>): Promise<Verification> {
+  const app = createApp({
+    orm: api.orm,
+    logger: silentLogger,
+    errorsBaseUrl: ERRORS_BASE_URL,
+    maxBodyBytes: MAX_BODY_BYTES,
+    vaultMasterKey: undefined,
+    services: { ...api.services, now: () => time },
+  });
+  const response = await app.request('/v2/keys.verifyKey', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${workspace.rootKey}` },
+    body: JSON.stringify(body),
+  });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { data: Verification }).data;
+}
