@@ -65,6 +65,7 @@ const app = createApp({
   maxBodyBytes: env.MAX_BODY_BYTES,
   vaultMasterKey: env.VAULT_MASTER_KEY,
   services: running.services,
+  logRequests: env.LOG_REQUESTS,
 });
 const server = serve({ fetch: app.fetch, port: env.PORT, hostname: env.HOST }, (info) =>
   logger.info('keyplane is listening', { port: info.port, url: `http://localhost:${info.port}` }),

@@ -20,8 +20,23 @@ const ID_PREFIXES = {
 export type IdKind = keyof typeof ID_PREFIXES;
 
 /** 6 bytes of milliseconds then 10 random bytes: ids sort by creation time and never collide in practice. */
+// One system call for many ids: every request mints at least one.
+const POOL_BYTES = 16 * 256;
+let pool = randomBytes(POOL_BYTES);
+let poolOffset = 0;
+
+function freshRandom16(): Buffer {
+  if (poolOffset + 16 > POOL_BYTES) {
+    pool = randomBytes(POOL_BYTES);
+    poolOffset = 0;
+  }
+  const bytes = Buffer.from(pool.subarray(poolOffset, poolOffset + 16));
+  poolOffset += 16;
+  return bytes;
+}
+
 export function newId(kind: IdKind, now: number = Date.now()): string {
-  const bytes = randomBytes(16);
+  const bytes = freshRandom16();
   bytes.writeUIntBE(now, 0, 6);
   return `${ID_PREFIXES[kind]}_${base58EncodeFixed(bytes, 22)}`;
 }

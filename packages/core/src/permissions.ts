@@ -64,7 +64,20 @@ const RESOURCE_TYPE_ALIASES: Record<string, ResourceType> = {
 
 const SEGMENT = /^[a-zA-Z0-9_*]+$/;
 
+// Root keys hold few distinct grants and every request checks them: parse each string once.
+const parsedGrants = new Map<string, PermissionTuple | null>();
+const MAX_PARSED_GRANTS = 10_000;
+
 export function parsePermission(permission: string): PermissionTuple | null {
+  const known = parsedGrants.get(permission);
+  if (known !== undefined) return known;
+  const parsed = parseUncached(permission);
+  if (parsedGrants.size >= MAX_PARSED_GRANTS) parsedGrants.clear();
+  parsedGrants.set(permission, parsed);
+  return parsed;
+}
+
+function parseUncached(permission: string): PermissionTuple | null {
   const parts = permission.split('.');
   if (parts.length !== 3) return null;
   const [type, resourceId, action] = parts as [string, string, string];

@@ -31,13 +31,25 @@ const domainErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
+/** Error conversion and root-key authentication in one step: each middleware level costs a context copy. */
 const authenticated = t.middleware(async ({ ctx, next }) => {
-  const rootKey = await authenticateRootKey(ctx);
-  return next({ ctx: { rootKey } });
+  let rootKey: Awaited<ReturnType<typeof authenticateRootKey>>;
+  try {
+    rootKey = await authenticateRootKey(ctx);
+  } catch (error) {
+    const domain = domainErrorOf(error);
+    throw domain ? toTRPCError(domain) : error;
+  }
+  const result = await next({ ctx: { rootKey } });
+  if (!result.ok) {
+    const domain = domainErrorOf(result.error.cause);
+    if (domain) throw toTRPCError(domain);
+  }
+  return result;
 });
 
 // Only named base procedures leave this file, so every procedure gets the right middleware chain.
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 export const publicProcedure = t.procedure.use(domainErrors);
-export const rootKeyProcedure = publicProcedure.use(authenticated);
+export const rootKeyProcedure = t.procedure.use(authenticated);

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import type { HttpBindings } from '@hono/node-server';
 import { newId } from '@keyplane/core';
 import type { Orm } from '@keyplane/db';
 import { type AppRouter, appRouter, type Context, createContextInner, type Services } from '@keyplane/procedures';
@@ -6,6 +7,7 @@ import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from '../log.ts';
+import { BodyTooLargeError, readBody } from './body.ts';
 import { dispatch, publicProcedureTable } from './contract.ts';
 import { type Problem, problemBody, problems } from './problem.ts';
 
@@ -16,10 +18,15 @@ export interface AppDeps {
   maxBodyBytes: number;
   vaultMasterKey: Uint8Array | undefined;
   services: Services;
+  /** One info line per request (failures are always logged). */
+  logRequests?: boolean;
   router?: AppRouter;
 }
 
-type Env = { Variables: { requestId: string; procedure?: string; failure?: unknown } };
+type Env = {
+  Bindings: Partial<HttpBindings>;
+  Variables: { requestId: string; procedure?: string; failure?: unknown };
+};
 
 const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
 
@@ -60,7 +67,7 @@ export function createApp(deps: AppDeps) {
         ...fields,
         error: failure instanceof Error ? failure.stack : String(failure),
       });
-    } else {
+    } else if (deps.logRequests !== false) {
       deps.logger.info('request', fields);
     }
   });
@@ -72,7 +79,7 @@ export function createApp(deps: AppDeps) {
 
   app.get('/v2/liveness', (c) => c.json({ meta: { requestId: c.get('requestId') }, data: { message: 'OK' } }));
 
-  app.post('/v2/:rpc', limitBody, async (c) => {
+  app.post('/v2/:rpc', async (c) => {
     const requestId = c.get('requestId');
     const path = c.req.param('rpc');
     c.set('procedure', path);
@@ -81,9 +88,17 @@ export function createApp(deps: AppDeps) {
     if (contentType !== undefined && !JSON_CONTENT_TYPE.test(contentType)) {
       return respondWith(c, requestId, problems.unsupportedMediaType(contentType));
     }
+    let text: string;
+    try {
+      text = await readBody(c, deps.maxBodyBytes);
+    } catch (error) {
+      if (error instanceof BodyTooLargeError)
+        return respondWith(c, requestId, problems.bodyTooLarge(deps.maxBodyBytes));
+      throw error;
+    }
     let input: unknown;
     try {
-      input = JSON.parse(await c.req.text());
+      input = JSON.parse(text);
     } catch (error) {
       return respondWith(c, requestId, problems.malformedJson(error instanceof Error ? error.message : 'unreadable'));
     }

@@ -1,0 +1,158 @@
+// Throughput and latency of keys.verifyKey against a running server on a real PostgreSQL (and
+// Redis when REDIS_URL is set), compared with a bare node:http server on the same machine.
+//   DATABASE_URL=postgresql://… REDIS_URL=redis://… npm run bench
+// Without DATABASE_URL an embedded PostgreSQL is started in a temporary directory.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadEnv } from '@keyplane/config';
+import { startEmbeddedPostgres } from '@keyplane/db';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { spawnServer } from './server.ts';
+
+const DURATION_SECONDS = 10;
+const CONNECTIONS = 50;
+
+interface Measured {
+  name: string;
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+}
+
+async function measure(name: string, url: string, init: { headers: Record<string, string>; body: string }) {
+  const result = await autocannon({
+    url,
+    method: 'POST',
+    headers: init.headers,
+    body: init.body,
+    connections: CONNECTIONS,
+    duration: DURATION_SECONDS,
+  });
+  return {
+    name,
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx + result.errors,
+  } satisfies Measured;
+}
+
+/** The ceiling: a bare node:http server answering a fixed JSON body, in its own process. */
+async function startCeiling(): Promise<{ url: string; child: ChildProcess }> {
+  const source = `
+    const body = JSON.stringify({ meta: { requestId: 'req_x' }, data: { valid: true, code: 'VALID' } });
+    require('node:http').createServer((req, res) => { req.resume(); req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' }); res.end(body); }); })
+      .listen(0, '127.0.0.1', function () { console.log(this.address().port); });`;
+  const child = spawn(process.execPath, ['-e', source], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<string>((resolve) =>
+    child.stdout?.once('data', (chunk: Buffer) => resolve(chunk.toString().trim())),
+  );
+  return { url: `http://127.0.0.1:${port}`, child };
+}
+
+async function createDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const env = loadEnv();
+  if (!env.DATABASE_URL) {
+    const dir = await mkdtemp(join(tmpdir(), 'keyplane-bench-'));
+    const embedded = await startEmbeddedPostgres({ dataDir: dir, database: 'bench' });
+    return {
+      url: embedded.url,
+      drop: async () => {
+        await embedded.stop();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  const name = `kp_bench_${Date.now()}`;
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: env.DATABASE_URL });
+    await client.connect();
+    await client.query(statement);
+    await client.end();
+  };
+  await admin(`create database "${name}"`);
+  const url = new URL(env.DATABASE_URL);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`drop database "${name}" with (force)`) };
+}
+
+async function post<T>(url: string, rootKey: string, body: unknown): Promise<T> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}` },
+    body: JSON.stringify(body),
+  });
+  const parsed = (await response.json()) as { data: T; error?: unknown };
+  if (!response.ok) throw new Error(`${url}: ${JSON.stringify(parsed.error)}`);
+  return parsed.data;
+}
+
+const env = loadEnv();
+const database = await createDatabase();
+const server = await spawnServer({
+  DATABASE_URL: database.url,
+  ...(env.REDIS_URL ? { REDIS_URL: env.REDIS_URL } : {}),
+});
+const ceiling = await startCeiling();
+try {
+  const rootKey = server.rootKey;
+  if (!rootKey) throw new Error('the server did not print a bootstrap root key');
+  const { apiId } = await post<{ apiId: string }>(`${server.url}/v2/apis.createApi`, rootKey, { name: 'bench' });
+  const plain = await post<{ key: string }>(`${server.url}/v2/keys.createKey`, rootKey, { apiId });
+  const metered = await post<{ key: string }>(`${server.url}/v2/keys.createKey`, rootKey, {
+    apiId,
+    credits: { remaining: 1_000_000_000_000 },
+    ratelimits: [{ name: 'requests', limit: 1_000_000_000, duration: 60_000, autoApply: true }],
+  });
+  const headers = { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}` };
+  const verifyUrl = `${server.url}/v2/keys.verifyKey`;
+  const results: Measured[] = [];
+  results.push(await measure('ceiling: bare node:http, fixed JSON', ceiling.url, { headers, body: '{}' }));
+  results.push(
+    await measure('verifyKey: valid key, no limits', verifyUrl, { headers, body: JSON.stringify({ key: plain.key }) }),
+  );
+  results.push(
+    await measure('verifyKey: credits + one rate limit', verifyUrl, {
+      headers,
+      body: JSON.stringify({ key: metered.key }),
+    }),
+  );
+  results.push(
+    await measure('verifyKey: unknown key', verifyUrl, {
+      headers,
+      body: JSON.stringify({ key: 'sk_unknown_garbage' }),
+    }),
+  );
+
+  const ceilingRate = results[0]?.requestsPerSecond ?? 1;
+  console.log(
+    `\n${CONNECTIONS} connections, ${DURATION_SECONDS} s per case, Redis: ${env.REDIS_URL ? 'yes' : 'no (in-process)'}\n`,
+  );
+  console.log(
+    'case'.padEnd(42),
+    'req/s'.padStart(9),
+    'p50 ms'.padStart(8),
+    'p99 ms'.padStart(8),
+    'of ceiling'.padStart(11),
+    'non-2xx'.padStart(8),
+  );
+  for (const result of results) {
+    console.log(
+      result.name.padEnd(42),
+      result.requestsPerSecond.toFixed(0).padStart(9),
+      String(result.p50).padStart(8),
+      String(result.p99).padStart(8),
+      `${((result.requestsPerSecond / ceilingRate) * 100).toFixed(1)}%`.padStart(11),
+      String(result.non2xx).padStart(8),
+    );
+  }
+} finally {
+  ceiling.child.kill();
+  await server.stop();
+  await database.drop();
+}
