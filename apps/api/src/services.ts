@@ -1,5 +1,5 @@
 import { FreshnessCache } from '@keyplane/core';
-import { createVerificationRecorder, listenForInvalidations, type Orm } from '@keyplane/db';
+import { createCreditSpender, createVerificationRecorder, listenForInvalidations, type Orm } from '@keyplane/db';
 import { evict, type Services } from '@keyplane/procedures';
 import { createRateLimitEngine } from '@keyplane/ratelimit';
 import type { Logger } from './log.ts';
@@ -35,6 +35,7 @@ export async function startServices(options: {
         logger.error('rate limiting fell back to this process (Redis unreachable)', { error: error.message });
       },
     }),
+    credits: createCreditSpender(options.orm),
     verifications: createVerificationRecorder(options.orm, {
       onError: (error) => logger.error('could not record verifications; will retry', { error: String(error) }),
     }),

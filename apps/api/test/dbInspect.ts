@@ -127,3 +127,12 @@ export async function verificationEvents(em: EntityManager, keyId: string) {
       select outcome, tags, spent_credits::text, request_id from key_verifications where key_id = ${keyId} order by id`,
   );
 }
+
+/** The key's own rate limits with their ids, by name. */
+export async function keyRatelimitIds(em: EntityManager, keyId: string) {
+  const found = await rows(
+    em,
+    sql<{ id: string; name: string }>`select id, name from ratelimits where key_id = ${keyId} order by name`,
+  );
+  return Object.fromEntries(found.map((limit) => [limit.name, limit.id]));
+}

@@ -1,4 +1,5 @@
 export { type ApiChanges, type ApiRecord, createApi, findApi, updateApi } from './apis.ts';
+export { type CreditSpend, type CreditSpender, createCreditSpender } from './creditSpender.ts';
 export { type EmbeddedDatabase, findRunningEmbedded, startEmbeddedPostgres } from './embedded.ts';
 export * from './entities/index.ts';
 export {
@@ -7,8 +8,19 @@ export {
   listenForInvalidations,
   notifyInvalidation,
 } from './invalidation.ts';
+export { creditsStateOf, findKeyDetails, type KeyDetails } from './keyDetails.ts';
+export { type CreditsUpdate, deleteKey, type RerollParams, rerollKey, updateKeyCredits } from './keyLifecycle.ts';
+export { createKeyMigration, type KeyMigrationResult, type MigratedKeyParams, migrateKeys } from './keyMigrations.ts';
+export {
+  changeKeyPermissions,
+  changeKeyRoles,
+  type LinkOperation,
+  type PermissionRecord,
+  type RoleRecord,
+} from './keyRbac.ts';
 export { findKeyRecord, type KeyRecord } from './keyRecords.ts';
 export { type CreateKeyParams, createKey, type KeyCredits, type KeyRatelimit, type KeyScope } from './keys.ts';
+export { type KeyChanges, updateKey } from './keyUpdates.ts';
 export { createOrm, migrate, type Orm, type OrmOptions, ormConfig } from './orm.ts';
 export {
   createRootKey,
@@ -20,7 +32,7 @@ export {
 } from './rootKeys.ts';
 export { type EntityManager, rows, sql } from './sql.ts';
 export { enableVault, loadDataKey } from './vault.ts';
-export { type CreditSpend, findKeyForVerification, spendCredits } from './verification.ts';
+export { findKeyForVerification } from './verification.ts';
 export {
   createVerificationRecorder,
   type VerificationEvent,

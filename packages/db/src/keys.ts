@@ -107,7 +107,7 @@ export async function createKey(
 }
 
 /** Ids of the named roles; every one must already exist in the workspace. */
-async function findRoleIds(em: EntityManager, workspaceId: string, names: string[]): Promise<string[]> {
+export async function findRoleIds(em: EntityManager, workspaceId: string, names: string[]): Promise<string[]> {
   if (names.length === 0) return [];
   const unique = [...new Set(names)];
   const found = await rows(
@@ -121,9 +121,10 @@ async function findRoleIds(em: EntityManager, workspaceId: string, names: string
 }
 
 /** Ids of the permissions with these slugs, creating the missing ones (name = slug). */
-async function ensurePermissions(em: EntityManager, workspaceId: string, slugs: string[]): Promise<string[]> {
+export async function ensurePermissions(em: EntityManager, workspaceId: string, slugs: string[]): Promise<string[]> {
   if (slugs.length === 0) return [];
-  const unique = [...new Set(slugs)];
+  // Sorted: concurrent inserts of the same new slugs take their locks in one order and cannot deadlock.
+  const unique = [...new Set(slugs)].sort();
   const ids = unique.map(() => newId('permission'));
   await rows(
     em,
@@ -142,19 +143,34 @@ async function ensurePermissions(em: EntityManager, workspaceId: string, slugs: 
 }
 
 /** The live identity with this externalId, created when there is none. */
-async function ensureIdentity(em: EntityManager, workspaceId: string, externalId: string): Promise<string> {
+export async function ensureIdentity(em: EntityManager, workspaceId: string, externalId: string): Promise<string> {
+  const found = (await ensureIdentities(em, workspaceId, [externalId])).get(externalId);
+  if (!found) throw new Error('identity upsert returned no row');
+  return found;
+}
+
+/** The live identities with these externalIds (externalId to id), creating the missing ones. */
+export async function ensureIdentities(
+  em: EntityManager,
+  workspaceId: string,
+  externalIds: string[],
+): Promise<Map<string, string>> {
+  if (externalIds.length === 0) return new Map();
+  // Sorted, as in ensurePermissions.
+  const unique = [...new Set(externalIds)].sort();
+  const ids = unique.map(() => newId('identity'));
   await rows(
     em,
     sql`
       insert into identities (id, workspace_id, external_id, created_at)
-      values (${newId('identity')}, ${workspaceId}, ${externalId}, now())
+      select id, ${workspaceId}, external_id, now() from unnest(${ids}::text[], ${unique}::text[]) as t(id, external_id)
       on conflict (workspace_id, external_id) where deleted_at is null do nothing`,
   );
-  const [found] = await rows(
+  const found = await rows(
     em,
-    sql<{ id: string }>`
-      select id from identities where workspace_id = ${workspaceId} and external_id = ${externalId} and deleted_at is null`,
+    sql<{ id: string; externalId: string }>`
+      select id, external_id as "externalId" from identities
+      where workspace_id = ${workspaceId} and external_id = any(${unique}::text[]) and deleted_at is null`,
   );
-  if (!found) throw new Error('identity upsert returned no row');
-  return found.id;
+  return new Map(found.map((identity) => [identity.externalId, identity.id]));
 }

@@ -36,66 +36,132 @@ export const keyPrefixSchema = z
 
 export const keyByteLengthSchema = z.number().int().min(16).max(255);
 
+// Postgres text and jsonb cannot hold U+0000, and jsonb refuses very deep nesting: refusing such
+// input here makes it a 400, not a failed insert.
+const NUL = '\u0000';
+const NO_NUL = 'must not contain the character U+0000';
+/** As deep as the reference product's store (MySQL JSON) allows. */
+const MAX_META_DEPTH = 100;
+
+/** The first problem with a JSON value for storage, if any. Iterative: the value may nest deeply. */
+function jsonStorageProblem(value: unknown): string | undefined {
+  const pending: [unknown, number][] = [[value, 0]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [item, depth] = next;
+    if (typeof item === 'string') {
+      if (item.includes(NUL)) return NO_NUL;
+    } else if (item !== null && typeof item === 'object') {
+      if (depth >= MAX_META_DEPTH) return `must not nest deeper than ${MAX_META_DEPTH} levels`;
+      for (const [key, entry] of Object.entries(item)) {
+        if (key.includes(NUL)) return NO_NUL;
+        pending.push([entry, depth + 1]);
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Free text stored in a column. */
+export const textSchema = z.string().refine((text) => !text.includes(NUL), NO_NUL);
+
 export const MAX_META_PROPERTIES = 100;
 export const metaSchema = z
   .record(z.string(), z.unknown())
   .refine((meta) => Object.keys(meta).length <= MAX_META_PROPERTIES, {
     message: `must have at most ${MAX_META_PROPERTIES} properties`,
+  })
+  .superRefine((meta, ctx) => {
+    const problem = jsonStorageProblem(meta);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
+
+export const keyNameSchema = textSchema.min(1).max(255);
 
 export const expiresSchema = z.number().int().min(0).max(MAX_EXPIRES);
 
 const refillDaySchema = z.number().int().min(1).max(31);
 
+const refillObjectSchema = z.strictObject({
+  interval: z
+    .string()
+    .toLowerCase()
+    .pipe(z.enum(['daily', 'monthly'])),
+  amount: z.number().int().min(1),
+  refillDay: refillDaySchema.optional(),
+  refill_day: refillDaySchema.optional(),
+});
+type RefillInput = z.output<typeof refillObjectSchema>;
+
+function checkRefill(refill: RefillInput, ctx: z.RefinementCtx) {
+  if (refill.refillDay !== undefined && refill.refill_day !== undefined && refill.refillDay !== refill.refill_day) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['refill_day'],
+      message: '`refill_day` disagrees with `refillDay`; send one',
+    });
+  }
+  if (refill.interval === 'monthly' && (refill.refillDay ?? refill.refill_day) === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['refillDay'],
+      message: '`refillDay` must be provided when the refill interval is `monthly`',
+    });
+  }
+}
+
+const toRefill = (refill: RefillInput) => ({
+  interval: refill.interval,
+  amount: refill.amount,
+  // A daily refill happens every day, so a day of the month means nothing for it.
+  refillDay: refill.interval === 'monthly' ? (refill.refillDay ?? refill.refill_day ?? null) : null,
+});
+
 /** `interval` in any letter case; `refillDay` with `refill_day` accepted as an alias. */
-export const refillSchema = z
-  .strictObject({
-    interval: z
-      .string()
-      .toLowerCase()
-      .pipe(z.enum(['daily', 'monthly'])),
-    amount: z.number().int().min(1),
-    refillDay: refillDaySchema.optional(),
-    refill_day: refillDaySchema.optional(),
-  })
+export const refillSchema = refillObjectSchema.superRefine(checkRefill).transform(toRefill);
+
+/** As `refillSchema`, but a day of the month on a daily refill is an error (the reference's updateKey), not ignored. */
+export const updateRefillSchema = refillObjectSchema
   .superRefine((refill, ctx) => {
-    if (refill.refillDay !== undefined && refill.refill_day !== undefined && refill.refillDay !== refill.refill_day) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['refill_day'],
-        message: '`refill_day` disagrees with `refillDay`; send one',
-      });
-    }
-    if (refill.interval === 'monthly' && (refill.refillDay ?? refill.refill_day) === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['refillDay'],
-        message: '`refillDay` must be provided when the refill interval is `monthly`',
-      });
+    checkRefill(refill, ctx);
+    if (refill.interval !== 'daily') return;
+    for (const field of ['refillDay', 'refill_day'] as const) {
+      if (refill[field] !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [field],
+          message: '`refillDay` must not be provided when the refill interval is `daily`.',
+        });
+      }
     }
   })
-  .transform((refill) => ({
-    interval: refill.interval,
-    amount: refill.amount,
-    // A daily refill happens every day, so a day of the month means nothing for it.
-    refillDay: refill.interval === 'monthly' ? (refill.refillDay ?? refill.refill_day ?? null) : null,
-  }));
+  .transform(toRefill);
+
+function checkRefillHasRemaining(credits: { remaining?: number | null; refill?: unknown }, ctx: z.RefinementCtx) {
+  if (credits.refill && credits.remaining === null) {
+    ctx.addIssue({ code: 'custom', path: ['remaining'], message: 'a refill needs a number of remaining credits' });
+  }
+}
 
 export const creditsSchema = z
   .strictObject({
     remaining: z.number().int().min(0).nullable(),
     refill: refillSchema.optional(),
   })
-  .superRefine((credits, ctx) => {
-    if (credits.refill && credits.remaining === null) {
-      ctx.addIssue({ code: 'custom', path: ['remaining'], message: 'a refill needs a number of remaining credits' });
-    }
-  });
+  .superRefine(checkRefillHasRemaining);
+
+/** updateKey's credits: absent fields stay as they are; `null` clears (no remaining: unlimited). */
+export const updateCreditsSchema = z
+  .strictObject({
+    remaining: z.number().int().min(0).nullable().optional(),
+    refill: updateRefillSchema.nullable().optional(),
+  })
+  .superRefine(checkRefillHasRemaining);
 
 export const ratelimitSchema = z
   .strictObject({
     name: z.string().min(3).max(128),
-    limit: z.number().int().min(1),
+    // The reference sets no maximum; ours is what the column holds, so a larger one is a 400, not a 500.
+    limit: z.number().int().min(1).max(2_147_483_647),
     duration: z.number().int().min(1000),
     autoApply: z.boolean().default(false),
   })
@@ -113,3 +179,17 @@ export const ratelimitsSchema = z
       seen.add(limit.name);
     });
   });
+
+export const permissionSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  slug: z.string(),
+  description: z.string().optional(),
+});
+
+export const roleSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().optional(),
+  permissions: z.array(permissionSchema),
+});

@@ -1,5 +1,5 @@
 import type { FreshnessCache, VerificationKey } from '@keyplane/core';
-import type { Invalidation, RootKeyRecord, VerificationRecorder } from '@keyplane/db';
+import type { CreditSpender, Invalidation, RootKeyRecord, VerificationRecorder } from '@keyplane/db';
 import type { RateLimitEngine } from '@keyplane/ratelimit';
 
 /** Long-lived, per-process collaborators shared by every request. */
@@ -8,6 +8,7 @@ export interface Services {
   keyCache: FreshnessCache<VerificationKey | null>;
   rootKeyCache: FreshnessCache<RootKeyRecord | null>;
   rateLimiter: RateLimitEngine;
+  credits: CreditSpender;
   verifications: VerificationRecorder;
   now(): number;
 }

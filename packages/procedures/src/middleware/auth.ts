@@ -65,3 +65,8 @@ export function hasAnyApiGrant(principal: RootKeyPrincipal, action: string): boo
 export function apiPermission(apiId: string, action: string): PermissionTuple {
   return { resourceType: 'api', resourceId: apiId, action };
 }
+
+/** `rbac.*.<action>`: roles and permissions are workspace-wide, so rbac grants name no instance. */
+export function rbacPermission(action: string): PermissionTuple {
+  return { resourceType: 'rbac', resourceId: '*', action };
+}

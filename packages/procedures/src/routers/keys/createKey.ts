@@ -7,6 +7,7 @@ import {
   expiresSchema,
   externalIdSchema,
   keyByteLengthSchema,
+  keyNameSchema,
   keyPrefixSchema,
   metaSchema,
   permissionSlugSchema,
@@ -18,7 +19,7 @@ import { rootKeyProcedure } from '../../trpc.ts';
 export const createKeyInput = z.strictObject({
   apiId: apiIdSchema,
   prefix: keyPrefixSchema.optional(),
-  name: z.string().min(1).max(255).optional(),
+  name: keyNameSchema.optional(),
   byteLength: keyByteLengthSchema.optional(),
   externalId: externalIdSchema.optional(),
   meta: metaSchema.optional(),

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { type FreshnessCache, forbidden, hashKey, type VerificationKey, verifyKey as verify } from '@keyplane/core';
-import { type EntityManager, findKeyForVerification, spendCredits } from '@keyplane/db';
+import { type EntityManager, findKeyForVerification } from '@keyplane/db';
 import { z } from 'zod';
 import { apiPermission, hasAnyApiGrant, requirePermissions } from '../../middleware/auth.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
@@ -102,7 +102,7 @@ export const verifyKey = rootKeyProcedure
         findKey: (hash) => cachedKey(services.keyCache, ctx.em, hash),
         authorize: (apiId) => requirePermissions(rootKey, [apiPermission(apiId, 'verify_key')]),
         checkLimits: (checks, hashTag) => services.rateLimiter.check(checks, { hashTag }),
-        spendCredits: (keyId, cost, boundary) => spendCredits(ctx.em, keyId, cost, new Date(boundary)),
+        spendCredits: (keyId, cost, boundary) => services.credits.spend(keyId, cost, boundary),
         now: services.now,
       },
     );

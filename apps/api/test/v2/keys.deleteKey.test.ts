@@ -1,0 +1,206 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { deleteKey as deleteKeyRecord, rows, sql } from '@keyplane/db';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createRole, storedKey } from '../dbInspect.ts';
+import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+
+const api = useApi();
+let workspace: TestWorkspace;
+let apiId: string;
+const em = () => api.orm.em.fork();
+
+beforeAll(async () => {
+  workspace = await api.workspace({ vault: true });
+  apiId = await createTestApi(api, workspace.rootKey, { encryption: { enabled: true } });
+});
+
+async function newKey(body: Record<string, unknown> = {}) {
+  const reply = await api.post<{ keyId: string; key: string }>('keys.createKey', { apiId, ...body }, workspace.rootKey);
+  if (reply.status !== 200) throw new Error(`createKey: ${JSON.stringify(reply.body)}`);
+  return reply.body.data;
+}
+const deleteKey = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
+  api.post('keys.deleteKey', body, rootKey);
+const verifyCode = async (key: string) =>
+  (await api.post<{ valid: boolean; code: string }>('keys.verifyKey', { key }, workspace.rootKey)).body.data;
+
+/** Rows that hang off a key: what a permanent delete must take along. */
+async function attachedRows(keyId: string) {
+  const [counts] = await rows(
+    em(),
+    sql<{ keys: number; ratelimits: number; permissions: number; roles: number }>`
+      select (select count(*)::int from keys where id = ${keyId}) as keys,
+             (select count(*)::int from ratelimits where key_id = ${keyId}) as ratelimits,
+             (select count(*)::int from keys_permissions where key_id = ${keyId}) as permissions,
+             (select count(*)::int from keys_roles where key_id = ${keyId}) as roles`,
+  );
+  return counts;
+}
+
+async function deletedAt(keyId: string) {
+  const [row] = await rows(
+    em(),
+    sql<{ deleted: boolean }>`select deleted_at is not null as deleted from keys where id = ${keyId}`,
+  );
+  return row?.deleted;
+}
+
+describe('200', () => {
+  it('soft-deletes: the key then verifies NOT_FOUND at once, though this node had it cached', async () => {
+    const { keyId, key } = await newKey();
+    expect(await verifyCode(key)).toMatchObject({ valid: true, code: 'VALID' });
+    const reply = await deleteKey({ keyId });
+    expect(reply.status).toBe(200);
+    expect(reply.body.data).toEqual({});
+    expect(await verifyCode(key)).toEqual({ valid: false, code: 'NOT_FOUND' });
+    expect(await deletedAt(keyId)).toBe(true);
+  });
+
+  it('makes the key 404 for every procedure', async () => {
+    const { keyId, key } = await newKey();
+    await deleteKey({ keyId });
+    expect((await api.post('keys.getKey', { keyId }, workspace.rootKey)).status).toBe(404);
+    expect((await api.post('keys.whoami', { key }, workspace.rootKey)).status).toBe(404);
+    expect(
+      (await api.post('keys.updateCredits', { keyId, operation: 'set', value: 1 }, workspace.rootKey)).status,
+    ).toBe(404);
+    expect((await api.post('keys.rerollKey', { keyId, expiration: 0 }, workspace.rootKey)).status).toBe(404);
+    expect((await deleteKey({ keyId })).status).toBe(404);
+  });
+
+  it('permanently removes the row with its links, rate limits and ciphertext', async () => {
+    await createRole(em(), workspace.workspaceId, 'doomed-role');
+    const { keyId, key } = await newKey({
+      recoverable: true,
+      permissions: ['doomed.read'],
+      roles: ['doomed-role'],
+      ratelimits: [{ name: 'doomed', limit: 1, duration: 1000 }],
+    });
+    expect(await attachedRows(keyId)).toEqual({ keys: 1, ratelimits: 1, permissions: 1, roles: 1 });
+    expect(await verifyCode(key)).toMatchObject({ code: 'VALID' });
+    expect((await deleteKey({ keyId, permanent: true })).status).toBe(200);
+    expect(await attachedRows(keyId)).toEqual({ keys: 0, ratelimits: 0, permissions: 0, roles: 0 });
+    expect(await storedKey(em(), keyId)).toBeUndefined();
+    expect(await verifyCode(key)).toEqual({ valid: false, code: 'NOT_FOUND' });
+  });
+
+  it('soft-deletes by default, keeping the row', async () => {
+    const { keyId } = await newKey();
+    await deleteKey({ keyId, permanent: false });
+    expect(await attachedRows(keyId)).toMatchObject({ keys: 1 });
+  });
+
+  it('announces the deletion to every node, not only through the local cache', async () => {
+    const { keyId, key } = await newKey();
+    const warmedAt = Date.now();
+    expect(await verifyCode(key)).toMatchObject({ code: 'VALID' });
+    // Deleting straight through the database layer skips this node's own eviction: only NOTIFY can reach the cache.
+    await deleteKeyRecord(em(), workspace.workspaceId, keyId, { permanent: false });
+    let code = 'VALID';
+    while (code === 'VALID' && Date.now() - warmedAt < 5000) {
+      await sleep(10);
+      code = (await verifyCode(key)).code;
+    }
+    expect(code).toBe('NOT_FOUND');
+    // The cache keeps entries for 1 s, so an answer well before that came from the announcement.
+    expect(Date.now() - warmedAt).toBeLessThan(900);
+  });
+
+  it.each([['api.*.delete_key'], ['apis.*.delete_key'], ['api.API_ID.delete_key']])(
+    'with the grant %s',
+    async (grant) => {
+      const { keyId } = await newKey();
+      const { rootKey } = await workspace.rootKeyWith([grant.replace('API_ID', apiId)]);
+      expect((await deleteKey({ keyId }, rootKey)).status).toBe(200);
+    },
+  );
+});
+
+describe('400', () => {
+  const expectInvalid = async (body: Record<string, unknown>, location: string) => {
+    const reply = await deleteKey(body);
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
+    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
+  };
+
+  it.each([
+    ['missing', undefined],
+    ['too short', 'ab'],
+    ['with a forbidden character', 'key 1'],
+    ['of the wrong type', ['key_abc']],
+  ])('rejects a keyId %s', async (_, keyId) => {
+    await expectInvalid(keyId === undefined ? {} : { keyId }, 'body.keyId');
+  });
+
+  it('rejects a permanent that is not a boolean', async () => {
+    await expectInvalid({ keyId: 'key_abc', permanent: 'true' }, 'body.permanent');
+  });
+
+  it('rejects unknown fields, deleting nothing', async () => {
+    const { keyId } = await newKey();
+    await expectInvalid({ keyId, hard: true }, 'body.hard');
+    expect(await deletedAt(keyId)).toBe(false);
+  });
+});
+
+describe('401', () => {
+  it('without a root key', async () => {
+    expect((await api.post('keys.deleteKey', { keyId: 'key_abc' })).status).toBe(401);
+  });
+
+  it('with an unknown root key, deleting nothing', async () => {
+    const { keyId } = await newKey();
+    expect((await deleteKey({ keyId }, 'unknown_root_key')).status).toBe(401);
+    expect(await deletedAt(keyId)).toBe(false);
+  });
+});
+
+describe('403', () => {
+  it('without delete_key, naming it, and the key keeps working', async () => {
+    const { keyId, key } = await newKey();
+    const { rootKey } = await workspace.rootKeyWith(['api.*.read_key', 'api.*.update_key']);
+    const reply = await deleteKey({ keyId, permanent: true }, rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.detail).toBe(`Missing permission: 'api.${apiId}.delete_key'.`);
+    expect(await verifyCode(key)).toMatchObject({ code: 'VALID' });
+  });
+
+  it('with delete_key for another API only', async () => {
+    const { keyId } = await newKey();
+    const { rootKey } = await workspace.rootKeyWith(['api.api_other.delete_key']);
+    expect((await deleteKey({ keyId }, rootKey)).status).toBe(403);
+    expect(await deletedAt(keyId)).toBe(false);
+  });
+});
+
+describe('404', () => {
+  it('for a key that does not exist', async () => {
+    const reply = await deleteKey({ keyId: 'key_doesnotexist' });
+    expect(reply.status).toBe(404);
+    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/key_not_found`);
+  });
+
+  it('before checking permissions', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['api.*.read_key']);
+    expect((await deleteKey({ keyId: 'key_doesnotexist' }, rootKey)).status).toBe(404);
+  });
+
+  it('for a soft-deleted key, also when asked to delete it permanently', async () => {
+    const { keyId } = await newKey();
+    await deleteKey({ keyId });
+    expect((await deleteKey({ keyId, permanent: true })).status).toBe(404);
+    expect(await attachedRows(keyId)).toMatchObject({ keys: 1 });
+  });
+});
+
+describe('cross-workspace isolation', () => {
+  it("cannot delete another workspace's key, which keeps working", async () => {
+    const { keyId, key } = await newKey();
+    const intruder = await api.workspace();
+    expect((await deleteKey({ keyId }, intruder.rootKey)).status).toBe(404);
+    expect((await deleteKey({ keyId, permanent: true }, intruder.rootKey)).status).toBe(404);
+    expect(await attachedRows(keyId)).toMatchObject({ keys: 1 });
+    expect(await verifyCode(key)).toMatchObject({ code: 'VALID' });
+  });
+});

@@ -1,0 +1,306 @@
+import { rows, sql } from '@keyplane/db';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { postOn } from '../appVariants.ts';
+import { addIdentityRatelimit, createRole, grantRolePermission, storedKey } from '../dbInspect.ts';
+import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+
+const api = useApi();
+let workspace: TestWorkspace;
+/** Encryption on, in a workspace with a vault. */
+let apiId: string;
+const em = () => api.orm.em.fork();
+const DAY = 86_400_000;
+
+beforeAll(async () => {
+  workspace = await api.workspace({ vault: true });
+  apiId = await createTestApi(api, workspace.rootKey, { encryption: { enabled: true } });
+});
+
+type KeyData = Record<string, unknown> & { credits?: { remaining: number | null; refill?: Record<string, unknown> } };
+
+async function newKey(body: Record<string, unknown> = {}, targetApi = apiId, rootKey = workspace.rootKey) {
+  const reply = await api.post<{ keyId: string; key: string }>(
+    'keys.createKey',
+    { apiId: targetApi, ...body },
+    rootKey,
+  );
+  if (reply.status !== 200) throw new Error(`createKey: ${JSON.stringify(reply.body)}`);
+  return reply.body.data;
+}
+const getKey = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
+  api.post<KeyData>('keys.getKey', body, rootKey);
+
+describe('200', () => {
+  it('returns everything about the key', async () => {
+    const roleId = await createRole(em(), workspace.workspaceId, 'getkey-admin');
+    await grantRolePermission(em(), workspace.workspaceId, roleId, 'billing.read');
+    await grantRolePermission(em(), workspace.workspaceId, roleId, 'documents.read');
+    const before = Date.now();
+    const { keyId, key } = await newKey({
+      prefix: 'gk',
+      name: 'Acme',
+      meta: { plan: 'pro', seats: 3 },
+      expires: 4102444800000,
+      permissions: ['documents.read', 'documents.write'],
+      roles: ['getkey-admin'],
+      externalId: 'getkey_user',
+      credits: { remaining: 10, refill: { interval: 'monthly', amount: 100, refillDay: 31 } },
+      ratelimits: [{ name: 'per-second', limit: 5, duration: 1000, autoApply: true }],
+    });
+    const after = Date.now();
+    const identityId = (await storedKey(em(), keyId))?.identity_id;
+    if (!identityId) throw new Error('expected an identity');
+    await addIdentityRatelimit(em(), workspace.workspaceId, identityId, {
+      name: 'shared',
+      limit: 100,
+      durationMs: 60_000,
+      autoApply: false,
+    });
+
+    const reply = await getKey({ keyId });
+    expect(reply.status).toBe(200);
+    expect(reply.body.data).toEqual({
+      keyId,
+      start: key.slice(0, 'gk_'.length + 4),
+      enabled: true,
+      name: 'Acme',
+      meta: { plan: 'pro', seats: 3 },
+      createdAt: expect.any(Number),
+      expires: 4102444800000,
+      permissions: ['billing.read', 'documents.read', 'documents.write'],
+      roles: ['getkey-admin'],
+      credits: { remaining: 10, refill: { interval: 'monthly', amount: 100, refillDay: 31 } },
+      identity: {
+        id: identityId,
+        externalId: 'getkey_user',
+        ratelimits: [
+          { id: expect.stringMatching(/^rl_/), name: 'shared', limit: 100, duration: 60_000, autoApply: false },
+        ],
+      },
+      ratelimits: [
+        { id: expect.stringMatching(/^rl_/), name: 'per-second', limit: 5, duration: 1000, autoApply: true },
+      ],
+    });
+    const createdAt = reply.body.data.createdAt as number;
+    expect(createdAt).toBeGreaterThanOrEqual(before - 1000);
+    expect(createdAt).toBeLessThanOrEqual(after + 1000);
+  });
+
+  it('omits every empty field of a bare key', async () => {
+    const { keyId } = await newKey();
+    const reply = await getKey({ keyId });
+    expect(Object.keys(reply.body.data).sort()).toEqual(['createdAt', 'enabled', 'keyId', 'start']);
+  });
+
+  it('shows a disabled key as such', async () => {
+    const { keyId } = await newKey({ enabled: false });
+    expect((await getKey({ keyId })).body.data.enabled).toBe(false);
+  });
+
+  it('shows a daily refill without refillDay', async () => {
+    const { keyId } = await newKey({ credits: { remaining: 5, refill: { interval: 'daily', amount: 20 } } });
+    expect((await getKey({ keyId })).body.data.credits).toEqual({
+      remaining: 5,
+      refill: { interval: 'daily', amount: 20 },
+    });
+  });
+
+  it('shows credits of 0, and none for an unlimited key', async () => {
+    const zero = await newKey({ credits: { remaining: 0 } });
+    const unlimited = await newKey({ credits: { remaining: null } });
+    expect((await getKey({ keyId: zero.keyId })).body.data.credits).toEqual({ remaining: 0 });
+    expect((await getKey({ keyId: unlimited.keyId })).body.data).not.toHaveProperty('credits');
+  });
+
+  it('shows the balance after verifications spent credits', async () => {
+    const { keyId, key } = await newKey({ credits: { remaining: 10 } });
+    await api.post('keys.verifyKey', { key, credits: { cost: 3 } }, workspace.rootKey);
+    expect((await getKey({ keyId })).body.data.credits).toEqual({ remaining: 7 });
+  });
+
+  it('counts a refill whose boundary has passed, as verification will apply it, without writing', async () => {
+    const { keyId, key } = await newKey({ credits: { remaining: 2, refill: { interval: 'daily', amount: 50 } } });
+    const tomorrow = Date.now() + DAY;
+    const later = await postOn<KeyData>(api, { now: tomorrow }, 'keys.getKey', { keyId }, workspace.rootKey);
+    expect(later.body.data.credits).toEqual({ remaining: 50, refill: { interval: 'daily', amount: 50 } });
+    expect((await storedKey(em(), keyId))?.credits_remaining).toBe('2');
+    expect((await getKey({ keyId })).body.data.credits?.remaining).toBe(2);
+    const verified = await postOn<{ credits: number }>(
+      api,
+      { now: tomorrow },
+      'keys.verifyKey',
+      { key },
+      workspace.rootKey,
+    );
+    expect(verified.body.data.credits).toBe(49);
+  });
+
+  it('returns the plaintext of a recoverable key with decrypt', async () => {
+    const { keyId, key } = await newKey({ recoverable: true, prefix: 'rec' });
+    const reply = await getKey({ keyId, decrypt: true });
+    expect(reply.status).toBe(200);
+    expect(reply.body.data.plaintext).toBe(key);
+  });
+
+  it('omits the plaintext without decrypt, and for a key that is not recoverable', async () => {
+    const recoverable = await newKey({ recoverable: true });
+    const plain = await newKey();
+    expect((await getKey({ keyId: recoverable.keyId })).body.data).not.toHaveProperty('plaintext');
+    const decrypted = await getKey({ keyId: plain.keyId, decrypt: true });
+    expect(decrypted.status).toBe(200);
+    expect(decrypted.body.data).not.toHaveProperty('plaintext');
+  });
+
+  it.each([['api.*.read_key'], ['apis.*.read_key'], ['api.API_ID.read_key']])('with the grant %s', async (grant) => {
+    const { keyId } = await newKey();
+    const { rootKey } = await workspace.rootKeyWith([grant.replace('API_ID', apiId)]);
+    expect((await getKey({ keyId }, rootKey)).status).toBe(200);
+  });
+
+  it('decrypts with read_key and decrypt_key for the API', async () => {
+    const { keyId, key } = await newKey({ recoverable: true });
+    const { rootKey } = await workspace.rootKeyWith([`api.${apiId}.read_key`, `api.${apiId}.decrypt_key`]);
+    expect((await getKey({ keyId, decrypt: true }, rootKey)).body.data.plaintext).toBe(key);
+  });
+});
+
+describe('400', () => {
+  const expectInvalid = async (body: Record<string, unknown>, location: string) => {
+    const reply = await getKey(body);
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
+    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
+  };
+
+  it.each([
+    ['missing', undefined],
+    ['too short', 'ab'],
+    ['too long', 'k'.repeat(256)],
+    ['with a forbidden character', 'key-1'],
+    ['of the wrong type', 7],
+  ])('rejects a keyId %s', async (_, keyId) => {
+    await expectInvalid(keyId === undefined ? {} : { keyId }, 'body.keyId');
+  });
+
+  it('rejects a decrypt that is not a boolean', async () => {
+    await expectInvalid({ keyId: 'key_abc', decrypt: 'yes' }, 'body.decrypt');
+  });
+
+  it('rejects unknown fields, such as the key string', async () => {
+    await expectInvalid({ keyId: 'key_abc', key: 'sk_123' }, 'body.key');
+  });
+});
+
+describe('401', () => {
+  it('without a root key', async () => {
+    expect((await api.post('keys.getKey', { keyId: 'key_abc' })).status).toBe(401);
+  });
+
+  it('with an unknown root key', async () => {
+    expect((await getKey({ keyId: 'key_abc' }, 'unknown_root_key')).status).toBe(401);
+  });
+});
+
+describe('403', () => {
+  it('without read_key, naming it', async () => {
+    const { keyId } = await newKey();
+    const { rootKey } = await workspace.rootKeyWith(['api.*.read_api', 'api.*.create_key']);
+    const reply = await getKey({ keyId }, rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.detail).toBe(`Missing permission: 'api.${apiId}.read_key'.`);
+  });
+
+  it('with read_key for another API only', async () => {
+    const { keyId } = await newKey();
+    const { rootKey } = await workspace.rootKeyWith(['api.api_other.read_key']);
+    expect((await getKey({ keyId }, rootKey)).status).toBe(403);
+  });
+
+  it('decrypting without decrypt_key, naming it', async () => {
+    const { keyId } = await newKey({ recoverable: true });
+    const { rootKey } = await workspace.rootKeyWith([`api.${apiId}.read_key`]);
+    const reply = await getKey({ keyId, decrypt: true }, rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.detail).toBe(`Missing permission: 'api.${apiId}.decrypt_key'.`);
+  });
+
+  it('for decrypt_key before the API encryption setting', async () => {
+    const plainApi = await createTestApi(api, workspace.rootKey);
+    const { keyId } = await newKey({}, plainApi);
+    const { rootKey } = await workspace.rootKeyWith([`api.${plainApi}.read_key`]);
+    expect((await getKey({ keyId, decrypt: true }, rootKey)).status).toBe(403);
+  });
+});
+
+describe('404', () => {
+  it('for a key that does not exist', async () => {
+    const reply = await getKey({ keyId: 'key_doesnotexist' });
+    expect(reply.status).toBe(404);
+    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/key_not_found`);
+  });
+
+  it('before checking permissions', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['api.*.read_api']);
+    expect((await getKey({ keyId: 'key_doesnotexist' }, rootKey)).status).toBe(404);
+  });
+
+  it('for a deleted key', async () => {
+    const { keyId } = await newKey();
+    expect((await api.post('keys.deleteKey', { keyId }, workspace.rootKey)).status).toBe(200);
+    expect((await getKey({ keyId })).status).toBe(404);
+  });
+
+  it('for a key of a deleted API', async () => {
+    const doomed = await createTestApi(api, workspace.rootKey);
+    const { keyId } = await newKey({}, doomed);
+    await rows(em(), sql`update apis set deleted_at = now() where id = ${doomed}`);
+    expect((await getKey({ keyId })).status).toBe(404);
+  });
+});
+
+describe('412', () => {
+  it('decrypting in a workspace without a vault, before the permission check', async () => {
+    const noVault = await api.workspace({ vault: false });
+    const otherApi = await createTestApi(api, noVault.rootKey, { encryption: { enabled: true } });
+    const { keyId } = await newKey({}, otherApi, noVault.rootKey);
+    const { rootKey } = await noVault.rootKeyWith([`api.${otherApi}.read_key`]);
+    const reply = await getKey({ keyId, decrypt: true }, rootKey);
+    expect(reply.status).toBe(412);
+    expect(reply.body.error).toMatchObject({
+      type: `${ERRORS_BASE_URL}/service/application/precondition_failed`,
+      detail: 'The vault is not set up for this workspace, so keys cannot be stored recoverably or decrypted.',
+    });
+  });
+
+  it('decrypting on a server without a master key', async () => {
+    const { keyId } = await newKey({ recoverable: true });
+    const reply = await postOn(api, { masterKey: false }, 'keys.getKey', { keyId, decrypt: true }, workspace.rootKey);
+    expect(reply.status).toBe(412);
+  });
+
+  it('decrypting a key of an API without encryption', async () => {
+    const plainApi = await createTestApi(api, workspace.rootKey);
+    const { keyId } = await newKey({}, plainApi);
+    const reply = await getKey({ keyId, decrypt: true });
+    expect(reply.status).toBe(412);
+    expect(reply.body.error.detail).toBe(
+      'The requested API does not support key encryption: encryption is not enabled for it.',
+    );
+  });
+
+  it('not without decrypt', async () => {
+    const noVault = await api.workspace({ vault: false });
+    const otherApi = await createTestApi(api, noVault.rootKey);
+    const { keyId } = await newKey({}, otherApi, noVault.rootKey);
+    expect((await getKey({ keyId }, noVault.rootKey)).status).toBe(200);
+  });
+});
+
+describe('cross-workspace isolation', () => {
+  it("does not find another workspace's key, even with every permission", async () => {
+    const { keyId } = await newKey({ recoverable: true });
+    const intruder = await api.workspace({ vault: true });
+    expect((await getKey({ keyId }, intruder.rootKey)).status).toBe(404);
+    expect((await getKey({ keyId, decrypt: true }, intruder.rootKey)).status).toBe(404);
+  });
+});

@@ -1,0 +1,416 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { hashKey } from '@keyplane/core';
+import { createKeyMigration, rows, sql } from '@keyplane/db';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { countRows, createRole, keyPermissionSlugs, keyRatelimits, keyRoleNames, storedKey } from '../dbInspect.ts';
+import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+
+const api = useApi();
+let workspace: TestWorkspace;
+let apiId: string;
+let migrationId: string;
+const em = () => api.orm.em.fork();
+
+beforeAll(async () => {
+  workspace = await api.workspace();
+  apiId = await createTestApi(api, workspace.rootKey);
+  migrationId = await createKeyMigration(em(), workspace.workspaceId);
+});
+
+type Migrated = { migrated: { hash: string; keyId: string }[]; failed: string[] };
+type Verification = {
+  valid: boolean;
+  code: string;
+  keyId?: string;
+  name?: string;
+  meta?: Record<string, unknown>;
+  credits?: number;
+  permissions?: string[];
+  roles?: string[];
+  identity?: { externalId: string };
+};
+
+/** A key as the customer's old system issued it, with its SHA-256 in both encodings. */
+function legacyKey() {
+  const plaintext = `legacy_${randomBytes(18).toString('base64url')}`;
+  const digest = createHash('sha256').update(plaintext);
+  const hex = createHash('sha256').update(plaintext).digest('hex');
+  return { plaintext, hex, base64: digest.digest('base64') };
+}
+const migrateKeys = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
+  api.post<Migrated>('keys.migrateKeys', body, rootKey);
+const migrate = (keys: Record<string, unknown>[], rootKey = workspace.rootKey) =>
+  migrateKeys({ migrationId, apiId, keys }, rootKey);
+const verify = async (key: string, extra: Record<string, unknown> = {}) => {
+  const reply = await api.post<Verification>('keys.verifyKey', { key, ...extra }, workspace.rootKey);
+  expect(reply.status).toBe(200);
+  return reply.body.data;
+};
+
+describe('200', () => {
+  it('migrates a hex hash: the original plaintext verifies VALID', async () => {
+    const legacy = legacyKey();
+    const reply = await migrate([{ hash: legacy.hex }]);
+    expect(reply.status).toBe(200);
+    expect(reply.body.data).toEqual({
+      migrated: [{ hash: legacy.hex, keyId: expect.stringMatching(/^key_/) }],
+      failed: [],
+    });
+    const keyId = reply.body.data.migrated[0]?.keyId ?? '';
+    expect(await verify(legacy.plaintext)).toMatchObject({ valid: true, code: 'VALID', keyId });
+  });
+
+  it('migrates a base64 hash, and an upper-case hex one', async () => {
+    const base64 = legacyKey();
+    const upper = legacyKey();
+    const reply = await migrate([{ hash: base64.base64 }, { hash: upper.hex.toUpperCase() }]);
+    expect(reply.body.data.migrated.map((m) => m.hash)).toEqual([base64.base64, upper.hex.toUpperCase()]);
+    expect((await verify(base64.plaintext)).code).toBe('VALID');
+    expect((await verify(upper.plaintext)).code).toBe('VALID');
+  });
+
+  it('stores the hash in our format, with an empty start and the pending migration', async () => {
+    const legacy = legacyKey();
+    const reply = await migrate([{ hash: legacy.hex }]);
+    const keyId = reply.body.data.migrated[0]?.keyId ?? '';
+    expect(await storedKey(em(), keyId)).toMatchObject({
+      hash: hashKey(legacy.plaintext),
+      start: '',
+      workspace_id: workspace.workspaceId,
+      api_id: apiId,
+      enabled: true,
+    });
+    const [row] = await rows(
+      em(),
+      sql<{ pending: string }>`select pending_migration_id as pending from keys where id = ${keyId}`,
+    );
+    expect(row?.pending).toBe(migrationId);
+  });
+
+  it('stores every field, creating roles, permissions and identities that do not exist', async () => {
+    await createRole(em(), workspace.workspaceId, 'existing-role');
+    const legacy = legacyKey();
+    const rolesBefore = await rows(em(), sql<{ count: number }>`select count(*)::int as count from roles`);
+    const reply = await migrate([
+      {
+        hash: legacy.hex,
+        name: 'imported',
+        externalId: 'imported_user',
+        meta: { source: 'legacy' },
+        roles: ['existing-role', 'new-role'],
+        permissions: ['legacy.read', 'legacy.write'],
+        expires: 4102444800000,
+        credits: { remaining: 7, refill: { interval: 'monthly', amount: 7, refillDay: 1 } },
+        ratelimits: [{ name: 'per-second', limit: 10, duration: 1000, autoApply: true }],
+      },
+    ]);
+    expect(reply.status).toBe(200);
+    const keyId = reply.body.data.migrated[0]?.keyId ?? '';
+    expect(await storedKey(em(), keyId)).toMatchObject({
+      name: 'imported',
+      meta: { source: 'legacy' },
+      expires_ms: 4102444800000,
+      credits_remaining: '7',
+      refill_interval: 'monthly',
+      refill_amount: '7',
+      refill_day: 1,
+    });
+    expect(await keyRoleNames(em(), keyId)).toEqual(['existing-role', 'new-role']);
+    expect(await keyPermissionSlugs(em(), keyId)).toEqual(['legacy.read', 'legacy.write']);
+    expect(await keyRatelimits(em(), keyId)).toEqual([
+      { name: 'per-second', limit: 10, duration_ms: '1000', auto_apply: true },
+    ]);
+    const rolesAfter = await rows(em(), sql<{ count: number }>`select count(*)::int as count from roles`);
+    expect(rolesAfter[0]?.count).toBe((rolesBefore[0]?.count ?? 0) + 1);
+
+    const verified = await verify(legacy.plaintext, { permissions: 'legacy.read and legacy.write' });
+    expect(verified).toMatchObject({
+      code: 'VALID',
+      name: 'imported',
+      meta: { source: 'legacy' },
+      credits: 6,
+      roles: ['existing-role', 'new-role'],
+      identity: { externalId: 'imported_user' },
+    });
+  });
+
+  it('links several keys to one identity and shares created roles and permissions', async () => {
+    const [a, b] = [legacyKey(), legacyKey()];
+    const identitiesBefore = await countRows(em(), 'identities');
+    const permissionsBefore = await countRows(em(), 'permissions');
+    const reply = await migrate([
+      { hash: a.hex, externalId: 'team_1', roles: ['team-role'], permissions: ['team.perm'] },
+      { hash: b.hex, externalId: 'team_1', roles: ['team-role'], permissions: ['team.perm', 'team.perm'] },
+    ]);
+    expect(reply.body.data.migrated).toHaveLength(2);
+    const [first, second] = await Promise.all(
+      reply.body.data.migrated.map((migrated) => storedKey(em(), migrated.keyId)),
+    );
+    expect(first?.identity_id).toMatch(/^id_/);
+    expect(second?.identity_id).toBe(first?.identity_id);
+    expect(await countRows(em(), 'identities')).toBe(identitiesBefore + 1);
+    expect(await countRows(em(), 'permissions')).toBe(permissionsBefore + 1);
+  });
+
+  it('keeps enabled: false and an expiry in the past', async () => {
+    const [disabled, expired] = [legacyKey(), legacyKey()];
+    await migrate([
+      { hash: disabled.hex, enabled: false },
+      { hash: expired.hex, expires: Date.now() - 60_000 },
+    ]);
+    expect((await verify(disabled.plaintext)).code).toBe('DISABLED');
+    expect((await verify(expired.plaintext)).code).toBe('EXPIRED');
+  });
+
+  it('reports hashes already taken as failed and migrates the rest (partial success)', async () => {
+    const created = await api.post<{ key: string }>('keys.createKey', { apiId }, workspace.rootKey);
+    const takenHash = createHash('sha256').update(created.body.data.key).digest('hex');
+    const fresh = legacyKey();
+    const before = await countRows(em(), 'keys');
+    const reply = await migrate([{ hash: takenHash }, { hash: fresh.hex }]);
+    expect(reply.status).toBe(200);
+    expect(reply.body.data.failed).toEqual([takenHash]);
+    expect(reply.body.data.migrated.map((m) => m.hash)).toEqual([fresh.hex]);
+    expect(await countRows(em(), 'keys')).toBe(before + 1);
+  });
+
+  it('fails a repeat of the same hash, in either encoding, within one request and across requests', async () => {
+    const legacy = legacyKey();
+    const reply = await migrate([{ hash: legacy.hex }, { hash: legacy.base64 }, { hash: legacy.hex }]);
+    expect(reply.body.data.migrated.map((m) => m.hash)).toEqual([legacy.hex]);
+    expect(reply.body.data.failed).toEqual([legacy.base64, legacy.hex]);
+    const again = await migrate([{ hash: legacy.base64 }]);
+    expect(again.status).toBe(200);
+    expect(again.body.data).toEqual({ migrated: [], failed: [legacy.base64] });
+  });
+
+  it('does not create roles or permissions for keys that all failed', async () => {
+    const legacy = legacyKey();
+    await migrate([{ hash: legacy.hex }]);
+    const before = await countRows(em(), 'permissions');
+    const reply = await migrate([{ hash: legacy.hex, permissions: ['never.made'] }]);
+    expect(reply.body.data.failed).toEqual([legacy.hex]);
+    expect(await countRows(em(), 'permissions')).toBe(before);
+  });
+
+  it('a key verified as NOT_FOUND before (the cache is warm) verifies VALID right after migration', async () => {
+    const legacy = legacyKey();
+    expect((await verify(legacy.plaintext)).code).toBe('NOT_FOUND');
+    expect((await verify(legacy.plaintext)).code).toBe('NOT_FOUND');
+    await migrate([{ hash: legacy.base64 }]);
+    expect((await verify(legacy.plaintext)).code).toBe('VALID');
+  });
+
+  it('migrates 1000 keys in one request', async () => {
+    const keys = Array.from({ length: 1000 }, () => legacyKey());
+    // base64 and nothing else: 1000 items must fit the test server's 64 KiB body limit.
+    const reply = await migrate(keys.map((key) => ({ hash: key.base64 })));
+    expect(reply.status).toBe(200);
+    expect(reply.body.data.migrated).toHaveLength(1000);
+    expect((await verify(keys[999]?.plaintext ?? '')).code).toBe('VALID');
+  });
+
+  it('with exactly api.<apiId>.create_key', async () => {
+    const { rootKey } = await workspace.rootKeyWith([`api.${apiId}.create_key`]);
+    const reply = await migrate(
+      [{ hash: legacyKey().hex, roles: ['scoped-role'], permissions: ['scoped.p'] }],
+      rootKey,
+    );
+    expect(reply.status).toBe(200);
+  });
+});
+
+describe('400', () => {
+  const expectInvalid = async (body: Record<string, unknown>, location: string) => {
+    const reply = await migrateKeys(body);
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
+    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
+  };
+  const hash = 'a'.repeat(64);
+
+  it.each([
+    [{ apiId: 'api_x', keys: [{ hash: 'a'.repeat(64) }] }, 'body.migrationId'],
+    [{ migrationId: 'mi', apiId: 'api_x', keys: [{ hash: 'a'.repeat(64) }] }, 'body.migrationId'],
+    [{ migrationId: 'mig\u0000', apiId: 'api_x', keys: [{ hash: 'a'.repeat(64) }] }, 'body.migrationId'],
+    [{ migrationId: 'mig_x', keys: [{ hash: 'a'.repeat(64) }] }, 'body.apiId'],
+    [{ migrationId: 'mig_x', apiId: 'api-x', keys: [{ hash: 'a'.repeat(64) }] }, 'body.apiId'],
+    [{ migrationId: 'mig_x', apiId: 'api_x' }, 'body.keys'],
+    [{ migrationId: 'mig_x', apiId: 'api_x', keys: [] }, 'body.keys'],
+    [{ migrationId: 'mig_x', apiId: 'api_x', keys: [{}] }, 'body.keys[0].hash'],
+    [{ migrationId: 'mig_x', apiId: 'api_x', keys: [{ hash: 'a'.repeat(64) }], extra: 1 }, 'body.extra'],
+  ])('rejects %j', async (body, location) => {
+    await expectInvalid(body, location);
+  });
+
+  it('rejects more than 1000 keys', async () => {
+    const keys = Array.from({ length: 1001 }, () => ({ hash: legacyKey().base64 }));
+    await expectInvalid({ migrationId, apiId, keys }, 'body.keys');
+  });
+
+  it.each([
+    ['too short', 'abc'],
+    ['63 hex characters', 'a'.repeat(63)],
+    ['65 hex characters', 'a'.repeat(65)],
+    ['not hex', 'g'.repeat(64)],
+    ['base64 without padding', 'A'.repeat(43)],
+    ['base64url', `${'-'.repeat(43)}=`],
+    ['a number', 12],
+  ])('rejects a hash that is %s', async (_, value) => {
+    await expectInvalid({ migrationId, apiId, keys: [{ hash }, { hash: value }] }, 'body.keys[1].hash');
+  });
+
+  it.each([
+    ['name', ''],
+    ['externalId', 'has space'],
+    ['meta', [1]],
+    ['roles', ['']],
+    ['permissions', 'p'],
+    ['expires', -1],
+    ['enabled', 'no'],
+    ['credits', null],
+    ['ratelimits', [{ name: 'ab', limit: 1, duration: 1000 }]],
+    ['ratelimits', [{ name: 'abc', limit: 2 ** 31, duration: 1000 }]],
+    ['recoverable', true],
+  ])('rejects a key with %s = %j', async (field, value) => {
+    const reply = await migrateKeys({ migrationId, apiId, keys: [{ hash, [field]: value }] });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.errors?.some((e) => e.location.startsWith(`body.keys[0].${field}`))).toBe(true);
+  });
+
+  it('writes nothing', async () => {
+    const before = await countRows(em(), 'keys');
+    await migrateKeys({ migrationId, apiId, keys: [{ hash: legacyKey().hex }, { hash: 'bad' }] });
+    expect(await countRows(em(), 'keys')).toBe(before);
+  });
+});
+
+describe('401', () => {
+  it('without a root key, or with an unknown one', async () => {
+    const body = { migrationId, apiId, keys: [{ hash: legacyKey().hex }] };
+    expect((await api.post('keys.migrateKeys', body)).status).toBe(401);
+    expect((await migrateKeys(body, 'kproot_unknown')).status).toBe(401);
+  });
+});
+
+describe('403', () => {
+  it('without create_key, naming it, and migrates nothing', async () => {
+    const legacy = legacyKey();
+    const { rootKey } = await workspace.rootKeyWith(['api.*.update_key', 'api.*.verify_key']);
+    const reply = await migrate([{ hash: legacy.hex }], rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.detail).toBe(`Missing permission: 'api.${apiId}.create_key'.`);
+    expect((await verify(legacy.plaintext)).code).toBe('NOT_FOUND');
+  });
+
+  it('with create_key for another API only', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['api.api_other.create_key']);
+    expect((await migrate([{ hash: legacyKey().hex }], rootKey)).status).toBe(403);
+  });
+
+  it('before looking the API up', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['api.api_other.create_key']);
+    const reply = await migrateKeys({ migrationId, apiId: 'api_missing', keys: [{ hash: legacyKey().hex }] }, rootKey);
+    expect(reply.status).toBe(403);
+  });
+});
+
+describe('404', () => {
+  it('for an API that does not exist (before the migration is looked up)', async () => {
+    const reply = await migrateKeys({
+      migrationId: 'mig_missing',
+      apiId: 'api_missing',
+      keys: [{ hash: 'a'.repeat(64) }],
+    });
+    expect(reply.status).toBe(404);
+    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/api_not_found`);
+  });
+
+  it('for a migration that does not exist, writing nothing', async () => {
+    const legacy = legacyKey();
+    const reply = await migrateKeys({
+      migrationId: 'mig_missing',
+      apiId,
+      keys: [{ hash: legacy.hex, roles: ['x-role'] }],
+    });
+    expect(reply.status).toBe(404);
+    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/migration_not_found`);
+    expect((await verify(legacy.plaintext)).code).toBe('NOT_FOUND');
+  });
+
+  it('for a deleted API', async () => {
+    const deleted = await createTestApi(api, workspace.rootKey);
+    await rows(em(), sql`update apis set deleted_at = now() where id = ${deleted}`);
+    const reply = await migrateKeys({ migrationId, apiId: deleted, keys: [{ hash: legacyKey().hex }] });
+    expect(reply.status).toBe(404);
+    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/api_not_found`);
+  });
+});
+
+describe('cross-workspace isolation', () => {
+  it("cannot migrate into another workspace's API (404)", async () => {
+    const intruder = await api.workspace();
+    const intruderMigration = await createKeyMigration(em(), intruder.workspaceId);
+    const reply = await migrateKeys(
+      { migrationId: intruderMigration, apiId, keys: [{ hash: legacyKey().hex }] },
+      intruder.rootKey,
+    );
+    expect(reply.status).toBe(404);
+    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/api_not_found`);
+  });
+
+  it("cannot use another workspace's migration (404)", async () => {
+    const other = await api.workspace();
+    const otherApi = await createTestApi(api, other.rootKey);
+    const reply = await migrateKeys({ migrationId, apiId: otherApi, keys: [{ hash: legacyKey().hex }] }, other.rootKey);
+    expect(reply.status).toBe(404);
+    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/migration_not_found`);
+  });
+
+  it("creates its own roles, permissions and identities rather than using another workspace's", async () => {
+    await createRole(em(), workspace.workspaceId, 'cross-role');
+    const mine = legacyKey();
+    const myKeyId = (await migrate([{ hash: mine.hex, externalId: 'cross_user', permissions: ['cross.p'] }])).body.data
+      .migrated[0]?.keyId;
+    const other = await api.workspace();
+    const otherApi = await createTestApi(api, other.rootKey);
+    const otherMigration = await createKeyMigration(em(), other.workspaceId);
+    const theirs = legacyKey();
+    const reply = await migrateKeys(
+      {
+        migrationId: otherMigration,
+        apiId: otherApi,
+        keys: [{ hash: theirs.hex, externalId: 'cross_user', roles: ['cross-role'], permissions: ['cross.p'] }],
+      },
+      other.rootKey,
+    );
+    const theirKeyId = reply.body.data.migrated[0]?.keyId ?? '';
+    const [owners] = await rows(
+      em(),
+      sql<{ identity: string; role: string; permission: string }>`
+        select (select i.workspace_id from identities i join keys k on k.identity_id = i.id where k.id = ${theirKeyId}) as identity,
+               (select r.workspace_id from roles r join keys_roles kr on kr.role_id = r.id where kr.key_id = ${theirKeyId}) as role,
+               (select p.workspace_id from permissions p join keys_permissions kp on kp.permission_id = p.id
+                  where kp.key_id = ${theirKeyId}) as permission`,
+    );
+    expect(owners).toEqual({ identity: other.workspaceId, role: other.workspaceId, permission: other.workspaceId });
+    expect((await storedKey(em(), theirKeyId))?.identity_id).not.toBe(
+      (await storedKey(em(), myKeyId ?? ''))?.identity_id,
+    );
+  });
+
+  it("fails a hash that another workspace's key has, leaving that key alone", async () => {
+    const other = await api.workspace();
+    const otherApi = await createTestApi(api, other.rootKey);
+    const theirs = await api.post<{ keyId: string; key: string }>('keys.createKey', { apiId: otherApi }, other.rootKey);
+    const theirHash = hashKey(theirs.body.data.key);
+    const reply = await migrate([{ hash: theirHash, name: 'hijack' }]);
+    expect(reply.body.data).toEqual({ migrated: [], failed: [theirHash] });
+    expect(await storedKey(em(), theirs.body.data.keyId)).toMatchObject({
+      workspace_id: other.workspaceId,
+      name: null,
+    });
+    // The migrated workspace's root key still cannot see that key.
+    expect((await verify(theirs.body.data.key)).code).toBe('NOT_FOUND');
+  });
+});

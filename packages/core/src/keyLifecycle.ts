@@ -1,0 +1,47 @@
+import { applyRefill, type RefillConfig } from './verification/refill.ts';
+
+/** A key's stored credit state. */
+export interface CreditsState {
+  /** null: unlimited. */
+  remaining: number | null;
+  refill: RefillConfig | null;
+  /** When the last refill was applied (ms); null counts as "never", so the next boundary is due. */
+  lastRefillAt: number | null;
+}
+
+/**
+ * The balance a reader should see at `now`: a refill whose boundary has passed counts even before
+ * a verification stores it, exactly as verification would apply it (set to the amount, never lower).
+ */
+export function effectiveRemaining(credits: CreditsState, now: number): number | null {
+  if (credits.remaining === null || credits.refill === null) return credits.remaining;
+  return applyRefill(
+    { remaining: credits.remaining, refill: credits.refill, lastRefillAt: credits.lastRefillAt ?? 0 },
+    now,
+  ).remaining;
+}
+
+export const CREDITS_UPDATE_DETAILS = {
+  valueRequired: 'When specifying an increment or decrement operation, a value must be provided.',
+  unlimited: 'You cannot increment or decrement a key with unlimited credits.',
+} as const;
+
+const MINUTE_MS = 60_000;
+
+/**
+ * When a rerolled (old) key stops working: `expirationMs` from now, rounded up to a whole minute,
+ * or now for 0. A reroll never extends the old key's life, so an expired key is not revived.
+ */
+export function rerolledKeyExpiry(now: number, expirationMs: number, currentExpires: number | null): number {
+  const expiry = expirationMs === 0 ? now : Math.ceil((now + expirationMs) / MINUTE_MS) * MINUTE_MS;
+  return currentExpires === null ? expiry : Math.min(expiry, currentExpires);
+}
+
+/**
+ * The prefix of a rerolled key: what the old `start` has before its first `_` (as the reference
+ * product does), else the API's default prefix.
+ */
+export function rerolledKeyPrefix(oldStart: string, defaultPrefix: string | null): string | null {
+  const separator = oldStart.indexOf('_');
+  return separator > 0 ? oldStart.slice(0, separator) : defaultPrefix;
+}

@@ -1,0 +1,39 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { isSha256Digest, storedKeyHash } from './keyMigration.ts';
+import { hashKey } from './keys.ts';
+
+const key = 'legacy_abc123';
+const hex = createHash('sha256').update(key).digest('hex');
+const base64 = createHash('sha256').update(key).digest('base64');
+
+describe('storedKeyHash', () => {
+  it('turns a hex digest, in either case, into what hashKey stores', () => {
+    expect(storedKeyHash(hex)).toBe(hashKey(key));
+    expect(storedKeyHash(hex.toUpperCase())).toBe(hashKey(key));
+  });
+
+  it('keeps a base64 digest as it is', () => {
+    expect(storedKeyHash(base64)).toBe(hashKey(key));
+  });
+
+  it('makes a non-canonical last base64 character canonical', () => {
+    // 'A' then 'B' differ only in the two bits that 32 bytes leave unused.
+    const canonical = `${'A'.repeat(42)}A=`;
+    expect(storedKeyHash(`${'A'.repeat(42)}B=`)).toBe(canonical);
+  });
+
+  it.each([
+    ['', false],
+    ['a'.repeat(63), false],
+    ['a'.repeat(65), false],
+    ['g'.repeat(64), false],
+    ['A'.repeat(44), false],
+    [`${'-'.repeat(43)}=`, false],
+    [hex, true],
+    [base64, true],
+  ])('%j is a digest: %s', (digest, valid) => {
+    expect(isSha256Digest(digest)).toBe(valid);
+    expect(storedKeyHash(digest) !== undefined).toBe(valid);
+  });
+});

@@ -1,0 +1,23 @@
+import type { RatelimitConfig } from '@keyplane/core';
+import { sql } from './sql.ts';
+
+type ColumnRef = ReturnType<typeof sql.ref>;
+
+/** The rate limits configured on a key or an identity, as a JSON array of `RatelimitConfig`. */
+export const ratelimitsOf = (owner: 'key_id' | 'identity_id', id: ColumnRef) => sql<RatelimitConfig[]>`
+  coalesce((select json_agg(json_build_object('id', rl.id, 'name', rl.name, 'limit', rl."limit",
+    'durationMs', rl.duration_ms, 'autoApply', rl.auto_apply) order by rl.name)
+  from ratelimits rl where ${sql.ref(`rl.${owner}`)} = ${id}), '[]'::json)`;
+
+/** The unique permission slugs a key holds, directly and through its roles, sorted. */
+export const permissionSlugsOf = (keyId: ColumnRef) => sql<string[]>`
+  coalesce((select array_agg(distinct p.slug) from permissions p where p.id in (
+      select kp.permission_id from keys_permissions kp where kp.key_id = ${keyId}
+      union select rp.permission_id from keys_roles kr
+        join roles_permissions rp on rp.role_id = kr.role_id where kr.key_id = ${keyId})),
+    '{}')`;
+
+/** The names of a key's roles, sorted. */
+export const roleNamesOf = (keyId: ColumnRef) => sql<string[]>`
+  coalesce((select array_agg(r.name order by r.name) from keys_roles kr
+      join roles r on r.id = kr.role_id where kr.key_id = ${keyId}), '{}')`;

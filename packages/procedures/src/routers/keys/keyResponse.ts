@@ -1,0 +1,116 @@
+import { type CreditsState, decryptKeyMaterial, effectiveRemaining, type RatelimitConfig } from '@keyplane/core';
+import type { KeyDetails } from '@keyplane/db';
+import { z } from 'zod';
+
+// `KeyResponseData` (reference 3.1), shared by keys.getKey, keys.whoami and apis.listKeys.
+// Empty and null fields are omitted.
+
+const metaOutput = z.record(z.string(), z.unknown());
+
+const ratelimitOutput = z.object({
+  id: z.string(),
+  name: z.string(),
+  limit: z.number().int(),
+  duration: z.number().int(),
+  autoApply: z.boolean(),
+});
+
+export const keyCreditsOutput = z.object({
+  /** null: unlimited. */
+  remaining: z.number().int().nullable(),
+  refill: z
+    .object({
+      interval: z.enum(['daily', 'monthly']),
+      amount: z.number().int(),
+      /** Monthly refills only. */
+      refillDay: z.number().int().optional(),
+    })
+    .optional(),
+});
+
+export const keyResponseOutput = z.object({
+  keyId: z.string(),
+  start: z.string(),
+  enabled: z.boolean(),
+  name: z.string().optional(),
+  meta: metaOutput.optional(),
+  createdAt: z.number(),
+  updatedAt: z.number().optional(),
+  lastUsedAt: z.number().optional(),
+  expires: z.number().optional(),
+  permissions: z.array(z.string()).optional(),
+  roles: z.array(z.string()).optional(),
+  credits: keyCreditsOutput.optional(),
+  identity: z
+    .object({
+      id: z.string(),
+      externalId: z.string(),
+      meta: metaOutput.optional(),
+      ratelimits: z.array(ratelimitOutput).optional(),
+    })
+    .optional(),
+  ratelimits: z.array(ratelimitOutput).optional(),
+  plaintext: z.string().optional(),
+});
+
+export type KeyCreditsData = z.infer<typeof keyCreditsOutput>;
+export type KeyResponseData = z.infer<typeof keyResponseOutput>;
+
+const nonEmpty = <T>(list: T[]) => (list.length > 0 ? list : undefined);
+
+const ratelimitsData = (limits: RatelimitConfig[]) =>
+  nonEmpty(limits.map(({ durationMs, ...limit }) => ({ ...limit, duration: durationMs })));
+
+/** The credits as a reader sees them at `now`: a refill whose boundary passed is counted. */
+export function keyCreditsData(credits: CreditsState, now: number): KeyCreditsData {
+  const { refill } = credits;
+  return {
+    remaining: effectiveRemaining(credits, now),
+    refill: refill
+      ? {
+          interval: refill.interval,
+          amount: refill.amount,
+          refillDay: refill.interval === 'monthly' ? (refill.refillDay ?? undefined) : undefined,
+        }
+      : undefined,
+  };
+}
+
+/**
+ * `KeyResponseData` for a key. With the workspace's data key, a recoverable key's plaintext is
+ * included; a ciphertext that does not open is left out rather than failing the whole answer.
+ */
+export function keyResponseData(key: KeyDetails, now: number, dataKey?: Uint8Array): KeyResponseData {
+  return {
+    keyId: key.id,
+    start: key.start,
+    enabled: key.enabled,
+    name: key.name ?? undefined,
+    meta: key.meta ?? undefined,
+    createdAt: key.createdAt,
+    updatedAt: key.updatedAt ?? undefined,
+    lastUsedAt: key.lastUsedAt ?? undefined,
+    expires: key.expires ?? undefined,
+    permissions: nonEmpty(key.permissions),
+    roles: nonEmpty(key.roles),
+    credits: key.credits.remaining === null ? undefined : keyCreditsData(key.credits, now),
+    identity: key.identity
+      ? {
+          id: key.identity.id,
+          externalId: key.identity.externalId,
+          meta: key.identity.meta ?? undefined,
+          ratelimits: ratelimitsData(key.identity.ratelimits),
+        }
+      : undefined,
+    ratelimits: ratelimitsData(key.ratelimits),
+    plaintext: dataKey && key.ciphertext ? openCiphertext(dataKey, key.ciphertext, key.id) : undefined,
+  };
+}
+
+function openCiphertext(dataKey: Uint8Array, ciphertext: string, keyId: string): string | undefined {
+  try {
+    return decryptKeyMaterial(dataKey, ciphertext, keyId);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,67 @@
+import { isSha256Digest } from '@keyplane/core';
+import { migrateKeys as migrateKeyRecords } from '@keyplane/db';
+import { z } from 'zod';
+import { apiPermission, requirePermissions } from '../../middleware/auth.ts';
+import {
+  apiIdSchema,
+  creditsSchema,
+  expiresSchema,
+  externalIdSchema,
+  keyNameSchema,
+  metaSchema,
+  permissionSlugSchema,
+  ratelimitsSchema,
+  roleNameSchema,
+  textSchema,
+} from '../../schemas.ts';
+import { evict } from '../../services.ts';
+import { rootKeyProcedure } from '../../trpc.ts';
+
+export const migrateKeysInput = z.strictObject({
+  migrationId: textSchema.min(3).max(255),
+  apiId: apiIdSchema,
+  // The reference sets no maximum; one request imports at most 1000 keys, in one transaction.
+  keys: z
+    .array(
+      z.strictObject({
+        hash: z
+          .string()
+          .refine(isSha256Digest, 'must be the SHA-256 digest of the key: 64 hex characters or 44 base64 characters'),
+        name: keyNameSchema.optional(),
+        externalId: externalIdSchema.optional(),
+        meta: metaSchema.optional(),
+        roles: z.array(roleNameSchema).max(100).optional(),
+        permissions: z.array(permissionSlugSchema).max(1000).optional(),
+        expires: expiresSchema.optional(),
+        enabled: z.boolean().default(true),
+        credits: creditsSchema.optional(),
+        ratelimits: ratelimitsSchema.optional(),
+      }),
+    )
+    .min(1)
+    .max(1000),
+});
+
+export const migrateKeysOutput = z.object({
+  migrated: z.array(z.object({ hash: z.string(), keyId: z.string() })),
+  /** Hashes that are already taken (they are unique across the service) or repeated in the request. */
+  failed: z.array(z.string()),
+});
+
+export const migrateKeys = rootKeyProcedure
+  .meta({ public: true })
+  .input(migrateKeysInput)
+  .output(migrateKeysOutput)
+  .mutation(async ({ ctx, input }) => {
+    requirePermissions(ctx.rootKey, [apiPermission(input.apiId, 'create_key')]);
+    const { migrated, failed, invalidation } = await migrateKeyRecords(ctx.em, ctx.rootKey.workspaceId, {
+      migrationId: input.migrationId,
+      apiId: input.apiId,
+      keys: input.keys.map(({ expires, ...key }) => ({
+        ...key,
+        expiresAt: expires === undefined ? undefined : new Date(expires),
+      })),
+    });
+    evict(ctx.services, invalidation);
+    return { migrated, failed };
+  });

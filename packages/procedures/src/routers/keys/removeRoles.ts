@@ -1,0 +1,26 @@
+import { changeKeyRoles } from '@keyplane/db';
+import { z } from 'zod';
+
+import { loadAuthorizedKey } from '../../middleware/keys.ts';
+import { resourceIdSchema, roleNameSchema, roleSchema } from '../../schemas.ts';
+import { evict } from '../../services.ts';
+import { rootKeyProcedure } from '../../trpc.ts';
+
+export const removeRolesInput = z.strictObject({
+  keyId: resourceIdSchema,
+  roles: z.array(roleNameSchema).min(1).max(100),
+});
+
+/** The key's roles after the change, each with its permissions. */
+export const removeRolesOutput = z.array(roleSchema);
+
+export const removeRoles = rootKeyProcedure
+  .meta({ public: true })
+  .input(removeRolesInput)
+  .output(removeRolesOutput)
+  .mutation(async ({ ctx, input }) => {
+    const key = await loadAuthorizedKey(ctx, input.keyId, ['update_key']);
+    const { roles, invalidation } = await changeKeyRoles(ctx.em, key, 'remove', input.roles);
+    evict(ctx.services, invalidation);
+    return roles;
+  });

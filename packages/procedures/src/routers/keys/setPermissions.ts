@@ -1,0 +1,34 @@
+import { changeKeyPermissions } from '@keyplane/db';
+import { z } from 'zod';
+import { rbacPermission, requirePermissions } from '../../middleware/auth.ts';
+import { loadAuthorizedKey } from '../../middleware/keys.ts';
+import { permissionSchema, permissionSlugSchema, resourceIdSchema } from '../../schemas.ts';
+import { evict } from '../../services.ts';
+import { rootKeyProcedure } from '../../trpc.ts';
+
+export const setPermissionsInput = z.strictObject({
+  keyId: resourceIdSchema,
+  permissions: z.array(permissionSlugSchema).max(1000),
+});
+
+/** The key's direct permissions after the change. */
+export const setPermissionsOutput = z.array(permissionSchema);
+
+export const setPermissions = rootKeyProcedure
+  .meta({ public: true })
+  .input(setPermissionsInput)
+  .output(setPermissionsOutput)
+  .mutation(async ({ ctx, input }) => {
+    const key = await loadAuthorizedKey(
+      ctx,
+      input.keyId,
+      ['update_key'],
+      [rbacPermission('add_permission_to_key'), rbacPermission('remove_permission_from_key')],
+    );
+    // Creating a slug the workspace does not have yet is a permission of its own.
+    const { permissions, invalidation } = await changeKeyPermissions(ctx.em, key, 'set', input.permissions, () =>
+      requirePermissions(ctx.rootKey, [rbacPermission('create_permission')]),
+    );
+    evict(ctx.services, invalidation);
+    return permissions;
+  });

@@ -1,0 +1,26 @@
+import { changeKeyRoles } from '@keyplane/db';
+import { z } from 'zod';
+
+import { loadAuthorizedKey } from '../../middleware/keys.ts';
+import { resourceIdSchema, roleNameSchema, roleSchema } from '../../schemas.ts';
+import { evict } from '../../services.ts';
+import { rootKeyProcedure } from '../../trpc.ts';
+
+export const setRolesInput = z.strictObject({
+  keyId: resourceIdSchema,
+  roles: z.array(roleNameSchema).max(100),
+});
+
+/** The key's roles after the change, each with its permissions. */
+export const setRolesOutput = z.array(roleSchema);
+
+export const setRoles = rootKeyProcedure
+  .meta({ public: true })
+  .input(setRolesInput)
+  .output(setRolesOutput)
+  .mutation(async ({ ctx, input }) => {
+    const key = await loadAuthorizedKey(ctx, input.keyId, ['update_key']);
+    const { roles, invalidation } = await changeKeyRoles(ctx.em, key, 'set', input.roles);
+    evict(ctx.services, invalidation);
+    return roles;
+  });

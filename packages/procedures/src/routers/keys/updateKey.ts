@@ -1,0 +1,46 @@
+import { updateKey as updateKeyRecord } from '@keyplane/db';
+import { z } from 'zod';
+import { loadAuthorizedKey } from '../../middleware/keys.ts';
+import {
+  expiresSchema,
+  externalIdSchema,
+  keyNameSchema,
+  metaSchema,
+  permissionSlugSchema,
+  ratelimitsSchema,
+  resourceIdSchema,
+  roleNameSchema,
+  updateCreditsSchema,
+} from '../../schemas.ts';
+import { evict } from '../../services.ts';
+import { rootKeyProcedure } from '../../trpc.ts';
+
+export const updateKeyInput = z.strictObject({
+  keyId: resourceIdSchema,
+  name: keyNameSchema.nullable().optional(),
+  externalId: externalIdSchema.nullable().optional(),
+  meta: metaSchema.nullable().optional(),
+  expires: expiresSchema.nullable().optional(),
+  credits: updateCreditsSchema.nullable().optional(),
+  ratelimits: ratelimitsSchema.optional(),
+  enabled: z.boolean().optional(),
+  roles: z.array(roleNameSchema).max(100).optional(),
+  permissions: z.array(permissionSlugSchema).max(1000).optional(),
+});
+
+export const updateKeyOutput = z.object({});
+
+export const updateKey = rootKeyProcedure
+  .meta({ public: true })
+  .input(updateKeyInput)
+  .output(updateKeyOutput)
+  .mutation(async ({ ctx, input }) => {
+    const { keyId, expires, ...changes } = input;
+    const key = await loadAuthorizedKey(ctx, keyId, ['update_key']);
+    const invalidation = await updateKeyRecord(ctx.em, key, {
+      ...changes,
+      expiresAt: expires === undefined || expires === null ? expires : new Date(expires),
+    });
+    evict(ctx.services, invalidation);
+    return {};
+  });
