@@ -21,6 +21,7 @@ export {
 export { findKeyRecord, type KeyRecord } from './keyRecords.ts';
 export { type CreateKeyParams, createKey, type KeyCredits, type KeyRatelimit, type KeyScope } from './keys.ts';
 export { type KeyChanges, updateKey } from './keyUpdates.ts';
+export { lazyFork } from './lazyFork.ts';
 export { createOrm, migrate, type Orm, type OrmOptions, ormConfig } from './orm.ts';
 export {
   createRootKey,

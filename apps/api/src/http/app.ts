@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { HttpBindings } from '@hono/node-server';
 import { newId } from '@keyplane/core';
-import type { Orm } from '@keyplane/db';
+import { lazyFork, type Orm } from '@keyplane/db';
 import { type AppRouter, appRouter, type Context, createContextInner, type Services } from '@keyplane/procedures';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { Hono } from 'hono';
@@ -38,7 +38,7 @@ export function createApp(deps: AppDeps) {
 
   const contextFor = (requestId: string, authorization: string | undefined): Context =>
     createContextInner({
-      em: deps.orm.em.fork(),
+      em: lazyFork(deps.orm),
       requestId,
       authorization,
       vaultMasterKey: deps.vaultMasterKey,
