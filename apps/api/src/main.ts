@@ -1,7 +1,7 @@
-import { serve } from '@hono/node-server';
+import { createServer } from 'node:http';
 import { CONFIG_ERROR_EXIT_CODE, type Env, EnvError, loadEnv } from '@keyplane/config';
 import { bootstrapIfEmpty, createOrm, type EmbeddedDatabase, migrate, startEmbeddedPostgres } from '@keyplane/db';
-import { createApp } from './http/app.ts';
+import { createHttp } from './http/app.ts';
 import { jsonLogger } from './log.ts';
 import { startServices } from './services.ts';
 
@@ -58,7 +58,7 @@ if (bootstrapped) {
 }
 
 const running = await startServices({ orm, databaseUrl, redisUrl: env.REDIS_URL, logger });
-const app = createApp({
+const { listener } = createHttp({
   orm,
   logger,
   errorsBaseUrl: env.ERRORS_BASE_URL,
@@ -67,9 +67,12 @@ const app = createApp({
   services: running.services,
   logRequests: env.LOG_REQUESTS,
 });
-const server = serve({ fetch: app.fetch, port: env.PORT, hostname: env.HOST }, (info) =>
-  logger.info('keyplane is listening', { port: info.port, url: `http://localhost:${info.port}` }),
-);
+const server = createServer((request, response) => void listener(request, response));
+server.listen(env.PORT, env.HOST, () => {
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : env.PORT;
+  logger.info('keyplane is listening', { port, url: `http://localhost:${port}` });
+});
 
 let stopping = false;
 async function shutdown(signal: string) {

@@ -2,7 +2,7 @@ import { loadEnv } from '@keyplane/config';
 import { bootstrapWorkspace, createRootKey, type Orm } from '@keyplane/db';
 import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
 import { afterAll, beforeAll, inject } from 'vitest';
-import { type App, createApp } from '../src/http/app.ts';
+import { type App, createHttp } from '../src/http/app.ts';
 import { silentLogger } from '../src/log.ts';
 import { type RunningServices, startServices } from '../src/services.ts';
 
@@ -44,9 +44,10 @@ export function useApi(options: { vaultMasterKey?: Buffer } = { vaultMasterKey: 
   let database: TestDatabase | undefined;
   let running: RunningServices | undefined;
   let app: App | undefined;
+  let listener: ReturnType<typeof createHttp>['listener'] | undefined;
   const ready = () => {
-    if (!database || !app || !running) throw new Error('useApi() is used before its beforeAll ran');
-    return { database, app, running };
+    if (!database || !app || !running || !listener) throw new Error('useApi() is used before its beforeAll ran');
+    return { database, app, running, listener };
   };
 
   beforeAll(async () => {
@@ -57,14 +58,14 @@ export function useApi(options: { vaultMasterKey?: Buffer } = { vaultMasterKey: 
       redisUrl: REDIS_URL,
       logger: silentLogger,
     });
-    app = createApp({
+    ({ app, listener } = createHttp({
       orm: database.orm,
       logger: silentLogger,
       errorsBaseUrl: ERRORS_BASE_URL,
       maxBodyBytes: MAX_BODY_BYTES,
       vaultMasterKey: options.vaultMasterKey,
       services: running.services,
-    });
+    }));
   });
   afterAll(async () => {
     await running?.stop();
@@ -83,6 +84,10 @@ export function useApi(options: { vaultMasterKey?: Buffer } = { vaultMasterKey: 
     },
     get app(): App {
       return ready().app;
+    },
+    /** The Node request listener the production server runs. */
+    get listener() {
+      return ready().listener;
     },
     get services() {
       return ready().running.services;

@@ -1,5 +1,6 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import type { HttpBindings } from '@hono/node-server';
+import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { newId } from '@keyplane/core';
 import { lazyFork, type Orm } from '@keyplane/db';
 import { type AppRouter, appRouter, type Context, createContextInner, type Services } from '@keyplane/procedures';
@@ -7,9 +8,10 @@ import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from '../log.ts';
-import { BodyTooLargeError, readBody } from './body.ts';
-import { dispatch, publicProcedureTable } from './contract.ts';
+import { readIncomingBody, readWebBody } from './body.ts';
 import { type Problem, problemBody, problems } from './problem.ts';
+import { logRequest } from './requestLog.ts';
+import { createV2Handler, type V2Answer } from './v2.ts';
 
 export interface AppDeps {
   orm: Orm;
@@ -28,14 +30,17 @@ type Env = {
   Variables: { requestId: string; procedure?: string; failure?: unknown };
 };
 
-const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
+const V2_PROCEDURE_PATH = /^\/v2\/([^/?#]+)(?:\?.*)?$/;
 
-/** The HTTP host: `/v2` (the public contract), `/trpc` (internal typed callers) and liveness. */
-export function createApp(deps: AppDeps) {
+/**
+ * The HTTP host: `/v2` (the public contract), `/trpc` (internal typed callers) and liveness.
+ * `app` serves everything (and is what in-process tests call); `listener` is what the Node server
+ * runs: it answers `/v2` procedure calls straight on Node's request and response, which spares the
+ * hot path the web Request/Response conversion, and hands everything else to `app`.
+ */
+export function createHttp(deps: AppDeps) {
   const router = deps.router ?? appRouter;
-  const table = publicProcedureTable(router);
-  const app = new Hono<Env>();
-
+  const logRequests = deps.logRequests !== false;
   const contextFor = (requestId: string, authorization: string | undefined): Context =>
     createContextInner({
       em: lazyFork(deps.orm),
@@ -44,7 +49,19 @@ export function createApp(deps: AppDeps) {
       vaultMasterKey: deps.vaultMasterKey,
       services: deps.services,
     });
+  const handleV2 = createV2Handler({
+    router,
+    maxBodyBytes: deps.maxBodyBytes,
+    errorsBaseUrl: deps.errorsBaseUrl,
+    contextFor,
+  });
+  const unexpected = (requestId: string, failure: unknown): V2Answer => ({
+    status: 500,
+    body: problemBody(problems.unexpected(), requestId, deps.errorsBaseUrl),
+    failure,
+  });
 
+  const app = new Hono<Env>();
   const respondWith = (c: { json: (body: unknown, status: never) => Response }, requestId: string, problem: Problem) =>
     c.json(problemBody(problem, requestId, deps.errorsBaseUrl), problem.status as never);
 
@@ -53,76 +70,43 @@ export function createApp(deps: AppDeps) {
     c.set('requestId', requestId);
     const started = performance.now();
     await next();
-    const failure = c.get('failure');
-    const fields = {
+    logRequest(deps.logger, logRequests, {
       requestId,
       method: c.req.method,
       path: c.req.path,
       procedure: c.get('procedure'),
       status: c.res.status,
-      durationMs: Math.round((performance.now() - started) * 100) / 100,
-    };
-    if (failure) {
-      deps.logger.error('request failed', {
-        ...fields,
-        error: failure instanceof Error ? failure.stack : String(failure),
-      });
-    } else if (deps.logRequests !== false) {
-      deps.logger.info('request', fields);
-    }
+      durationMs: performance.now() - started,
+      failure: c.get('failure'),
+    });
+  });
+
+  app.get('/v2/liveness', (c) => c.json({ meta: { requestId: c.get('requestId') }, data: { message: 'OK' } }));
+
+  app.all('/v2/:rpc', async (c) => {
+    const procedure = c.req.param('rpc');
+    c.set('procedure', procedure);
+    const incoming = c.env?.incoming;
+    const answer = await handleV2(
+      {
+        method: c.req.method,
+        procedure,
+        contentType: c.req.header('content-type'),
+        authorization: c.req.header('authorization'),
+        readBody: (limit) => (incoming ? readIncomingBody(incoming, limit) : readWebBody(c.req.raw, limit)),
+        signal: c.req.raw.signal,
+      },
+      c.get('requestId'),
+    );
+    if (answer.failure !== undefined) c.set('failure', answer.failure);
+    if (answer.allow) c.header('Allow', answer.allow);
+    return c.json(answer.body, answer.status as never);
   });
 
   const limitBody = bodyLimit({
     maxSize: deps.maxBodyBytes,
     onError: (c) => respondWith(c, c.get('requestId'), problems.bodyTooLarge(deps.maxBodyBytes)),
   });
-
-  app.get('/v2/liveness', (c) => c.json({ meta: { requestId: c.get('requestId') }, data: { message: 'OK' } }));
-
-  app.post('/v2/:rpc', async (c) => {
-    const requestId = c.get('requestId');
-    const path = c.req.param('rpc');
-    c.set('procedure', path);
-    if (!table.has(path)) return respondWith(c, requestId, problems.unknownProcedure(path));
-    const contentType = c.req.header('content-type');
-    if (contentType !== undefined && !JSON_CONTENT_TYPE.test(contentType)) {
-      return respondWith(c, requestId, problems.unsupportedMediaType(contentType));
-    }
-    let text: string;
-    try {
-      text = await readBody(c, deps.maxBodyBytes);
-    } catch (error) {
-      if (error instanceof BodyTooLargeError)
-        return respondWith(c, requestId, problems.bodyTooLarge(deps.maxBodyBytes));
-      throw error;
-    }
-    let input: unknown;
-    try {
-      input = JSON.parse(text);
-    } catch (error) {
-      return respondWith(c, requestId, problems.malformedJson(error instanceof Error ? error.message : 'unreadable'));
-    }
-    // Arrays pass on to the procedure's schema (a batch procedure may take one); scalars never do.
-    if (typeof input !== 'object' || input === null) return respondWith(c, requestId, problems.notAnObject());
-
-    const result = await dispatch({
-      router,
-      table,
-      path,
-      input,
-      ctx: contextFor(requestId, c.req.header('authorization')),
-      signal: c.req.raw.signal,
-    });
-    if (result.ok) return c.json({ meta: { requestId }, data: result.data });
-    if (result.problem.status >= 500) c.set('failure', result.cause);
-    return respondWith(c, requestId, result.problem);
-  });
-
-  app.all('/v2/:rpc', (c) => {
-    c.header('Allow', 'POST');
-    return respondWith(c, c.get('requestId'), problems.methodNotAllowed(c.req.method));
-  });
-
   app.all('/trpc/*', limitBody, (c) =>
     fetchRequestHandler({
       endpoint: '/trpc',
@@ -142,7 +126,54 @@ export function createApp(deps: AppDeps) {
     return respondWith(c, c.get('requestId') ?? newId('request'), problems.unexpected());
   });
 
-  return app;
+  const honoListener = getRequestListener(app.fetch);
+  async function listener(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const procedure = V2_PROCEDURE_PATH.exec(request.url ?? '')?.[1];
+    if (procedure === undefined || procedure === 'liveness') {
+      await honoListener(request, response);
+      return;
+    }
+    const requestId = newId('request');
+    const started = performance.now();
+    let answer: V2Answer;
+    try {
+      answer = await handleV2(
+        {
+          method: request.method ?? 'GET',
+          procedure,
+          contentType: request.headers['content-type'],
+          authorization: request.headers.authorization,
+          readBody: (limit) => readIncomingBody(request, limit),
+        },
+        requestId,
+      );
+    } catch (error) {
+      answer = unexpected(requestId, error);
+    }
+    const payload = JSON.stringify(answer.body);
+    response.writeHead(answer.status, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(payload),
+      ...(answer.allow ? { allow: answer.allow } : {}),
+    });
+    response.end(payload);
+    logRequest(deps.logger, logRequests, {
+      requestId,
+      method: request.method ?? 'GET',
+      path: request.url ?? '',
+      procedure,
+      status: answer.status,
+      durationMs: performance.now() - started,
+      failure: answer.failure,
+    });
+  }
+
+  return { app, listener };
+}
+
+/** The Hono app alone, for in-process calls (`app.request`). */
+export function createApp(deps: AppDeps) {
+  return createHttp(deps).app;
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -1,28 +1,13 @@
 import type { IncomingMessage } from 'node:http';
-import type { HttpBindings } from '@hono/node-server';
 
 export class BodyTooLargeError extends Error {}
 
 /**
- * The request body as text, refusing more than `limit` bytes. Under the Node server it reads the
- * IncomingMessage directly: going through the web Request turns every body into a web stream,
- * which costs more than the rest of a verification.
+ * The body of a Node request as text, refusing more than `limit` bytes. Reading the
+ * IncomingMessage directly avoids turning every body into a web stream.
  */
-interface RequestSource {
-  env?: Partial<HttpBindings>;
-  req: { header(name: string): string | undefined; arrayBuffer(): Promise<ArrayBuffer> };
-}
-
-export async function readBody(c: RequestSource, limit: number): Promise<string> {
-  if (Number(c.req.header('content-length')) > limit) throw new BodyTooLargeError();
-  const incoming = c.env?.incoming;
-  if (incoming) return readStream(incoming, limit);
-  const body = await c.req.arrayBuffer();
-  if (body.byteLength > limit) throw new BodyTooLargeError();
-  return Buffer.from(body).toString('utf8');
-}
-
-function readStream(stream: IncomingMessage, limit: number): Promise<string> {
+export function readIncomingBody(stream: IncomingMessage, limit: number): Promise<string> {
+  if (Number(stream.headers['content-length']) > limit) return Promise.reject(new BodyTooLargeError());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -38,4 +23,12 @@ function readStream(stream: IncomingMessage, limit: number): Promise<string> {
     );
     stream.on('error', reject);
   });
+}
+
+/** The same for a web Request (in-process calls through `app.request`). */
+export async function readWebBody(request: Request, limit: number): Promise<string> {
+  if (Number(request.headers.get('content-length')) > limit) throw new BodyTooLargeError();
+  const body = await request.arrayBuffer();
+  if (body.byteLength > limit) throw new BodyTooLargeError();
+  return Buffer.from(body).toString('utf8');
 }

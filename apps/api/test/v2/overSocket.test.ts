@@ -1,18 +1,18 @@
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type ServerType, serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_BODY_BYTES, type TestWorkspace, useApi } from '../harness.ts';
 
-// The Node server hands the adapter the raw IncomingMessage; in-process tests never take that path.
+// The production listener answers /v2 on Node's request and response; in-process tests never take that path.
 const api = useApi();
-let server: ServerType;
+let server: Server;
 let baseUrl: string;
 let workspace: TestWorkspace;
 
 beforeAll(async () => {
   workspace = await api.workspace();
-  server = serve({ fetch: api.app.fetch, port: 0, hostname: '127.0.0.1' });
-  await new Promise((resolve) => server.once('listening', resolve));
+  server = createServer((request, response) => void api.listener(request, response));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 afterAll(() => new Promise((resolve) => server.close(resolve)));
@@ -57,5 +57,23 @@ describe('/v2 over a socket', () => {
 
   it('answers 400 for malformed JSON', async () => {
     expect((await post('{"name":')).status).toBe(400);
+  });
+
+  it('answers 405 with Allow for other methods, and 404 for unknown procedures', async () => {
+    const wrongMethod = await fetch(`${baseUrl}/v2/apis.createApi`, { method: 'GET' });
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get('allow')).toBe('POST');
+    expect((await fetch(`${baseUrl}/v2/apis.nothing`, { method: 'POST', body: '{}' })).status).toBe(404);
+  });
+
+  it('hands liveness and everything else to the app', async () => {
+    expect((await fetch(`${baseUrl}/v2/liveness`)).status).toBe(200);
+    expect((await fetch(`${baseUrl}/elsewhere`)).status).toBe(404);
+  });
+
+  it('carries requestId and content type on every answer', async () => {
+    const response = await post(JSON.stringify({ name: 'with-meta' }));
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(((await response.json()) as { meta: { requestId: string } }).meta.requestId).toMatch(/^req_/);
   });
 });

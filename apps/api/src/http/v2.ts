@@ -1,0 +1,74 @@
+import type { AnyTRPCRouter } from '@trpc/server';
+import { BodyTooLargeError } from './body.ts';
+import { dispatch, publicProcedureTable } from './contract.ts';
+import { type Problem, problemBody, problems } from './problem.ts';
+
+/** A `/v2/<procedure>` call, whatever transport it came by. */
+export interface V2Call {
+  method: string;
+  procedure: string;
+  contentType: string | undefined;
+  authorization: string | undefined;
+  readBody(limit: number): Promise<string>;
+  signal?: AbortSignal;
+}
+
+export interface V2Answer {
+  status: number;
+  body: unknown;
+  /** Set on 405. */
+  allow?: string;
+  failure?: unknown;
+}
+
+export type V2Handler = (call: V2Call, requestId: string) => Promise<V2Answer>;
+
+const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
+
+/** The public contract's adapter: method, media type, body, then tRPC's own pipeline, in one envelope. */
+export function createV2Handler<TContext>(options: {
+  router: AnyTRPCRouter;
+  maxBodyBytes: number;
+  errorsBaseUrl: string;
+  contextFor(requestId: string, authorization: string | undefined): TContext;
+}): V2Handler {
+  const table = publicProcedureTable(options.router);
+  return async (call, requestId) => {
+    const answer = (problem: Problem, extra: Partial<V2Answer> = {}): V2Answer => ({
+      status: problem.status,
+      body: problemBody(problem, requestId, options.errorsBaseUrl),
+      ...extra,
+    });
+    if (call.method !== 'POST') return answer(problems.methodNotAllowed(call.method), { allow: 'POST' });
+    if (!table.has(call.procedure)) return answer(problems.unknownProcedure(call.procedure));
+    if (call.contentType !== undefined && !JSON_CONTENT_TYPE.test(call.contentType)) {
+      return answer(problems.unsupportedMediaType(call.contentType));
+    }
+    let text: string;
+    try {
+      text = await call.readBody(options.maxBodyBytes);
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) return answer(problems.bodyTooLarge(options.maxBodyBytes));
+      throw error;
+    }
+    let input: unknown;
+    try {
+      input = JSON.parse(text);
+    } catch (error) {
+      return answer(problems.malformedJson(error instanceof Error ? error.message : 'unreadable'));
+    }
+    // Arrays pass on to the procedure's schema (a batch procedure may take one); scalars never do.
+    if (typeof input !== 'object' || input === null) return answer(problems.notAnObject());
+
+    const result = await dispatch({
+      router: options.router,
+      table,
+      path: call.procedure,
+      input,
+      ctx: options.contextFor(requestId, call.authorization),
+      signal: call.signal,
+    });
+    if (result.ok) return { status: 200, body: { meta: { requestId }, data: result.data } };
+    return answer(result.problem, result.problem.status >= 500 ? { failure: result.cause } : {});
+  };
+}
