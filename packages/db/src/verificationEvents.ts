@@ -58,6 +58,16 @@ export function createVerificationRecorder(
                spent_credits, latency_ms)
           cross join lateral (select array(select jsonb_array_elements_text(t.tags_json)) as tags) tg`,
     );
+    // `lastUsedAt` of a key comes from the same batch: approximate to the flush interval, one statement.
+    await rows(
+      orm.em.fork(),
+      sql`
+        update keys k set last_used_at = greatest(k.last_used_at, u.used_at)
+        from (select key_id, to_timestamp(max(time) / 1000.0) as used_at
+              from unnest(${column('keyId')}::text[], ${column('time')}::float8[]) as t(key_id, time)
+              group by key_id) u
+        where k.id = u.key_id`,
+    );
   };
 
   const flush = async (): Promise<void> => {

@@ -31,6 +31,17 @@ const getKey = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
   api.post<KeyData>('keys.getKey', body, rootKey);
 
 describe('200', () => {
+  it('reports when the key was last verified, once the batch of events is written', async () => {
+    const { keyId, key } = await newKey();
+    expect((await getKey({ keyId })).body.data.lastUsedAt).toBeUndefined();
+    const before = Date.now();
+    await api.post('keys.verifyKey', { key }, workspace.rootKey);
+    await api.services.verifications.flush();
+    const lastUsedAt = (await getKey({ keyId })).body.data.lastUsedAt;
+    expect(lastUsedAt).toBeGreaterThanOrEqual(before - 1);
+    expect(lastUsedAt).toBeLessThanOrEqual(Date.now());
+  });
+
   it('returns everything about the key', async () => {
     const roleId = await createRole(em(), workspace.workspaceId, 'getkey-admin');
     await grantRolePermission(em(), workspace.workspaceId, roleId, 'billing.read');
