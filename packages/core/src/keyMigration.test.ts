@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { isSha256Digest, storedKeyHash } from './keyMigration.ts';
+import { isSha256Digest, prefixedApiKeyParts, storedKeyHash } from './keyMigration.ts';
 import { hashKey } from './keys.ts';
 
 const key = 'legacy_abc123';
@@ -35,5 +35,19 @@ describe('storedKeyHash', () => {
   ])('%j is a digest: %s', (digest, valid) => {
     expect(isSha256Digest(digest)).toBe(valid);
     expect(storedKeyHash(digest) !== undefined).toBe(valid);
+  });
+});
+
+describe('prefixedApiKeyParts', () => {
+  it('splits on the last two underscores and hashes the long token as the old system did', () => {
+    const parts = prefixedApiKeyParts('my_company_BRTRKFsL_51Fwqfts');
+    expect(parts).toEqual({
+      importedHash: createHash('sha256').update('51Fwqfts').digest('base64'),
+      start: 'my_company_BRTR',
+    });
+  });
+
+  it.each(['nounderscore', 'one_underscore'])('refuses %s', (key) => {
+    expect(prefixedApiKeyParts(key)).toBeUndefined();
   });
 });

@@ -10,7 +10,13 @@ export {
 } from './invalidation.ts';
 export { creditsStateOf, findKeyDetails, type KeyDetails } from './keyDetails.ts';
 export { type CreditsUpdate, deleteKey, type RerollParams, rerollKey, updateKeyCredits } from './keyLifecycle.ts';
-export { createKeyMigration, type KeyMigrationResult, type MigratedKeyParams, migrateKeys } from './keyMigrations.ts';
+export {
+  completeKeyMigration,
+  createKeyMigration,
+  type KeyMigrationResult,
+  type MigratedKeyParams,
+  migrateKeys,
+} from './keyMigrations.ts';
 export {
   changeKeyPermissions,
   changeKeyRoles,

@@ -1,4 +1,12 @@
-import { newId, notFound, storedKeyHash } from '@keyplane/core';
+import {
+  badRequest,
+  hashKey,
+  newId,
+  notFound,
+  PREFIXED_API_KEY_ALGORITHM,
+  prefixedApiKeyParts,
+  storedKeyHash,
+} from '@keyplane/core';
 import { findApi } from './apis.ts';
 import { KeyMigration } from './entities/index.ts';
 import { type Invalidation, notifyInvalidation } from './invalidation.ts';
@@ -196,4 +204,45 @@ async function insertKeys(
     );
   }
   return insertedIds;
+}
+
+/**
+ * On-demand rehash of an imported key whose old system hashed only part of it: when the raw key
+ * matches a key still pending in this migration, its hash becomes ours (SHA-256 of the full key)
+ * and the migration is done for it. Returns what changed, or undefined when nothing matched. A
+ * key of the wrong shape for the migration's algorithm is a 400.
+ */
+export async function completeKeyMigration(
+  em: EntityManager,
+  workspaceId: string,
+  migrationId: string,
+  rawKey: string,
+): Promise<Invalidation | undefined> {
+  return em.transactional(async (tx) => {
+    const [migration] = await rows(
+      tx,
+      sql<{
+        algorithm: string;
+      }>`select algorithm from key_migrations where id = ${migrationId} and workspace_id = ${workspaceId}`,
+    );
+    if (migration?.algorithm !== PREFIXED_API_KEY_ALGORITHM) return undefined;
+    const parts = prefixedApiKeyParts(rawKey);
+    if (!parts) {
+      throw badRequest('Invalid key format: keys of this migration have the form prefix_shortToken_longToken.', [
+        { location: 'body.key', message: 'expected prefix_shortToken_longToken' },
+      ]);
+    }
+    const newHash = hashKey(rawKey);
+    const [migrated] = await rows(
+      tx,
+      sql<{ id: string }>`
+        update keys set hash = ${newHash}, start = ${parts.start}, pending_migration_id = null, updated_at = now()
+        where hash = ${parts.importedHash} and pending_migration_id = ${migrationId} and workspace_id = ${workspaceId}
+        returning id`,
+    );
+    if (!migrated) return undefined;
+    const change = { workspaceId, keyHashes: [newHash] };
+    await notifyInvalidation(tx, change);
+    return change;
+  });
 }

@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import { hashKey, PREFIXED_API_KEY_ALGORITHM } from '@keyplane/core';
+import { createKeyMigration } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/http/app.ts';
 import { silentLogger } from '../../src/log.ts';
@@ -376,3 +379,45 @@ async function verifyAt(time: number, body: Record<string, unknown>): Promise<Ve
   expect(response.status).toBe(200);
   return ((await response.json()) as { data: Verification }).data;
 }
+
+describe('migrationId: on-demand rehash of imported prefixed keys', () => {
+  // The old system stored SHA-256 (hex) of the last part of `prefix_shortToken_longToken` only.
+  const rawKey = 'acme_BRTRKFsL_51FwqftsmMDHHbJAMEXXHCgG';
+  const oldSystemHash = createHash('sha256').update('51FwqftsmMDHHbJAMEXXHCgG').digest('hex');
+  let migrationId: string;
+
+  beforeAll(async () => {
+    migrationId = await createKeyMigration(em(), workspace.workspaceId, PREFIXED_API_KEY_ALGORITHM);
+    const imported = await api.post<{ migrated: { keyId: string }[] }>(
+      'keys.migrateKeys',
+      { migrationId, apiId, keys: [{ hash: oldSystemHash, name: 'imported' }] },
+      workspace.rootKey,
+    );
+    expect(imported.body.data.migrated).toHaveLength(1);
+  });
+
+  it('is NOT_FOUND without the migrationId, before the rehash', async () => {
+    expect((await verifyData({ key: rawKey })).code).toBe('NOT_FOUND');
+  });
+
+  it('verifies with the migrationId, rehashing the key to the full-key hash', async () => {
+    const data = await verifyData({ key: rawKey, migrationId });
+    expect(data).toMatchObject({ valid: true, code: 'VALID', name: 'imported' });
+    const stored = await storedKey(em(), data.keyId ?? '');
+    expect(stored).toMatchObject({ hash: hashKey(rawKey), start: 'acme_BRTR' });
+    // From now on it is an ordinary key.
+    expect((await verifyData({ key: rawKey })).code).toBe('VALID');
+  });
+
+  it('rejects a key that cannot be of this migration', async () => {
+    const reply = await verify({ key: 'no-underscores', migrationId });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.detail).toMatch(/Invalid key format/);
+  });
+
+  it("is NOT_FOUND for another workspace's migration", async () => {
+    const other = await api.workspace();
+    const reply = await verify({ key: 'acme_AAAA_BBBB', migrationId }, other.rootKey);
+    expect(reply.body.data).toEqual({ valid: false, code: 'NOT_FOUND' });
+  });
+});

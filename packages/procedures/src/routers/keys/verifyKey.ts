@@ -1,8 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import { type FreshnessCache, forbidden, hashKey, type VerificationKey, verifyKey as verify } from '@keyplane/core';
-import { type EntityManager, findKeyForVerification } from '@keyplane/db';
+import { completeKeyMigration, type EntityManager, findKeyForVerification } from '@keyplane/db';
 import { z } from 'zod';
 import { apiPermission, hasAnyApiGrant, requirePermissions } from '../../middleware/auth.ts';
+import { evict } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
 export const verifyKeyInput = z.strictObject({
@@ -90,22 +91,32 @@ export const verifyKey = rootKeyProcedure
     const { services, rootKey } = ctx;
     // A root key that may verify nothing at all learns nothing, not even NOT_FOUND.
     if (!hasAnyApiGrant(rootKey, 'verify_key')) throw forbidden(['api.*.verify_key']);
-    const outcome = await verify(
-      {
-        hash: hashKey(input.key),
-        permissions: input.permissions,
-        creditCost: input.credits?.cost,
-        ratelimits: input.ratelimits,
-      },
-      rootKey.workspaceId,
-      {
-        findKey: (hash) => cachedKey(services.keyCache, ctx.em, hash),
-        authorize: (apiId) => requirePermissions(rootKey, [apiPermission(apiId, 'verify_key')]),
-        checkLimits: (checks, hashTag) => services.rateLimiter.check(checks, { hashTag }),
-        spendCredits: (keyId, cost, boundary) => services.credits.spend(keyId, cost, boundary),
-        now: services.now,
-      },
-    );
+    const run = () =>
+      verify(
+        {
+          hash: hashKey(input.key),
+          permissions: input.permissions,
+          creditCost: input.credits?.cost,
+          ratelimits: input.ratelimits,
+        },
+        rootKey.workspaceId,
+        {
+          findKey: (hash) => cachedKey(services.keyCache, ctx.em, hash),
+          authorize: (apiId) => requirePermissions(rootKey, [apiPermission(apiId, 'verify_key')]),
+          checkLimits: (checks, hashTag) => services.rateLimiter.check(checks, { hashTag }),
+          spendCredits: (keyId, cost, boundary) => services.credits.spend(keyId, cost, boundary),
+          now: services.now,
+        },
+      );
+    let outcome = await run();
+    if (!outcome.key && input.migrationId) {
+      // An imported key still carrying its old system's hash: rehash it now, then verify it as ours.
+      const migrated = await completeKeyMigration(ctx.em, rootKey.workspaceId, input.migrationId, input.key);
+      if (migrated) {
+        evict(services, migrated);
+        outcome = await run();
+      }
+    }
     if (!outcome.key) return { valid: false, code: outcome.code };
 
     const { key } = outcome;
