@@ -6,6 +6,8 @@ import { domainErrorOf, toTRPCError } from './middleware/errors.ts';
 export interface ProcedureMeta {
   /** Served under `/v2/<service>.<procedure>`; everything else is reachable only natively at `/trpc`. */
   public?: boolean;
+  /** Returns `{ data, pagination }` (see pagination.ts); `/v2` puts `pagination` beside `data`. */
+  list?: boolean;
 }
 
 const t = initTRPC

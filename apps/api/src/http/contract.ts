@@ -6,19 +6,24 @@ type ProcedureType = 'query' | 'mutation' | 'subscription';
 
 interface PublicProcedure {
   type: ProcedureType;
+  list: boolean;
 }
 
 /** `/v2/<path>` table, built once: only procedures marked `meta.public` are reachable. */
 export function publicProcedureTable(router: AnyTRPCRouter): Map<string, PublicProcedure> {
   const table = new Map<string, PublicProcedure>();
   for (const [path, procedure] of Object.entries(router._def.procedures as Record<string, unknown>)) {
-    const def = (procedure as { _def: { type: ProcedureType; meta?: { public?: boolean } } })._def;
-    if (def.meta?.public === true && def.type !== 'subscription') table.set(path, { type: def.type });
+    const def = (procedure as { _def: { type: ProcedureType; meta?: { public?: boolean; list?: boolean } } })._def;
+    if (def.meta?.public === true && def.type !== 'subscription') {
+      table.set(path, { type: def.type, list: def.meta.list === true });
+    }
   }
   return table;
 }
 
-export type DispatchResult = { ok: true; data: unknown } | { ok: false; problem: Problem; cause?: unknown };
+export type DispatchResult =
+  | { ok: true; data: unknown; list: boolean }
+  | { ok: false; problem: Problem; cause?: unknown };
 
 /**
  * Calls a public procedure with tRPC's own pipeline (middleware, input and output validation), so
@@ -44,7 +49,7 @@ export async function dispatch<TContext>(options: {
       signal: options.signal,
       batchIndex: 0,
     });
-    return { ok: true, data };
+    return { ok: true, data, list: procedure.list };
   } catch (cause) {
     return { ok: false, problem: problemFromError(cause), cause };
   }

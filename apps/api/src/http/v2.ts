@@ -68,7 +68,11 @@ export function createV2Handler<TContext>(options: {
       ctx: options.contextFor(requestId, call.authorization),
       signal: call.signal,
     });
-    if (result.ok) return { status: 200, body: { meta: { requestId }, data: result.data } };
+    if (result.ok) {
+      if (!result.list) return { status: 200, body: { meta: { requestId }, data: result.data } };
+      const { data, pagination } = result.data as { data: unknown; pagination: unknown };
+      return { status: 200, body: { meta: { requestId }, data, pagination } };
+    }
     return answer(result.problem, result.problem.status >= 500 ? { failure: result.cause } : {});
   };
 }

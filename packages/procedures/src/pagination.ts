@@ -1,0 +1,63 @@
+import { badRequest } from '@keyplane/core';
+import { z } from 'zod';
+
+export const MAX_PAGE_SIZE = 100;
+
+/** `limit` and `cursor` of every list procedure. */
+export const paginationInput = {
+  limit: z.number().int().min(1).max(MAX_PAGE_SIZE).default(MAX_PAGE_SIZE),
+  cursor: z.string().min(1).max(1024).optional(),
+};
+
+/**
+ * The output of a list procedure: the adapter answers `{ meta, data, pagination }`, as the
+ * public contract's list procedures do.
+ */
+export function listOutput<TItem extends z.ZodType>(item: TItem) {
+  return z.object({
+    data: z.array(item),
+    pagination: z.object({ cursor: z.string().optional(), hasMore: z.boolean() }),
+  });
+}
+
+/**
+ * Cursors are opaque and bound to the workspace that received them: one from another workspace is
+ * a 400, never a way in. Inside, the id of the first row of the next page (ids sort by creation,
+ * so rows added during a walk come after it and every row is seen exactly once).
+ */
+export function encodeCursor(workspaceId: string, id: string): string {
+  return Buffer.from(JSON.stringify([workspaceId, id])).toString('base64url');
+}
+
+export function decodeCursor(workspaceId: string, cursor: string | undefined): string | undefined {
+  if (cursor === undefined) return undefined;
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    decoded = undefined;
+  }
+  if (!Array.isArray(decoded) || decoded[0] !== workspaceId || typeof decoded[1] !== 'string') {
+    throw badRequest('The cursor is not valid: pass back the cursor of a previous page of this list.', [
+      { location: 'body.cursor', message: 'unknown cursor' },
+    ]);
+  }
+  return decoded[1];
+}
+
+/**
+ * A page from `limit + 1` rows fetched in id order from the decoded cursor on (`id >= cursor`):
+ * the extra row only tells whether there is more, and becomes the next cursor.
+ */
+export function toPage<TRow extends { id: string }, TItem>(
+  workspaceId: string,
+  rows: readonly TRow[],
+  limit: number,
+  toItem: (row: TRow) => TItem,
+) {
+  const next = rows[limit];
+  return {
+    data: rows.slice(0, limit).map(toItem),
+    pagination: next ? { cursor: encodeCursor(workspaceId, next.id), hasMore: true } : { hasMore: false },
+  };
+}
