@@ -6,7 +6,8 @@ import { startFreezableProxy } from './freezableProxy.ts';
 import { deleteKeysWithPrefix, REDIS_URL, randomKeyPrefix } from './redisTesting.ts';
 
 const DEAD_REDIS_URL = 'redis://127.0.0.1:6390';
-const HOUR_MS = 3_600_000;
+// Thirty days (the longest window the API allows): a test run never straddles a window boundary.
+const WINDOW_MS = 2_592_000_000;
 
 const cleanups: Array<() => Promise<void>> = [];
 
@@ -44,7 +45,7 @@ describe('redis engine', () => {
     const keyPrefix = usePrefix();
     const fallbacks: Error[] = [];
     const processes = [await connectedEngine(keyPrefix, fallbacks), await connectedEngine(keyPrefix, fallbacks)];
-    const limit: LimitRequest = { key: 'ws_1:key:key_1:requests', limit: 50, durationMs: HOUR_MS, cost: 1 };
+    const limit: LimitRequest = { key: 'ws_1:key:key_1:requests', limit: 50, durationMs: WINDOW_MS, cost: 1 };
 
     const outcomes = await Promise.all(
       Array.from({ length: 200 }, (_, i) => processes[i % 2]?.check([limit], { hashTag: 'ws_1' })),
@@ -55,14 +56,14 @@ describe('redis engine', () => {
     const [seconds] = await (await adminClient()).time();
     const serverNowMs = Number(seconds) * 1000;
     const resets = new Set(outcomes.map((outcome) => outcome?.results[0]?.reset));
-    expect([...resets]).toEqual([(Math.floor(serverNowMs / HOUR_MS) + 1) * HOUR_MS]);
+    expect([...resets]).toEqual([(Math.floor(serverNowMs / WINDOW_MS) + 1) * WINDOW_MS]);
   });
 
   it('answers from memory while Redis is unreachable', async () => {
     const fallbacks: Error[] = [];
     const engine = new RedisRateLimitEngine({ redisUrl: DEAD_REDIS_URL, onFallback: (error) => fallbacks.push(error) });
     cleanups.push(() => engine.close());
-    const limit: LimitRequest = { key: 'a', limit: 2, durationMs: HOUR_MS, cost: 1 };
+    const limit: LimitRequest = { key: 'a', limit: 2, durationMs: WINDOW_MS, cost: 1 };
 
     const outcomes = [await engine.check([limit]), await engine.check([limit]), await engine.check([limit])];
 
@@ -83,7 +84,7 @@ describe('redis engine', () => {
     });
     cleanups.push(() => engine.close());
     await engine.ready();
-    const limit: LimitRequest = { key: 'a', limit: 5, durationMs: HOUR_MS, cost: 1 };
+    const limit: LimitRequest = { key: 'a', limit: 5, durationMs: WINDOW_MS, cost: 1 };
 
     proxy.freeze();
     const whileStalled = await engine.check([limit]);
@@ -111,7 +112,7 @@ describe('redis engine', () => {
       }
     });
 
-    for (let i = 0; i < 5; i++) await engine.check([{ key: 'a', limit: 10, durationMs: HOUR_MS, cost: 1 }]);
+    for (let i = 0; i < 5; i++) await engine.check([{ key: 'a', limit: 10, durationMs: WINDOW_MS, cost: 1 }]);
     await expect.poll(() => scriptCalls).toHaveLength(5);
 
     expect(scriptCalls).toEqual(['eval', 'evalsha', 'evalsha', 'evalsha', 'evalsha']);
