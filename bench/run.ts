@@ -3,13 +3,9 @@
 //   DATABASE_URL=postgresql://… REDIS_URL=redis://… npm run bench
 // Without DATABASE_URL an embedded PostgreSQL is started in a temporary directory.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { loadEnv } from '@keyplane/config';
-import { startEmbeddedPostgres } from '@keyplane/db';
 import autocannon from 'autocannon';
-import pg from 'pg';
+import { createDatabase } from './database.ts';
 import { spawnServer } from './server.ts';
 
 const DURATION_SECONDS = 10;
@@ -53,32 +49,6 @@ async function startCeiling(): Promise<{ url: string; child: ChildProcess }> {
     child.stdout?.once('data', (chunk: Buffer) => resolve(chunk.toString().trim())),
   );
   return { url: `http://127.0.0.1:${port}`, child };
-}
-
-async function createDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const env = loadEnv();
-  if (!env.DATABASE_URL) {
-    const dir = await mkdtemp(join(tmpdir(), 'keyplane-bench-'));
-    const embedded = await startEmbeddedPostgres({ dataDir: dir, database: 'bench' });
-    return {
-      url: embedded.url,
-      drop: async () => {
-        await embedded.stop();
-        await rm(dir, { recursive: true, force: true });
-      },
-    };
-  }
-  const name = `kp_bench_${Date.now()}`;
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: env.DATABASE_URL });
-    await client.connect();
-    await client.query(statement);
-    await client.end();
-  };
-  await admin(`create database "${name}"`);
-  const url = new URL(env.DATABASE_URL);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`drop database "${name}" with (force)`) };
 }
 
 async function post<T>(url: string, rootKey: string, body: unknown): Promise<T> {

@@ -8,11 +8,13 @@ export interface Variant {
   now?: number;
   /** false: a server without `VAULT_MASTER_KEY`. */
   masterKey?: boolean;
+  /** A larger body limit than the test app's, for inputs whose own limit is above it. */
+  maxBodyBytes?: number;
 }
 
 /**
  * POST to an app that shares the test app's database and caches but differs in its clock or
- * master key: for refill boundaries and vault preconditions.
+ * master key or its body limit: for refill boundaries, vault preconditions and large inputs.
  */
 export async function postOn<TData = Record<string, unknown>>(
   api: Api,
@@ -27,7 +29,7 @@ export async function postOn<TData = Record<string, unknown>>(
     orm: api.orm,
     logger: silentLogger,
     errorsBaseUrl: ERRORS_BASE_URL,
-    maxBodyBytes: MAX_BODY_BYTES,
+    maxBodyBytes: variant.maxBodyBytes ?? MAX_BODY_BYTES,
     vaultMasterKey: variant.masterKey === false ? undefined : TEST_MASTER_KEY,
     services,
   });

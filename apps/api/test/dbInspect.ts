@@ -136,3 +136,31 @@ export async function keyRatelimitIds(em: EntityManager, keyId: string) {
   );
   return Object.fromEntries(found.map((limit) => [limit.name, limit.id]));
 }
+
+export interface StoredIdentity {
+  id: string;
+  workspace_id: string;
+  external_id: string;
+  meta: Record<string, unknown> | null;
+  deleted: boolean;
+}
+
+/** Every identity row with this externalId in the workspace, deleted ones included, oldest first. */
+export async function storedIdentities(em: EntityManager, workspaceId: string, externalId: string) {
+  return rows(
+    em,
+    sql<StoredIdentity>`
+      select id, workspace_id, external_id, meta, deleted_at is not null as deleted from identities
+      where workspace_id = ${workspaceId} and external_id = ${externalId} order by created_at, id`,
+  );
+}
+
+/** The identity's own rate limits as stored, by name. */
+export async function identityRatelimits(em: EntityManager, identityId: string) {
+  return rows(
+    em,
+    sql<{ id: string; name: string; limit: number; duration_ms: string; auto_apply: boolean }>`
+      select id, name, "limit", duration_ms::text, auto_apply from ratelimits where identity_id = ${identityId}
+      order by name`,
+  );
+}

@@ -1,5 +1,6 @@
 import { newId } from '@keyplane/core';
 import { Api } from './entities/index.ts';
+import { notifyInvalidation } from './invalidation.ts';
 import { type EntityManager, epochMs, rows, sql } from './sql.ts';
 
 export interface ApiRecord {
@@ -57,4 +58,30 @@ export async function updateApi(
     { ...data, updatedAt: new Date() },
   );
   return updated > 0;
+}
+
+/** What {@link deleteApi} did: only `deleted` changed anything. */
+export type ApiDeletion = 'deleted' | 'not_found' | 'protected';
+
+/**
+ * Soft-deletes a live API of the workspace unless it has delete protection. Its keys stay as rows
+ * but exist for no procedure (every key lookup joins live APIs). The row lock orders this against
+ * a concurrent change of the protection; the NOTIFY, delivered on commit, makes every node forget
+ * the workspace's cached keys.
+ */
+export async function deleteApi(em: EntityManager, workspaceId: string, apiId: string): Promise<ApiDeletion> {
+  return em.transactional(async (tx) => {
+    const [api] = await rows(
+      tx,
+      sql<{ deleteProtection: boolean }>`
+        select delete_protection as "deleteProtection" from apis
+        where id = ${apiId} and workspace_id = ${workspaceId} and deleted_at is null
+        for update`,
+    );
+    if (!api) return 'not_found';
+    if (api.deleteProtection) return 'protected';
+    await rows(tx, sql`update apis set deleted_at = now(), updated_at = now() where id = ${apiId}`);
+    await notifyInvalidation(tx, { workspaceId });
+    return 'deleted';
+  });
 }

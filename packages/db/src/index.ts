@@ -1,14 +1,24 @@
-export { type ApiChanges, type ApiRecord, createApi, findApi, updateApi } from './apis.ts';
+export { type ApiChanges, type ApiDeletion, type ApiRecord, createApi, deleteApi, findApi, updateApi } from './apis.ts';
 export { type CreditSpend, type CreditSpender, createCreditSpender } from './creditSpender.ts';
 export { type EmbeddedDatabase, findRunningEmbedded, startEmbeddedPostgres } from './embedded.ts';
 export * from './entities/index.ts';
+export {
+  createIdentity,
+  deleteIdentity,
+  findIdentity,
+  type IdentityChanges,
+  type IdentityRecord,
+  listIdentities,
+  type NewIdentity,
+  updateIdentity,
+} from './identities.ts';
 export {
   type Invalidation,
   type InvalidationListener,
   listenForInvalidations,
   notifyInvalidation,
 } from './invalidation.ts';
-export { creditsStateOf, findKeyDetails, type KeyDetails } from './keyDetails.ts';
+export { creditsStateOf, findKeyDetails, type KeyDetails, type KeyPageQuery, listKeyDetails } from './keyDetails.ts';
 export { type CreditsUpdate, deleteKey, type RerollParams, rerollKey, updateKeyCredits } from './keyLifecycle.ts';
 export {
   completeKeyMigration,
@@ -18,6 +28,7 @@ export {
   migrateKeys,
 } from './keyMigrations.ts';
 export {
+  type BeforeCreatingPermissions,
   changeKeyPermissions,
   changeKeyRoles,
   type LinkOperation,
@@ -28,7 +39,23 @@ export { findKeyRecord, type KeyRecord } from './keyRecords.ts';
 export { type CreateKeyParams, createKey, type KeyCredits, type KeyRatelimit, type KeyScope } from './keys.ts';
 export { type KeyChanges, updateKey } from './keyUpdates.ts';
 export { lazyFork } from './lazyFork.ts';
+export { containsAny, type PageQuery, startingAt } from './listing.ts';
 export { createOrm, migrate, type Orm, type OrmOptions, ormConfig } from './orm.ts';
+export {
+  createPermission,
+  deletePermission,
+  findPermission,
+  listPermissions,
+  type NewPermission,
+} from './permissions.ts';
+export {
+  createRole,
+  deleteRole,
+  findRole,
+  listRoles,
+  type NewRole,
+  setRolePermissions,
+} from './roles.ts';
 export {
   createRootKey,
   findRootKeyByHash,

@@ -1,5 +1,6 @@
 import type { CreditsState, RatelimitConfig, RefillInterval } from '@keyplane/core';
 import { permissionSlugsOf, ratelimitsOf, roleNamesOf } from './keyFragments.ts';
+import { type PageQuery, startingAt } from './listing.ts';
 import { type EntityManager, epochMs, rows, sql } from './sql.ts';
 
 /** Everything the management API shows about a key (`KeyResponseData`), as stored. */
@@ -82,34 +83,21 @@ interface KeyDetailsRow extends RefillColumns {
 }
 
 /**
- * A live key of the workspace, by id or by hash, with everything shown about it. Deleted keys,
- * keys of a deleted API and keys of another workspace do not exist for the caller; a deleted
- * identity counts as no identity.
+ * The columns of {@link KeyDetailsRow} for a `keys k` row with its live identity `i`. The shared
+ * fragments are correlated subqueries: one statement answers for one key or for a page of them.
  */
-export async function findKeyDetails(
-  em: EntityManager,
-  workspaceId: string,
-  lookup: { keyId: string } | { hash: string },
-): Promise<KeyDetails | undefined> {
-  const match = 'keyId' in lookup ? sql`k.id = ${lookup.keyId}` : sql`k.hash = ${lookup.hash}`;
-  const [row] = await rows(
-    em,
-    sql<KeyDetailsRow>`
-      select k.id, k.workspace_id as "workspaceId", k.api_id as "apiId", k.start, k.name, k.meta, k.enabled,
-             ${epochMs('k.created_at')} as "createdAt", ${epochMs('k.updated_at')} as "updatedAt",
-             ${epochMs('k.last_used_at')} as "lastUsedAt", ${epochMs('k.expires_at')} as expires,
-             ${refillColumns('k')}, k.ciphertext,
-             i.id as "identityId", i.external_id as "externalId", i.meta as "identityMeta",
-             ${ratelimitsOf('key_id', sql.ref('k.id'))} as "keyRatelimits",
-             ${ratelimitsOf('identity_id', sql.ref('i.id'))} as "identityRatelimits",
-             ${permissionSlugsOf(sql.ref('k.id'))} as permissions,
-             ${roleNamesOf(sql.ref('k.id'))} as roles
-      from keys k
-      join apis a on a.id = k.api_id and a.deleted_at is null
-      left join identities i on i.id = k.identity_id and i.deleted_at is null
-      where ${match} and k.workspace_id = ${workspaceId} and k.deleted_at is null`,
-  );
-  if (!row) return undefined;
+const keyDetailsColumns = sql`
+  k.id, k.workspace_id as "workspaceId", k.api_id as "apiId", k.start, k.name, k.meta, k.enabled,
+  ${epochMs('k.created_at')} as "createdAt", ${epochMs('k.updated_at')} as "updatedAt",
+  ${epochMs('k.last_used_at')} as "lastUsedAt", ${epochMs('k.expires_at')} as expires,
+  ${refillColumns('k')}, k.ciphertext,
+  i.id as "identityId", i.external_id as "externalId", i.meta as "identityMeta",
+  ${ratelimitsOf('key_id', sql.ref('k.id'))} as "keyRatelimits",
+  ${ratelimitsOf('identity_id', sql.ref('i.id'))} as "identityRatelimits",
+  ${permissionSlugsOf(sql.ref('k.id'))} as permissions,
+  ${roleNamesOf(sql.ref('k.id'))} as roles`;
+
+function keyDetailsOf(row: KeyDetailsRow): KeyDetails {
   return {
     id: row.id,
     workspaceId: row.workspaceId,
@@ -132,4 +120,66 @@ export async function findKeyDetails(
     roles: row.roles,
     ciphertext: row.ciphertext,
   };
+}
+
+/**
+ * A live key of the workspace, by id or by hash, with everything shown about it. Deleted keys,
+ * keys of a deleted API and keys of another workspace do not exist for the caller; a deleted
+ * identity counts as no identity.
+ */
+export async function findKeyDetails(
+  em: EntityManager,
+  workspaceId: string,
+  lookup: { keyId: string } | { hash: string },
+): Promise<KeyDetails | undefined> {
+  const match = 'keyId' in lookup ? sql`k.id = ${lookup.keyId}` : sql`k.hash = ${lookup.hash}`;
+  const [row] = await rows(
+    em,
+    sql<KeyDetailsRow>`
+      select ${keyDetailsColumns}
+      from keys k
+      join apis a on a.id = k.api_id and a.deleted_at is null
+      left join identities i on i.id = k.identity_id and i.deleted_at is null
+      where ${match} and k.workspace_id = ${workspaceId} and k.deleted_at is null`,
+  );
+  return row ? keyDetailsOf(row) : undefined;
+}
+
+export interface KeyPageQuery extends Omit<PageQuery, 'search'> {
+  apiId: string;
+  /** Only keys of the live identity with this external id (none: no keys). */
+  externalId?: string;
+}
+
+/**
+ * Live keys of a live API of the workspace in id order, with everything shown about each, in ONE
+ * statement whatever the page size: the page of keys is chosen first (on the `(api_id, id)`
+ * index), and only those rows get their permissions, roles, identity and limits.
+ */
+export async function listKeyDetails(
+  em: EntityManager,
+  workspaceId: string,
+  query: KeyPageQuery,
+): Promise<KeyDetails[]> {
+  const ofIdentity =
+    query.externalId === undefined
+      ? sql`true`
+      : sql`p.identity_id = (select id from identities
+          where workspace_id = ${workspaceId} and external_id = ${query.externalId} and deleted_at is null)`;
+  const found = await rows(
+    em,
+    sql<KeyDetailsRow>`
+      select ${keyDetailsColumns}
+      from (
+        select p.* from keys p
+        join apis a on a.id = p.api_id and a.deleted_at is null
+        where p.api_id = ${query.apiId} and p.workspace_id = ${workspaceId} and p.deleted_at is null
+          and ${startingAt('p.id', query.fromId)} and ${ofIdentity}
+        order by p.id
+        limit ${query.count}
+      ) k
+      left join identities i on i.id = k.identity_id and i.deleted_at is null
+      order by k.id`,
+  );
+  return found.map(keyDetailsOf);
 }

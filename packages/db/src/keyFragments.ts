@@ -21,3 +21,15 @@ export const permissionSlugsOf = (keyId: ColumnRef) => sql<string[]>`
 export const roleNamesOf = (keyId: ColumnRef) => sql<string[]>`
   coalesce((select array_agg(r.name order by r.name) from keys_roles kr
       join roles r on r.id = kr.role_id where kr.key_id = ${keyId}), '{}')`;
+
+/**
+ * A role's permissions as a JSON array of `{ id, name, slug, description }` by slug: a subquery,
+ * so a page of roles comes with their permissions in one statement.
+ */
+export const rolePermissionsOf = (roleId: ColumnRef) => sql<
+  { id: string; name: string; slug: string; description: string | null }[]
+>`
+  coalesce((select json_agg(json_build_object('id', p.id, 'name', p.name, 'slug', p.slug,
+      'description', p.description) order by p.slug)
+    from roles_permissions rp join permissions p on p.id = rp.permission_id
+    where rp.role_id = ${roleId}), '[]'::json)`;

@@ -1,5 +1,6 @@
 import { newId, notFound } from '@keyplane/core';
 import { type Invalidation, notifyInvalidation } from './invalidation.ts';
+import { rolePermissionsOf } from './keyFragments.ts';
 import { findKeyRecord, type KeyRecord } from './keyRecords.ts';
 import { ensurePermissions, findRoleIds } from './keys.ts';
 import { type EntityManager, rows, sql } from './sql.ts';
@@ -35,7 +36,12 @@ export async function lockKey(em: EntityManager, key: KeyRecord): Promise<void> 
   if (!locked) throw notFound('key', `The key '${key.id}' was not found.`);
 }
 
-/** The workspace's permissions with these slugs; slugs that do not exist are simply absent. */
+/**
+ * The workspace's permissions with these slugs; slugs that do not exist are simply absent. Inside a
+ * transaction the rows found stay locked against deletion (FOR KEY SHARE, the lock a foreign key
+ * takes anyway), so linking them next cannot fail on one deleted meanwhile; one deleted before
+ * the lock is simply not found.
+ */
 export async function findPermissions(
   em: EntityManager,
   workspaceId: string,
@@ -45,8 +51,30 @@ export async function findPermissions(
   return rows(
     em,
     sql<{ id: string; slug: string }>`
-      select id, slug from permissions where workspace_id = ${workspaceId} and slug = any(${[...new Set(slugs)]}::text[])`,
+      select id, slug from permissions where workspace_id = ${workspaceId} and slug = any(${[...new Set(slugs)]}::text[])
+      for key share`,
   );
+}
+
+/** Called with the slugs that do not exist yet, before they are created; throws to refuse. */
+export type BeforeCreatingPermissions = (missing: string[]) => void;
+
+/**
+ * The ids of the permissions with these slugs, creating the missing ones after `beforeCreating`
+ * allowed it. Set-based: a few statements whatever the number of slugs.
+ */
+export async function resolvePermissions(
+  em: EntityManager,
+  workspaceId: string,
+  slugs: string[],
+  beforeCreating: BeforeCreatingPermissions,
+): Promise<string[]> {
+  const existing = await findPermissions(em, workspaceId, slugs);
+  const known = new Set(existing.map((permission) => permission.slug));
+  const missing = [...new Set(slugs)].filter((slug) => !known.has(slug));
+  if (missing.length === 0) return existing.map((permission) => permission.id);
+  beforeCreating(missing);
+  return ensurePermissions(em, workspaceId, slugs);
 }
 
 /** The roles with these names (name to id), creating the missing ones. */
@@ -69,32 +97,55 @@ export async function ensureRoles(
   const found = await rows(
     em,
     sql<{ id: string; name: string }>`
-      select id, name from roles where workspace_id = ${workspaceId} and name = any(${unique}::text[])`,
+      select id, name from roles where workspace_id = ${workspaceId} and name = any(${unique}::text[])
+      for key share`,
   );
   return new Map(found.map((role) => [role.name, role.id]));
 }
 
 const LINK_TABLES = {
-  permissions: { table: 'keys_permissions', column: 'permission_id' },
-  roles: { table: 'keys_roles', column: 'role_id' },
+  permissions: { table: 'keys_permissions', owner: 'key_id', column: 'permission_id' },
+  roles: { table: 'keys_roles', owner: 'key_id', column: 'role_id' },
+  rolePermissions: { table: 'roles_permissions', owner: 'role_id', column: 'permission_id' },
 } as const;
 
 /** Applies the operation to the key's direct permission or role links. */
 export async function linkKey(
   em: EntityManager,
   keyId: string,
+  links: 'permissions' | 'roles',
+  operation: LinkOperation,
+  ids: string[],
+): Promise<void> {
+  await applyLinks(em, links, keyId, operation, ids);
+}
+
+/** Applies the operation to the role's permission links. */
+export async function linkRole(
+  em: EntityManager,
+  roleId: string,
+  operation: LinkOperation,
+  permissionIds: string[],
+): Promise<void> {
+  await applyLinks(em, 'rolePermissions', roleId, operation, permissionIds);
+}
+
+async function applyLinks(
+  em: EntityManager,
   links: keyof typeof LINK_TABLES,
+  ownerId: string,
   operation: LinkOperation,
   ids: string[],
 ): Promise<void> {
   const table = sql.table(LINK_TABLES[links].table);
+  const owner = sql.ref(LINK_TABLES[links].owner);
   const column = sql.ref(LINK_TABLES[links].column);
   if (operation !== 'add') {
     // remove drops the given links; set drops every link not in the new set.
     await rows(
       em,
       sql`
-        delete from ${table} where key_id = ${keyId}
+        delete from ${table} where ${owner} = ${ownerId}
         and ${operation === 'remove' ? sql`` : sql`not`} (${column} = any(${ids}::text[]))`,
     );
   }
@@ -102,22 +153,35 @@ export async function linkKey(
     await rows(
       em,
       sql`
-        insert into ${table} (key_id, ${column}, created_at)
-        select ${keyId}, id, now() from unnest(${ids}::text[]) as t(id)
+        insert into ${table} (${owner}, ${column}, created_at)
+        select ${ownerId}, id, now() from unnest(${ids}::text[]) as t(id)
         on conflict do nothing`,
     );
   }
 }
 
-interface PermissionRow {
+export interface PermissionRow {
   id: string;
   name: string;
   slug: string;
   description: string | null;
 }
 
-const permissionRecord = ({ description, ...permission }: PermissionRow): PermissionRecord =>
+export const permissionRecord = ({ description, ...permission }: PermissionRow): PermissionRecord =>
   description === null ? permission : { ...permission, description };
+
+export interface RoleRow {
+  id: string;
+  name: string;
+  description: string | null;
+  permissions: PermissionRow[];
+}
+
+export const roleRecord = ({ description, permissions, ...role }: RoleRow): RoleRecord => ({
+  ...role,
+  ...(description === null ? {} : { description }),
+  permissions: permissions.map(permissionRecord),
+});
 
 /** The key's direct permissions (not those it has through roles), by slug. */
 export async function keyDirectPermissions(em: EntityManager, keyId: string): Promise<PermissionRecord[]> {
@@ -135,20 +199,12 @@ export async function keyDirectPermissions(em: EntityManager, keyId: string): Pr
 export async function keyDirectRoles(em: EntityManager, keyId: string): Promise<RoleRecord[]> {
   const found = await rows(
     em,
-    sql<{ id: string; name: string; description: string | null; permissions: PermissionRow[] }>`
-      select r.id, r.name, r.description,
-             coalesce((select json_agg(json_build_object('id', p.id, 'name', p.name, 'slug', p.slug,
-                 'description', p.description) order by p.slug)
-               from roles_permissions rp join permissions p on p.id = rp.permission_id
-               where rp.role_id = r.id), '[]'::json) as permissions
+    sql<RoleRow>`
+      select r.id, r.name, r.description, ${rolePermissionsOf(sql.ref('r.id'))} as permissions
       from keys_roles kr join roles r on r.id = kr.role_id
       where kr.key_id = ${keyId} order by r.name`,
   );
-  return found.map(({ description, permissions, ...role }) => ({
-    ...role,
-    ...(description === null ? {} : { description }),
-    permissions: permissions.map(permissionRecord),
-  }));
+  return found.map(roleRecord);
 }
 
 /**
@@ -161,19 +217,20 @@ export async function changeKeyPermissions(
   key: KeyRecord,
   operation: LinkOperation,
   slugs: string[],
-  beforeCreating: (missing: string[]) => void = () => {},
+  beforeCreating: BeforeCreatingPermissions = () => {},
 ): Promise<{ permissions: PermissionRecord[]; invalidation: Invalidation }> {
   return em.transactional(async (tx) => {
     await lockKey(tx, key);
-    const existing = await findPermissions(tx, key.workspaceId, slugs);
-    const known = new Set(existing.map((permission) => permission.slug));
-    const missing = [...new Set(slugs)].filter((slug) => !known.has(slug));
-    let permissionIds = existing.map((permission) => permission.id);
-    if (missing.length > 0) {
-      if (operation === 'remove') throw notFound('permission', `Permission '${missing[0]}' was not found.`);
-      beforeCreating(missing);
-      permissionIds = await ensurePermissions(tx, key.workspaceId, slugs);
-    }
+    const permissionIds = await resolvePermissions(
+      tx,
+      key.workspaceId,
+      slugs,
+      operation === 'remove'
+        ? (missing) => {
+            throw notFound('permission', `Permission '${missing[0]}' was not found.`);
+          }
+        : beforeCreating,
+    );
     await linkKey(tx, key.id, 'permissions', operation, permissionIds);
     const invalidation = keyInvalidation(key);
     await notifyInvalidation(tx, invalidation);

@@ -1,10 +1,11 @@
-import { type CreditsPatch, newId, planCreditsChange } from '@keyplane/core';
+import { type CreditsPatch, planCreditsChange } from '@keyplane/core';
 import type { EntityData } from '@mikro-orm/core';
 import { Key } from './entities/index.ts';
 import { type Invalidation, notifyInvalidation } from './invalidation.ts';
 import { keyInvalidation, linkKey, lockKey } from './keyRbac.ts';
 import type { KeyRecord } from './keyRecords.ts';
 import { ensureIdentity, ensurePermissions, findRoleIds, type KeyRatelimit } from './keys.ts';
+import { replaceRatelimits } from './ratelimits.ts';
 import { type EntityManager, rows, sql } from './sql.ts';
 
 /** What keys.updateKey changes: an absent field is left as it is, null clears it. */
@@ -59,7 +60,9 @@ export async function updateKey(em: EntityManager, key: KeyRecord, changes: KeyC
     }
     await tx.nativeUpdate(Key, { id: key.id }, data);
 
-    if (changes.ratelimits) await replaceRatelimits(tx, key, changes.ratelimits);
+    if (changes.ratelimits) {
+      await replaceRatelimits(tx, { workspaceId: key.workspaceId, column: 'key_id', id: key.id }, changes.ratelimits);
+    }
     if (roleIds) await linkKey(tx, key.id, 'roles', 'set', roleIds);
     if (changes.permissions) {
       const permissionIds = await ensurePermissions(tx, key.workspaceId, changes.permissions);
@@ -69,22 +72,4 @@ export async function updateKey(em: EntityManager, key: KeyRecord, changes: KeyC
     await notifyInvalidation(tx, invalidation);
     return invalidation;
   });
-}
-
-/** The key's limits become exactly these; a limit whose name stays is updated in place, keeping its id. */
-async function replaceRatelimits(em: EntityManager, key: KeyRecord, limits: KeyRatelimit[]): Promise<void> {
-  const names = limits.map((limit) => limit.name);
-  await rows(em, sql`delete from ratelimits where key_id = ${key.id} and not (name = any(${names}::text[]))`);
-  if (limits.length === 0) return;
-  const incoming = limits.map((limit) => ({ id: newId('ratelimit'), ...limit }));
-  await rows(
-    em,
-    sql`
-      insert into ratelimits (id, workspace_id, key_id, name, "limit", duration_ms, auto_apply, created_at)
-      select t.id, ${key.workspaceId}, ${key.id}, t.name, t."limit", t."durationMs", t."autoApply", now()
-      from jsonb_to_recordset(${JSON.stringify(incoming)}::jsonb)
-        as t(id text, name text, "limit" int, "durationMs" bigint, "autoApply" boolean)
-      on conflict (key_id, name) do update set "limit" = excluded."limit", duration_ms = excluded.duration_ms,
-        auto_apply = excluded.auto_apply, updated_at = now()`,
-  );
 }

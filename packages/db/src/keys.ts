@@ -106,21 +106,29 @@ export async function createKey(
   });
 }
 
-/** Ids of the named roles; every one must already exist in the workspace. */
+/**
+ * Ids of the named roles; every one must already exist in the workspace. The rows found stay
+ * locked against deletion for the transaction (as in findPermissions), so a role deleted
+ * concurrently is either not found (404) or deleted only after the links to it are made.
+ */
 export async function findRoleIds(em: EntityManager, workspaceId: string, names: string[]): Promise<string[]> {
   if (names.length === 0) return [];
   const unique = [...new Set(names)];
   const found = await rows(
     em,
     sql<{ id: string; name: string }>`
-      select id, name from roles where workspace_id = ${workspaceId} and name = any(${unique}::text[])`,
+      select id, name from roles where workspace_id = ${workspaceId} and name = any(${unique}::text[])
+      for key share`,
   );
   const missing = unique.find((name) => !found.some((role) => role.name === name));
   if (missing !== undefined) throw notFound('role', `Role '${missing}' was not found.`);
   return found.map((role) => role.id);
 }
 
-/** Ids of the permissions with these slugs, creating the missing ones (name = slug). */
+/**
+ * Ids of the permissions with these slugs, creating the missing ones (name = slug), locked against
+ * deletion for the transaction as in findPermissions.
+ */
 export async function ensurePermissions(em: EntityManager, workspaceId: string, slugs: string[]): Promise<string[]> {
   if (slugs.length === 0) return [];
   // Sorted: concurrent inserts of the same new slugs take their locks in one order and cannot deadlock.
@@ -137,7 +145,8 @@ export async function ensurePermissions(em: EntityManager, workspaceId: string, 
     em,
     sql<{
       id: string;
-    }>`select id from permissions where workspace_id = ${workspaceId} and slug = any(${unique}::text[])`,
+    }>`select id from permissions where workspace_id = ${workspaceId} and slug = any(${unique}::text[])
+       for key share`,
   );
   return found.map((permission) => permission.id);
 }

@@ -19,14 +19,16 @@ export const externalIdSchema = z
   .regex(/^[a-zA-Z0-9_.-]+$/, 'may contain only letters, digits, underscores, dots and hyphens');
 
 const RBAC_NAME = /^[a-zA-Z0-9_:\-.*]+$/;
-const rbacName = z
-  .string()
-  .min(1)
-  .max(100)
-  .regex(RBAC_NAME, 'may contain only letters, digits and the characters _ : - . *');
+const rbacName = (maxLength: number) =>
+  z.string().min(1).max(maxLength).regex(RBAC_NAME, 'may contain only letters, digits and the characters _ : - . *');
 
-export const roleNameSchema = rbacName;
-export const permissionSlugSchema = rbacName;
+export const roleNameSchema = rbacName(100);
+export const permissionSlugSchema = rbacName(100);
+/**
+ * permissions.*: the reference allows 128 characters for slugs, role names and the id-or-name
+ * lookups, where the keys.* fields (interface spec 4.1) allow 100.
+ */
+export const rbacNameSchema = rbacName(128);
 
 export const keyPrefixSchema = z
   .string()
@@ -74,6 +76,24 @@ export const metaSchema = z
     const problem = jsonStorageProblem(meta);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
+
+/**
+ * An identity's meta is stored whole and read with every verification of its keys: at most 1 MB
+ * serialized, as in the reference.
+ */
+export const MAX_IDENTITY_META_BYTES = 1024 * 1024;
+export const identityMetaSchema = metaSchema.superRefine((meta, ctx) => {
+  const bytes = Buffer.byteLength(JSON.stringify(meta));
+  if (bytes > MAX_IDENTITY_META_BYTES) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `Metadata is too large, it must be less than 1MB, got: ${(bytes / MAX_IDENTITY_META_BYTES).toFixed(2)}`,
+    });
+  }
+});
+
+/** identities.*: an identity named by its id or its externalId. */
+export const identityRefSchema = textSchema.min(1).max(255);
 
 export const keyNameSchema = textSchema.min(1).max(255);
 

@@ -14,6 +14,8 @@ const PermissionSchema = defineEntity({
     updatedAt: p.datetime().nullable(),
   },
   uniques: [{ properties: ['workspace', 'slug'] }],
+  // permissions.list* walk one workspace in id order.
+  indexes: [{ properties: ['workspace', 'id'] }],
 });
 
 export class Permission extends PermissionSchema.class {}

@@ -13,6 +13,8 @@ const RoleSchema = defineEntity({
     updatedAt: p.datetime().nullable(),
   },
   uniques: [{ properties: ['workspace', 'name'] }],
+  // permissions.list* walk one workspace in id order.
+  indexes: [{ properties: ['workspace', 'id'] }],
 });
 
 export class Role extends RoleSchema.class {}

@@ -1,7 +1,9 @@
 import {
   forbidden,
+  formatPermission,
   hashesEqual,
   hashKey,
+  isGranted,
   missingPermissions,
   type PermissionTuple,
   parsePermission,
@@ -69,4 +71,21 @@ export function apiPermission(apiId: string, action: string): PermissionTuple {
 /** `rbac.*.<action>`: roles and permissions are workspace-wide, so rbac grants name no instance. */
 export function rbacPermission(action: string): PermissionTuple {
   return { resourceType: 'rbac', resourceId: '*', action };
+}
+
+/** `identity.<identityId>.<action>`: granted by that exact tuple or by `identity.*.<action>`. */
+export function identityPermission(identityId: string, action: string): PermissionTuple {
+  return { resourceType: 'identity', resourceId: identityId, action };
+}
+
+/**
+ * Reading identities needs `identity.<id>.read_identity` (or the wildcard) for every one of them.
+ * The 403 names the wildcard rather than the ids: the caller may have named an identity by its
+ * externalId, and must not learn the internal id of one it may not read.
+ */
+export function requireIdentityReads(principal: RootKeyPrincipal, identityIds: readonly string[]): void {
+  const unreadable = identityIds.some(
+    (id) => !isGranted(principal.permissions, identityPermission(id, 'read_identity')),
+  );
+  if (unreadable) throw forbidden([formatPermission(identityPermission('*', 'read_identity'))]);
 }

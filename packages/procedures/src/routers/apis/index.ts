@@ -1,6 +1,8 @@
 import { router } from '../../trpc.ts';
 import { createApi } from './createApi.ts';
+import { deleteApi } from './deleteApi.ts';
 import { getApi } from './getApi.ts';
+import { listKeys } from './listKeys.ts';
 import { updateApi } from './updateApi.ts';
 
-export const apisRouter = router({ createApi, getApi, updateApi });
+export const apisRouter = router({ createApi, deleteApi, getApi, listKeys, updateApi });

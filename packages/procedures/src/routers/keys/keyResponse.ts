@@ -1,5 +1,5 @@
 import { type CreditsState, decryptKeyMaterial, effectiveRemaining, type RatelimitConfig } from '@keyplane/core';
-import type { KeyDetails } from '@keyplane/db';
+import type { IdentityRecord, KeyDetails } from '@keyplane/db';
 import { z } from 'zod';
 
 // `KeyResponseData` (reference 3.1), shared by keys.getKey, keys.whoami and apis.listKeys.
@@ -13,6 +13,14 @@ const ratelimitOutput = z.object({
   limit: z.number().int(),
   duration: z.number().int(),
   autoApply: z.boolean(),
+});
+
+/** `Identity` (reference 3.1): also what identities.* answer. */
+export const identityOutput = z.object({
+  id: z.string(),
+  externalId: z.string(),
+  meta: metaOutput.optional(),
+  ratelimits: z.array(ratelimitOutput).optional(),
 });
 
 export const keyCreditsOutput = z.object({
@@ -41,18 +49,12 @@ export const keyResponseOutput = z.object({
   permissions: z.array(z.string()).optional(),
   roles: z.array(z.string()).optional(),
   credits: keyCreditsOutput.optional(),
-  identity: z
-    .object({
-      id: z.string(),
-      externalId: z.string(),
-      meta: metaOutput.optional(),
-      ratelimits: z.array(ratelimitOutput).optional(),
-    })
-    .optional(),
+  identity: identityOutput.optional(),
   ratelimits: z.array(ratelimitOutput).optional(),
   plaintext: z.string().optional(),
 });
 
+export type IdentityData = z.infer<typeof identityOutput>;
 export type KeyCreditsData = z.infer<typeof keyCreditsOutput>;
 export type KeyResponseData = z.infer<typeof keyResponseOutput>;
 
@@ -60,6 +62,16 @@ const nonEmpty = <T>(list: T[]) => (list.length > 0 ? list : undefined);
 
 const ratelimitsData = (limits: RatelimitConfig[]) =>
   nonEmpty(limits.map(({ durationMs, ...limit }) => ({ ...limit, duration: durationMs })));
+
+/** An identity with its own limits; null meta and an empty list of limits are left out. */
+export function identityData(identity: IdentityRecord): IdentityData {
+  return {
+    id: identity.id,
+    externalId: identity.externalId,
+    meta: identity.meta ?? undefined,
+    ratelimits: ratelimitsData(identity.ratelimits),
+  };
+}
 
 /** The credits as a reader sees them at `now`: a refill whose boundary passed is counted. */
 export function keyCreditsData(credits: CreditsState, now: number): KeyCreditsData {
@@ -94,14 +106,7 @@ export function keyResponseData(key: KeyDetails, now: number, dataKey?: Uint8Arr
     permissions: nonEmpty(key.permissions),
     roles: nonEmpty(key.roles),
     credits: key.credits.remaining === null ? undefined : keyCreditsData(key.credits, now),
-    identity: key.identity
-      ? {
-          id: key.identity.id,
-          externalId: key.identity.externalId,
-          meta: key.identity.meta ?? undefined,
-          ratelimits: ratelimitsData(key.identity.ratelimits),
-        }
-      : undefined,
+    identity: key.identity ? identityData(key.identity) : undefined,
     ratelimits: ratelimitsData(key.ratelimits),
     plaintext: dataKey && key.ciphertext ? openCiphertext(dataKey, key.ciphertext, key.id) : undefined,
   };

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { apiPermission, hasAnyApiGrant, requirePermissions } from '../../middleware/auth.ts';
 import { evict } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
+import { identityData, identityOutput } from './keyResponse.ts';
 
 export const verifyKeyInput = z.strictObject({
   key: z.string().min(1).max(512),
@@ -47,14 +48,7 @@ export const verifyKeyOutput = z.object({
   enabled: z.boolean().optional(),
   permissions: z.array(z.string()).optional(),
   roles: z.array(z.string()).optional(),
-  identity: z
-    .object({
-      id: z.string(),
-      externalId: z.string(),
-      meta: z.record(z.string(), z.unknown()).optional(),
-      ratelimits: z.array(ratelimitSchema.extend({ autoApply: z.boolean() })).optional(),
-    })
-    .optional(),
+  identity: identityOutput.optional(),
   ratelimits: z
     .array(
       ratelimitSchema.extend({
@@ -133,10 +127,6 @@ export const verifyKey = rootKeyProcedure
       spentCredits: outcome.spentCredits,
       latencyMs: performance.now() - started,
     });
-    const identityLimits = key.identity?.ratelimits.map(({ durationMs, ...limit }) => ({
-      ...limit,
-      duration: durationMs,
-    }));
     return {
       valid: outcome.code === 'VALID',
       code: outcome.code,
@@ -148,14 +138,7 @@ export const verifyKey = rootKeyProcedure
       enabled: key.enabled,
       permissions: nonEmpty(key.permissions),
       roles: nonEmpty(key.roles),
-      identity: key.identity
-        ? {
-            id: key.identity.id,
-            externalId: key.identity.externalId,
-            meta: key.identity.meta ?? undefined,
-            ratelimits: nonEmpty(identityLimits),
-          }
-        : undefined,
+      identity: key.identity ? identityData(key.identity) : undefined,
       ratelimits: outcome.ratelimits,
     };
   });

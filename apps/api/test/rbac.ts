@@ -1,0 +1,36 @@
+import { expect } from 'vitest';
+import type { Api } from './harness.ts';
+
+// What the permissions.* tests share: keys holding roles or permissions, and their verification.
+
+export interface CreatedKey {
+  keyId: string;
+  key: string;
+}
+
+export async function createKeyWith(
+  api: Api,
+  rootKey: string,
+  apiId: string,
+  grants: { roles?: string[]; permissions?: string[] },
+): Promise<CreatedKey> {
+  const reply = await api.post<CreatedKey>('keys.createKey', { apiId, ...grants }, rootKey);
+  if (reply.status !== 200) throw new Error(`createKey: ${JSON.stringify(reply.body)}`);
+  return reply.body.data;
+}
+
+/** The verification code for this permissions query. */
+export async function verifyCode(api: Api, rootKey: string, key: string, permissions: string): Promise<string> {
+  const reply = await api.post<{ code: string }>('keys.verifyKey', { key, permissions }, rootKey);
+  expect(reply.status).toBe(200);
+  return reply.body.data.code;
+}
+
+/**
+ * Verifies twice, so the key is in the node's cache afterwards (the first read may race the NOTIFY
+ * of the key's creation and not be cached), and answers the second code.
+ */
+export async function verifyWarm(api: Api, rootKey: string, key: string, permissions: string): Promise<string> {
+  await verifyCode(api, rootKey, key, permissions);
+  return verifyCode(api, rootKey, key, permissions);
+}

@@ -1,0 +1,447 @@
+import { rows, sql } from '@keyplane/db';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { postOn } from '../appVariants.ts';
+import { createRole, grantRolePermission } from '../dbInspect.ts';
+import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+
+const api = useApi();
+let workspace: TestWorkspace;
+const em = () => api.orm.em.fork();
+
+beforeAll(async () => {
+  workspace = await api.workspace({ vault: true });
+});
+
+type KeyData = Record<string, unknown> & { keyId: string; plaintext?: string };
+interface Page {
+  status: number;
+  body: {
+    meta: { requestId: string };
+    data: KeyData[];
+    pagination: { cursor?: string; hasMore: boolean };
+    error: { detail: string; type: string; errors?: { location: string }[] };
+  };
+}
+
+async function listKeys(body: Record<string, unknown>, rootKey = workspace.rootKey): Promise<Page> {
+  const response = await api.app.request('/v2/apis.listKeys', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}` },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as Page['body'] };
+}
+
+async function newKey(apiId: string, body: Record<string, unknown> = {}, rootKey = workspace.rootKey) {
+  const reply = await api.post<{ keyId: string; key: string }>('keys.createKey', { apiId, ...body }, rootKey);
+  if (reply.status !== 200) throw new Error(`createKey: ${JSON.stringify(reply.body)}`);
+  return reply.body.data;
+}
+
+/** Every page of the API's keys, following cursors; `between` runs after each page but the last. */
+async function walk(body: Record<string, unknown>, between: () => Promise<void> = async () => {}) {
+  const pages: Page['body'][] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await listKeys({ ...body, ...(cursor ? { cursor } : {}) });
+    expect(page.status).toBe(200);
+    pages.push(page.body);
+    cursor = page.body.pagination.cursor;
+    expect(cursor !== undefined).toBe(page.body.pagination.hasMore);
+    if (cursor) await between();
+  } while (cursor);
+  return pages;
+}
+
+/** `count` bare keys straight in SQL: the page size bounds need more keys than are quick to create one by one. */
+async function seedKeys(apiId: string, count: number) {
+  await rows(
+    em(),
+    sql`insert into keys (id, workspace_id, api_id, hash, start, created_at)
+        select 'key_seed' || ${apiId} || lpad(n::text, 5, '0'), ${workspace.workspaceId}, ${apiId},
+               encode(sha256(convert_to(${apiId} || n::text, 'UTF8')), 'hex'), 'sd_abcd', now()
+        from generate_series(1, ${count}::int) n`,
+  );
+}
+
+describe('200', () => {
+  it('answers { meta, data, pagination } over /v2, with an empty last page', async () => {
+    const apiId = await createTestApi(api, workspace.rootKey);
+    const reply = await listKeys({ apiId });
+    expect(reply.status).toBe(200);
+    expect(Object.keys(reply.body).sort()).toEqual(['data', 'meta', 'pagination']);
+    expect(reply.body.meta.requestId).toMatch(/^req_/);
+    expect(reply.body.data).toEqual([]);
+    expect(reply.body.pagination).toEqual({ hasMore: false });
+  });
+
+  it('shows each key exactly as keys.getKey does', async () => {
+    const apiId = await createTestApi(api, workspace.rootKey);
+    const roleId = await createRole(em(), workspace.workspaceId, 'listkeys-admin');
+    await grantRolePermission(em(), workspace.workspaceId, roleId, 'billing.read');
+    const rich = await newKey(apiId, {
+      prefix: 'lk',
+      name: 'Acme',
+      meta: { plan: 'pro' },
+      expires: 4102444800000,
+      permissions: ['documents.read', 'documents.write'],
+      roles: ['listkeys-admin'],
+      externalId: 'listkeys_user',
+      credits: { remaining: 10, refill: { interval: 'monthly', amount: 100, refillDay: 15 } },
+      ratelimits: [{ name: 'per-second', limit: 5, duration: 1000, autoApply: true }],
+    });
+    const bare = await newKey(apiId, { enabled: false });
+    const reply = await listKeys({ apiId });
+    expect(reply.status).toBe(200);
+    const expected = await Promise.all(
+      [rich, bare].map(async ({ keyId }) => (await api.post('keys.getKey', { keyId }, workspace.rootKey)).body.data),
+    );
+    expect(reply.body.data).toEqual(expected);
+    expect(reply.body.data[0]).toMatchObject({
+      keyId: rich.keyId,
+      permissions: ['billing.read', 'documents.read', 'documents.write'],
+      roles: ['listkeys-admin'],
+      identity: { externalId: 'listkeys_user' },
+      credits: { remaining: 10 },
+      ratelimits: [expect.objectContaining({ name: 'per-second', limit: 5, duration: 1000 })],
+    });
+    expect(reply.body.data[1]).toMatchObject({ keyId: bare.keyId, enabled: false });
+  });
+
+  it('pages by limit in id order, with an opaque cursor', async () => {
+    const apiId = await createTestApi(api, workspace.rootKey);
+    const created = [];
+    for (let i = 0; i < 5; i++) created.push((await newKey(apiId)).keyId);
+    const first = await listKeys({ apiId, limit: 2 });
+    expect(first.body.data.map((key) => key.keyId)).toEqual(created.slice(0, 2));
+    expect(first.body.pagination.hasMore).toBe(true);
+    expect(first.body.pagination.cursor).not.toContain('key_');
+    const pages = await walk({ apiId, limit: 2 });
+    expect(pages.map((page) => page.data.length)).toEqual([2, 2, 1]);
+    expect(pages.flatMap((page) => page.data.map((key) => key.keyId))).toEqual(created);
+  });
+
+  it('visits every key exactly once while keys are added between pages, new ones at the end', async () => {
+    const apiId = await createTestApi(api, workspace.rootKey);
+    const existing = new Set<string>();
+    for (let i = 0; i < 20; i++) existing.add((await newKey(apiId)).keyId);
+    const added: string[] = [];
+    const pages = await walk({ apiId, limit: 3 }, async () => {
+      added.push((await newKey(apiId)).keyId, (await newKey(apiId)).keyId);
+    });
+    const seen = pages.flatMap((page) => page.data.map((key) => key.keyId));
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen.filter((keyId) => existing.has(keyId))).toEqual([...existing]);
+    expect(added.length).toBeGreaterThan(0);
+    expect(seen.slice(existing.size)).toEqual(added);
+    expect([...seen].sort()).toEqual(seen);
+  });
+
+  it('answers 100 keys by default, and at most limit', async () => {
+    const apiId = await createTestApi(api, workspace.rootKey);
+    await seedKeys(apiId, 101);
+    const full = await listKeys({ apiId });
+    expect(full.body.data).toHaveLength(100);
+    expect(full.body.pagination.hasMore).toBe(true);
+    const rest = await listKeys({ apiId, cursor: full.body.pagination.cursor });
+    expect(rest.body.data).toHaveLength(1);
+    expect(rest.body.pagination).toEqual({ hasMore: false });
+    expect((await listKeys({ apiId, limit: 1 })).body.data).toHaveLength(1);
+    expect((await listKeys({ apiId, limit: 100 })).body.data).toHaveLength(100);
+  });
+
+  it('answers a page of the exact limit with hasMore false when nothing follows', async () => {
+    const apiId = await createTestApi(api, workspace.rootKey);
+    await seedKeys(apiId, 3);
+    const reply = await listKeys({ apiId, limit: 3 });
+    expect(reply.body.data).toHaveLength(3);
+    expect(reply.body.pagination).toEqual({ hasMore: false });
+  });
+
+  it('filters by externalId; an unknown externalId gives an empty list', async () => {
+    const apiId = await createTestApi(api, workspace.rootKey);
+    const alice = [(await newKey(apiId, { externalId: 'lk_alice' })).keyId];
+    await newKey(apiId, { externalId: 'lk_bob' });
+    await newKey(apiId);
+    alice.push((await newKey(apiId, { externalId: 'lk_alice' })).keyId);
+    const reply = await listKeys({ apiId, externalId: 'lk_alice' });
+    expect(reply.body.data.map((key) => key.keyId)).toEqual(alice);
+    expect(reply.body.data.every((key) => (key.identity as { externalId: string }).externalId === 'lk_alice')).toBe(
+      true,
+    );
+    const paged = await walk({ apiId, externalId: 'lk_alice', limit: 1 });
+    expect(paged.flatMap((page) => page.data.map((key) => key.keyId))).toEqual(alice);
+    const unknown = await listKeys({ apiId, externalId: 'lk_nobody' });
+    expect(unknown.status).toBe(200);
+    expect(unknown.body.data).toEqual([]);
+    expect(unknown.body.pagination).toEqual({ hasMore: false });
+  });
+
+  it("lists only this API's keys", async () => {
+    const apiId = await createTestApi(api, workspace.rootKey);
+    const other = await createTestApi(api, workspace.rootKey);
+    const mine = await newKey(apiId);
+    await newKey(other, { externalId: 'lk_shared' });
+    expect((await listKeys({ apiId })).body.data.map((key) => key.keyId)).toEqual([mine.keyId]);
+    expect((await listKeys({ apiId, externalId: 'lk_shared' })).body.data).toEqual([]);
+  });
+
+  it('leaves deleted keys out', async () => {
+    const apiId = await createTestApi(api, workspace.rootKey);
+    const kept = await newKey(apiId);
+    const deleted = await newKey(apiId);
+    const permanent = await newKey(apiId);
+    expect((await api.post('keys.deleteKey', { keyId: deleted.keyId }, workspace.rootKey)).status).toBe(200);
+    const gone = await api.post('keys.deleteKey', { keyId: permanent.keyId, permanent: true }, workspace.rootKey);
+    expect(gone.status).toBe(200);
+    expect((await listKeys({ apiId })).body.data.map((key) => key.keyId)).toEqual([kept.keyId]);
+  });
+
+  it('decrypts recoverable keys only, and only with decrypt', async () => {
+    const apiId = await createTestApi(api, workspace.rootKey, { encryption: { enabled: true } });
+    const recoverable = await newKey(apiId, { recoverable: true, prefix: 'rec' });
+    const plain = await newKey(apiId);
+    const decrypted = await listKeys({ apiId, decrypt: true });
+    expect(decrypted.status).toBe(200);
+    expect(decrypted.body.data.map((key) => [key.keyId, key.plaintext])).toEqual([
+      [recoverable.keyId, recoverable.key],
+      [plain.keyId, undefined],
+    ]);
+    expect(decrypted.body.data[1]).not.toHaveProperty('plaintext');
+    const listed = await listKeys({ apiId });
+    expect(listed.body.data.some((key) => 'plaintext' in key)).toBe(false);
+  });
+
+  it.each([
+    [['api.API_ID.read_key', 'api.API_ID.read_api']],
+    [['api.*.read_key', 'apis.*.read_api']],
+    [['apis.API_ID.read_key', 'api.*.read_api']],
+  ])('with the grants %j', async (grants) => {
+    const apiId = await createTestApi(api, workspace.rootKey);
+    const { keyId } = await newKey(apiId);
+    const { rootKey } = await workspace.rootKeyWith(grants.map((grant) => grant.replace('API_ID', apiId)));
+    const reply = await listKeys({ apiId }, rootKey);
+    expect(reply.status).toBe(200);
+    expect(reply.body.data.map((key) => key.keyId)).toEqual([keyId]);
+  });
+
+  it('decrypts with read_key, read_api and decrypt_key for the API', async () => {
+    const apiId = await createTestApi(api, workspace.rootKey, { encryption: { enabled: true } });
+    const { key } = await newKey(apiId, { recoverable: true });
+    const { rootKey } = await workspace.rootKeyWith([
+      `api.${apiId}.read_key`,
+      `api.${apiId}.read_api`,
+      `api.${apiId}.decrypt_key`,
+    ]);
+    expect((await listKeys({ apiId, decrypt: true }, rootKey)).body.data[0]?.plaintext).toBe(key);
+  });
+
+  it('accepts revalidateKeysCache', async () => {
+    const apiId = await createTestApi(api, workspace.rootKey);
+    await newKey(apiId);
+    const reply = await listKeys({ apiId, revalidateKeysCache: true });
+    expect(reply.status).toBe(200);
+    expect(reply.body.data).toHaveLength(1);
+  });
+});
+
+describe('400', () => {
+  const expectInvalid = async (body: Record<string, unknown>, location: string) => {
+    const reply = await listKeys(body);
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
+    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
+  };
+
+  it.each([[0], [101], [-1], [1.5], ['10']])('rejects the limit %j', async (limit) => {
+    await expectInvalid({ apiId: 'api_whatever', limit }, 'body.limit');
+  });
+
+  it.each([
+    ['missing', {}],
+    ['too short', { apiId: 'ab' }],
+    ['with a forbidden character', { apiId: 'api-1' }],
+  ])('rejects an apiId %s', async (_, body) => {
+    await expectInvalid(body, 'body.apiId');
+  });
+
+  it.each([
+    ['decrypt', 'yes'],
+    ['revalidateKeysCache', 1],
+    ['externalId', ''],
+    ['cursor', ''],
+  ])('rejects a bad %s', async (field, value) => {
+    await expectInvalid({ apiId: 'api_whatever', [field]: value }, `body.${field}`);
+  });
+
+  it('rejects unknown fields', async () => {
+    await expectInvalid({ apiId: 'api_whatever', search: 'x' }, 'body.search');
+  });
+
+  it('rejects a cursor that was not made by the service', async () => {
+    const apiId = await createTestApi(api, workspace.rootKey);
+    await seedKeys(apiId, 2);
+    const { keyId } = (await listKeys({ apiId })).body.data[1] ?? { keyId: '' };
+    // The reference product's cursor is a plain key id; ours is opaque and says where it came from.
+    await expectInvalid({ apiId, cursor: keyId }, 'body.cursor');
+    await expectInvalid({ apiId, cursor: 'not-a-cursor' }, 'body.cursor');
+  });
+
+  it('rejects a cursor from another workspace', async () => {
+    const other = await api.workspace();
+    const otherApi = await createTestApi(api, other.rootKey);
+    await newKey(otherApi, {}, other.rootKey);
+    await newKey(otherApi, {}, other.rootKey);
+    const foreign = await listKeys({ apiId: otherApi, limit: 1 }, other.rootKey);
+    const cursor = foreign.body.pagination.cursor;
+    expect(cursor).toEqual(expect.any(String));
+    const apiId = await createTestApi(api, workspace.rootKey);
+    await expectInvalid({ apiId, cursor }, 'body.cursor');
+  });
+});
+
+describe('401', () => {
+  it('without a root key', async () => {
+    expect((await api.post('apis.listKeys', { apiId: 'api_whatever' })).status).toBe(401);
+  });
+
+  it('with an unknown root key', async () => {
+    expect((await listKeys({ apiId: 'api_whatever' }, 'unknown_root_key')).status).toBe(401);
+  });
+});
+
+describe('403', () => {
+  // The reference product masks these as 404; our contract never masks a 403.
+  it('without read_api, naming it', async () => {
+    const apiId = await createTestApi(api, workspace.rootKey);
+    const { rootKey } = await workspace.rootKeyWith(['api.*.read_key']);
+    const reply = await listKeys({ apiId }, rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.detail).toBe(`Missing permission: 'api.${apiId}.read_api'.`);
+  });
+
+  it('without read_key, naming it', async () => {
+    const apiId = await createTestApi(api, workspace.rootKey);
+    const { rootKey } = await workspace.rootKeyWith(['api.*.read_api']);
+    const reply = await listKeys({ apiId }, rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.detail).toBe(`Missing permission: 'api.${apiId}.read_key'.`);
+  });
+
+  it('without either, naming both', async () => {
+    const apiId = await createTestApi(api, workspace.rootKey);
+    const { rootKey } = await workspace.rootKeyWith(['api.*.create_key']);
+    const reply = await listKeys({ apiId }, rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.detail).toBe(`Missing permissions: 'api.${apiId}.read_key', 'api.${apiId}.read_api'.`);
+  });
+
+  it('with the grants for another API only', async () => {
+    const apiId = await createTestApi(api, workspace.rootKey);
+    const { rootKey } = await workspace.rootKeyWith(['api.api_other.read_key', 'api.api_other.read_api']);
+    expect((await listKeys({ apiId }, rootKey)).status).toBe(403);
+  });
+
+  it('for the read grants before any decrypt check', async () => {
+    const noVault = await api.workspace({ vault: false });
+    const apiId = await createTestApi(api, noVault.rootKey);
+    const { rootKey } = await noVault.rootKeyWith(['api.*.read_key']);
+    expect((await listKeys({ apiId, decrypt: true }, rootKey)).status).toBe(403);
+  });
+
+  it('decrypting without decrypt_key, naming it', async () => {
+    const apiId = await createTestApi(api, workspace.rootKey, { encryption: { enabled: true } });
+    await newKey(apiId, { recoverable: true });
+    const { rootKey } = await workspace.rootKeyWith([`api.${apiId}.read_key`, `api.${apiId}.read_api`]);
+    const reply = await listKeys({ apiId, decrypt: true }, rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.detail).toBe(`Missing permission: 'api.${apiId}.decrypt_key'.`);
+  });
+
+  it('for decrypt_key before the API encryption setting', async () => {
+    const apiId = await createTestApi(api, workspace.rootKey);
+    const { rootKey } = await workspace.rootKeyWith([`api.${apiId}.read_key`, `api.${apiId}.read_api`]);
+    expect((await listKeys({ apiId, decrypt: true }, rootKey)).status).toBe(403);
+  });
+});
+
+describe('404', () => {
+  it('for an API that does not exist', async () => {
+    const reply = await listKeys({ apiId: 'api_doesnotexist' });
+    expect(reply.status).toBe(404);
+    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/api_not_found`);
+  });
+
+  it('before checking permissions', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['api.*.create_key']);
+    expect((await listKeys({ apiId: 'api_doesnotexist' }, rootKey)).status).toBe(404);
+  });
+
+  it('for a deleted API', async () => {
+    const apiId = await createTestApi(api, workspace.rootKey);
+    await newKey(apiId);
+    expect((await api.post('apis.deleteApi', { apiId }, workspace.rootKey)).status).toBe(200);
+    expect((await listKeys({ apiId })).status).toBe(404);
+  });
+});
+
+describe('412', () => {
+  it('decrypting in a workspace without a vault, before the decrypt permission', async () => {
+    const noVault = await api.workspace({ vault: false });
+    const apiId = await createTestApi(api, noVault.rootKey, { encryption: { enabled: true } });
+    const { rootKey } = await noVault.rootKeyWith([`api.${apiId}.read_key`, `api.${apiId}.read_api`]);
+    const reply = await listKeys({ apiId, decrypt: true }, rootKey);
+    expect(reply.status).toBe(412);
+    expect(reply.body.error).toMatchObject({
+      type: `${ERRORS_BASE_URL}/service/application/precondition_failed`,
+      detail: 'The vault is not set up for this workspace, so keys cannot be stored recoverably or decrypted.',
+    });
+  });
+
+  it('decrypting on a server without a master key', async () => {
+    const apiId = await createTestApi(api, workspace.rootKey, { encryption: { enabled: true } });
+    const reply = await postOn(api, { masterKey: false }, 'apis.listKeys', { apiId, decrypt: true }, workspace.rootKey);
+    expect(reply.status).toBe(412);
+  });
+
+  it('decrypting the keys of an API without encryption', async () => {
+    const apiId = await createTestApi(api, workspace.rootKey);
+    await newKey(apiId);
+    const reply = await listKeys({ apiId, decrypt: true });
+    expect(reply.status).toBe(412);
+    expect(reply.body.error.detail).toBe(
+      'The requested API does not support key encryption: encryption is not enabled for it.',
+    );
+  });
+
+  it('not without decrypt', async () => {
+    const noVault = await api.workspace({ vault: false });
+    const apiId = await createTestApi(api, noVault.rootKey);
+    await newKey(apiId, {}, noVault.rootKey);
+    expect((await listKeys({ apiId }, noVault.rootKey)).status).toBe(200);
+  });
+});
+
+describe('cross-workspace isolation', () => {
+  it("does not find another workspace's API, even with every permission", async () => {
+    const apiId = await createTestApi(api, workspace.rootKey, { encryption: { enabled: true } });
+    await newKey(apiId, { recoverable: true });
+    const intruder = await api.workspace({ vault: true });
+    expect((await listKeys({ apiId }, intruder.rootKey)).status).toBe(404);
+    expect((await listKeys({ apiId, decrypt: true }, intruder.rootKey)).status).toBe(404);
+  });
+
+  it("lists none of another workspace's keys, not even through its identity's externalId", async () => {
+    const intruder = await api.workspace();
+    const intruderApi = await createTestApi(api, intruder.rootKey);
+    const apiId = await createTestApi(api, workspace.rootKey);
+    await newKey(apiId, { externalId: 'lk_victim' });
+    const own = await newKey(intruderApi, {}, intruder.rootKey);
+    expect((await listKeys({ apiId: intruderApi }, intruder.rootKey)).body.data.map((key) => key.keyId)).toEqual([
+      own.keyId,
+    ]);
+    const filtered = await listKeys({ apiId: intruderApi, externalId: 'lk_victim' }, intruder.rootKey);
+    expect(filtered.status).toBe(200);
+    expect(filtered.body.data).toEqual([]);
+  });
+});

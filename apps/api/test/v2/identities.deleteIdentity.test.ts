@@ -1,0 +1,250 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { identityRatelimits, storedIdentities, storedKey } from '../dbInspect.ts';
+import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { type SecondNode, startSecondNode } from '../secondNode.ts';
+
+const api = useApi();
+let workspace: TestWorkspace;
+let apiId: string;
+const em = () => api.orm.em.fork();
+
+interface Verification {
+  valid: boolean;
+  code: string;
+  identity?: { id: string; externalId: string };
+  ratelimits?: { name: string; exceeded: boolean }[];
+}
+
+beforeAll(async () => {
+  workspace = await api.workspace();
+  apiId = await createTestApi(api, workspace.rootKey);
+});
+
+async function newIdentity(body: Record<string, unknown>, rootKey = workspace.rootKey): Promise<string> {
+  const reply = await api.post<{ identityId: string }>('identities.createIdentity', body, rootKey);
+  if (reply.status !== 200) throw new Error(`createIdentity: ${JSON.stringify(reply.body)}`);
+  return reply.body.data.identityId;
+}
+const deleteIdentity = (body: unknown, rootKey = workspace.rootKey) =>
+  api.post('identities.deleteIdentity', body, rootKey);
+const getIdentity = (identity: string) => api.post('identities.getIdentity', { identity }, workspace.rootKey);
+async function newKey(body: Record<string, unknown>) {
+  const reply = await api.post<{ keyId: string; key: string }>('keys.createKey', { apiId, ...body }, workspace.rootKey);
+  if (reply.status !== 200) throw new Error(`createKey: ${JSON.stringify(reply.body)}`);
+  return reply.body.data;
+}
+async function verify(key: string): Promise<Verification> {
+  const reply = await api.post<Verification>('keys.verifyKey', { key }, workspace.rootKey);
+  expect(reply.status).toBe(200);
+  return reply.body.data;
+}
+
+describe('200', () => {
+  it('answers data {} and soft-deletes the identity, by id', async () => {
+    const id = await newIdentity({ externalId: 'doomed', ratelimits: [{ name: 'kept', limit: 1, duration: 1000 }] });
+    const reply = await deleteIdentity({ identity: id });
+    expect(reply.status).toBe(200);
+    // The interface spec's {meta, data} envelope, although the reference answers meta alone.
+    expect(reply.body).toEqual({ meta: { requestId: expect.stringMatching(/^req_/) }, data: {} });
+    expect(await storedIdentities(em(), workspace.workspaceId, 'doomed')).toMatchObject([{ id, deleted: true }]);
+    expect(await identityRatelimits(em(), id)).toHaveLength(1);
+    expect((await getIdentity(id)).status).toBe(404);
+  });
+
+  it('by externalId', async () => {
+    const id = await newIdentity({ externalId: 'doomed_by_name' });
+    expect((await deleteIdentity({ identity: 'doomed_by_name' })).status).toBe(200);
+    expect(await storedIdentities(em(), workspace.workspaceId, 'doomed_by_name')).toMatchObject([
+      { id, deleted: true },
+    ]);
+  });
+
+  it('frees the externalId at once, for createIdentity and for keys', async () => {
+    const old = await newIdentity({ externalId: 'reused' });
+    await deleteIdentity({ identity: old });
+    const { keyId } = await newKey({ externalId: 'reused' });
+    const linked = (await storedKey(em(), keyId))?.identity_id;
+    expect(linked).toMatch(/^id_/);
+    expect(linked).not.toBe(old);
+    expect((await api.post('identities.createIdentity', { externalId: 'reused' }, workspace.rootKey)).status).toBe(409);
+  });
+
+  it('deletes only that identity', async () => {
+    const kept = await newIdentity({ externalId: 'bystander' });
+    const doomed = await newIdentity({ externalId: 'target' });
+    await deleteIdentity({ identity: doomed });
+    expect((await getIdentity(kept)).status).toBe(200);
+  });
+
+  describe('its keys behave as keys without an identity, at once (the cache is warm)', () => {
+    it('they keep identity_id but lose the identity and its shared limit in verification and getKey', async () => {
+      const id = await newIdentity({
+        externalId: 'limited_user',
+        ratelimits: [{ name: 'team', limit: 2, duration: 60_000, autoApply: true }],
+      });
+      const first = await newKey({ externalId: 'limited_user' });
+      const second = await newKey({ externalId: 'limited_user' });
+      expect(await verify(first.key)).toMatchObject({ code: 'VALID', identity: { id, externalId: 'limited_user' } });
+      expect((await verify(second.key)).code).toBe('VALID');
+      expect((await verify(first.key)).code).toBe('RATE_LIMITED');
+      expect((await verify(second.key)).code).toBe('RATE_LIMITED');
+
+      expect((await deleteIdentity({ identity: id })).status).toBe(200);
+
+      for (const { key } of [first, second]) {
+        const answer = await verify(key);
+        expect(answer.code).toBe('VALID');
+        expect(answer.valid).toBe(true);
+        expect(answer.identity).toBeUndefined();
+        expect(answer.ratelimits ?? []).toEqual([]);
+      }
+      expect((await storedKey(em(), first.keyId))?.identity_id).toBe(id);
+      const details = await api.post<{ identity?: unknown }>('keys.getKey', { keyId: first.keyId }, workspace.rootKey);
+      expect(details.status).toBe(200);
+      expect(details.body.data.identity).toBeUndefined();
+    });
+
+    it("a new identity with the same externalId does not adopt the deleted one's keys", async () => {
+      const old = await newIdentity({ externalId: 'orphaning_user' });
+      const { key } = await newKey({ externalId: 'orphaning_user' });
+      expect((await verify(key)).identity?.id).toBe(old);
+      await deleteIdentity({ identity: old });
+      await newIdentity({
+        externalId: 'orphaning_user',
+        ratelimits: [{ name: 'strict', limit: 1, duration: 60_000, autoApply: true }],
+      });
+      for (let i = 0; i < 3; i++) {
+        const answer = await verify(key);
+        expect(answer.code).toBe('VALID');
+        expect(answer.identity).toBeUndefined();
+      }
+    });
+
+    describe('on another node', () => {
+      let nodeB: SecondNode;
+      beforeAll(async () => {
+        nodeB = await startSecondNode(api);
+      });
+      afterAll(async () => {
+        await nodeB?.stop();
+      });
+
+      it('well before its cache would have expired by itself (1 s)', async () => {
+        const id = await newIdentity({ externalId: 'remote_user' });
+        const { key } = await newKey({ externalId: 'remote_user' });
+        const verifyOnB = async () =>
+          (await nodeB.post<Verification>('keys.verifyKey', { key }, workspace.rootKey)).body.data;
+        expect((await verifyOnB()).identity?.id).toBe(id);
+        expect((await verifyOnB()).identity?.id).toBe(id);
+        const started = Date.now();
+        await deleteIdentity({ identity: id });
+        await expect.poll(async () => (await verifyOnB()).identity, { timeout: 300, interval: 5 }).toBeUndefined();
+        expect(Date.now() - started).toBeLessThan(500);
+      });
+    });
+  });
+});
+
+describe('400', () => {
+  it.each([
+    ['missing', {}, 'body.identity'],
+    ['empty', { identity: '' }, 'body.identity'],
+    ['too long', { identity: 'x'.repeat(256) }, 'body.identity'],
+    ['of the wrong type', { identity: ['x'] }, 'body.identity'],
+    ['with an unknown field', { identity: 'x', permanent: true }, 'body.permanent'],
+  ])('identity %s', async (_, body, location) => {
+    const reply = await deleteIdentity(body);
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
+    expect(reply.body.error.errors?.map((error) => error.location)).toContain(location);
+  });
+});
+
+describe('401', () => {
+  it('without a root key', async () => {
+    expect((await api.post('identities.deleteIdentity', { identity: 'x' })).status).toBe(401);
+  });
+
+  it('with an unknown root key', async () => {
+    expect((await deleteIdentity({ identity: 'x' }, 'kproot_unknown')).status).toBe(401);
+  });
+});
+
+describe('403', () => {
+  it('without identity.*.delete_identity, naming it, and deletes nothing', async () => {
+    const id = await newIdentity({ externalId: 'protected_user' });
+    const { rootKey } = await workspace.rootKeyWith([
+      'identity.*.read_identity',
+      'identity.*.update_identity',
+      `identity.${id}.read_identity`,
+    ]);
+    const reply = await deleteIdentity({ identity: id }, rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.detail).toBe("Missing permission: 'identity.*.delete_identity'.");
+    expect((await getIdentity(id)).status).toBe(200);
+  });
+
+  it('before looking the identity up: also for one that does not exist', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['identity.*.read_identity']);
+    expect((await deleteIdentity({ identity: 'nobody_at_all' }, rootKey)).status).toBe(403);
+  });
+
+  it('not with identity.*.delete_identity alone', async () => {
+    const id = await newIdentity({ externalId: 'deletable_user' });
+    const { rootKey } = await workspace.rootKeyWith(['identity.*.delete_identity']);
+    expect((await deleteIdentity({ identity: id }, rootKey)).status).toBe(200);
+  });
+});
+
+describe('404', () => {
+  it('for an identity that does not exist, by id or externalId', async () => {
+    for (const identity of ['id_doesnotexist', 'nobody']) {
+      const reply = await deleteIdentity({ identity });
+      expect(reply.status).toBe(404);
+      expect(reply.body.error).toMatchObject({
+        type: `${ERRORS_BASE_URL}/service/data/identity_not_found`,
+        detail: 'This identity does not exist.',
+      });
+    }
+  });
+
+  it('for an identity deleted already, by id and by externalId', async () => {
+    const id = await newIdentity({ externalId: 'twice_deleted' });
+    expect((await deleteIdentity({ identity: id })).status).toBe(200);
+    expect((await deleteIdentity({ identity: id })).status).toBe(404);
+    expect((await deleteIdentity({ identity: 'twice_deleted' })).status).toBe(404);
+  });
+
+  it('deleting by externalId after a reuse deletes the live identity only', async () => {
+    const old = await newIdentity({ externalId: 'reborn' });
+    await deleteIdentity({ identity: old });
+    const current = await newIdentity({ externalId: 'reborn' });
+    expect((await deleteIdentity({ identity: 'reborn' })).status).toBe(200);
+    expect(await storedIdentities(em(), workspace.workspaceId, 'reborn')).toMatchObject([
+      { id: old, deleted: true },
+      { id: current, deleted: true },
+    ]);
+    expect((await deleteIdentity({ identity: 'reborn' })).status).toBe(404);
+  });
+});
+
+describe('cross-workspace isolation', () => {
+  it("cannot delete another workspace's identity (404), whose keys keep it", async () => {
+    const id = await newIdentity({ externalId: 'their_user' });
+    const { key } = await newKey({ externalId: 'their_user' });
+    const intruder = await api.workspace();
+    for (const identity of [id, 'their_user']) {
+      expect((await deleteIdentity({ identity }, intruder.rootKey)).status).toBe(404);
+    }
+    expect((await getIdentity(id)).status).toBe(200);
+    expect((await verify(key)).identity?.id).toBe(id);
+  });
+
+  it('deletes its own identity of the same externalId only', async () => {
+    const other = await api.workspace();
+    const mine = await newIdentity({ externalId: 'twin_user' });
+    await newIdentity({ externalId: 'twin_user' }, other.rootKey);
+    expect((await deleteIdentity({ identity: 'twin_user' }, other.rootKey)).status).toBe(200);
+    expect((await getIdentity(mine)).status).toBe(200);
+  });
+});

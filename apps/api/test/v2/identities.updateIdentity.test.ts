@@ -1,0 +1,460 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postOn } from '../appVariants.ts';
+import { countRows, identityRatelimits, keyRatelimits, storedIdentities } from '../dbInspect.ts';
+import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { type SecondNode, startSecondNode } from '../secondNode.ts';
+
+const api = useApi();
+let workspace: TestWorkspace;
+let apiId: string;
+const em = () => api.orm.em.fork();
+
+interface RatelimitData {
+  id: string;
+  name: string;
+  limit: number;
+  duration: number;
+  autoApply: boolean;
+}
+interface Identity {
+  id: string;
+  externalId: string;
+  meta?: Record<string, unknown>;
+  ratelimits?: RatelimitData[];
+}
+interface Verification {
+  valid: boolean;
+  code: string;
+  identity?: Identity;
+  ratelimits?: (RatelimitData & { exceeded: boolean })[];
+}
+
+beforeAll(async () => {
+  workspace = await api.workspace();
+  apiId = await createTestApi(api, workspace.rootKey);
+});
+
+async function newIdentity(body: Record<string, unknown>, rootKey = workspace.rootKey): Promise<string> {
+  const reply = await api.post<{ identityId: string }>('identities.createIdentity', body, rootKey);
+  if (reply.status !== 200) throw new Error(`createIdentity: ${JSON.stringify(reply.body)}`);
+  return reply.body.data.identityId;
+}
+const updateIdentity = (body: unknown, rootKey = workspace.rootKey) =>
+  api.post<Identity>('identities.updateIdentity', body, rootKey);
+const getIdentity = async (identity: string) =>
+  (await api.post<Identity>('identities.getIdentity', { identity }, workspace.rootKey)).body.data;
+async function newKey(body: Record<string, unknown>) {
+  const reply = await api.post<{ keyId: string; key: string }>('keys.createKey', { apiId, ...body }, workspace.rootKey);
+  if (reply.status !== 200) throw new Error(`createKey: ${JSON.stringify(reply.body)}`);
+  return reply.body.data;
+}
+async function verify(key: string): Promise<Verification> {
+  const reply = await api.post<Verification>('keys.verifyKey', { key }, workspace.rootKey);
+  expect(reply.status).toBe(200);
+  return reply.body.data;
+}
+const limitsByName = async (identityId: string) =>
+  Object.fromEntries((await identityRatelimits(em(), identityId)).map(({ name, ...limit }) => [name, limit]));
+
+describe('200', () => {
+  it('answers the identity unchanged when nothing is to change', async () => {
+    const id = await newIdentity({
+      externalId: 'unchanged',
+      meta: { plan: 'pro' },
+      ratelimits: [{ name: 'requests', limit: 10, duration: 1000 }],
+    });
+    const before = await getIdentity(id);
+    const reply = await updateIdentity({ identity: id });
+    expect(reply.status).toBe(200);
+    expect(reply.body.data).toEqual(before);
+    expect(await getIdentity(id)).toEqual(before);
+  });
+
+  it('replaces the meta whole (no merge), by externalId, keeping the rate limits', async () => {
+    const id = await newIdentity({
+      externalId: 'meta_user',
+      meta: { plan: 'pro', seats: 3 },
+      ratelimits: [{ name: 'requests', limit: 10, duration: 1000 }],
+    });
+    const limitsBefore = await limitsByName(id);
+    const reply = await updateIdentity({ identity: 'meta_user', meta: { plan: 'enterprise' } });
+    expect(reply.status).toBe(200);
+    expect(reply.body.data).toMatchObject({ id, externalId: 'meta_user', meta: { plan: 'enterprise' } });
+    expect(reply.body.data.ratelimits?.map((limit) => limit.name)).toEqual(['requests']);
+    expect((await storedIdentities(em(), workspace.workspaceId, 'meta_user'))[0]?.meta).toEqual({ plan: 'enterprise' });
+    expect(await limitsByName(id)).toEqual(limitsBefore);
+  });
+
+  it.each([
+    ['{}', {}],
+    ['null', null],
+  ])('meta %s clears it', async (_, meta) => {
+    const externalId = `cleared_${meta === null ? 'null' : 'empty'}`;
+    const id = await newIdentity({ externalId, meta: { plan: 'pro' } });
+    const reply = await updateIdentity({ identity: id, meta });
+    expect(reply.status).toBe(200);
+    expect(reply.body.data).toEqual({ id, externalId });
+    expect((await storedIdentities(em(), workspace.workspaceId, externalId))[0]?.meta).toBeNull();
+  });
+
+  it('replaces rate limits by name: same names keep their ids, missing go, new come', async () => {
+    const id = await newIdentity({
+      externalId: 'limits_user',
+      ratelimits: [
+        { name: 'keep', limit: 1, duration: 1000 },
+        { name: 'drop', limit: 2, duration: 2000 },
+      ],
+    });
+    const before = await limitsByName(id);
+    const reply = await updateIdentity({
+      identity: id,
+      ratelimits: [
+        { name: 'keep', limit: 100, duration: 60_000, autoApply: true },
+        { name: 'new', limit: 3, duration: 3000 },
+      ],
+    });
+    expect(reply.status).toBe(200);
+    const after = await limitsByName(id);
+    expect(Object.keys(after)).toEqual(['keep', 'new']);
+    expect(after.keep).toEqual({ id: before.keep?.id, limit: 100, duration_ms: '60000', auto_apply: true });
+    expect(after.new).toMatchObject({ limit: 3, duration_ms: '3000', auto_apply: false });
+    expect(after.new?.id).toMatch(/^rl_/);
+    expect(reply.body.data.ratelimits).toEqual([
+      { id: before.keep?.id, name: 'keep', limit: 100, duration: 60_000, autoApply: true },
+      { id: after.new?.id, name: 'new', limit: 3, duration: 3000, autoApply: false },
+    ]);
+  });
+
+  it('[] removes every rate limit; leaving ratelimits out keeps them', async () => {
+    const id = await newIdentity({
+      externalId: 'emptied_user',
+      ratelimits: [
+        { name: 'one', limit: 1, duration: 1000 },
+        { name: 'two', limit: 2, duration: 1000 },
+      ],
+    });
+    await updateIdentity({ identity: id, meta: { touched: true } });
+    expect(Object.keys(await limitsByName(id))).toEqual(['one', 'two']);
+    const reply = await updateIdentity({ identity: id, ratelimits: [] });
+    expect(reply.status).toBe(200);
+    expect(reply.body.data.ratelimits).toBeUndefined();
+    expect(await identityRatelimits(em(), id)).toEqual([]);
+  });
+
+  it("never touches the rate limits of the identity's keys, even those with the same name", async () => {
+    const id = await newIdentity({
+      externalId: 'keyed_user',
+      ratelimits: [{ name: 'shared', limit: 1, duration: 1000 }],
+    });
+    const { keyId } = await newKey({
+      externalId: 'keyed_user',
+      ratelimits: [{ name: 'shared', limit: 7, duration: 7000 }],
+    });
+    await updateIdentity({ identity: id, ratelimits: [{ name: 'shared', limit: 9, duration: 9000 }] });
+    await updateIdentity({ identity: id, ratelimits: [] });
+    expect(await keyRatelimits(em(), keyId)).toEqual([
+      { name: 'shared', limit: 7, duration_ms: '7000', auto_apply: false },
+    ]);
+  });
+
+  it('applies concurrent updates one after the other: the result is exactly one of them', async () => {
+    const id = await newIdentity({
+      externalId: 'raced_user',
+      ratelimits: [{ name: 'base', limit: 1, duration: 1000 }],
+    });
+    const requests = Array.from({ length: 8 }, (_, i) => [
+      { name: 'base', limit: 10 + i, duration: 1000 },
+      { name: `only-${i}`, limit: 1, duration: 1000 },
+    ]);
+    const replies = await Promise.all(requests.map((ratelimits) => updateIdentity({ identity: id, ratelimits })));
+    expect(replies.map((reply) => reply.status)).toEqual(Array(8).fill(200));
+    const after = await limitsByName(id);
+    const winner = Number(
+      Object.keys(after)
+        .find((name) => name.startsWith('only-'))
+        ?.slice('only-'.length),
+    );
+    expect(winner).toBeGreaterThanOrEqual(0);
+    expect(Object.keys(after)).toEqual(['base', `only-${winner}`]);
+    expect(after.base?.limit).toBe(10 + winner);
+  });
+
+  describe('verification sees the change at once (the cache is warm)', () => {
+    it('an identity limit is shared by all its keys', async () => {
+      await newIdentity({
+        externalId: 'shared_limit_user',
+        ratelimits: [{ name: 'team', limit: 3, duration: 60_000, autoApply: true }],
+      });
+      const first = await newKey({ externalId: 'shared_limit_user' });
+      const second = await newKey({ externalId: 'shared_limit_user' });
+      expect((await verify(first.key)).code).toBe('VALID');
+      expect((await verify(second.key)).code).toBe('VALID');
+      expect((await verify(first.key)).code).toBe('VALID');
+      const denied = await verify(second.key);
+      expect(denied.code).toBe('RATE_LIMITED');
+      expect(denied.ratelimits).toEqual([expect.objectContaining({ name: 'team', limit: 3, exceeded: true })]);
+      expect((await verify(first.key)).code).toBe('RATE_LIMITED');
+      // A key of another identity is not limited by it.
+      expect((await verify((await newKey({ externalId: 'unrelated_user' })).key)).code).toBe('VALID');
+    });
+
+    it('a limit given later by updateIdentity applies to every key at once', async () => {
+      const id = await newIdentity({ externalId: 'late_limit_user' });
+      const first = await newKey({ externalId: 'late_limit_user' });
+      const second = await newKey({ externalId: 'late_limit_user' });
+      for (const { key } of [first, first, second, second]) expect((await verify(key)).code).toBe('VALID');
+      await updateIdentity({
+        identity: id,
+        ratelimits: [{ name: 'late', limit: 1, duration: 60_000, autoApply: true }],
+      });
+      expect((await verify(first.key)).code).toBe('VALID');
+      expect((await verify(second.key)).code).toBe('RATE_LIMITED');
+    });
+
+    it('lowering the limit applies at once', async () => {
+      const id = await newIdentity({
+        externalId: 'lowered_user',
+        ratelimits: [{ name: 'requests', limit: 10, duration: 60_000, autoApply: true }],
+      });
+      const { key } = await newKey({ externalId: 'lowered_user' });
+      expect((await verify(key)).code).toBe('VALID');
+      expect((await verify(key)).code).toBe('VALID');
+      const reply = await updateIdentity({
+        identity: id,
+        ratelimits: [{ name: 'requests', limit: 2, duration: 60_000, autoApply: true }],
+      });
+      expect(reply.status).toBe(200);
+      const denied = await verify(key);
+      expect(denied.code).toBe('RATE_LIMITED');
+      expect(denied.identity?.ratelimits).toEqual([expect.objectContaining({ name: 'requests', limit: 2 })]);
+    });
+
+    it('raising the limit applies at once', async () => {
+      const id = await newIdentity({
+        externalId: 'raised_user',
+        ratelimits: [{ name: 'requests', limit: 2, duration: 60_000, autoApply: true }],
+      });
+      const { key } = await newKey({ externalId: 'raised_user' });
+      expect((await verify(key)).code).toBe('VALID');
+      expect((await verify(key)).code).toBe('VALID');
+      expect((await verify(key)).code).toBe('RATE_LIMITED');
+      await updateIdentity({
+        identity: id,
+        ratelimits: [{ name: 'requests', limit: 10, duration: 60_000, autoApply: true }],
+      });
+      expect((await verify(key)).code).toBe('VALID');
+    });
+
+    it('removing the limits lifts them at once', async () => {
+      const id = await newIdentity({
+        externalId: 'lifted_user',
+        ratelimits: [{ name: 'requests', limit: 1, duration: 60_000, autoApply: true }],
+      });
+      const { key } = await newKey({ externalId: 'lifted_user' });
+      expect((await verify(key)).code).toBe('VALID');
+      expect((await verify(key)).code).toBe('RATE_LIMITED');
+      await updateIdentity({ identity: id, ratelimits: [] });
+      const allowed = await verify(key);
+      expect(allowed.code).toBe('VALID');
+      expect(allowed.identity).toEqual({ id, externalId: 'lifted_user' });
+    });
+
+    it('the new meta is what verification returns next', async () => {
+      const id = await newIdentity({ externalId: 'meta_verified_user', meta: { version: 1 } });
+      const { key } = await newKey({ externalId: 'meta_verified_user' });
+      expect((await verify(key)).identity?.meta).toEqual({ version: 1 });
+      expect((await verify(key)).identity?.meta).toEqual({ version: 1 });
+      await updateIdentity({ identity: id, meta: { version: 2 } });
+      expect((await verify(key)).identity?.meta).toEqual({ version: 2 });
+      await updateIdentity({ identity: id, meta: null });
+      expect((await verify(key)).identity).toEqual({ id, externalId: 'meta_verified_user' });
+    });
+
+    describe('on another node', () => {
+      let nodeB: SecondNode;
+      beforeAll(async () => {
+        nodeB = await startSecondNode(api);
+      });
+      afterAll(async () => {
+        await nodeB?.stop();
+      });
+
+      it('well before its cache would have expired by itself (1 s)', async () => {
+        const id = await newIdentity({ externalId: 'remote_user', meta: { version: 1 } });
+        const { key } = await newKey({ externalId: 'remote_user' });
+        const verifyOnB = async () =>
+          (await nodeB.post<Verification>('keys.verifyKey', { key }, workspace.rootKey)).body.data;
+        expect((await verifyOnB()).identity?.meta).toEqual({ version: 1 });
+        expect((await verifyOnB()).identity?.meta).toEqual({ version: 1 });
+        const started = Date.now();
+        await updateIdentity({ identity: id, meta: { version: 2 } });
+        await expect
+          .poll(async () => (await verifyOnB()).identity?.meta, { timeout: 300, interval: 5 })
+          .toEqual({
+            version: 2,
+          });
+        expect(Date.now() - started).toBeLessThan(500);
+      });
+    });
+  });
+});
+
+describe('400', () => {
+  let id: string;
+  beforeAll(async () => {
+    id = await newIdentity({
+      externalId: 'invalid_target',
+      meta: { kept: true },
+      ratelimits: [{ name: 'kept', limit: 1, duration: 1000 }],
+    });
+  });
+  const expectInvalid = async (body: Record<string, unknown>, location: string) => {
+    const before = await getIdentity(id);
+    const reply = await updateIdentity(body);
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
+    expect(reply.body.error.errors?.map((error) => error.location)).toContain(location);
+    expect(await getIdentity(id)).toEqual(before);
+  };
+
+  it('requires identity', async () => {
+    await expectInvalid({ meta: {} }, 'body.identity');
+  });
+
+  it.each([
+    ['identity', ''],
+    ['identity', 'x'.repeat(256)],
+    ['meta', 'text'],
+    ['meta', [1]],
+    ['meta', Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, i]))],
+    ['meta', { note: 'nul\u0000' }],
+    ['ratelimits', null],
+    ['ratelimits', { name: 'x' }],
+    ['ratelimits', Array.from({ length: 51 }, (_, i) => ({ name: `limit-${i}`, limit: 1, duration: 1000 }))],
+  ])('rejects %s = %j', async (field, value) => {
+    await expectInvalid({ identity: id, [field]: value }, `body.${field}`);
+  });
+
+  it('rejects two rate limits with the same name, changing nothing', async () => {
+    const limit = { name: 'same', limit: 1, duration: 1000 };
+    await expectInvalid(
+      { identity: id, meta: { changed: true }, ratelimits: [limit, limit] },
+      'body.ratelimits[1].name',
+    );
+  });
+
+  it.each([
+    [{ name: 'ab', limit: 1, duration: 1000 }, 'body.ratelimits[0].name'],
+    [{ name: 'abc', limit: 0, duration: 1000 }, 'body.ratelimits[0].limit'],
+    [{ name: 'abc', limit: 1, duration: 999 }, 'body.ratelimits[0].duration'],
+  ])('rejects the rate limit %j', async (limit, location) => {
+    await expectInvalid({ identity: id, ratelimits: [limit] }, location);
+  });
+
+  it('rejects meta over 1 MB serialized (a server whose body limit lets it through)', async () => {
+    const reply = await postOn(
+      api,
+      { maxBodyBytes: 4 * 1024 * 1024 },
+      'identities.updateIdentity',
+      { identity: id, meta: { blob: 'x'.repeat(1024 * 1024) } },
+      workspace.rootKey,
+    );
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.errors).toContainEqual(
+      expect.objectContaining({ location: 'body.meta', message: expect.stringMatching(/^Metadata is too large/) }),
+    );
+    expect((await getIdentity(id)).meta).toEqual({ kept: true });
+  });
+
+  it('rejects unknown fields, externalId included (an identity is not renamed)', async () => {
+    await expectInvalid({ identity: id, externalId: 'renamed' }, 'body.externalId');
+  });
+});
+
+describe('401', () => {
+  it('without a root key', async () => {
+    expect((await api.post('identities.updateIdentity', { identity: 'x' })).status).toBe(401);
+  });
+
+  it('with an unknown root key', async () => {
+    expect((await updateIdentity({ identity: 'x' }, 'kproot_unknown')).status).toBe(401);
+  });
+});
+
+describe('403', () => {
+  it('without identity.*.update_identity, naming it, and changes nothing', async () => {
+    const id = await newIdentity({ externalId: 'guarded_user', meta: { kept: true } });
+    const { rootKey } = await workspace.rootKeyWith(['identity.*.read_identity', 'identity.*.create_identity']);
+    const reply = await updateIdentity({ identity: id, meta: { kept: false }, ratelimits: [] }, rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.detail).toBe("Missing permission: 'identity.*.update_identity'.");
+    expect((await getIdentity(id)).meta).toEqual({ kept: true });
+  });
+
+  it('before looking the identity up: also for one that does not exist', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['identity.*.read_identity']);
+    expect((await updateIdentity({ identity: 'nobody_at_all' }, rootKey)).status).toBe(403);
+  });
+
+  it('not with identity.*.update_identity alone', async () => {
+    const id = await newIdentity({ externalId: 'updatable_user' });
+    const { rootKey } = await workspace.rootKeyWith(['identity.*.update_identity']);
+    expect((await updateIdentity({ identity: id, meta: { ok: true } }, rootKey)).status).toBe(200);
+  });
+});
+
+describe('404', () => {
+  it('for an identity that does not exist, creating none', async () => {
+    const before = await countRows(em(), 'identities');
+    for (const identity of ['id_doesnotexist', 'nobody']) {
+      const reply = await updateIdentity({
+        identity,
+        meta: { a: 1 },
+        ratelimits: [{ name: 'x-limit', limit: 1, duration: 1000 }],
+      });
+      expect(reply.status).toBe(404);
+      expect(reply.body.error).toMatchObject({
+        type: `${ERRORS_BASE_URL}/service/data/identity_not_found`,
+        detail: 'This identity does not exist.',
+      });
+    }
+    expect(await countRows(em(), 'identities')).toBe(before);
+  });
+
+  it('for a deleted identity, changing nothing', async () => {
+    const id = await newIdentity({ externalId: 'gone_user', ratelimits: [{ name: 'kept', limit: 1, duration: 1000 }] });
+    await api.post('identities.deleteIdentity', { identity: id }, workspace.rootKey);
+    expect((await updateIdentity({ identity: id, ratelimits: [] })).status).toBe(404);
+    expect((await updateIdentity({ identity: 'gone_user', ratelimits: [] })).status).toBe(404);
+    expect(await identityRatelimits(em(), id)).toHaveLength(1);
+  });
+});
+
+describe('cross-workspace isolation', () => {
+  it("cannot update another workspace's identity (404), which keeps limiting its keys", async () => {
+    const id = await newIdentity({
+      externalId: 'their_user',
+      meta: { owner: 'me' },
+      ratelimits: [{ name: 'requests', limit: 1, duration: 60_000, autoApply: true }],
+    });
+    const { key } = await newKey({ externalId: 'their_user' });
+    const intruder = await api.workspace();
+    for (const identity of [id, 'their_user']) {
+      const reply = await updateIdentity({ identity, meta: { owner: 'intruder' }, ratelimits: [] }, intruder.rootKey);
+      expect(reply.status).toBe(404);
+    }
+    expect(await getIdentity(id)).toMatchObject({ meta: { owner: 'me' }, ratelimits: [{ name: 'requests' }] });
+    expect((await verify(key)).code).toBe('VALID');
+    expect((await verify(key)).code).toBe('RATE_LIMITED');
+  });
+
+  it('updates its own identity of the same externalId only', async () => {
+    const other = await api.workspace();
+    const mine = await newIdentity({ externalId: 'twin_user', meta: { owner: 'me' } });
+    await newIdentity({ externalId: 'twin_user', meta: { owner: 'them' } }, other.rootKey);
+    const reply = await updateIdentity({ identity: 'twin_user', meta: { owner: 'them, updated' } }, other.rootKey);
+    expect(reply.status).toBe(200);
+    expect(reply.body.data.id).not.toBe(mine);
+    expect((await getIdentity(mine)).meta).toEqual({ owner: 'me' });
+  });
+});

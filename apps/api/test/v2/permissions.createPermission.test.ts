@@ -1,0 +1,140 @@
+import { rows, sql } from '@keyplane/db';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+
+const api = useApi();
+let workspace: TestWorkspace;
+const em = () => api.orm.em.fork();
+
+beforeAll(async () => {
+  workspace = await api.workspace();
+});
+
+const createPermission = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
+  api.post<{ permissionId: string }>('permissions.createPermission', body, rootKey);
+
+async function stored(permissionId: string) {
+  const [found] = await rows(
+    em(),
+    sql<{ workspace_id: string; name: string; slug: string; description: string | null }>`
+      select workspace_id, name, slug, description from permissions where id = ${permissionId}`,
+  );
+  return found;
+}
+
+describe('200', () => {
+  it('creates the permission with its name, slug and description', async () => {
+    const reply = await createPermission({ name: 'Read documents', slug: 'docs.read', description: 'Reads them' });
+    expect(reply.status).toBe(200);
+    expect(reply.body.data).toEqual({ permissionId: expect.stringMatching(/^perm_/) });
+    expect(await stored(reply.body.data.permissionId)).toEqual({
+      workspace_id: workspace.workspaceId,
+      name: 'Read documents',
+      slug: 'docs.read',
+      description: 'Reads them',
+    });
+  });
+
+  it('without a description, and with every character the slug pattern allows, 128 long', async () => {
+    const slug = `a-Z_0:9.*${'x'.repeat(119)}`;
+    const reply = await createPermission({ name: 'n', slug });
+    expect(reply.status).toBe(200);
+    expect(await stored(reply.body.data.permissionId)).toMatchObject({ slug, description: null });
+  });
+
+  it('slugs differing only in letter case are different permissions', async () => {
+    expect((await createPermission({ name: 'lower', slug: 'case.test' })).status).toBe(200);
+    expect((await createPermission({ name: 'upper', slug: 'CASE.test' })).status).toBe(200);
+  });
+
+  it('with exactly rbac.*.create_permission', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['rbac.*.create_permission']);
+    expect((await createPermission({ name: 'n', slug: 'exact.grant' }, rootKey)).status).toBe(200);
+  });
+});
+
+describe('400', () => {
+  it.each([
+    [{ slug: 's' }, 'body.name'],
+    [{ name: 'n' }, 'body.slug'],
+    [{ name: '', slug: 's' }, 'body.name'],
+    [{ name: 'n'.repeat(513), slug: 's' }, 'body.name'],
+    [{ name: 'n', slug: '' }, 'body.slug'],
+    [{ name: 'n', slug: 's'.repeat(129) }, 'body.slug'],
+    [{ name: 'n', slug: 'has space' }, 'body.slug'],
+    [{ name: 'n', slug: 'slash/no' }, 'body.slug'],
+    [{ name: 'n', slug: 's', description: 'd'.repeat(513) }, 'body.description'],
+    [{ name: 'n', slug: 's', description: 7 }, 'body.description'],
+    [{ name: 'n', slug: 's', extra: true }, 'body.extra'],
+  ])('rejects %j', async (body, location) => {
+    const reply = await createPermission(body);
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
+    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
+  });
+});
+
+describe('401', () => {
+  it('without a root key, or with an unknown one', async () => {
+    expect((await api.post('permissions.createPermission', { name: 'n', slug: 'no.auth' })).status).toBe(401);
+    expect((await createPermission({ name: 'n', slug: 'no.auth' }, 'kproot_unknown')).status).toBe(401);
+  });
+});
+
+describe('403', () => {
+  it('without rbac.*.create_permission, naming it and creating nothing', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_permission', 'api.*.create_key']);
+    const reply = await createPermission({ name: 'n', slug: 'forbidden.slug' }, rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.detail).toBe("Missing permission: 'rbac.*.create_permission'.");
+    const found = await rows(em(), sql`select 1 from permissions where slug = 'forbidden.slug'`);
+    expect(found).toHaveLength(0);
+  });
+});
+
+describe('409', () => {
+  it('for a slug the workspace already has, naming it', async () => {
+    expect((await createPermission({ name: 'first', slug: 'dup.slug' })).status).toBe(200);
+    const reply = await createPermission({ name: 'second', slug: 'dup.slug' });
+    expect(reply.status).toBe(409);
+    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/permission_already_exists`);
+    expect(reply.body.error.detail).toBe("A permission with slug 'dup.slug' already exists in this workspace");
+    const found = await rows(em(), sql<{ name: string }>`select name from permissions where slug = 'dup.slug'`);
+    expect(found).toEqual([{ name: 'first' }]);
+  });
+
+  it('for a slug created on the fly by keys.createKey', async () => {
+    const apiId = (await api.post<{ apiId: string }>('apis.createApi', { name: 'test-api' }, workspace.rootKey)).body
+      .data.apiId;
+    await api.post('keys.createKey', { apiId, permissions: ['implicit.slug'] }, workspace.rootKey);
+    expect((await createPermission({ name: 'n', slug: 'implicit.slug' })).status).toBe(409);
+  });
+
+  it('under concurrency: of two creates of one slug exactly one wins, the other is a 409 (never a 500)', async () => {
+    for (let round = 0; round < 5; round++) {
+      const slug = `race.${round}`;
+      const replies = await Promise.all([createPermission({ name: 'a', slug }), createPermission({ name: 'b', slug })]);
+      expect(replies.map((reply) => reply.status).sort()).toEqual([200, 409]);
+      const found = await rows(em(), sql`select 1 from permissions where slug = ${slug}`);
+      expect(found).toHaveLength(1);
+    }
+  });
+});
+
+describe('cross-workspace isolation', () => {
+  it('a slug another workspace has is free in this one, and theirs is left alone', async () => {
+    const other = await api.workspace();
+    const theirs = await createPermission({ name: 'theirs', slug: 'shared.slug' }, other.rootKey);
+    const mine = await createPermission({ name: 'mine', slug: 'shared.slug' });
+    expect(theirs.status).toBe(200);
+    expect(mine.status).toBe(200);
+    expect(await stored(theirs.body.data.permissionId)).toMatchObject({
+      workspace_id: other.workspaceId,
+      name: 'theirs',
+    });
+    expect(await stored(mine.body.data.permissionId)).toMatchObject({
+      workspace_id: workspace.workspaceId,
+      name: 'mine',
+    });
+  });
+});

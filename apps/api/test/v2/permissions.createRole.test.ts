@@ -1,0 +1,216 @@
+import { rows, sql } from '@keyplane/db';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createTestApi, ERRORS_BASE_URL, MAX_BODY_BYTES, type TestWorkspace, useApi } from '../harness.ts';
+import { createKeyWith, verifyCode } from '../rbac.ts';
+
+const api = useApi();
+let workspace: TestWorkspace;
+const em = () => api.orm.em.fork();
+
+beforeAll(async () => {
+  workspace = await api.workspace();
+});
+
+const createRole = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
+  api.post<{ roleId: string }>('permissions.createRole', body, rootKey);
+
+async function storedRole(roleId: string) {
+  const [role] = await rows(
+    em(),
+    sql<{ workspace_id: string; name: string; description: string | null }>`
+      select workspace_id, name, description from roles where id = ${roleId}`,
+  );
+  const permissions = await rows(
+    em(),
+    sql<{ slug: string; name: string }>`
+      select p.slug, p.name from roles_permissions rp join permissions p on p.id = rp.permission_id
+      where rp.role_id = ${roleId} order by p.slug`,
+  );
+  return role && { ...role, slugs: permissions.map((permission) => permission.slug) };
+}
+
+const rolesNamed = async (name: string) =>
+  rows(em(), sql`select 1 from roles where workspace_id = ${workspace.workspaceId} and name = ${name}`);
+const permissionsWithSlug = async (slug: string) =>
+  rows(em(), sql`select 1 from permissions where workspace_id = ${workspace.workspaceId} and slug = ${slug}`);
+
+describe('200', () => {
+  it('creates a role with a description and no permissions', async () => {
+    const reply = await createRole({ name: 'empty', description: 'Nothing yet' });
+    expect(reply.status).toBe(200);
+    expect(reply.body.data).toEqual({ roleId: expect.stringMatching(/^role_/) });
+    expect(await storedRole(reply.body.data.roleId)).toEqual({
+      workspace_id: workspace.workspaceId,
+      name: 'empty',
+      description: 'Nothing yet',
+      slugs: [],
+    });
+  });
+
+  it('reuses existing permissions and creates missing ones (name = slug)', async () => {
+    const existing = await api.post<{ permissionId: string }>(
+      'permissions.createPermission',
+      { name: 'Existing one', slug: 'existing.perm' },
+      workspace.rootKey,
+    );
+    const reply = await createRole({ name: 'mixed', permissions: ['existing.perm', 'new.perm', 'new.perm'] });
+    expect(reply.status).toBe(200);
+    expect((await storedRole(reply.body.data.roleId))?.slugs).toEqual(['existing.perm', 'new.perm']);
+    const [kept] = await rows(
+      em(),
+      sql<{ id: string; name: string }>`select id, name from permissions where slug = 'existing.perm'`,
+    );
+    expect(kept).toEqual({ id: existing.body.data.permissionId, name: 'Existing one' });
+    const [created] = await rows(em(), sql<{ name: string }>`select name from permissions where slug = 'new.perm'`);
+    expect(created?.name).toBe('new.perm');
+  });
+
+  it('with 1000 permissions in one request, all created and attached', async () => {
+    const slugs = Array.from({ length: 1000 }, (_, i) => `k${i}`);
+    const body = { name: 'thousand', permissions: slugs };
+    expect(JSON.stringify(body).length).toBeLessThan(MAX_BODY_BYTES);
+    const reply = await createRole(body);
+    expect(reply.status).toBe(200);
+    expect((await storedRole(reply.body.data.roleId))?.slugs).toHaveLength(1000);
+    const got = await api.post<{ permissions: unknown[] }>(
+      'permissions.getRole',
+      { role: 'thousand' },
+      workspace.rootKey,
+    );
+    expect(got.body.data.permissions).toHaveLength(1000);
+  });
+
+  it('a key given the new role verifies for its permissions', async () => {
+    await createRole({ name: 'verifier', permissions: ['v.read', 'v.write'] });
+    const apiId = await createTestApi(api, workspace.rootKey);
+    const { key } = await createKeyWith(api, workspace.rootKey, apiId, { roles: ['verifier'] });
+    expect(await verifyCode(api, workspace.rootKey, key, 'v.read and v.write')).toBe('VALID');
+  });
+
+  it('with exactly rbac.*.create_role when there are no permissions', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['rbac.*.create_role']);
+    expect((await createRole({ name: 'bare' }, rootKey)).status).toBe(200);
+    expect((await createRole({ name: 'bare-empty', permissions: [] }, rootKey)).status).toBe(200);
+  });
+
+  it('with create_role and add_permission_to_role when every slug exists', async () => {
+    await createRole({ name: 'seed', permissions: ['seeded.slug'] });
+    const { rootKey } = await workspace.rootKeyWith(['rbac.*.create_role', 'rbac.*.add_permission_to_role']);
+    expect((await createRole({ name: 'reuser', permissions: ['seeded.slug'] }, rootKey)).status).toBe(200);
+  });
+
+  it('with create_role, add_permission_to_role and create_permission for missing slugs', async () => {
+    const { rootKey } = await workspace.rootKeyWith([
+      'rbac.*.create_role',
+      'rbac.*.add_permission_to_role',
+      'rbac.*.create_permission',
+    ]);
+    expect((await createRole({ name: 'creator', permissions: ['brand.new'] }, rootKey)).status).toBe(200);
+  });
+});
+
+describe('400', () => {
+  it.each([
+    [{}, 'body.name'],
+    [{ name: '' }, 'body.name'],
+    [{ name: 'r'.repeat(129) }, 'body.name'],
+    [{ name: 'has space' }, 'body.name'],
+    [{ name: 'r', description: 'd'.repeat(513) }, 'body.description'],
+    [{ name: 'r', permissions: 'p' }, 'body.permissions'],
+    [{ name: 'r', permissions: [''] }, 'body.permissions[0]'],
+    [{ name: 'r', permissions: ['ok', 'bad slug'] }, 'body.permissions[1]'],
+    [{ name: 'r', permissions: ['p'.repeat(129)] }, 'body.permissions[0]'],
+    [{ name: 'r', permissions: Array.from({ length: 1001 }, (_, i) => `${i}`) }, 'body.permissions'],
+    [{ name: 'r', extra: 1 }, 'body.extra'],
+  ])('rejects %j', async (body, location) => {
+    const reply = await createRole(body);
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
+    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
+  });
+});
+
+describe('401', () => {
+  it('without a root key, or with an unknown one', async () => {
+    expect((await api.post('permissions.createRole', { name: 'no-auth' })).status).toBe(401);
+    expect((await createRole({ name: 'no-auth' }, 'kproot_unknown')).status).toBe(401);
+  });
+});
+
+describe('403', () => {
+  it('without rbac.*.create_role, naming it', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_role']);
+    const reply = await createRole({ name: 'denied' }, rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.detail).toBe("Missing permission: 'rbac.*.create_role'.");
+    expect(await rolesNamed('denied')).toHaveLength(0);
+  });
+
+  it('with permissions but without rbac.*.add_permission_to_role, naming it', async () => {
+    await createRole({ name: 'seed2', permissions: ['present.slug'] });
+    const { rootKey } = await workspace.rootKeyWith(['rbac.*.create_role', 'rbac.*.create_permission']);
+    const reply = await createRole({ name: 'denied-link', permissions: ['present.slug'] }, rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.detail).toBe("Missing permission: 'rbac.*.add_permission_to_role'.");
+    expect(await rolesNamed('denied-link')).toHaveLength(0);
+  });
+
+  it('with a missing slug but without rbac.*.create_permission: nothing is created', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['rbac.*.create_role', 'rbac.*.add_permission_to_role']);
+    const reply = await createRole({ name: 'denied-create', permissions: ['present.slug', 'absent.slug'] }, rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.detail).toBe("Missing permission: 'rbac.*.create_permission'.");
+    expect(await rolesNamed('denied-create')).toHaveLength(0);
+    expect(await permissionsWithSlug('absent.slug')).toHaveLength(0);
+  });
+});
+
+describe('409', () => {
+  it('for a name the workspace already has; nothing of the second request is kept', async () => {
+    const first = await createRole({ name: 'taken', permissions: ['first.slug'] });
+    const reply = await createRole({ name: 'taken', permissions: ['second.slug'] });
+    expect(reply.status).toBe(409);
+    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/role_already_exists`);
+    expect(reply.body.error.detail).toBe("A role with name 'taken' already exists in this workspace");
+    expect((await storedRole(first.body.data.roleId))?.slugs).toEqual(['first.slug']);
+    expect(await permissionsWithSlug('second.slug')).toHaveLength(0);
+  });
+
+  it('under concurrency: of two creates of one name exactly one wins, the other is a 409 (never a 500)', async () => {
+    for (let round = 0; round < 5; round++) {
+      const name = `race-${round}`;
+      const permissions = [`race.${round}.a`, `race.${round}.b`];
+      const replies = await Promise.all([createRole({ name, permissions }), createRole({ name, permissions })]);
+      expect(replies.map((reply) => reply.status).sort()).toEqual([200, 409]);
+      expect(await rolesNamed(name)).toHaveLength(1);
+      expect(await permissionsWithSlug(`race.${round}.a`)).toHaveLength(1);
+    }
+  });
+
+  it('concurrent creates of different roles sharing new slugs all succeed, each slug created once', async () => {
+    const shared = ['shared.1', 'shared.2', 'shared.3'];
+    const replies = await Promise.all(
+      ['s-1', 's-2', 's-3', 's-4'].map((name) => createRole({ name, permissions: [...shared].reverse() })),
+    );
+    expect(replies.map((reply) => reply.status)).toEqual([200, 200, 200, 200]);
+    for (const slug of shared) expect(await permissionsWithSlug(slug)).toHaveLength(1);
+  });
+});
+
+describe('cross-workspace isolation', () => {
+  it('a name another workspace has is free here; its same-slug permissions are not reused', async () => {
+    const other = await api.workspace();
+    const theirs = await createRole({ name: 'both', permissions: ['both.slug'] }, other.rootKey);
+    const mine = await createRole({ name: 'both', permissions: ['both.slug'] });
+    expect(theirs.status).toBe(200);
+    expect(mine.status).toBe(200);
+    const [linked] = await rows(
+      em(),
+      sql<{ workspace_id: string }>`
+        select p.workspace_id from roles_permissions rp join permissions p on p.id = rp.permission_id
+        where rp.role_id = ${mine.body.data.roleId}`,
+    );
+    expect(linked?.workspace_id).toBe(workspace.workspaceId);
+    expect((await storedRole(theirs.body.data.roleId))?.workspace_id).toBe(other.workspaceId);
+  });
+});

@@ -1,0 +1,186 @@
+import { rows, sql } from '@keyplane/db';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { keyPermissionSlugs } from '../dbInspect.ts';
+import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { createKeyWith, verifyCode, verifyWarm } from '../rbac.ts';
+
+const api = useApi();
+let workspace: TestWorkspace;
+let apiId: string;
+const em = () => api.orm.em.fork();
+
+beforeAll(async () => {
+  workspace = await api.workspace();
+  apiId = await createTestApi(api, workspace.rootKey);
+});
+
+const deletePermission = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
+  api.post('permissions.deletePermission', body, rootKey);
+
+async function createPermission(slug: string, rootKey = workspace.rootKey) {
+  const reply = await api.post<{ permissionId: string }>('permissions.createPermission', { name: slug, slug }, rootKey);
+  if (reply.status !== 200) throw new Error(`createPermission: ${JSON.stringify(reply.body)}`);
+  return reply.body.data.permissionId;
+}
+
+async function createRole(name: string, permissions: string[]) {
+  const reply = await api.post<{ roleId: string }>('permissions.createRole', { name, permissions }, workspace.rootKey);
+  if (reply.status !== 200) throw new Error(`createRole: ${JSON.stringify(reply.body)}`);
+  return reply.body.data.roleId;
+}
+
+const permissionExists = async (id: string) =>
+  (await rows(em(), sql`select 1 from permissions where id = ${id}`)).length === 1;
+
+describe('200', () => {
+  it('by id: a hard delete answering {}', async () => {
+    const id = await createPermission('gone.by.id');
+    const reply = await deletePermission({ permission: id });
+    expect(reply.status).toBe(200);
+    expect(reply.body.data).toEqual({});
+    expect(await permissionExists(id)).toBe(false);
+    expect((await api.post('permissions.getPermission', { permission: id }, workspace.rootKey)).status).toBe(404);
+  });
+
+  it('by slug', async () => {
+    const id = await createPermission('gone.by.slug');
+    expect((await deletePermission({ permission: 'gone.by.slug' })).status).toBe(200);
+    expect(await permissionExists(id)).toBe(false);
+  });
+
+  it('by id, leaving a permission whose slug is that id alone', async () => {
+    const id = await createPermission('target');
+    const lookalike = await createPermission(id);
+    expect((await deletePermission({ permission: id })).status).toBe(200);
+    expect(await permissionExists(id)).toBe(false);
+    expect(await permissionExists(lookalike)).toBe(true);
+  });
+
+  it('takes it off every role and key', async () => {
+    const id = await createPermission('cascade.me');
+    const roleId = await createRole('cascade-role', ['cascade.me', 'stays']);
+    const { keyId } = await createKeyWith(api, workspace.rootKey, apiId, { permissions: ['cascade.me', 'stays'] });
+    await deletePermission({ permission: id });
+    expect(await keyPermissionSlugs(em(), keyId)).toEqual(['stays']);
+    const role = await api.post<{ permissions: { slug: string }[] }>(
+      'permissions.getRole',
+      { role: roleId },
+      workspace.rootKey,
+    );
+    expect(role.body.data.permissions.map((p) => p.slug)).toEqual(['stays']);
+  });
+
+  it('a key holding it directly stops verifying for it at once (the cache is warm)', async () => {
+    const id = await createPermission('direct.x');
+    const { key } = await createKeyWith(api, workspace.rootKey, apiId, { permissions: ['direct.x'] });
+    expect(await verifyWarm(api, workspace.rootKey, key, 'direct.x')).toBe('VALID');
+    await deletePermission({ permission: id });
+    expect(await verifyCode(api, workspace.rootKey, key, 'direct.x')).toBe('INSUFFICIENT_PERMISSIONS');
+  });
+
+  it('a key holding it through a role stops verifying for it at once (the cache is warm)', async () => {
+    await createRole('through-role', ['role.x', 'role.y']);
+    const { key } = await createKeyWith(api, workspace.rootKey, apiId, { roles: ['through-role'] });
+    expect(await verifyWarm(api, workspace.rootKey, key, 'role.x and role.y')).toBe('VALID');
+    await deletePermission({ permission: 'role.x' });
+    expect(await verifyCode(api, workspace.rootKey, key, 'role.x')).toBe('INSUFFICIENT_PERMISSIONS');
+    expect(await verifyCode(api, workspace.rootKey, key, 'role.y')).toBe('VALID');
+  });
+
+  it('racing writes that attach it to roles and keys: never a 500', async () => {
+    const roleId = await createRole('racer', []);
+    const { keyId } = await createKeyWith(api, workspace.rootKey, apiId, {});
+    for (let round = 0; round < 15; round++) {
+      const slug = `race.${round}`;
+      const id = await createPermission(slug);
+      const replies = await Promise.all([
+        deletePermission({ permission: slug }),
+        api.post('permissions.setRolePermissions', { roleId, permissions: [slug] }, workspace.rootKey),
+        api.post('keys.addPermissions', { keyId, permissions: [slug] }, workspace.rootKey),
+        api.post('permissions.createRole', { name: `racer-${round}`, permissions: [slug] }, workspace.rootKey),
+        api.post('keys.createKey', { apiId, permissions: [slug] }, workspace.rootKey),
+      ]);
+      expect(replies.map((reply) => reply.status)).toEqual([200, 200, 200, 200, 200]);
+      // Whatever came first, the delete removed the permission with every link to it (a write
+      // that came after it may have created the slug anew).
+      expect(await permissionExists(id)).toBe(false);
+    }
+  });
+
+  it('with exactly rbac.*.delete_permission', async () => {
+    const id = await createPermission('exact.grant');
+    const { rootKey } = await workspace.rootKeyWith(['rbac.*.delete_permission']);
+    expect((await deletePermission({ permission: id }, rootKey)).status).toBe(200);
+  });
+});
+
+describe('400', () => {
+  it.each([
+    [{}, 'body.permission'],
+    [{ permission: '' }, 'body.permission'],
+    [{ permission: 'p'.repeat(129) }, 'body.permission'],
+    [{ permission: 'a b' }, 'body.permission'],
+    [{ permission: 'x', extra: 1 }, 'body.extra'],
+  ])('rejects %j', async (body, location) => {
+    const reply = await deletePermission(body);
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
+  });
+});
+
+describe('401', () => {
+  it('without a root key, or with an unknown one', async () => {
+    expect((await api.post('permissions.deletePermission', { permission: 'x' })).status).toBe(401);
+    expect((await deletePermission({ permission: 'x' }, 'kproot_unknown')).status).toBe(401);
+  });
+});
+
+describe('403', () => {
+  it('without rbac.*.delete_permission, naming it and deleting nothing', async () => {
+    const id = await createPermission('kept');
+    const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_permission', 'rbac.*.create_permission']);
+    const reply = await deletePermission({ permission: id }, rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.detail).toBe("Missing permission: 'rbac.*.delete_permission'.");
+    expect(await permissionExists(id)).toBe(true);
+  });
+
+  it('before the lookup: 403, not 404, for a permission that does not exist', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_permission']);
+    expect((await deletePermission({ permission: 'perm_doesnotexist' }, rootKey)).status).toBe(403);
+  });
+});
+
+describe('404', () => {
+  it.each(['perm_doesnotexist', 'no.such.slug'])('for %s', async (permission) => {
+    const reply = await deletePermission({ permission });
+    expect(reply.status).toBe(404);
+    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/permission_not_found`);
+    expect(reply.body.error.detail).toBe('The requested permission does not exist.');
+  });
+
+  it('the second of two deletes', async () => {
+    const id = await createPermission('twice');
+    expect((await deletePermission({ permission: id })).status).toBe(200);
+    expect((await deletePermission({ permission: id })).status).toBe(404);
+  });
+});
+
+describe('cross-workspace isolation', () => {
+  it("cannot delete another workspace's permission, by id or by slug", async () => {
+    const other = await api.workspace();
+    const theirs = await createPermission('their.perm', other.rootKey);
+    expect((await deletePermission({ permission: theirs })).status).toBe(404);
+    expect((await deletePermission({ permission: 'their.perm' })).status).toBe(404);
+    expect(await permissionExists(theirs)).toBe(true);
+  });
+
+  it('deleting a slug here leaves the same slug of another workspace, and its keys, alone', async () => {
+    const other = await api.workspace();
+    const otherApi = await createTestApi(api, other.rootKey);
+    const theirs = await createKeyWith(api, other.rootKey, otherApi, { permissions: ['same.slug'] });
+    await createPermission('same.slug');
+    expect((await deletePermission({ permission: 'same.slug' })).status).toBe(200);
+    expect(await verifyCode(api, other.rootKey, theirs.key, 'same.slug')).toBe('VALID');
+  });
+});

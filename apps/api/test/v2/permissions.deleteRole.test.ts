@@ -1,0 +1,164 @@
+import { rows, sql } from '@keyplane/db';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { keyRoleNames } from '../dbInspect.ts';
+import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { createKeyWith, verifyCode, verifyWarm } from '../rbac.ts';
+
+const api = useApi();
+let workspace: TestWorkspace;
+let apiId: string;
+const em = () => api.orm.em.fork();
+
+beforeAll(async () => {
+  workspace = await api.workspace();
+  apiId = await createTestApi(api, workspace.rootKey);
+});
+
+const deleteRole = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
+  api.post('permissions.deleteRole', body, rootKey);
+
+async function createRole(name: string, permissions: string[] = [], rootKey = workspace.rootKey) {
+  const reply = await api.post<{ roleId: string }>('permissions.createRole', { name, permissions }, rootKey);
+  if (reply.status !== 200) throw new Error(`createRole: ${JSON.stringify(reply.body)}`);
+  return reply.body.data.roleId;
+}
+
+const roleExists = async (id: string) => (await rows(em(), sql`select 1 from roles where id = ${id}`)).length === 1;
+
+describe('200', () => {
+  it('by id: a hard delete answering {}, its permission links gone, the permissions kept', async () => {
+    const id = await createRole('gone-by-id', ['kept.perm']);
+    const reply = await deleteRole({ role: id });
+    expect(reply.status).toBe(200);
+    expect(reply.body.data).toEqual({});
+    expect(await roleExists(id)).toBe(false);
+    expect(await rows(em(), sql`select 1 from roles_permissions where role_id = ${id}`)).toHaveLength(0);
+    expect(await rows(em(), sql`select 1 from permissions where slug = 'kept.perm'`)).toHaveLength(1);
+  });
+
+  it('by name', async () => {
+    const id = await createRole('gone-by-name');
+    expect((await deleteRole({ role: 'gone-by-name' })).status).toBe(200);
+    expect(await roleExists(id)).toBe(false);
+  });
+
+  it('by id, leaving a role whose name is that id alone', async () => {
+    const id = await createRole('target');
+    const lookalike = await createRole(id);
+    expect((await deleteRole({ role: id })).status).toBe(200);
+    expect(await roleExists(lookalike)).toBe(true);
+  });
+
+  it("takes it off every key, leaving the keys' other roles", async () => {
+    await createRole('doomed');
+    await createRole('survivor');
+    const { keyId } = await createKeyWith(api, workspace.rootKey, apiId, { roles: ['doomed', 'survivor'] });
+    await deleteRole({ role: 'doomed' });
+    expect(await keyRoleNames(em(), keyId)).toEqual(['survivor']);
+  });
+
+  it('a key holding it stops verifying for its permissions at once (the cache is warm)', async () => {
+    await createRole('short-lived', ['sl.x']);
+    const { key } = await createKeyWith(api, workspace.rootKey, apiId, { roles: ['short-lived'] });
+    expect(await verifyWarm(api, workspace.rootKey, key, 'sl.x')).toBe('VALID');
+    await deleteRole({ role: 'short-lived' });
+    expect(await verifyCode(api, workspace.rootKey, key, 'sl.x')).toBe('INSUFFICIENT_PERMISSIONS');
+  });
+
+  it('racing writes that give it to keys or change it: never a 500', async () => {
+    const { keyId } = await createKeyWith(api, workspace.rootKey, apiId, {});
+    for (let round = 0; round < 15; round++) {
+      const name = `racer-${round}`;
+      const roleId = await createRole(name, ['race.a']);
+      const [deleted, ...others] = await Promise.all([
+        deleteRole({ role: name }),
+        api.post('keys.addRoles', { keyId, roles: [name] }, workspace.rootKey),
+        api.post('keys.createKey', { apiId, roles: [name] }, workspace.rootKey),
+        api.post('permissions.setRolePermissions', { roleId, permissions: ['race.b'] }, workspace.rootKey),
+      ]);
+      expect(deleted?.status).toBe(200);
+      // Each either ran before the delete (200) or found the role gone (404).
+      for (const reply of others) expect([200, 404]).toContain(reply.status);
+      expect(await roleExists(roleId)).toBe(false);
+      expect(await rows(em(), sql`select 1 from keys_roles where role_id = ${roleId}`)).toHaveLength(0);
+    }
+  });
+
+  it('with exactly rbac.*.delete_role', async () => {
+    const id = await createRole('exact-grant');
+    const { rootKey } = await workspace.rootKeyWith(['rbac.*.delete_role']);
+    expect((await deleteRole({ role: id }, rootKey)).status).toBe(200);
+  });
+});
+
+describe('400', () => {
+  it.each([
+    [{}, 'body.role'],
+    [{ role: '' }, 'body.role'],
+    [{ role: 'r'.repeat(129) }, 'body.role'],
+    [{ role: 'a b' }, 'body.role'],
+    [{ role: 'x', extra: 1 }, 'body.extra'],
+  ])('rejects %j', async (body, location) => {
+    const reply = await deleteRole(body);
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
+  });
+});
+
+describe('401', () => {
+  it('without a root key, or with an unknown one', async () => {
+    expect((await api.post('permissions.deleteRole', { role: 'x' })).status).toBe(401);
+    expect((await deleteRole({ role: 'x' }, 'kproot_unknown')).status).toBe(401);
+  });
+});
+
+describe('403', () => {
+  it('without rbac.*.delete_role, naming it and deleting nothing', async () => {
+    const id = await createRole('kept-role');
+    const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_role', 'rbac.*.delete_permission']);
+    const reply = await deleteRole({ role: id }, rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.detail).toBe("Missing permission: 'rbac.*.delete_role'.");
+    expect(await roleExists(id)).toBe(true);
+  });
+
+  it('before the lookup: 403, not 404, for a role that does not exist', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_role']);
+    expect((await deleteRole({ role: 'role_doesnotexist' }, rootKey)).status).toBe(403);
+  });
+});
+
+describe('404', () => {
+  it.each(['role_doesnotexist', 'no-such-name'])('for %s', async (role) => {
+    const reply = await deleteRole({ role });
+    expect(reply.status).toBe(404);
+    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/role_not_found`);
+    expect(reply.body.error.detail).toBe('The requested role does not exist.');
+  });
+
+  it('the second of two deletes', async () => {
+    const id = await createRole('twice');
+    expect((await deleteRole({ role: id })).status).toBe(200);
+    expect((await deleteRole({ role: id })).status).toBe(404);
+  });
+});
+
+describe('cross-workspace isolation', () => {
+  it("cannot delete another workspace's role, by id or by name", async () => {
+    const other = await api.workspace();
+    const theirs = await createRole('their-role', [], other.rootKey);
+    expect((await deleteRole({ role: theirs })).status).toBe(404);
+    expect((await deleteRole({ role: 'their-role' })).status).toBe(404);
+    expect(await roleExists(theirs)).toBe(true);
+  });
+
+  it('deleting a name here leaves the same name of another workspace, and its keys, alone', async () => {
+    const other = await api.workspace();
+    const otherApi = await createTestApi(api, other.rootKey);
+    await createRole('same-name', ['same.slug'], other.rootKey);
+    const theirs = await createKeyWith(api, other.rootKey, otherApi, { roles: ['same-name'] });
+    await createRole('same-name', ['same.slug']);
+    expect((await deleteRole({ role: 'same-name' })).status).toBe(200);
+    expect(await verifyCode(api, other.rootKey, theirs.key, 'same.slug')).toBe('VALID');
+  });
+});

@@ -1,0 +1,119 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+
+const api = useApi();
+let workspace: TestWorkspace;
+let readId: string;
+
+type Permission = { id: string; name: string; slug: string; description?: string };
+const getPermission = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
+  api.post<Permission>('permissions.getPermission', body, rootKey);
+
+async function createPermission(body: Record<string, unknown>, rootKey = workspace.rootKey) {
+  const reply = await api.post<{ permissionId: string }>('permissions.createPermission', body, rootKey);
+  if (reply.status !== 200) throw new Error(`createPermission: ${JSON.stringify(reply.body)}`);
+  return reply.body.data.permissionId;
+}
+
+beforeAll(async () => {
+  workspace = await api.workspace();
+  readId = await createPermission({ name: 'Read documents', slug: 'docs.read', description: 'Reads them' });
+});
+
+describe('200', () => {
+  it('by id', async () => {
+    const reply = await getPermission({ permission: readId });
+    expect(reply.status).toBe(200);
+    expect(reply.body.data).toEqual({
+      id: readId,
+      name: 'Read documents',
+      slug: 'docs.read',
+      description: 'Reads them',
+    });
+  });
+
+  it('by slug, the same permission', async () => {
+    const reply = await getPermission({ permission: 'docs.read' });
+    expect(reply.status).toBe(200);
+    expect(reply.body.data.id).toBe(readId);
+  });
+
+  it('omits an absent description', async () => {
+    const id = await createPermission({ name: 'plain', slug: 'plain' });
+    const reply = await getPermission({ permission: 'plain' });
+    expect(reply.body.data).toEqual({ id, name: 'plain', slug: 'plain' });
+  });
+
+  it("by id when another permission's slug is that id", async () => {
+    const lookalike = await createPermission({ name: 'lookalike', slug: readId });
+    expect((await getPermission({ permission: readId })).body.data.id).toBe(readId);
+    const other = await createPermission({ name: 'other', slug: 'other' });
+    await createPermission({ name: 'shadow', slug: other });
+    expect((await getPermission({ permission: other })).body.data.name).toBe('other');
+    expect(lookalike).not.toBe(readId);
+  });
+
+  it('with exactly rbac.*.read_permission', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_permission']);
+    expect((await getPermission({ permission: readId }, rootKey)).status).toBe(200);
+  });
+});
+
+describe('400', () => {
+  it.each([
+    [{}, 'body.permission'],
+    [{ permission: '' }, 'body.permission'],
+    [{ permission: 'p'.repeat(129) }, 'body.permission'],
+    [{ permission: 'has space' }, 'body.permission'],
+    [{ permission: 'docs.read', extra: 1 }, 'body.extra'],
+  ])('rejects %j', async (body, location) => {
+    const reply = await getPermission(body);
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
+  });
+});
+
+describe('401', () => {
+  it('without a root key, or with an unknown one', async () => {
+    expect((await api.post('permissions.getPermission', { permission: readId })).status).toBe(401);
+    expect((await getPermission({ permission: readId }, 'kproot_unknown')).status).toBe(401);
+  });
+});
+
+describe('403', () => {
+  it('without rbac.*.read_permission, naming it', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['rbac.*.create_permission', 'rbac.*.read_role']);
+    const reply = await getPermission({ permission: readId }, rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.detail).toBe("Missing permission: 'rbac.*.read_permission'.");
+  });
+
+  it('before the lookup: 403, not 404, for a permission that does not exist', async () => {
+    const { rootKey } = await workspace.rootKeyWith([]);
+    expect((await getPermission({ permission: 'perm_doesnotexist' }, rootKey)).status).toBe(403);
+  });
+});
+
+describe('404', () => {
+  it.each(['perm_doesnotexist', 'no.such.slug'])('for %s', async (permission) => {
+    const reply = await getPermission({ permission });
+    expect(reply.status).toBe(404);
+    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/permission_not_found`);
+    expect(reply.body.error.detail).toBe('The requested permission does not exist.');
+  });
+
+  it('slugs are matched exactly, letter case included', async () => {
+    expect((await getPermission({ permission: 'DOCS.READ' })).status).toBe(404);
+  });
+});
+
+describe('cross-workspace isolation', () => {
+  it("another workspace's permission does not exist, by id or by slug", async () => {
+    const other = await api.workspace();
+    const theirs = await createPermission({ name: 'theirs', slug: 'their.slug' }, other.rootKey);
+    expect((await getPermission({ permission: theirs })).status).toBe(404);
+    expect((await getPermission({ permission: 'their.slug' })).status).toBe(404);
+    expect((await getPermission({ permission: readId }, other.rootKey)).status).toBe(404);
+    expect((await getPermission({ permission: 'docs.read' }, other.rootKey)).status).toBe(404);
+  });
+});

@@ -1,0 +1,128 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+
+const api = useApi();
+let workspace: TestWorkspace;
+let editorId: string;
+
+type Role = {
+  id: string;
+  name: string;
+  description?: string;
+  permissions: { id: string; name: string; slug: string; description?: string }[];
+};
+const getRole = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
+  api.post<Role>('permissions.getRole', body, rootKey);
+
+async function createRole(body: Record<string, unknown>, rootKey = workspace.rootKey) {
+  const reply = await api.post<{ roleId: string }>('permissions.createRole', body, rootKey);
+  if (reply.status !== 200) throw new Error(`createRole: ${JSON.stringify(reply.body)}`);
+  return reply.body.data.roleId;
+}
+
+beforeAll(async () => {
+  workspace = await api.workspace();
+  await api.post(
+    'permissions.createPermission',
+    { name: 'Write documents', slug: 'docs.write', description: 'Changes them' },
+    workspace.rootKey,
+  );
+  editorId = await createRole({ name: 'editor', description: 'Edits', permissions: ['docs.write', 'docs.read'] });
+});
+
+describe('200', () => {
+  it('by id, with its permissions by slug', async () => {
+    const reply = await getRole({ role: editorId });
+    expect(reply.status).toBe(200);
+    expect(reply.body.data).toEqual({
+      id: editorId,
+      name: 'editor',
+      description: 'Edits',
+      permissions: [
+        { id: expect.stringMatching(/^perm_/), name: 'docs.read', slug: 'docs.read' },
+        {
+          id: expect.stringMatching(/^perm_/),
+          name: 'Write documents',
+          slug: 'docs.write',
+          description: 'Changes them',
+        },
+      ],
+    });
+  });
+
+  it('by name, the same role', async () => {
+    const byName = await getRole({ role: 'editor' });
+    expect(byName.status).toBe(200);
+    expect(byName.body.data).toEqual((await getRole({ role: editorId })).body.data);
+  });
+
+  it('a role without permissions or description', async () => {
+    const id = await createRole({ name: 'bare' });
+    expect((await getRole({ role: 'bare' })).body.data).toEqual({ id, name: 'bare', permissions: [] });
+  });
+
+  it("by id when another role's name is that id", async () => {
+    await createRole({ name: editorId });
+    expect((await getRole({ role: editorId })).body.data.name).toBe('editor');
+  });
+
+  it('with exactly rbac.*.read_role', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_role']);
+    expect((await getRole({ role: editorId }, rootKey)).status).toBe(200);
+  });
+});
+
+describe('400', () => {
+  it.each([
+    [{}, 'body.role'],
+    [{ role: '' }, 'body.role'],
+    [{ role: 'r'.repeat(129) }, 'body.role'],
+    [{ role: 'a b' }, 'body.role'],
+    [{ role: 'editor', extra: 1 }, 'body.extra'],
+  ])('rejects %j', async (body, location) => {
+    const reply = await getRole(body);
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
+  });
+});
+
+describe('401', () => {
+  it('without a root key, or with an unknown one', async () => {
+    expect((await api.post('permissions.getRole', { role: editorId })).status).toBe(401);
+    expect((await getRole({ role: editorId }, 'kproot_unknown')).status).toBe(401);
+  });
+});
+
+describe('403', () => {
+  it('without rbac.*.read_role, naming it', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_permission', 'rbac.*.create_role']);
+    const reply = await getRole({ role: editorId }, rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.detail).toBe("Missing permission: 'rbac.*.read_role'.");
+  });
+
+  it('before the lookup: 403, not 404, for a role that does not exist', async () => {
+    const { rootKey } = await workspace.rootKeyWith([]);
+    expect((await getRole({ role: 'role_doesnotexist' }, rootKey)).status).toBe(403);
+  });
+});
+
+describe('404', () => {
+  it.each(['role_doesnotexist', 'no-such-name', 'EDITOR'])('for %s', async (role) => {
+    const reply = await getRole({ role });
+    expect(reply.status).toBe(404);
+    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/role_not_found`);
+    expect(reply.body.error.detail).toBe('The requested role does not exist.');
+  });
+});
+
+describe('cross-workspace isolation', () => {
+  it("another workspace's role does not exist, by id or by name", async () => {
+    const other = await api.workspace();
+    const theirs = await createRole({ name: 'their-role' }, other.rootKey);
+    expect((await getRole({ role: theirs })).status).toBe(404);
+    expect((await getRole({ role: 'their-role' })).status).toBe(404);
+    expect((await getRole({ role: editorId }, other.rootKey)).status).toBe(404);
+    expect((await getRole({ role: 'editor' }, other.rootKey)).status).toBe(404);
+  });
+});

@@ -1,0 +1,249 @@
+import { rows, sql } from '@keyplane/db';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createTestApi, ERRORS_BASE_URL, MAX_BODY_BYTES, type TestWorkspace, useApi } from '../harness.ts';
+import { createKeyWith, verifyCode, verifyWarm } from '../rbac.ts';
+
+const api = useApi();
+let workspace: TestWorkspace;
+let apiId: string;
+const em = () => api.orm.em.fork();
+
+beforeAll(async () => {
+  workspace = await api.workspace();
+  apiId = await createTestApi(api, workspace.rootKey);
+});
+
+type Permission = { id: string; name: string; slug: string; description?: string };
+const setRolePermissions = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
+  api.post<Permission[]>('permissions.setRolePermissions', body, rootKey);
+
+async function createRole(name: string, permissions: string[] = [], rootKey = workspace.rootKey) {
+  const reply = await api.post<{ roleId: string }>('permissions.createRole', { name, permissions }, rootKey);
+  if (reply.status !== 200) throw new Error(`createRole: ${JSON.stringify(reply.body)}`);
+  return reply.body.data.roleId;
+}
+
+async function roleSlugs(roleId: string) {
+  const found = await rows(
+    em(),
+    sql<{ slug: string }>`
+      select p.slug from roles_permissions rp join permissions p on p.id = rp.permission_id
+      where rp.role_id = ${roleId} order by p.slug`,
+  );
+  return found.map((row) => row.slug);
+}
+
+const permissionsWithSlug = async (slug: string) =>
+  rows(em(), sql`select 1 from permissions where workspace_id = ${workspace.workspaceId} and slug = ${slug}`);
+
+describe('200', () => {
+  it("replaces the role's permissions and answers them by slug", async () => {
+    const roleId = await createRole('replace', ['old.a', 'keep.b']);
+    await api.post(
+      'permissions.createPermission',
+      { name: 'Described', slug: 'new.c', description: 'with text' },
+      workspace.rootKey,
+    );
+    const reply = await setRolePermissions({ roleId, permissions: ['new.c', 'keep.b', 'fresh.d'] });
+    expect(reply.status).toBe(200);
+    expect(reply.body.data).toEqual([
+      { id: expect.stringMatching(/^perm_/), name: 'fresh.d', slug: 'fresh.d' },
+      { id: expect.stringMatching(/^perm_/), name: 'keep.b', slug: 'keep.b' },
+      { id: expect.stringMatching(/^perm_/), name: 'Described', slug: 'new.c', description: 'with text' },
+    ]);
+    expect(await roleSlugs(roleId)).toEqual(['fresh.d', 'keep.b', 'new.c']);
+    // The permission taken off the role still exists.
+    expect(await permissionsWithSlug('old.a')).toHaveLength(1);
+  });
+
+  it('[] removes every permission', async () => {
+    const roleId = await createRole('clear', ['c.1', 'c.2']);
+    const reply = await setRolePermissions({ roleId, permissions: [] });
+    expect(reply.status).toBe(200);
+    expect(reply.body.data).toEqual([]);
+    expect(await roleSlugs(roleId)).toEqual([]);
+  });
+
+  it('is idempotent', async () => {
+    const roleId = await createRole('idempotent');
+    const first = await setRolePermissions({ roleId, permissions: ['i.1', 'i.2'] });
+    const second = await setRolePermissions({ roleId, permissions: ['i.2', 'i.1'] });
+    expect(second.body.data).toEqual(first.body.data);
+  });
+
+  it('removes duplicates case-insensitively, keeping the first spelling', async () => {
+    const roleId = await createRole('dedupe');
+    const reply = await setRolePermissions({ roleId, permissions: ['Dup.Slug', 'dup.slug', 'DUP.SLUG', 'other'] });
+    expect(reply.status).toBe(200);
+    expect(reply.body.data.map((permission) => permission.slug)).toEqual(['Dup.Slug', 'other']);
+    expect(await permissionsWithSlug('dup.slug')).toHaveLength(0);
+  });
+
+  it('up to 1000 permissions in one request', async () => {
+    const roleId = await createRole('big');
+    const permissions = Array.from({ length: 1000 }, (_, i) => `b${i}`);
+    expect(JSON.stringify({ roleId, permissions }).length).toBeLessThan(MAX_BODY_BYTES);
+    const reply = await setRolePermissions({ roleId, permissions });
+    expect(reply.status).toBe(200);
+    expect(reply.body.data).toHaveLength(1000);
+  });
+
+  it('a key holding the role loses a removed permission in verification at once (the cache is warm)', async () => {
+    await createRole('holder', ['x', 'y']);
+    const roleId = (await api.post<{ id: string }>('permissions.getRole', { role: 'holder' }, workspace.rootKey)).body
+      .data.id;
+    const { key } = await createKeyWith(api, workspace.rootKey, apiId, { roles: ['holder'] });
+    expect(await verifyWarm(api, workspace.rootKey, key, 'x')).toBe('VALID');
+    await setRolePermissions({ roleId, permissions: ['y'] });
+    expect(await verifyCode(api, workspace.rootKey, key, 'x')).toBe('INSUFFICIENT_PERMISSIONS');
+    expect(await verifyCode(api, workspace.rootKey, key, 'y')).toBe('VALID');
+  });
+
+  it('a key holding the role gains an added permission in verification at once (the cache is warm)', async () => {
+    const roleId = await createRole('grower', ['g.1']);
+    const { key } = await createKeyWith(api, workspace.rootKey, apiId, { roles: ['grower'] });
+    expect(await verifyWarm(api, workspace.rootKey, key, 'g.2')).toBe('INSUFFICIENT_PERMISSIONS');
+    await setRolePermissions({ roleId, permissions: ['g.1', 'g.2'] });
+    expect(await verifyCode(api, workspace.rootKey, key, 'g.1 and g.2')).toBe('VALID');
+  });
+
+  it('(control) the cache is really warm: a change behind the service’s back is not seen at once', async () => {
+    const roleId = await createRole('control', ['ctl.x']);
+    const { key } = await createKeyWith(api, workspace.rootKey, apiId, { roles: ['control'] });
+    expect(await verifyWarm(api, workspace.rootKey, key, 'ctl.x')).toBe('VALID');
+    await rows(em(), sql`delete from roles_permissions where role_id = ${roleId}`);
+    // Within the cache's freshness window, only the invalidation makes the change visible.
+    expect(await verifyCode(api, workspace.rootKey, key, 'ctl.x')).toBe('VALID');
+  });
+
+  it('concurrent sets on one role apply one after the other: the result is one of the sets, never a mix', async () => {
+    const roleId = await createRole('contended');
+    const sets = Array.from({ length: 6 }, (_, i) => Array.from({ length: 20 }, (_, j) => `set${i}.${j}`));
+    const replies = await Promise.all(sets.map((permissions) => setRolePermissions({ roleId, permissions })));
+    expect(replies.map((reply) => reply.status)).toEqual(sets.map(() => 200));
+    for (const [i, reply] of replies.entries()) {
+      expect(reply.body.data.map((p) => p.slug).sort()).toEqual([...(sets[i] ?? [])].sort());
+    }
+    const final = await roleSlugs(roleId);
+    expect(sets.map((set) => [...set].sort())).toContainEqual(final);
+  });
+
+  it('with exactly add_permission_to_role and remove_permission_from_role when every slug exists', async () => {
+    const roleId = await createRole('exact', ['e.1']);
+    await createRole('seed-e2', ['e.2']);
+    const { rootKey } = await workspace.rootKeyWith([
+      'rbac.*.add_permission_to_role',
+      'rbac.*.remove_permission_from_role',
+    ]);
+    expect((await setRolePermissions({ roleId, permissions: ['e.2'] }, rootKey)).status).toBe(200);
+    expect((await setRolePermissions({ roleId, permissions: [] }, rootKey)).status).toBe(200);
+  });
+
+  it('plus create_permission for missing slugs', async () => {
+    const roleId = await createRole('creates');
+    const { rootKey } = await workspace.rootKeyWith([
+      'rbac.*.add_permission_to_role',
+      'rbac.*.remove_permission_from_role',
+      'rbac.*.create_permission',
+    ]);
+    expect((await setRolePermissions({ roleId, permissions: ['made.here'] }, rootKey)).status).toBe(200);
+    expect(await permissionsWithSlug('made.here')).toHaveLength(1);
+  });
+});
+
+describe('400', () => {
+  it.each([
+    [{ permissions: [] }, 'body.roleId'],
+    [{ roleId: 'role_x' }, 'body.permissions'],
+    [{ roleId: 'ro', permissions: [] }, 'body.roleId'],
+    [{ roleId: 'has space', permissions: [] }, 'body.roleId'],
+    [{ roleId: 'role_x', permissions: [''] }, 'body.permissions[0]'],
+    [{ roleId: 'role_x', permissions: ['bad slug'] }, 'body.permissions[0]'],
+    [{ roleId: 'role_x', permissions: Array.from({ length: 1001 }, (_, i) => `${i}`) }, 'body.permissions'],
+    [{ roleId: 'role_x', permissions: [], extra: 1 }, 'body.extra'],
+  ])('rejects %j', async (body, location) => {
+    const reply = await setRolePermissions(body);
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
+    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
+  });
+});
+
+describe('401', () => {
+  it('without a root key, or with an unknown one', async () => {
+    expect((await api.post('permissions.setRolePermissions', { roleId: 'role_x', permissions: [] })).status).toBe(401);
+    expect((await setRolePermissions({ roleId: 'role_x', permissions: [] }, 'kproot_unknown')).status).toBe(401);
+  });
+});
+
+describe('403', () => {
+  it.each([
+    ['rbac.*.add_permission_to_role', 'rbac.*.remove_permission_from_role'],
+    ['rbac.*.remove_permission_from_role', 'rbac.*.add_permission_to_role'],
+  ])('without %s, naming it and changing nothing', async (missing, held) => {
+    const roleId = await createRole(`denied-${missing.length}-${held.length}`, ['d.1']);
+    const { rootKey } = await workspace.rootKeyWith([held, 'rbac.*.create_permission']);
+    const reply = await setRolePermissions({ roleId, permissions: ['d.1', 'd.2'] }, rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.detail).toBe(`Missing permission: '${missing}'.`);
+    expect(await roleSlugs(roleId)).toEqual(['d.1']);
+  });
+
+  it('with a missing slug but without create_permission: nothing is created or changed', async () => {
+    const roleId = await createRole('no-create', ['nc.1']);
+    const { rootKey } = await workspace.rootKeyWith([
+      'rbac.*.add_permission_to_role',
+      'rbac.*.remove_permission_from_role',
+    ]);
+    const reply = await setRolePermissions({ roleId, permissions: ['nc.absent'] }, rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.detail).toBe("Missing permission: 'rbac.*.create_permission'.");
+    expect(await roleSlugs(roleId)).toEqual(['nc.1']);
+    expect(await permissionsWithSlug('nc.absent')).toHaveLength(0);
+  });
+
+  it('before the lookup: 403, not 404, for a role that does not exist', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_role']);
+    expect((await setRolePermissions({ roleId: 'role_doesnotexist', permissions: [] }, rootKey)).status).toBe(403);
+  });
+});
+
+describe('404', () => {
+  it('for a role id that does not exist', async () => {
+    const reply = await setRolePermissions({ roleId: 'role_doesnotexist', permissions: ['p.1'] });
+    expect(reply.status).toBe(404);
+    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/role_not_found`);
+    expect(reply.body.error.detail).toBe('The requested role does not exist.');
+    expect(await permissionsWithSlug('p.1')).toHaveLength(0);
+  });
+
+  it("for a role's name: the id only is accepted", async () => {
+    await createRole('by_name_only');
+    expect((await setRolePermissions({ roleId: 'by_name_only', permissions: [] })).status).toBe(404);
+  });
+});
+
+describe('cross-workspace isolation', () => {
+  it("cannot change another workspace's role", async () => {
+    const other = await api.workspace();
+    const theirs = await createRole('their-role', ['their.perm'], other.rootKey);
+    expect((await setRolePermissions({ roleId: theirs, permissions: [] })).status).toBe(404);
+    expect(await roleSlugs(theirs)).toEqual(['their.perm']);
+  });
+
+  it("attaches this workspace's permission of a slug, never another workspace's", async () => {
+    const other = await api.workspace();
+    const otherApi = await createTestApi(api, other.rootKey);
+    await createRole('other-holder', ['cross.slug'], other.rootKey);
+    const theirKey = await createKeyWith(api, other.rootKey, otherApi, { roles: ['other-holder'] });
+    const roleId = await createRole('mine');
+    const reply = await setRolePermissions({ roleId, permissions: ['cross.slug'] });
+    expect(reply.status).toBe(200);
+    const [linked] = await rows(
+      em(),
+      sql<{ workspace_id: string }>`select workspace_id from permissions where id = ${reply.body.data[0]?.id ?? ''}`,
+    );
+    expect(linked?.workspace_id).toBe(workspace.workspaceId);
+    expect(await verifyCode(api, other.rootKey, theirKey.key, 'cross.slug')).toBe('VALID');
+  });
+});

@@ -1,0 +1,26 @@
+import { sql } from './sql.ts';
+
+/** What a list procedure reads: one page of a workspace's rows in id order. */
+export interface PageQuery {
+  /** Rows from this id on (`id >= fromId`), from the cursor of the previous page. */
+  fromId?: string;
+  /** How many rows to return at most; a list asks for one more than its page size. */
+  count: number;
+  /** Case-insensitive "contains" on the searchable columns. */
+  search?: string;
+}
+
+/** `column >= fromId` when a page starts from a cursor. */
+export const startingAt = (column: string, fromId: string | undefined) =>
+  fromId === undefined ? sql<boolean>`true` : sql<boolean>`${sql.ref(column)} >= ${fromId}`;
+
+/** `search` as a case-insensitive "contains" on any of these columns (a null column never matches). */
+export function containsAny(columns: string[], search: string | undefined) {
+  if (!search) return sql<boolean>`true`;
+  // position() rather than ilike: the search text needs no escaping of % and _.
+  const needle = sql`lower(${search})`;
+  return sql<boolean>`(${sql.join(
+    columns.map((column) => sql`position(${needle} in lower(${sql.ref(column)})) > 0`),
+    sql` or `,
+  )})`;
+}

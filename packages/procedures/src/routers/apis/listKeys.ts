@@ -1,0 +1,45 @@
+import { notFound } from '@keyplane/core';
+import { findApi, listKeyDetails } from '@keyplane/db';
+import { z } from 'zod';
+import { apiPermission, requirePermissions } from '../../middleware/auth.ts';
+import { authorizeDecryption } from '../../middleware/decryption.ts';
+import { decodeCursor, listOutput, paginationInput, toPage } from '../../pagination.ts';
+import { apiIdSchema, externalIdSchema } from '../../schemas.ts';
+import { rootKeyProcedure } from '../../trpc.ts';
+import { keyResponseData, keyResponseOutput } from '../keys/keyResponse.ts';
+
+export const listKeysInput = z.strictObject({
+  apiId: apiIdSchema,
+  ...paginationInput,
+  externalId: externalIdSchema.optional(),
+  decrypt: z.boolean().default(false),
+  /** Accepted for compatibility and ignored, as in the reference product: listings read Postgres, not a cache. */
+  revalidateKeysCache: z.boolean().default(false),
+});
+
+export const listKeysOutput = listOutput(keyResponseOutput);
+
+/**
+ * The API's live keys in id order. Unlike the reference product, a root key that may not read them
+ * gets a 403, not a masked 404 (contract: we never mask a 403 as 404).
+ */
+export const listKeys = rootKeyProcedure
+  .meta({ public: true, list: true })
+  .input(listKeysInput)
+  .output(listKeysOutput)
+  .query(async ({ ctx, input }) => {
+    const { workspaceId } = ctx.rootKey;
+    const fromId = decodeCursor(workspaceId, input.cursor);
+    const api = await findApi(ctx.em, workspaceId, input.apiId);
+    if (!api) throw notFound('api', `The API '${input.apiId}' was not found.`);
+    requirePermissions(ctx.rootKey, [apiPermission(api.id, 'read_key'), apiPermission(api.id, 'read_api')]);
+    const dataKey = input.decrypt ? await authorizeDecryption(ctx, api.id) : undefined;
+    const keys = await listKeyDetails(ctx.em, workspaceId, {
+      apiId: api.id,
+      fromId,
+      externalId: input.externalId,
+      count: input.limit + 1,
+    });
+    const now = ctx.services.now();
+    return toPage(workspaceId, keys, input.limit, (key) => keyResponseData(key, now, dataKey));
+  });

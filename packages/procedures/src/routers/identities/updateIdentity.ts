@@ -1,0 +1,37 @@
+import { updateIdentity as updateIdentityRecord } from '@keyplane/db';
+import { z } from 'zod';
+import { identityPermission, requirePermissions } from '../../middleware/auth.ts';
+import { identityMetaSchema, identityRefSchema, ratelimitsSchema } from '../../schemas.ts';
+import { evict } from '../../services.ts';
+import { rootKeyProcedure } from '../../trpc.ts';
+import { identityData, identityOutput } from '../keys/keyResponse.ts';
+import { identityNotFound } from './notFound.ts';
+
+export const updateIdentityInput = z.strictObject({
+  identity: identityRefSchema,
+  /** Replaces the stored meta; `{}` and null clear it. */
+  meta: identityMetaSchema.nullable().optional(),
+  /** Replaces the limits by name: same names keep their ids, missing names go, `[]` removes all. */
+  ratelimits: ratelimitsSchema.optional(),
+});
+
+export const updateIdentityOutput = identityOutput;
+
+/** In the reference order: the permission (403, before any lookup), then the lookup (404). */
+export const updateIdentity = rootKeyProcedure
+  .meta({ public: true })
+  .input(updateIdentityInput)
+  .output(updateIdentityOutput)
+  .mutation(async ({ ctx, input }) => {
+    requirePermissions(ctx.rootKey, [identityPermission('*', 'update_identity')]);
+    const { workspaceId } = ctx.rootKey;
+    const updated = await updateIdentityRecord(ctx.em, workspaceId, input.identity, {
+      meta: input.meta,
+      ratelimits: input.ratelimits,
+    });
+    if (!updated) throw identityNotFound();
+    // The identity's keys verify with its meta and limits: this node forgets them now, the others
+    // on the NOTIFY sent at commit.
+    evict(ctx.services, { workspaceId });
+    return identityData(updated);
+  });

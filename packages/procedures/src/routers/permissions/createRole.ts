@@ -1,0 +1,34 @@
+import { createRole as createRoleRecord } from '@keyplane/db';
+import { z } from 'zod';
+import { rbacPermission, requirePermissions } from '../../middleware/auth.ts';
+import { rbacNameSchema, textSchema } from '../../schemas.ts';
+import { rootKeyProcedure } from '../../trpc.ts';
+
+export const createRoleInput = z.strictObject({
+  name: rbacNameSchema,
+  description: textSchema.max(512).optional(),
+  /** Slugs: existing permissions are reused, missing ones created. */
+  permissions: z.array(rbacNameSchema).max(1000).optional(),
+});
+
+export const createRoleOutput = z.object({ roleId: z.string() });
+
+export const createRole = rootKeyProcedure
+  .meta({ public: true })
+  .input(createRoleInput)
+  .output(createRoleOutput)
+  .mutation(async ({ ctx, input }) => {
+    const permissions = input.permissions ?? [];
+    requirePermissions(ctx.rootKey, [
+      rbacPermission('create_role'),
+      ...(permissions.length > 0 ? [rbacPermission('add_permission_to_role')] : []),
+    ]);
+    const roleId = await createRoleRecord(
+      ctx.em,
+      ctx.rootKey.workspaceId,
+      { name: input.name, description: input.description, permissions },
+      // Creating a slug the workspace does not have yet is a permission of its own.
+      () => requirePermissions(ctx.rootKey, [rbacPermission('create_permission')]),
+    );
+    return { roleId };
+  });
