@@ -1,5 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import { FreshnessCache } from '@keyplane/core';
-import { createCreditSpender, createVerificationRecorder, listenForInvalidations, type Orm } from '@keyplane/db';
+import {
+  createCreditSpender,
+  createVerificationRecorder,
+  listenForInvalidations,
+  type Orm,
+  pingInvalidations,
+} from '@keyplane/db';
 import { evict, type Services } from '@keyplane/procedures';
 import { createRateLimitEngine } from '@keyplane/ratelimit';
 import type { Logger } from './log.ts';
@@ -9,6 +16,8 @@ import type { Logger } from './log.ts';
  * announced at once (NOTIFY); this bounds staleness if an announcement is ever missed.
  */
 const FRESHNESS_MS = 1000;
+/** How long a change waits for its announcement to reach the listeners before answering anyway. */
+const DELIVERY_WAIT_MS = 250;
 
 export interface RunningServices {
   services: Services;
@@ -23,6 +32,7 @@ export async function startServices(options: {
 }): Promise<RunningServices> {
   const { logger } = options;
   let lastFallbackLog = 0;
+  const pendingPings = new Map<string, () => void>();
   const services: Services = {
     keyCache: new FreshnessCache({ ttlMs: FRESHNESS_MS, maxEntries: 100_000 }),
     rootKeyCache: new FreshnessCache({ ttlMs: FRESHNESS_MS, maxEntries: 10_000 }),
@@ -40,9 +50,26 @@ export async function startServices(options: {
       onError: (error) => logger.error('could not record verifications; will retry', { error: String(error) }),
     }),
     now: Date.now,
+    announcementsDelivered: async () => {
+      const nonce = randomUUID();
+      const heard = new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          pendingPings.delete(nonce);
+          resolve();
+        }, DELIVERY_WAIT_MS);
+        pendingPings.set(nonce, () => {
+          clearTimeout(timer);
+          pendingPings.delete(nonce);
+          resolve();
+        });
+      });
+      await pingInvalidations(options.orm.em.fork(), nonce);
+      await heard;
+    },
   };
   const listener = await listenForInvalidations(options.databaseUrl, {
     onChange: (change) => evict(services, change),
+    onPing: (nonce) => pendingPings.get(nonce)?.(),
     onReset: () => {
       services.keyCache.clear();
       services.rootKeyCache.clear();

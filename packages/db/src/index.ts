@@ -17,6 +17,7 @@ export {
   type InvalidationListener,
   listenForInvalidations,
   notifyInvalidation,
+  pingInvalidations,
 } from './invalidation.ts';
 export { creditsStateOf, findKeyDetails, type KeyDetails, type KeyPageQuery, listKeyDetails } from './keyDetails.ts';
 export { type CreditsUpdate, deleteKey, type RerollParams, rerollKey, updateKeyCredits } from './keyLifecycle.ts';

@@ -26,6 +26,15 @@ export async function notifyInvalidation(em: EntityManager, change: Invalidation
   await rows(em, sql`select pg_notify(${INVALIDATION_CHANNEL}, ${payload})`);
 }
 
+/**
+ * Sends a marker after everything this process has committed. Postgres delivers notifications to
+ * each listener in commit order, so when a listener hears the marker it has heard every earlier
+ * announcement too.
+ */
+export async function pingInvalidations(em: EntityManager, nonce: string): Promise<void> {
+  await rows(em, sql`select pg_notify(${INVALIDATION_CHANNEL}, ${JSON.stringify({ ping: nonce })})`);
+}
+
 export interface InvalidationListener {
   close(): Promise<void>;
 }
@@ -36,7 +45,13 @@ export interface InvalidationListener {
  */
 export async function listenForInvalidations(
   databaseUrl: string,
-  handlers: { onChange: (change: Invalidation) => void; onReset: () => void; onError?: (error: Error) => void },
+  handlers: {
+    onChange: (change: Invalidation) => void;
+    /** A ping sent by `pingInvalidations` arrived: every announcement committed before it has too. */
+    onPing: (nonce: string) => void;
+    onReset: () => void;
+    onError?: (error: Error) => void;
+  },
 ): Promise<InvalidationListener> {
   let client: pg.Client | undefined;
   let closed = false;
@@ -45,7 +60,9 @@ export async function listenForInvalidations(
     next.on('notification', (message) => {
       if (message.channel !== INVALIDATION_CHANNEL || !message.payload) return;
       try {
-        handlers.onChange(JSON.parse(message.payload) as Invalidation);
+        const parsed = JSON.parse(message.payload) as Invalidation & { ping?: string };
+        if (parsed.ping) handlers.onPing(parsed.ping);
+        else handlers.onChange(parsed);
       } catch {
         handlers.onReset();
       }

@@ -11,6 +11,11 @@ export interface Services {
   credits: CreditSpender;
   verifications: VerificationRecorder;
   now(): number;
+  /**
+   * Resolves once every node's invalidation listener has been handed what this node committed so
+   * far (bounded: the one-second freshness window covers a lost message).
+   */
+  announcementsDelivered(): Promise<void>;
 }
 
 /** Forgets what a change made stale. Called for local changes at once, and for every NOTIFY heard. */
@@ -22,4 +27,13 @@ export function evict(services: Pick<Services, 'keyCache' | 'rootKeyCache'>, cha
     services.keyCache.deleteWhere((key) => key === null || key.workspaceId === workspaceId);
     services.rootKeyCache.deleteWhere((rootKey) => rootKey === null || rootKey.workspaceId === workspaceId);
   }
+}
+
+/**
+ * After a change commits: forget it here at once, and answer only when the other nodes have been
+ * told, so a revocation holds everywhere by the time the caller hears it succeeded.
+ */
+export async function settle(services: Services, change: Invalidation): Promise<void> {
+  evict(services, change);
+  await services.announcementsDelivered();
 }

@@ -129,17 +129,15 @@ describe('200', () => {
         await nodeB?.stop();
       });
 
-      it('well before its cache would have expired by itself (1 s)', async () => {
+      it('as soon as the delete returns, not when its cache expires (1 s)', async () => {
         const id = await newIdentity({ externalId: 'remote_user' });
         const { key } = await newKey({ externalId: 'remote_user' });
         const verifyOnB = async () =>
           (await nodeB.post<Verification>('keys.verifyKey', { key }, workspace.rootKey)).body.data;
         expect((await verifyOnB()).identity?.id).toBe(id);
         expect((await verifyOnB()).identity?.id).toBe(id);
-        const started = Date.now();
         await deleteIdentity({ identity: id });
-        await expect.poll(async () => (await verifyOnB()).identity, { timeout: 300, interval: 5 }).toBeUndefined();
-        expect(Date.now() - started).toBeLessThan(500);
+        expect((await verifyOnB()).identity).toBeUndefined();
       });
     });
   });

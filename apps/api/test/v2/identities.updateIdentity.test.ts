@@ -279,21 +279,15 @@ describe('200', () => {
         await nodeB?.stop();
       });
 
-      it('well before its cache would have expired by itself (1 s)', async () => {
+      it('as soon as the update returns, not when its cache expires (1 s)', async () => {
         const id = await newIdentity({ externalId: 'remote_user', meta: { version: 1 } });
         const { key } = await newKey({ externalId: 'remote_user' });
         const verifyOnB = async () =>
           (await nodeB.post<Verification>('keys.verifyKey', { key }, workspace.rootKey)).body.data;
         expect((await verifyOnB()).identity?.meta).toEqual({ version: 1 });
         expect((await verifyOnB()).identity?.meta).toEqual({ version: 1 });
-        const started = Date.now();
         await updateIdentity({ identity: id, meta: { version: 2 } });
-        await expect
-          .poll(async () => (await verifyOnB()).identity?.meta, { timeout: 300, interval: 5 })
-          .toEqual({
-            version: 2,
-          });
-        expect(Date.now() - started).toBeLessThan(500);
+        expect((await verifyOnB()).identity?.meta).toEqual({ version: 2 });
       });
     });
   });

@@ -3,7 +3,7 @@ import { deleteApi as deleteApiRecord } from '@keyplane/db';
 import { z } from 'zod';
 import { apiPermission, requirePermissions } from '../../middleware/auth.ts';
 import { apiIdSchema } from '../../schemas.ts';
-import { evict } from '../../services.ts';
+import { settle } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
 export const deleteApiInput = z.strictObject({ apiId: apiIdSchema });
@@ -28,6 +28,6 @@ export const deleteApi = rootKeyProcedure
       );
     }
     // Other nodes hear the NOTIFY; this one must not answer from its cache before that arrives.
-    evict(ctx.services, { workspaceId });
+    await settle(ctx.services, { workspaceId });
     return {};
   });

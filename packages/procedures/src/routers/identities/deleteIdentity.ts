@@ -2,7 +2,7 @@ import { deleteIdentity as deleteIdentityRecord } from '@keyplane/db';
 import { z } from 'zod';
 import { identityPermission, requirePermissions } from '../../middleware/auth.ts';
 import { identityRefSchema } from '../../schemas.ts';
-import { evict } from '../../services.ts';
+import { settle } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 import { identityNotFound } from './notFound.ts';
 
@@ -26,6 +26,6 @@ export const deleteIdentity = rootKeyProcedure
     if (!(await deleteIdentityRecord(ctx.em, workspaceId, input.identity))) throw identityNotFound();
     // Its keys now verify without it (no identity, no shared limits): this node forgets them now,
     // the others on the NOTIFY sent at commit.
-    evict(ctx.services, { workspaceId });
+    await settle(ctx.services, { workspaceId });
     return {};
   });

@@ -2,7 +2,7 @@ import { updateIdentity as updateIdentityRecord } from '@keyplane/db';
 import { z } from 'zod';
 import { identityPermission, requirePermissions } from '../../middleware/auth.ts';
 import { identityMetaSchema, identityRefSchema, ratelimitsSchema } from '../../schemas.ts';
-import { evict } from '../../services.ts';
+import { settle } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 import { identityData, identityOutput } from '../keys/keyResponse.ts';
 import { identityNotFound } from './notFound.ts';
@@ -32,6 +32,6 @@ export const updateIdentity = rootKeyProcedure
     if (!updated) throw identityNotFound();
     // The identity's keys verify with its meta and limits: this node forgets them now, the others
     // on the NOTIFY sent at commit.
-    evict(ctx.services, { workspaceId });
+    await settle(ctx.services, { workspaceId });
     return identityData(updated);
   });

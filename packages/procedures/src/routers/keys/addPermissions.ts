@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { rbacPermission, requirePermissions } from '../../middleware/auth.ts';
 import { loadAuthorizedKey } from '../../middleware/keys.ts';
 import { permissionSchema, permissionSlugSchema, resourceIdSchema } from '../../schemas.ts';
-import { evict } from '../../services.ts';
+import { settle } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
 export const addPermissionsInput = z.strictObject({
@@ -24,6 +24,6 @@ export const addPermissions = rootKeyProcedure
     const { permissions, invalidation } = await changeKeyPermissions(ctx.em, key, 'add', input.permissions, () =>
       requirePermissions(ctx.rootKey, [rbacPermission('create_permission')]),
     );
-    evict(ctx.services, invalidation);
+    await settle(ctx.services, invalidation);
     return permissions;
   });

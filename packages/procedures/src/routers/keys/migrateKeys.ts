@@ -14,7 +14,7 @@ import {
   roleNameSchema,
   textSchema,
 } from '../../schemas.ts';
-import { evict } from '../../services.ts';
+import { settle } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
 export const migrateKeysInput = z.strictObject({
@@ -62,6 +62,6 @@ export const migrateKeys = rootKeyProcedure
         expiresAt: expires === undefined ? undefined : new Date(expires),
       })),
     });
-    evict(ctx.services, invalidation);
+    await settle(ctx.services, invalidation);
     return { migrated, failed };
   });

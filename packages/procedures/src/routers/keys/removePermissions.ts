@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { rbacPermission } from '../../middleware/auth.ts';
 import { loadAuthorizedKey } from '../../middleware/keys.ts';
 import { permissionSchema, permissionSlugSchema, resourceIdSchema } from '../../schemas.ts';
-import { evict } from '../../services.ts';
+import { settle } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
 export const removePermissionsInput = z.strictObject({
@@ -26,6 +26,6 @@ export const removePermissions = rootKeyProcedure
       [rbacPermission('remove_permission_from_key')],
     );
     const { permissions, invalidation } = await changeKeyPermissions(ctx.em, key, 'remove', input.permissions);
-    evict(ctx.services, invalidation);
+    await settle(ctx.services, invalidation);
     return permissions;
   });

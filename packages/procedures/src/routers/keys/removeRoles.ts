@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 import { loadAuthorizedKey } from '../../middleware/keys.ts';
 import { resourceIdSchema, roleNameSchema, roleSchema } from '../../schemas.ts';
-import { evict } from '../../services.ts';
+import { settle } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
 export const removeRolesInput = z.strictObject({
@@ -21,6 +21,6 @@ export const removeRoles = rootKeyProcedure
   .mutation(async ({ ctx, input }) => {
     const key = await loadAuthorizedKey(ctx, input.keyId, ['update_key']);
     const { roles, invalidation } = await changeKeyRoles(ctx.em, key, 'remove', input.roles);
-    evict(ctx.services, invalidation);
+    await settle(ctx.services, invalidation);
     return roles;
   });

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { apiPermission, requirePermissions } from '../../middleware/auth.ts';
 import { loadAuthorizedKey } from '../../middleware/keys.ts';
 import { MAX_EXPIRES, resourceIdSchema } from '../../schemas.ts';
-import { evict } from '../../services.ts';
+import { settle } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
 export const rerollKeyInput = z.strictObject({
@@ -34,6 +34,6 @@ export const rerollKey = rootKeyProcedure
       },
     );
     // The old key's expiry changed: this node must not serve it from its cache as before.
-    evict(ctx.services, change);
+    await settle(ctx.services, change);
     return created;
   });

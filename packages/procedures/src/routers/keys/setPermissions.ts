@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { rbacPermission, requirePermissions } from '../../middleware/auth.ts';
 import { loadAuthorizedKey } from '../../middleware/keys.ts';
 import { permissionSchema, permissionSlugSchema, resourceIdSchema } from '../../schemas.ts';
-import { evict } from '../../services.ts';
+import { settle } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
 export const setPermissionsInput = z.strictObject({
@@ -29,6 +29,6 @@ export const setPermissions = rootKeyProcedure
     const { permissions, invalidation } = await changeKeyPermissions(ctx.em, key, 'set', input.permissions, () =>
       requirePermissions(ctx.rootKey, [rbacPermission('create_permission')]),
     );
-    evict(ctx.services, invalidation);
+    await settle(ctx.services, invalidation);
     return permissions;
   });

@@ -3,7 +3,7 @@ import { type CreditsUpdate, updateKeyCredits } from '@keyplane/db';
 import { z } from 'zod';
 import { loadAuthorizedKey } from '../../middleware/keys.ts';
 import { resourceIdSchema } from '../../schemas.ts';
-import { evict } from '../../services.ts';
+import { settle } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 import { keyCreditsData, keyCreditsOutput } from './keyResponse.ts';
 
@@ -35,6 +35,6 @@ export const updateCredits = rootKeyProcedure
     const now = ctx.services.now();
     const { credits, change } = await updateKeyCredits(ctx.em, key.workspaceId, key.id, update, now);
     // The cache holds whether the key's credits are limited and its refill.
-    evict(ctx.services, change);
+    await settle(ctx.services, change);
     return keyCreditsData(credits, now);
   });

@@ -12,7 +12,7 @@ import {
   roleNameSchema,
   updateCreditsSchema,
 } from '../../schemas.ts';
-import { evict } from '../../services.ts';
+import { settle } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
 export const updateKeyInput = z.strictObject({
@@ -41,6 +41,6 @@ export const updateKey = rootKeyProcedure
       ...changes,
       expiresAt: expires === undefined || expires === null ? expires : new Date(expires),
     });
-    evict(ctx.services, invalidation);
+    await settle(ctx.services, invalidation);
     return {};
   });

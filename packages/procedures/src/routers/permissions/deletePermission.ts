@@ -3,7 +3,7 @@ import { deletePermission as deletePermissionRecord } from '@keyplane/db';
 import { z } from 'zod';
 import { rbacPermission, requirePermissions } from '../../middleware/auth.ts';
 import { rbacNameSchema } from '../../schemas.ts';
-import { evict } from '../../services.ts';
+import { settle } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
 /** `permission` is the permission's id or its slug. */
@@ -21,6 +21,6 @@ export const deletePermission = rootKeyProcedure
     const invalidation = await deletePermissionRecord(ctx.em, ctx.rootKey.workspaceId, input.permission);
     if (!invalidation) throw notFound('permission', 'The requested permission does not exist.');
     // Keys that held it verify without it from the next request on, on this node at once.
-    evict(ctx.services, invalidation);
+    await settle(ctx.services, invalidation);
     return {};
   });

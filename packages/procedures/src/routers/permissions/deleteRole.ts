@@ -3,7 +3,7 @@ import { deleteRole as deleteRoleRecord } from '@keyplane/db';
 import { z } from 'zod';
 import { rbacPermission, requirePermissions } from '../../middleware/auth.ts';
 import { rbacNameSchema } from '../../schemas.ts';
-import { evict } from '../../services.ts';
+import { settle } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
 /** `role` is the role's id or its name. */
@@ -21,6 +21,6 @@ export const deleteRole = rootKeyProcedure
     const invalidation = await deleteRoleRecord(ctx.em, ctx.rootKey.workspaceId, input.role);
     if (!invalidation) throw notFound('role', 'The requested role does not exist.');
     // Keys that held it verify without it from the next request on, on this node at once.
-    evict(ctx.services, invalidation);
+    await settle(ctx.services, invalidation);
     return {};
   });

@@ -2,7 +2,7 @@ import { setRolePermissions as setRolePermissionRecords } from '@keyplane/db';
 import { z } from 'zod';
 import { rbacPermission, requirePermissions } from '../../middleware/auth.ts';
 import { permissionSchema, rbacNameSchema, resourceIdSchema } from '../../schemas.ts';
-import { evict } from '../../services.ts';
+import { settle } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
 /** Drops repeated slugs, comparing without letter case as the reference does; the first spelling stays. */
@@ -45,6 +45,6 @@ export const setRolePermissions = rootKeyProcedure
       () => requirePermissions(ctx.rootKey, [rbacPermission('create_permission')]),
     );
     // Keys holding the role verify with its new permissions from the next request on, on this node at once.
-    evict(ctx.services, invalidation);
+    await settle(ctx.services, invalidation);
     return permissions;
   });
