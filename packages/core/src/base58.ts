@@ -21,18 +21,3 @@ export function base58Encode(bytes: Uint8Array): string {
   for (let i = digits.length - 1; i >= 0; i--) out += ALPHABET[digits[i] as number];
   return out;
 }
-
-/**
- * Fixed-width base58 of a big-endian number. The alphabet is in ASCII order, so equal-width
- * strings sort like the numbers they encode (ids made from a time prefix sort by creation).
- */
-export function base58EncodeFixed(bytes: Uint8Array, width: number): string {
-  let value = 0n;
-  for (const byte of bytes) value = (value << 8n) | BigInt(byte);
-  let out = '';
-  for (let i = 0; i < width; i++) {
-    out = ALPHABET[Number(value % 58n)] + out;
-    value /= 58n;
-  }
-  return out;
-}

@@ -16,6 +16,10 @@ describe('newId', () => {
     expect(id).toMatch(/^[a-zA-Z0-9_]{8,255}$/);
   });
 
+  it('is fixed-width lowercase hex after the prefix', () => {
+    expect(newId('key')).toMatch(/^key_[0-9a-f]{32}$/);
+  });
+
   it('orders ids by creation time', () => {
     const ids = [1_000, 2_000, 1_700_000_000_000, 1_700_000_000_001].map((time) => newId('key', time));
     expect([...ids].sort()).toEqual(ids);

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { base58EncodeFixed } from './base58.ts';
 
 const ID_PREFIXES = {
   workspace: 'ws',
@@ -19,7 +18,11 @@ const ID_PREFIXES = {
 
 export type IdKind = keyof typeof ID_PREFIXES;
 
-/** 6 bytes of milliseconds then 10 random bytes: ids sort by creation time and never collide in practice. */
+/**
+ * 6 bytes of milliseconds then 10 random bytes, as fixed-width lowercase hex: ids sort by creation
+ * time, never collide in practice, and sort the same under any database collation (digits before
+ * a-f everywhere), so list pages in id order see rows added during a walk after the cursor.
+ */
 // One system call for many ids: every request mints at least one.
 const POOL_BYTES = 16 * 256;
 let pool = randomBytes(POOL_BYTES);
@@ -38,5 +41,5 @@ function freshRandom16(): Buffer {
 export function newId(kind: IdKind, now: number = Date.now()): string {
   const bytes = freshRandom16();
   bytes.writeUIntBE(now, 0, 6);
-  return `${ID_PREFIXES[kind]}_${base58EncodeFixed(bytes, 22)}`;
+  return `${ID_PREFIXES[kind]}_${bytes.toString('hex')}`;
 }

@@ -167,19 +167,27 @@ export async function ensureIdentities(
   if (externalIds.length === 0) return new Map();
   // Sorted, as in ensurePermissions.
   const unique = [...new Set(externalIds)].sort();
-  const ids = unique.map(() => newId('identity'));
-  await rows(
-    em,
-    sql`
-      insert into identities (id, workspace_id, external_id, created_at)
-      select id, ${workspaceId}, external_id, now() from unnest(${ids}::text[], ${unique}::text[]) as t(id, external_id)
-      on conflict (workspace_id, external_id) where deleted_at is null do nothing`,
-  );
-  const found = await rows(
-    em,
-    sql<{ id: string; externalId: string }>`
-      select id, external_id as "externalId" from identities
-      where workspace_id = ${workspaceId} and external_id = any(${unique}::text[]) and deleted_at is null`,
-  );
-  return new Map(found.map((identity) => [identity.externalId, identity.id]));
+  const resolved = new Map<string, string>();
+  // An identity deleted between the insert (which found it live) and the select is created anew
+  // on the next round; the share lock then keeps the found ones live until this transaction ends.
+  for (let round = 0; round < 3 && resolved.size < unique.length; round++) {
+    const missing = unique.filter((externalId) => !resolved.has(externalId));
+    const ids = missing.map(() => newId('identity'));
+    await rows(
+      em,
+      sql`
+        insert into identities (id, workspace_id, external_id, created_at)
+        select id, ${workspaceId}, external_id, now() from unnest(${ids}::text[], ${missing}::text[]) as t(id, external_id)
+        on conflict (workspace_id, external_id) where deleted_at is null do nothing`,
+    );
+    const found = await rows(
+      em,
+      sql<{ id: string; externalId: string }>`
+        select id, external_id as "externalId" from identities
+        where workspace_id = ${workspaceId} and external_id = any(${missing}::text[]) and deleted_at is null
+        for share`,
+    );
+    for (const identity of found) resolved.set(identity.externalId, identity.id);
+  }
+  return resolved;
 }

@@ -11,16 +11,17 @@ export interface Problem {
   errors?: FieldError[];
 }
 
+// The reference API's titles, so clients matching on them keep working.
 const TITLES: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
-  409: 'Conflict',
-  410: 'Gone',
+  409: 'Conflicting Resource',
+  410: 'Resource Gone',
   412: 'Precondition Failed',
-  413: 'Payload Too Large',
+  413: 'Request Entity Too Large',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Entity',
   429: 'Too Many Requests',

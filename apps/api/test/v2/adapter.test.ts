@@ -102,6 +102,7 @@ describe('413', () => {
       body,
     });
     expect(reply.status).toBe(413);
+    expect(reply.body.error.title).toBe('Request Entity Too Large');
     expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/user/bad_request/request_body_too_large`);
   });
 });

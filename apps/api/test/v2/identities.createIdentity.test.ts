@@ -19,7 +19,7 @@ describe('200', () => {
     const reply = await createIdentity({ externalId: 'user_1', meta: { plan: 'pro', seats: { max: 3 } } });
     expect(reply.status).toBe(200);
     expect(Object.keys(reply.body.data)).toEqual(['identityId']);
-    expect(reply.body.data.identityId).toMatch(/^id_[1-9A-HJ-NP-Za-km-z]+$/);
+    expect(reply.body.data.identityId).toMatch(/^id_[0-9a-f]{32}$/);
     expect(await storedIdentities(em(), workspace.workspaceId, 'user_1')).toEqual([
       {
         id: reply.body.data.identityId,

@@ -97,6 +97,7 @@ describe('409', () => {
     expect((await createPermission({ name: 'first', slug: 'dup.slug' })).status).toBe(200);
     const reply = await createPermission({ name: 'second', slug: 'dup.slug' });
     expect(reply.status).toBe(409);
+    expect(reply.body.error.title).toBe('Conflicting Resource');
     expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/permission_already_exists`);
     expect(reply.body.error.detail).toBe("A permission with slug 'dup.slug' already exists in this workspace");
     const found = await rows(em(), sql<{ name: string }>`select name from permissions where slug = 'dup.slug'`);
