@@ -128,3 +128,10 @@ export async function createTestApi(api: Api, rootKey: string, settings: Record<
   }
   return apiId;
 }
+
+/** Creates a key through the public procedure and returns it, failing the test on any error. */
+export async function createTestKey(api: Api, rootKey: string, body: Record<string, unknown>) {
+  const reply = await api.post<{ keyId: string; key: string }>('keys.createKey', body, rootKey);
+  if (reply.status !== 200) throw new Error(`createKey failed: ${JSON.stringify(reply.body)}`);
+  return reply.body.data;
+}

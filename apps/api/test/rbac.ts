@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { Api } from './harness.ts';
+import { type Api, createTestKey } from './harness.ts';
 
 // What the permissions.* tests share: keys holding roles or permissions, and their verification.
 
@@ -8,15 +8,13 @@ export interface CreatedKey {
   key: string;
 }
 
-export async function createKeyWith(
+export function createKeyWith(
   api: Api,
   rootKey: string,
   apiId: string,
   grants: { roles?: string[]; permissions?: string[] },
 ): Promise<CreatedKey> {
-  const reply = await api.post<CreatedKey>('keys.createKey', { apiId, ...grants }, rootKey);
-  if (reply.status !== 200) throw new Error(`createKey: ${JSON.stringify(reply.body)}`);
-  return reply.body.data;
+  return createTestKey(api, rootKey, { apiId, ...grants });
 }
 
 /** The verification code for this permissions query. */

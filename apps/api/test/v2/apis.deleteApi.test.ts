@@ -3,7 +3,7 @@ import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type SpawnedServer, spawnServer } from '../../../../bench/server.ts';
 import { storedKey } from '../dbInspect.ts';
-import { createTestApi, ERRORS_BASE_URL, REDIS_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { createTestApi, createTestKey, ERRORS_BASE_URL, REDIS_URL, type TestWorkspace, useApi } from '../harness.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -13,11 +13,8 @@ beforeAll(async () => {
   workspace = await api.workspace({ vault: true });
 });
 
-async function newKey(apiId: string, body: Record<string, unknown> = {}) {
-  const reply = await api.post<{ keyId: string; key: string }>('keys.createKey', { apiId, ...body }, workspace.rootKey);
-  if (reply.status !== 200) throw new Error(`createKey: ${JSON.stringify(reply.body)}`);
-  return reply.body.data;
-}
+const newKey = (apiId: string, body: Record<string, unknown> = {}) =>
+  createTestKey(api, workspace.rootKey, { apiId, ...body });
 const deleteApi = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
   api.post('apis.deleteApi', body, rootKey);
 const verify = async (key: string) =>

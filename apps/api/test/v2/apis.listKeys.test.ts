@@ -2,7 +2,7 @@ import { rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
 import { createRole, grantRolePermission } from '../dbInspect.ts';
-import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -32,11 +32,8 @@ async function listKeys(body: Record<string, unknown>, rootKey = workspace.rootK
   return { status: response.status, body: (await response.json()) as Page['body'] };
 }
 
-async function newKey(apiId: string, body: Record<string, unknown> = {}, rootKey = workspace.rootKey) {
-  const reply = await api.post<{ keyId: string; key: string }>('keys.createKey', { apiId, ...body }, rootKey);
-  if (reply.status !== 200) throw new Error(`createKey: ${JSON.stringify(reply.body)}`);
-  return reply.body.data;
-}
+const newKey = (apiId: string, body: Record<string, unknown> = {}, rootKey = workspace.rootKey) =>
+  createTestKey(api, rootKey, { apiId, ...body });
 
 /** Every page of the API's keys, following cursors; `between` runs after each page but the last. */
 async function walk(body: Record<string, unknown>, between: () => Promise<void> = async () => {}) {

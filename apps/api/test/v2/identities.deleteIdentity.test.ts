@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { identityRatelimits, storedIdentities, storedKey } from '../dbInspect.ts';
-import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
 import { type SecondNode, startSecondNode } from '../secondNode.ts';
 
 const api = useApi();
@@ -28,11 +28,7 @@ async function newIdentity(body: Record<string, unknown>, rootKey = workspace.ro
 const deleteIdentity = (body: unknown, rootKey = workspace.rootKey) =>
   api.post('identities.deleteIdentity', body, rootKey);
 const getIdentity = (identity: string) => api.post('identities.getIdentity', { identity }, workspace.rootKey);
-async function newKey(body: Record<string, unknown>) {
-  const reply = await api.post<{ keyId: string; key: string }>('keys.createKey', { apiId, ...body }, workspace.rootKey);
-  if (reply.status !== 200) throw new Error(`createKey: ${JSON.stringify(reply.body)}`);
-  return reply.body.data;
-}
+const newKey = (body: Record<string, unknown>) => createTestKey(api, workspace.rootKey, { apiId, ...body });
 async function verify(key: string): Promise<Verification> {
   const reply = await api.post<Verification>('keys.verifyKey', { key }, workspace.rootKey);
   expect(reply.status).toBe(200);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
 import { countRows, identityRatelimits, keyRatelimits, storedIdentities } from '../dbInspect.ts';
-import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
 import { type SecondNode, startSecondNode } from '../secondNode.ts';
 
 const api = useApi();
@@ -43,11 +43,7 @@ const updateIdentity = (body: unknown, rootKey = workspace.rootKey) =>
   api.post<Identity>('identities.updateIdentity', body, rootKey);
 const getIdentity = async (identity: string) =>
   (await api.post<Identity>('identities.getIdentity', { identity }, workspace.rootKey)).body.data;
-async function newKey(body: Record<string, unknown>) {
-  const reply = await api.post<{ keyId: string; key: string }>('keys.createKey', { apiId, ...body }, workspace.rootKey);
-  if (reply.status !== 200) throw new Error(`createKey: ${JSON.stringify(reply.body)}`);
-  return reply.body.data;
-}
+const newKey = (body: Record<string, unknown>) => createTestKey(api, workspace.rootKey, { apiId, ...body });
 async function verify(key: string): Promise<Verification> {
   const reply = await api.post<Verification>('keys.verifyKey', { key }, workspace.rootKey);
   expect(reply.status).toBe(200);

@@ -1,7 +1,7 @@
 import { rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createRole, grantRolePermission, keyRoleNames } from '../dbInspect.ts';
-import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -21,11 +21,7 @@ beforeAll(async () => {
 
 type Role = { id: string; name: string; description?: string; permissions: { slug: string }[] };
 type Created = { keyId: string; key: string };
-async function newKey(body: Record<string, unknown> = {}): Promise<Created> {
-  const reply = await api.post<Created>('keys.createKey', { apiId, ...body }, workspace.rootKey);
-  if (reply.status !== 200) throw new Error(`createKey: ${JSON.stringify(reply.body)}`);
-  return reply.body.data;
-}
+const newKey = (body: Record<string, unknown> = {}) => createTestKey(api, workspace.rootKey, { apiId, ...body });
 const addRoles = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
   api.post<Role[]>('keys.addRoles', body, rootKey);
 const verify = async (key: string, permissions: string) => {

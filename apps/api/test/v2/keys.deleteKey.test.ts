@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { deleteKey as deleteKeyRecord, rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createRole, storedKey } from '../dbInspect.ts';
-import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -14,11 +14,7 @@ beforeAll(async () => {
   apiId = await createTestApi(api, workspace.rootKey, { encryption: { enabled: true } });
 });
 
-async function newKey(body: Record<string, unknown> = {}) {
-  const reply = await api.post<{ keyId: string; key: string }>('keys.createKey', { apiId, ...body }, workspace.rootKey);
-  if (reply.status !== 200) throw new Error(`createKey: ${JSON.stringify(reply.body)}`);
-  return reply.body.data;
-}
+const newKey = (body: Record<string, unknown> = {}) => createTestKey(api, workspace.rootKey, { apiId, ...body });
 const deleteKey = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
   api.post('keys.deleteKey', body, rootKey);
 const verifyCode = async (key: string) =>

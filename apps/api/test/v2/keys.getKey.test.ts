@@ -2,7 +2,7 @@ import { rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
 import { addIdentityRatelimit, createRole, grantRolePermission, storedKey } from '../dbInspect.ts';
-import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -18,15 +18,8 @@ beforeAll(async () => {
 
 type KeyData = Record<string, unknown> & { credits?: { remaining: number | null; refill?: Record<string, unknown> } };
 
-async function newKey(body: Record<string, unknown> = {}, targetApi = apiId, rootKey = workspace.rootKey) {
-  const reply = await api.post<{ keyId: string; key: string }>(
-    'keys.createKey',
-    { apiId: targetApi, ...body },
-    rootKey,
-  );
-  if (reply.status !== 200) throw new Error(`createKey: ${JSON.stringify(reply.body)}`);
-  return reply.body.data;
-}
+const newKey = (body: Record<string, unknown> = {}, targetApi = apiId, rootKey = workspace.rootKey) =>
+  createTestKey(api, rootKey, { apiId: targetApi, ...body });
 const getKey = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
   api.post<KeyData>('keys.getKey', body, rootKey);
 

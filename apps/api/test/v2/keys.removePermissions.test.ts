@@ -1,7 +1,8 @@
 import { rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { countRows, createRole, grantRolePermission, keyPermissionSlugs } from '../dbInspect.ts';
-import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { verifyCode } from '../rbac.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -15,18 +16,10 @@ beforeAll(async () => {
 
 type Permission = { id: string; name: string; slug: string; description?: string };
 type Created = { keyId: string; key: string };
-async function newKey(body: Record<string, unknown> = {}): Promise<Created> {
-  const reply = await api.post<Created>('keys.createKey', { apiId, ...body }, workspace.rootKey);
-  if (reply.status !== 200) throw new Error(`createKey: ${JSON.stringify(reply.body)}`);
-  return reply.body.data;
-}
+const newKey = (body: Record<string, unknown> = {}) => createTestKey(api, workspace.rootKey, { apiId, ...body });
 const removePermissions = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
   api.post<Permission[]>('keys.removePermissions', body, rootKey);
-const verify = async (key: string, permissions: string) => {
-  const reply = await api.post<{ code: string }>('keys.verifyKey', { key, permissions }, workspace.rootKey);
-  expect(reply.status).toBe(200);
-  return reply.body.data.code;
-};
+const verify = (key: string, permissions: string) => verifyCode(api, workspace.rootKey, key, permissions);
 const removeFromKey = 'rbac.*.remove_permission_from_key';
 
 describe('200', () => {

@@ -11,7 +11,7 @@ import {
   keyRoleNames,
   storedKey,
 } from '../dbInspect.ts';
-import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -29,11 +29,8 @@ beforeAll(async () => {
 type Created = { keyId: string; key: string };
 type Verification = Record<string, unknown> & { valid: boolean; code: string; credits?: number };
 
-async function newKey(body: Record<string, unknown> = {}, targetApi = apiId) {
-  const reply = await api.post<Created>('keys.createKey', { apiId: targetApi, ...body }, workspace.rootKey);
-  if (reply.status !== 200) throw new Error(`createKey: ${JSON.stringify(reply.body)}`);
-  return reply.body.data;
-}
+const newKey = (body: Record<string, unknown> = {}, targetApi = apiId) =>
+  createTestKey(api, workspace.rootKey, { apiId: targetApi, ...body });
 const reroll = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
   api.post<Created>('keys.rerollKey', body, rootKey);
 const verify = async (key: string) =>

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createRole, grantRolePermission, keyRoleNames } from '../dbInspect.ts';
-import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { verifyCode } from '../rbac.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -19,18 +20,10 @@ beforeAll(async () => {
 
 type Role = { id: string; name: string; description?: string; permissions: { slug: string }[] };
 type Created = { keyId: string; key: string };
-async function newKey(body: Record<string, unknown> = {}): Promise<Created> {
-  const reply = await api.post<Created>('keys.createKey', { apiId, ...body }, workspace.rootKey);
-  if (reply.status !== 200) throw new Error(`createKey: ${JSON.stringify(reply.body)}`);
-  return reply.body.data;
-}
+const newKey = (body: Record<string, unknown> = {}) => createTestKey(api, workspace.rootKey, { apiId, ...body });
 const setRoles = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
   api.post<Role[]>('keys.setRoles', body, rootKey);
-const verify = async (key: string, permissions: string) => {
-  const reply = await api.post<{ code: string }>('keys.verifyKey', { key, permissions }, workspace.rootKey);
-  expect(reply.status).toBe(200);
-  return reply.body.data.code;
-};
+const verify = (key: string, permissions: string) => verifyCode(api, workspace.rootKey, key, permissions);
 
 describe('200', () => {
   it('makes the roles exactly the requested set', async () => {

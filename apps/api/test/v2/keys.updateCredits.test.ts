@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
 import { storedKey } from '../dbInspect.ts';
-import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -16,11 +16,7 @@ beforeAll(async () => {
 
 type Credits = { remaining: number | null; refill?: { interval: string; amount: number; refillDay?: number } };
 
-async function newKey(body: Record<string, unknown> = {}) {
-  const reply = await api.post<{ keyId: string; key: string }>('keys.createKey', { apiId, ...body }, workspace.rootKey);
-  if (reply.status !== 200) throw new Error(`createKey: ${JSON.stringify(reply.body)}`);
-  return reply.body.data;
-}
+const newKey = (body: Record<string, unknown> = {}) => createTestKey(api, workspace.rootKey, { apiId, ...body });
 const updateCredits = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
   api.post<Credits>('keys.updateCredits', body, rootKey);
 const verify = async (key: string) =>

@@ -10,7 +10,7 @@ import {
   keyRoleNames,
   storedKey,
 } from '../dbInspect.ts';
-import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -26,11 +26,7 @@ beforeAll(async () => {
 });
 
 type Created = { keyId: string; key: string };
-async function newKey(body: Record<string, unknown> = {}): Promise<Created> {
-  const reply = await api.post<Created>('keys.createKey', { apiId, ...body }, workspace.rootKey);
-  if (reply.status !== 200) throw new Error(`createKey: ${JSON.stringify(reply.body)}`);
-  return reply.body.data;
-}
+const newKey = (body: Record<string, unknown> = {}) => createTestKey(api, workspace.rootKey, { apiId, ...body });
 const updateKey = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
   api.post('keys.updateKey', body, rootKey);
 const verify = async (key: string, extra: Record<string, unknown> = {}) => {

@@ -5,7 +5,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/http/app.ts';
 import { silentLogger } from '../../src/log.ts';
 import { addIdentityRatelimit, createRole, grantRolePermission, storedKey, verificationEvents } from '../dbInspect.ts';
-import { createTestApi, ERRORS_BASE_URL, MAX_BODY_BYTES, type TestWorkspace, useApi } from '../harness.ts';
+import {
+  createTestApi,
+  createTestKey,
+  ERRORS_BASE_URL,
+  MAX_BODY_BYTES,
+  type TestWorkspace,
+  useApi,
+} from '../harness.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -29,11 +36,7 @@ type Verification = {
   [field: string]: unknown;
 };
 
-async function newKey(body: Record<string, unknown> = {}) {
-  const reply = await api.post<{ keyId: string; key: string }>('keys.createKey', { apiId, ...body }, workspace.rootKey);
-  if (reply.status !== 200) throw new Error(`createKey: ${JSON.stringify(reply.body)}`);
-  return reply.body.data;
-}
+const newKey = (body: Record<string, unknown> = {}) => createTestKey(api, workspace.rootKey, { apiId, ...body });
 const verify = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
   api.post<Verification>('keys.verifyKey', body, rootKey);
 const verifyData = async (body: Record<string, unknown>) => {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { storedKey } from '../dbInspect.ts';
-import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -12,11 +12,7 @@ beforeAll(async () => {
   apiId = await createTestApi(api, workspace.rootKey, { encryption: { enabled: true } });
 });
 
-async function newKey(body: Record<string, unknown> = {}) {
-  const reply = await api.post<{ keyId: string; key: string }>('keys.createKey', { apiId, ...body }, workspace.rootKey);
-  if (reply.status !== 200) throw new Error(`createKey: ${JSON.stringify(reply.body)}`);
-  return reply.body.data;
-}
+const newKey = (body: Record<string, unknown> = {}) => createTestKey(api, workspace.rootKey, { apiId, ...body });
 const whoami = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
   api.post<Record<string, unknown>>('keys.whoami', body, rootKey);
 
