@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { FreshnessCache } from '@keyplane/core';
 import {
   createCreditSpender,
+  createRatelimitRecorder,
   createVerificationRecorder,
   listenForInvalidations,
   type Orm,
@@ -49,6 +50,9 @@ export async function startServices(options: {
     verifications: createVerificationRecorder(options.orm, {
       onError: (error) => logger.error('could not record verifications; will retry', { error: String(error) }),
     }),
+    ratelimitEvents: createRatelimitRecorder(options.orm, {
+      onError: (error) => logger.error('could not record ratelimit decisions; will retry', { error: String(error) }),
+    }),
     now: Date.now,
     announcementsDelivered: async () => {
       const nonce = randomUUID();
@@ -82,6 +86,7 @@ export async function startServices(options: {
     async stop() {
       await listener.close();
       await services.verifications.close();
+      await services.ratelimitEvents.close();
       await services.rateLimiter.close();
     },
   };

@@ -2,6 +2,7 @@ export { type ApiChanges, type ApiDeletion, type ApiRecord, createApi, deleteApi
 export { type CreditSpend, type CreditSpender, createCreditSpender } from './creditSpender.ts';
 export { type EmbeddedDatabase, findRunningEmbedded, startEmbeddedPostgres } from './embedded.ts';
 export * from './entities/index.ts';
+export type { EventRecorder, RecorderOptions } from './eventRecorder.ts';
 export {
   createIdentity,
   deleteIdentity,
@@ -49,6 +50,7 @@ export {
   listPermissions,
   type NewPermission,
 } from './permissions.ts';
+export { createRatelimitRecorder, type RatelimitEvent, type RatelimitRecorder } from './ratelimitEvents.ts';
 export {
   createRole,
   deleteRole,

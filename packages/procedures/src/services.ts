@@ -1,5 +1,5 @@
 import type { FreshnessCache, VerificationKey } from '@keyplane/core';
-import type { CreditSpender, Invalidation, RootKeyRecord, VerificationRecorder } from '@keyplane/db';
+import type { CreditSpender, Invalidation, RatelimitRecorder, RootKeyRecord, VerificationRecorder } from '@keyplane/db';
 import type { RateLimitEngine } from '@keyplane/ratelimit';
 
 /** Long-lived, per-process collaborators shared by every request. */
@@ -10,6 +10,7 @@ export interface Services {
   rateLimiter: RateLimitEngine;
   credits: CreditSpender;
   verifications: VerificationRecorder;
+  ratelimitEvents: RatelimitRecorder;
   now(): number;
   /**
    * Resolves once every node's invalidation listener has been handed what this node committed so

@@ -7,6 +7,7 @@ import { KeyRole } from './KeyRole.ts';
 import { KeyVerification } from './KeyVerification.ts';
 import { Permission } from './Permission.ts';
 import { Ratelimit } from './Ratelimit.ts';
+import { RatelimitEvent } from './RatelimitEvent.ts';
 import { RatelimitNamespace } from './RatelimitNamespace.ts';
 import { RatelimitOverride } from './RatelimitOverride.ts';
 import { Role } from './Role.ts';
@@ -25,6 +26,7 @@ export {
   KeyVerification,
   Permission,
   Ratelimit,
+  RatelimitEvent,
   RatelimitNamespace,
   RatelimitOverride,
   Role,
@@ -51,4 +53,5 @@ export const entities = [
   RatelimitOverride,
   KeyMigration,
   KeyVerification,
+  RatelimitEvent,
 ];

@@ -1,0 +1,66 @@
+import type { Orm } from './orm.ts';
+
+export interface EventRecorder<TEvent> {
+  record(event: TEvent): void;
+  /** Writes what is buffered now. */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface RecorderOptions {
+  flushIntervalMs?: number;
+  maxBatch?: number;
+  maxBuffered?: number;
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * Buffers events and writes them in batches on a timer, off the request path. A failed batch is
+ * put back in front of the buffer and retried with the next flush.
+ */
+export function createEventRecorder<TEvent>(
+  orm: Orm,
+  writeBatch: (orm: Orm, batch: TEvent[]) => Promise<void>,
+  options: RecorderOptions = {},
+): EventRecorder<TEvent> {
+  const maxBatch = options.maxBatch ?? 1000;
+  const maxBuffered = options.maxBuffered ?? 100_000;
+  let buffer: TEvent[] = [];
+  let flushing: Promise<void> | undefined;
+
+  const flush = async (): Promise<void> => {
+    if (flushing) return flushing;
+    flushing = (async () => {
+      while (buffer.length > 0) {
+        const batch = buffer.slice(0, maxBatch);
+        buffer = buffer.slice(batch.length);
+        try {
+          await writeBatch(orm, batch);
+        } catch (error) {
+          buffer = [...batch, ...buffer];
+          options.onError?.(error);
+          return;
+        }
+      }
+    })().finally(() => {
+      flushing = undefined;
+    });
+    return flushing;
+  };
+
+  const timer = setInterval(() => void flush(), options.flushIntervalMs ?? 1000);
+  timer.unref();
+
+  return {
+    record(event) {
+      // Under a sustained database outage, keep the newest events rather than grow without bound.
+      if (buffer.length >= maxBuffered) buffer.shift();
+      buffer.push(event);
+    },
+    flush,
+    async close() {
+      clearInterval(timer);
+      await flush();
+    },
+  };
+}
