@@ -57,7 +57,13 @@ if (bootstrapped) {
   );
 }
 
-const running = await startServices({ orm, databaseUrl, redisUrl: env.REDIS_URL, logger });
+const running = await startServices({
+  orm,
+  databaseUrl,
+  redisUrl: env.REDIS_URL,
+  logger,
+  analyticsRetentionDays: env.ANALYTICS_RETENTION_DAYS,
+});
 const { listener } = createHttp({
   orm,
   logger,

@@ -7,6 +7,8 @@ import {
   listenForInvalidations,
   type Orm,
   pingInvalidations,
+  type RetentionSchedule,
+  scheduleAnalyticsRetention,
 } from '@keyplane/db';
 import { evict, type Services } from '@keyplane/procedures';
 import { createRateLimitEngine } from '@keyplane/ratelimit';
@@ -17,8 +19,11 @@ import type { Logger } from './log.ts';
  * announced at once (NOTIFY); this bounds staleness if an announcement is ever missed.
  */
 const FRESHNESS_MS = 1000;
-/** How long a change waits for its announcement to reach the listeners before answering anyway. */
-const DELIVERY_WAIT_MS = 250;
+/**
+ * How long a change waits for its announcement to reach the listeners before answering anyway:
+ * the echo takes milliseconds; past the freshness window the caches have expired regardless.
+ */
+const DELIVERY_WAIT_MS = FRESHNESS_MS;
 
 export interface RunningServices {
   services: Services;
@@ -30,6 +35,8 @@ export async function startServices(options: {
   databaseUrl: string;
   redisUrl?: string;
   logger: Logger;
+  /** Deletes analytics events older than this many days, hourly; omitted (tests): nothing is deleted. */
+  analyticsRetentionDays?: number;
 }): Promise<RunningServices> {
   const { logger } = options;
   let lastFallbackLog = 0;
@@ -81,9 +88,21 @@ export async function startServices(options: {
     onError: (error) =>
       logger.error('invalidation listener lost its connection; reconnecting', { error: error.message }),
   });
+  const retention: RetentionSchedule | undefined =
+    options.analyticsRetentionDays === undefined
+      ? undefined
+      : scheduleAnalyticsRetention(options.orm, {
+          retentionDays: options.analyticsRetentionDays,
+          onError: (error) => logger.error('analytics retention failed; will retry', { error: String(error) }),
+          onDone: ({ deleted }) => {
+            const total = Object.values(deleted).reduce((sum, count) => sum + count, 0);
+            if (total > 0) logger.info('analytics retention deleted expired rows', deleted);
+          },
+        });
   return {
     services,
     async stop() {
+      await retention?.stop();
       await listener.close();
       await services.verifications.close();
       await services.ratelimitEvents.close();

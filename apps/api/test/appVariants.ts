@@ -1,4 +1,5 @@
 import type { Services } from '@keyplane/procedures';
+import type { RateLimitEngine } from '@keyplane/ratelimit';
 import { createApp } from '../src/http/app.ts';
 import { silentLogger } from '../src/log.ts';
 import { type Api, ERRORS_BASE_URL, MAX_BODY_BYTES, type Reply, TEST_MASTER_KEY } from './harness.ts';
@@ -10,11 +11,14 @@ export interface Variant {
   masterKey?: boolean;
   /** A larger body limit than the test app's, for inputs whose own limit is above it. */
   maxBodyBytes?: number;
+  /** Another rate limiter, e.g. an in-memory one on a controlled clock (the Redis one uses Redis time). */
+  rateLimiter?: RateLimitEngine;
 }
 
 /**
- * POST to an app that shares the test app's database and caches but differs in its clock or
- * master key or its body limit: for refill boundaries, vault preconditions and large inputs.
+ * POST to an app that shares the test app's database and caches but differs in its clock, master
+ * key, body limit or rate limiter: for refill boundaries, vault preconditions, large inputs and
+ * rate-limit windows.
  */
 export async function postOn<TData = Record<string, unknown>>(
   api: Api,
@@ -23,8 +27,12 @@ export async function postOn<TData = Record<string, unknown>>(
   body: unknown,
   rootKey: string,
 ): Promise<Reply<TData>> {
-  const { now } = variant;
-  const services: Services = now === undefined ? api.services : { ...api.services, now: () => now };
+  const { now, rateLimiter } = variant;
+  const services: Services = {
+    ...api.services,
+    ...(now === undefined ? {} : { now: () => now }),
+    ...(rateLimiter === undefined ? {} : { rateLimiter }),
+  };
   const app = createApp({
     orm: api.orm,
     logger: silentLogger,

@@ -58,7 +58,10 @@ export async function keyRatelimits(em: EntityManager, keyId: string) {
   );
 }
 
-export async function countRows(em: EntityManager, table: 'keys' | 'permissions' | 'identities' | 'ratelimits') {
+export async function countRows(
+  em: EntityManager,
+  table: 'keys' | 'permissions' | 'identities' | 'ratelimits' | 'ratelimit_namespaces' | 'ratelimit_overrides',
+) {
   const [found] = await rows(em, sql<{ count: number }>`select count(*)::int as count from ${sql.table(table)}`);
   return found?.count ?? 0;
 }
@@ -162,5 +165,44 @@ export async function identityRatelimits(em: EntityManager, identityId: string) 
     sql<{ id: string; name: string; limit: number; duration_ms: string; auto_apply: boolean }>`
       select id, name, "limit", duration_ms::text, auto_apply from ratelimits where identity_id = ${identityId}
       order by name`,
+  );
+}
+
+/** The workspace's ratelimit namespaces as stored, deleted ones included, by name. */
+export async function storedNamespaces(em: EntityManager, workspaceId: string) {
+  return rows(
+    em,
+    sql<{ id: string; name: string; deleted: boolean }>`
+      select id, name, deleted_at is not null as deleted from ratelimit_namespaces
+      where workspace_id = ${workspaceId} order by name`,
+  );
+}
+
+/** The namespace's overrides as stored, deleted ones included, oldest first. */
+export async function storedOverrides(em: EntityManager, namespaceId: string) {
+  return rows(
+    em,
+    sql<{ id: string; identifier: string; limit: number; duration_ms: string; deleted: boolean }>`
+      select id, identifier, "limit", duration_ms::text, deleted_at is not null as deleted from ratelimit_overrides
+      where namespace_id = ${namespaceId} order by created_at, id`,
+  );
+}
+
+/** The ratelimit decisions recorded for the namespace, in the order they were written. */
+export async function ratelimitEvents(em: EntityManager, namespaceId: string) {
+  return rows(
+    em,
+    sql<{
+      request_id: string;
+      workspace_id: string;
+      identifier: string;
+      passed: boolean;
+      limit: number;
+      remaining: number;
+      override_id: string | null;
+      latency_ms: number;
+    }>`
+      select request_id, workspace_id, identifier, passed, "limit", remaining, override_id, latency_ms
+      from ratelimit_events where namespace_id = ${namespaceId} order by id`,
   );
 }

@@ -32,6 +32,8 @@ const envSchema = z.object({
     .min(1024)
     .default(1024 * 1024),
   DATA_DIR: z.string().default(`${REPO_ROOT}.data`),
+  /** How long raw analytics events (and their rollups, to the end of their bucket) are kept. */
+  ANALYTICS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
   LOG_REQUESTS: z
     .enum(['true', 'false'])
     .default('true')

@@ -54,6 +54,11 @@ export function notFound(resource: NotFoundResource, detail: string): DomainErro
   return new DomainError(404, `service/data/${resource}_not_found`, detail);
 }
 
+/** A resource that existed and was deleted, where the reference tells this apart from never existing. */
+export function gone(resource: 'ratelimit_namespace', detail: string): DomainError {
+  return new DomainError(410, `service/data/${resource}_gone`, detail);
+}
+
 export function conflict(resource: string, detail: string): DomainError {
   return new DomainError(409, `service/data/${resource}_already_exists`, detail);
 }

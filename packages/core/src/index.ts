@@ -13,6 +13,7 @@ export { isSha256Digest, PREFIXED_API_KEY_ALGORITHM, prefixedApiKeyParts, stored
 export { type KeyCreationSetting, keyCreationPrecondition } from './keyPolicy.ts';
 export { DEFAULT_KEY_BYTES, type GeneratedKey, generateKey, hashesEqual, hashKey } from './keys.ts';
 export { type CreditsChange, type CreditsPatch, planCreditsChange } from './keyUpdates.ts';
+export * from './namespaceRatelimits.ts';
 export * from './permissions.ts';
 export * from './vault.ts';
 export * from './verification/permissionQuery.ts';

@@ -36,6 +36,7 @@ export const ROOT_KEY_ACTIONS = {
     'limit',
     'create_namespace',
     'read_namespace',
+    'delete_namespace',
     'set_override',
     'read_override',
     'delete_override',

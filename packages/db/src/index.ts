@@ -1,3 +1,10 @@
+export { ANALYTICS_LIMITS, type AnalyticsDataset, type AnalyticsQuery, queryAnalytics } from './analytics.ts';
+export {
+  deleteExpiredAnalytics,
+  type RetentionResult,
+  type RetentionSchedule,
+  scheduleAnalyticsRetention,
+} from './analyticsRetention.ts';
 export { type ApiChanges, type ApiDeletion, type ApiRecord, createApi, deleteApi, findApi, updateApi } from './apis.ts';
 export { type CreditSpend, type CreditSpender, createCreditSpender } from './creditSpender.ts';
 export { type EmbeddedDatabase, findRunningEmbedded, startEmbeddedPostgres } from './embedded.ts';
@@ -51,6 +58,21 @@ export {
   type NewPermission,
 } from './permissions.ts';
 export { createRatelimitRecorder, type RatelimitEvent, type RatelimitRecorder } from './ratelimitEvents.ts';
+export {
+  createRatelimitNamespaces,
+  deleteRatelimitNamespace,
+  findLiveRatelimitNamespace,
+  findRatelimitTargets,
+  type RatelimitNamespaceRecord,
+  type RatelimitTarget,
+  type RatelimitTargetQuery,
+} from './ratelimitNamespaces.ts';
+export {
+  deleteRatelimitOverride,
+  listRatelimitOverrides,
+  type NewRatelimitOverride,
+  setRatelimitOverride,
+} from './ratelimitOverrides.ts';
 export {
   createRole,
   deleteRole,

@@ -1,5 +1,6 @@
 import { createEventRecorder, type EventRecorder, type RecorderOptions } from './eventRecorder.ts';
 import type { Orm } from './orm.ts';
+import { bucketStart, type Granularity, rollupTable, rollupUpserts } from './rollups.ts';
 import { rows, sql } from './sql.ts';
 
 export interface RatelimitEvent {
@@ -15,21 +16,39 @@ export interface RatelimitEvent {
   latencyMs: number;
 }
 
+/** Adds the batch's counts to one rollup table, locking rows in key order (see verificationEvents.ts). */
+function ratelimitRollup(granularity: Granularity) {
+  return sql`
+    insert into ${sql.table(rollupTable('ratelimit_events', granularity))} as r
+      (workspace_id, time, namespace_id, identifier, passed, count)
+    select workspace_id, ${bucketStart(granularity, sql.ref('time'))}, namespace_id, identifier, passed, count(*)
+    from input
+    group by 1, 2, 3, 4, 5
+    order by 1, 2, 3, 4, 5
+    on conflict (workspace_id, time, namespace_id, identifier, passed) do update set count = r.count + excluded.count`;
+}
+
+/** One batch of decisions and its per-minute, hour, day and month rollups, in one statement. */
 async function writeRatelimitEvents(orm: Orm, batch: RatelimitEvent[]): Promise<void> {
   const column = <K extends keyof RatelimitEvent>(key: K) => batch.map((event) => event[key]);
   await rows(
     orm.em.fork(),
     sql`
+      with input as (
+        select * from unnest(${column('time')}::float8[], ${column('requestId')}::text[],
+                             ${column('workspaceId')}::text[], ${column('namespaceId')}::text[],
+                             ${column('identifier')}::text[], ${column('passed')}::bool[], ${column('limit')}::int[],
+                             ${column('remaining')}::int[], ${column('overrideId')}::text[],
+                             ${column('latencyMs')}::float8[])
+          as t(time, request_id, workspace_id, namespace_id, identifier, passed, limit_, remaining, override_id,
+               latency_ms)
+      ),
+      ${rollupUpserts(ratelimitRollup)}
       insert into ratelimit_events (time, request_id, workspace_id, namespace_id, identifier, passed, "limit",
                                     remaining, override_id, latency_ms)
-      select to_timestamp(t.time / 1000.0), t.request_id, t.workspace_id, t.namespace_id, t.identifier, t.passed,
-             t.limit_, t.remaining, t.override_id, t.latency_ms
-      from unnest(${column('time')}::float8[], ${column('requestId')}::text[], ${column('workspaceId')}::text[],
-                  ${column('namespaceId')}::text[], ${column('identifier')}::text[], ${column('passed')}::bool[],
-                  ${column('limit')}::int[], ${column('remaining')}::int[], ${column('overrideId')}::text[],
-                  ${column('latencyMs')}::float8[])
-        as t(time, request_id, workspace_id, namespace_id, identifier, passed, limit_, remaining, override_id,
-             latency_ms)`,
+      select to_timestamp(time / 1000.0), request_id, workspace_id, namespace_id, identifier, passed, limit_,
+             remaining, override_id, latency_ms
+      from input`,
   );
 }
 

@@ -1,5 +1,6 @@
 import { createEventRecorder, type EventRecorder, type RecorderOptions } from './eventRecorder.ts';
 import type { Orm } from './orm.ts';
+import { bucketStart, type Granularity, rollupTable, rollupUpserts } from './rollups.ts';
 import { rows, sql } from './sql.ts';
 
 export interface VerificationEvent {
@@ -16,35 +17,67 @@ export interface VerificationEvent {
   latencyMs: number;
 }
 
-/** One batch of verification events, and `lastUsedAt` of their keys. */
+/**
+ * Adds the batch's counts to one rollup table. Rows are locked in key order so that two nodes
+ * flushing at once wait for each other instead of deadlocking.
+ */
+function verificationRollup(granularity: Granularity) {
+  return sql`
+    insert into ${sql.table(rollupTable('key_verifications', granularity))} as r
+      (workspace_id, time, key_id, outcome, api_id, identity_id, external_id, count, spent_credits, latency_sum)
+    select workspace_id, ${bucketStart(granularity, sql.ref('time'))}, key_id, outcome, api_id,
+           coalesce(identity_id, ''), coalesce(external_id, ''), count(*), sum(spent_credits), sum(latency_ms)
+    from input
+    group by 1, 2, 3, 4, 5, 6, 7
+    order by 1, 2, 3, 4, 5, 6, 7
+    on conflict (workspace_id, time, key_id, outcome, api_id, identity_id, external_id) do update
+      set count = r.count + excluded.count,
+          spent_credits = r.spent_credits + excluded.spent_credits,
+          latency_sum = r.latency_sum + excluded.latency_sum`;
+}
+
+/**
+ * One batch of verification events in one transaction: the raw events with their per-minute,
+ * hour, day and month rollups (one statement), then `lastUsedAt` of their keys. A failed batch
+ * leaves nothing behind, so its retry counts nothing twice.
+ */
 async function writeVerifications(orm: Orm, batch: VerificationEvent[]): Promise<void> {
   const column = <K extends keyof VerificationEvent>(key: K) => batch.map((event) => event[key]);
-  await rows(
-    orm.em.fork(),
-    sql`
-      insert into key_verifications (time, request_id, workspace_id, api_id, key_id, identity_id, external_id,
-                                     outcome, tags, spent_credits, latency_ms)
-      select to_timestamp(t.time / 1000.0), t.request_id, t.workspace_id, t.api_id, t.key_id, t.identity_id,
-             t.external_id, t.outcome, tg.tags, t.spent_credits, t.latency_ms
-      from unnest(${column('time')}::float8[], ${column('requestId')}::text[], ${column('workspaceId')}::text[],
-                  ${column('apiId')}::text[], ${column('keyId')}::text[], ${column('identityId')}::text[],
-                  ${column('externalId')}::text[], ${column('outcome')}::text[],
-                  ${batch.map((event) => JSON.stringify(event.tags))}::jsonb[],
-                  ${column('spentCredits')}::bigint[], ${column('latencyMs')}::float8[])
-        as t(time, request_id, workspace_id, api_id, key_id, identity_id, external_id, outcome, tags_json,
-             spent_credits, latency_ms)
-        cross join lateral (select array(select jsonb_array_elements_text(t.tags_json)) as tags) tg`,
-  );
-  // `lastUsedAt` of a key comes from the same batch: approximate to the flush interval, one statement.
-  await rows(
-    orm.em.fork(),
-    sql`
-      update keys k set last_used_at = greatest(k.last_used_at, u.used_at)
-      from (select key_id, to_timestamp(max(time) / 1000.0) as used_at
-            from unnest(${column('keyId')}::text[], ${column('time')}::float8[]) as t(key_id, time)
-            group by key_id) u
-      where k.id = u.key_id`,
-  );
+  await orm.em.fork().transactional(async (tx) => {
+    await rows(
+      tx,
+      sql`
+      with input as (
+        select * from unnest(${column('time')}::float8[], ${column('requestId')}::text[],
+                             ${column('workspaceId')}::text[], ${column('apiId')}::text[], ${column('keyId')}::text[],
+                             ${column('identityId')}::text[], ${column('externalId')}::text[],
+                             ${column('outcome')}::text[], ${batch.map((event) => JSON.stringify(event.tags))}::jsonb[],
+                             ${column('spentCredits')}::bigint[], ${column('latencyMs')}::float8[])
+          as t(time, request_id, workspace_id, api_id, key_id, identity_id, external_id, outcome, tags_json,
+               spent_credits, latency_ms)
+      ),
+      raw as (
+        insert into key_verifications (time, request_id, workspace_id, api_id, key_id, identity_id, external_id,
+                                       outcome, tags, spent_credits, latency_ms)
+        select to_timestamp(time / 1000.0), request_id, workspace_id, api_id, key_id, identity_id, external_id,
+               outcome, array(select jsonb_array_elements_text(tags_json)), spent_credits, latency_ms
+        from input
+      ),
+      ${rollupUpserts(verificationRollup)}
+      select count(*) from input`,
+    );
+    // Last, so the key rows (which credit spends lock too) are held only until the commit right after.
+    // lastUsedAt comes from the same batch: approximate to the flush interval.
+    await rows(
+      tx,
+      sql`
+        update keys k set last_used_at = greatest(k.last_used_at, u.used_at)
+        from (select key_id, to_timestamp(max(time) / 1000.0) as used_at
+              from unnest(${column('keyId')}::text[], ${column('time')}::float8[]) as t(key_id, time)
+              group by key_id) u
+        where k.id = u.key_id`,
+    );
+  });
 }
 
 export type VerificationRecorder = EventRecorder<VerificationEvent>;

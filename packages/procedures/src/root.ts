@@ -1,15 +1,19 @@
+import { analyticsRouter } from './routers/analytics/index.ts';
 import { apisRouter } from './routers/apis/index.ts';
 import { identitiesRouter } from './routers/identities/index.ts';
 import { keysRouter } from './routers/keys/index.ts';
 import { permissionsRouter } from './routers/permissions/index.ts';
+import { ratelimitRouter } from './routers/ratelimit/index.ts';
 import { rootKeysRouter } from './routers/rootKeys/index.ts';
 import { router } from './trpc.ts';
 
 export const appRouter = router({
+  analytics: analyticsRouter,
   apis: apisRouter,
   identities: identitiesRouter,
   keys: keysRouter,
   permissions: permissionsRouter,
+  ratelimit: ratelimitRouter,
   rootKeys: rootKeysRouter,
 });
 

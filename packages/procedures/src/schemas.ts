@@ -4,6 +4,9 @@ import { z } from 'zod';
 
 export const MAX_EXPIRES = 4102444800000;
 
+/** The largest value of a Postgres `int` column (limits, and the remaining counts recorded with them). */
+export const MAX_INT4 = 2_147_483_647;
+
 export const resourceIdSchema = z
   .string()
   .min(3)
@@ -181,7 +184,7 @@ export const ratelimitSchema = z
   .strictObject({
     name: z.string().min(3).max(128),
     // The reference sets no maximum; ours is what the column holds, so a larger one is a 400, not a 500.
-    limit: z.number().int().min(1).max(2_147_483_647),
+    limit: z.number().int().min(1).max(MAX_INT4),
     duration: z.number().int().min(1000),
     autoApply: z.boolean().default(false),
   })
@@ -213,3 +216,14 @@ export const roleSchema = z.object({
   description: z.string().optional(),
   permissions: z.array(permissionSchema),
 });
+
+/** ratelimit.*: a namespace named by its id or its name, as the reference allows (1–512). */
+export const ratelimitNamespaceRefSchema = textSchema.min(1).max(512);
+
+/** ratelimit.*: what is limited (a user, an IP, …); any text of 1–512 characters. */
+export const ratelimitIdentifierSchema = textSchema.min(1).max(512);
+
+/** 30 days: the reference's maximum window for `ratelimit.*` (its key-level limits have none). */
+export const MAX_RATELIMIT_DURATION_MS = 2_592_000_000;
+
+export const ratelimitDurationSchema = z.number().int().min(1000).max(MAX_RATELIMIT_DURATION_MS);

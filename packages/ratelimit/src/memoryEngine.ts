@@ -10,6 +10,22 @@ import {
 } from './slidingWindow.ts';
 import type { CheckOptions, CheckResult, LimitRequest, RateLimitEngine } from './types.ts';
 
+/**
+ * The store expires a counter with a Node timer, and Node fires a timer of more than 2^31 - 1 ms
+ * at once: a counter kept for longer (windows over about 12 days) would vanish as it is written.
+ */
+const MAX_TIMER_SECONDS = Math.floor(2_147_483_647 / 1000);
+
+/**
+ * How long the store keeps a window's counter, in seconds. One a timer cannot hold is kept
+ * without expiry (0): exact counting for windows up to 30 days matters more than reclaiming the
+ * memory of their counters, whose keys are few (one per identifier and window).
+ */
+function counterTtlSeconds(durationMs: number): number {
+  const seconds = Math.ceil(counterTtlMs(durationMs) / 1000);
+  return seconds > MAX_TIMER_SECONDS ? 0 : seconds;
+}
+
 export interface MemoryRateLimitEngineOptions {
   keyPrefix?: string;
   now?: () => number;
@@ -65,7 +81,7 @@ export class MemoryRateLimitEngine implements RateLimitEngine {
           .filter(({ request }) => request.cost > 0)
           .map(({ request, currentKey }) =>
             this.#counters.penalty(currentKey, request.cost, {
-              customDuration: Math.ceil(counterTtlMs(request.durationMs) / 1000),
+              customDuration: counterTtlSeconds(request.durationMs),
             }),
           ),
       );

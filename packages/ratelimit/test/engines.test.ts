@@ -79,6 +79,15 @@ describe.each(engines)('$name engine', ({ create }) => {
     expect(await checkOne(request('a', 1))).toMatchObject({ passed: false, remaining: 0 });
   });
 
+  it('keeps counting in windows of up to 30 days (longer than a Node timer can wait)', async () => {
+    const month = request('a', 1, 2, 2_592_000_000);
+    expect(await checkOne(month)).toMatchObject({ passed: true, remaining: 1 });
+    expect(await checkOne(month)).toMatchObject({ passed: true, remaining: 0 });
+    // A timer armed for longer than 2^31 - 1 ms fires at once; give it the chance to.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await checkOne(month)).toMatchObject({ passed: false, remaining: 0 });
+  });
+
   it('checks without consuming at cost 0, even at the limit', async () => {
     expect(await checkOne(request('a', 0))).toMatchObject({ passed: true, remaining: 10 });
     expect(await checkOne(request('a', 10))).toMatchObject({ passed: true, remaining: 0 });

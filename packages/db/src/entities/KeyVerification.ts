@@ -21,7 +21,12 @@ const KeyVerificationSchema = defineEntity({
     spentCredits: p.bigint('number').default(0),
     latencyMs: p.double(),
   },
-  indexes: [{ properties: ['workspaceId', 'time'] }, { properties: ['keyId', 'time'] }],
+  indexes: [
+    { properties: ['workspaceId', 'time'] },
+    { properties: ['keyId', 'time'] },
+    // Retention deletes the oldest events across workspaces; rows arrive in time order, so BRIN fits.
+    { properties: ['time'], type: 'brin' },
+  ],
 });
 
 export class KeyVerification extends KeyVerificationSchema.class {}

@@ -17,7 +17,12 @@ const RatelimitEventSchema = defineEntity({
     overrideId: p.string().length(64).nullable(),
     latencyMs: p.double(),
   },
-  indexes: [{ properties: ['workspaceId', 'time'] }, { properties: ['namespaceId', 'time'] }],
+  indexes: [
+    { properties: ['workspaceId', 'time'] },
+    { properties: ['namespaceId', 'time'] },
+    // Retention deletes the oldest events across workspaces; rows arrive in time order, so BRIN fits.
+    { properties: ['time'], type: 'brin' },
+  ],
 });
 
 export class RatelimitEvent extends RatelimitEventSchema.class {}

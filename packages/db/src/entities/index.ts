@@ -1,3 +1,13 @@
+import {
+  KeyVerificationPerDay,
+  KeyVerificationPerHour,
+  KeyVerificationPerMinute,
+  KeyVerificationPerMonth,
+  RatelimitPerDay,
+  RatelimitPerHour,
+  RatelimitPerMinute,
+  RatelimitPerMonth,
+} from './AnalyticsRollups.ts';
 import { Api } from './Api.ts';
 import { Identity } from './Identity.ts';
 import { Key } from './Key.ts';
@@ -24,11 +34,19 @@ export {
   KeyPermission,
   KeyRole,
   KeyVerification,
+  KeyVerificationPerDay,
+  KeyVerificationPerHour,
+  KeyVerificationPerMinute,
+  KeyVerificationPerMonth,
   Permission,
   Ratelimit,
   RatelimitEvent,
   RatelimitNamespace,
   RatelimitOverride,
+  RatelimitPerDay,
+  RatelimitPerHour,
+  RatelimitPerMinute,
+  RatelimitPerMonth,
   Role,
   RolePermission,
   RootKey,
@@ -54,4 +72,12 @@ export const entities = [
   KeyMigration,
   KeyVerification,
   RatelimitEvent,
+  KeyVerificationPerMinute,
+  KeyVerificationPerHour,
+  KeyVerificationPerDay,
+  KeyVerificationPerMonth,
+  RatelimitPerMinute,
+  RatelimitPerHour,
+  RatelimitPerDay,
+  RatelimitPerMonth,
 ];

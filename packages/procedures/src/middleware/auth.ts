@@ -78,6 +78,11 @@ export function identityPermission(identityId: string, action: string): Permissi
   return { resourceType: 'identity', resourceId: identityId, action };
 }
 
+/** `ratelimit.<namespaceId>.<action>`: granted by that exact tuple or by `ratelimit.*.<action>`. */
+export function ratelimitPermission(namespaceId: string, action: string): PermissionTuple {
+  return { resourceType: 'ratelimit', resourceId: namespaceId, action };
+}
+
 /**
  * Reading identities needs `identity.<id>.read_identity` (or the wildcard) for every one of them.
  * The 403 names the wildcard rather than the ids: the caller may have named an identity by its

@@ -1,0 +1,35 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+// No Docker engine runs where the tests do, so the image is kept correct by reading it.
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const dockerfile = readFileSync(`${root}docker/Dockerfile`, 'utf8');
+const compose = readFileSync(`${root}docker/compose.yaml`, 'utf8');
+const workspaces = ['apps', 'packages'].flatMap((folder) =>
+  readdirSync(`${root}${folder}`)
+    .map((name) => `${folder}/${name}`)
+    .filter((path) => existsSync(`${root}${path}/package.json`)),
+);
+
+describe('docker/Dockerfile', () => {
+  it.each(workspaces)('copies the manifest of %s before installing', (path) => {
+    expect(dockerfile).toContain(`COPY ${path}/package.json ${path}/`);
+  });
+
+  it('starts the server entry point that exists', () => {
+    const entry = /CMD \["node", "([^"]+)"\]/.exec(dockerfile)?.[1];
+    expect(entry && existsSync(`${root}${entry}`)).toBe(true);
+  });
+});
+
+describe('docker/compose.yaml', () => {
+  it('builds the Dockerfile from the repository root', () => {
+    expect(compose).toContain('context: ..');
+    expect(compose).toContain('dockerfile: docker/Dockerfile');
+  });
+
+  it.each(['DATABASE_URL', 'REDIS_URL', 'VAULT_MASTER_KEY'])('configures %s for the service', (name) => {
+    expect(compose).toContain(`${name}:`);
+  });
+});

@@ -1,0 +1,71 @@
+import { MemoryRateLimitEngine } from '@keyplane/ratelimit';
+import { postOn } from './appVariants.ts';
+import { storedNamespaces } from './dbInspect.ts';
+import type { Api, Reply } from './harness.ts';
+
+// What the ratelimit.* tests share.
+
+export interface LimitData {
+  limit: number;
+  remaining: number;
+  reset: number;
+  success: boolean;
+  overrideId?: string;
+}
+
+export interface LimitBody {
+  namespace: string;
+  identifier: string;
+  limit: number;
+  duration: number;
+  cost?: number;
+}
+
+/** 30 days, the longest window: a test run never straddles a window boundary of the Redis clock. */
+export const LONG_WINDOW = 2_592_000_000;
+
+/** ratelimit.limit on the test app. */
+export const limitOn = (api: Api, body: unknown, rootKey: string) =>
+  api.post<LimitData>('ratelimit.limit', body, rootKey);
+
+/**
+ * Calls the internal `ratelimit.deleteNamespace` through `/trpc`, as the dashboard does (tRPC's
+ * body for a mutation is the bare input), and answers the HTTP status and tRPC's error data.
+ */
+export async function deleteNamespace(api: Api, rootKey: string, namespace: string) {
+  const response = await api.app.request('/trpc/ratelimit.deleteNamespace', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}` },
+    body: JSON.stringify({ namespace }),
+  });
+  const body = (await response.json()) as { error?: { message: string; data: { type: string | null } } };
+  return { status: response.status, error: body.error };
+}
+
+/** Creates the namespace by a cost-0 check (which consumes nothing) and answers its id. */
+export async function createNamespace(api: Api, workspaceId: string, rootKey: string, name: string): Promise<string> {
+  const reply = await limitOn(
+    api,
+    { namespace: name, identifier: 'probe', limit: 1, duration: 1000, cost: 0 },
+    rootKey,
+  );
+  if (reply.status !== 200) throw new Error(`limit failed: ${JSON.stringify(reply.body)}`);
+  const found = (await storedNamespaces(api.orm.em.fork(), workspaceId)).find((namespace) => namespace.name === name);
+  if (!found) throw new Error(`namespace ${name} was not created`);
+  return found.id;
+}
+
+/** A rate limiter on a clock the test sets, for window semantics without waiting (Redis uses its own time). */
+export function clockedLimiter(startMs: number) {
+  let nowMs = startMs;
+  const engine = new MemoryRateLimitEngine({ now: () => nowMs });
+  return {
+    engine,
+    set(ms: number) {
+      nowMs = ms;
+    },
+    /** ratelimit.limit on an app using this limiter. */
+    limit: (api: Api, body: LimitBody, rootKey: string): Promise<Reply<LimitData>> =>
+      postOn<LimitData>(api, { rateLimiter: engine }, 'ratelimit.limit', body, rootKey),
+  };
+}

@@ -1,0 +1,191 @@
+import { deleteExpiredAnalytics, type RatelimitEvent } from '@keyplane/db';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type AnalyticsRow, analyticsRows } from '../analytics.ts';
+import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+
+const api = useApi();
+
+let workspace: TestWorkspace;
+let other: TestWorkspace;
+// Events carry namespace ids as written; the namespaces themselves need not exist for analytics.
+const NS_A = 'rlns_analytics_a';
+const NS_B = 'rlns_analytics_b';
+const NS_OTHER = 'rlns_analytics_other';
+const NOW = Date.now();
+
+const getRatelimits = (query: string, rootKey = workspace.rootKey) =>
+  api.post<AnalyticsRow[]>('analytics.getRatelimits', { query }, rootKey);
+
+const rowsOf = (query: string, rootKey = workspace.rootKey) =>
+  analyticsRows(api, 'analytics.getRatelimits', query, rootKey);
+
+function decision(workspaceId: string, namespaceId: string, overrides: Partial<RatelimitEvent> = {}): RatelimitEvent {
+  return {
+    time: NOW,
+    requestId: `req_${Math.random().toString(36).slice(2)}`,
+    workspaceId,
+    namespaceId,
+    identifier: 'user_1',
+    passed: true,
+    limit: 10,
+    remaining: 9,
+    overrideId: null,
+    latencyMs: 2,
+    ...overrides,
+  };
+}
+
+beforeAll(async () => {
+  workspace = await api.workspace();
+  other = await api.workspace();
+  const recorder = api.services.ratelimitEvents;
+  // Namespace A: 3 passed + 1 rejected for user_1, in two flushes; namespace B: 2 passed for user_2.
+  recorder.record(decision(workspace.workspaceId, NS_A));
+  recorder.record(decision(workspace.workspaceId, NS_A, { passed: false, remaining: 0 }));
+  await recorder.flush();
+  recorder.record(decision(workspace.workspaceId, NS_A));
+  recorder.record(decision(workspace.workspaceId, NS_A, { overrideId: 'rlor_1' }));
+  recorder.record(decision(workspace.workspaceId, NS_B, { identifier: 'user_2' }));
+  recorder.record(decision(workspace.workspaceId, NS_B, { identifier: 'user_2' }));
+  for (let i = 0; i < 3; i++) recorder.record(decision(other.workspaceId, NS_OTHER, { identifier: 'secret_user' }));
+  await recorder.flush();
+});
+
+describe('200', () => {
+  it('counts decisions per namespace and outcome from the raw events', async () => {
+    expect(
+      await rowsOf('select namespace_id, passed, count(*) as n from ratelimits_v1 group by 1, 2 order by 1, 2'),
+    ).toEqual([
+      { namespace_id: NS_A, passed: false, n: 1 },
+      { namespace_id: NS_A, passed: true, n: 3 },
+      { namespace_id: NS_B, passed: true, n: 2 },
+    ]);
+  });
+
+  it('shows the documented columns of a raw event', async () => {
+    const [event] = await rowsOf("select * from ratelimits_v1 where override_id = 'rlor_1'");
+    expect(event).toEqual({
+      time: NOW,
+      request_id: expect.stringMatching(/^req_/),
+      workspace_id: workspace.workspaceId,
+      namespace_id: NS_A,
+      identifier: 'user_1',
+      passed: true,
+      limit: 10,
+      remaining: 9,
+      override_id: 'rlor_1',
+      latency: 2,
+    });
+  });
+
+  it.each(['minute', 'hour', 'day', 'month'])('the per-%s rollup adds up across flushes', async (granularity) => {
+    expect(
+      await rowsOf(
+        `select namespace_id, identifier, passed, sum(count)::int as n from ratelimits_per_${granularity}_v1
+         group by 1, 2, 3 order by 1, 2, 3`,
+      ),
+    ).toEqual([
+      { namespace_id: NS_A, identifier: 'user_1', passed: false, n: 1 },
+      { namespace_id: NS_A, identifier: 'user_1', passed: true, n: 3 },
+      { namespace_id: NS_B, identifier: 'user_2', passed: true, n: 2 },
+    ]);
+  });
+});
+
+describe('400', () => {
+  it.each([
+    ['select * from key_verifications_v1', 'invalid_analytics_table'],
+    ['select * from ratelimit_events', 'invalid_analytics_table'],
+    ['select * from ratelimit_namespaces', 'invalid_analytics_table'],
+    ["select pg_read_file('/etc/passwd')", 'invalid_analytics_function'],
+    ['update ratelimits_v1 set passed = true', 'invalid_analytics_query_type'],
+    ['select * from', 'invalid_analytics_query'],
+  ])('%s → %s', async (query, name) => {
+    const reply = await getRatelimits(query);
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/user/bad_request/${name}`);
+    expect(reply.body.error.errors?.[0]?.location).toBe('body.query');
+  });
+});
+
+describe('401', () => {
+  it('without a root key', async () => {
+    expect((await api.post('analytics.getRatelimits', { query: 'select 1' })).status).toBe(401);
+  });
+});
+
+describe('403', () => {
+  it('a root key without any ratelimit read_analytics grant, naming ratelimit.*.read_analytics', async () => {
+    for (const permissions of [['ratelimit.*.limit'], ['api.*.read_analytics']]) {
+      const { rootKey } = await workspace.rootKeyWith(permissions);
+      const reply = await getRatelimits('select 1', rootKey);
+      expect(reply.status).toBe(403);
+      expect(reply.body.error.detail).toContain('ratelimit.*.read_analytics');
+    }
+  });
+});
+
+describe('422', () => {
+  it('a query that runs past the timeout', async () => {
+    const from = Array.from({ length: 14 }, (_, i) => `ratelimits_v1 t${i}`).join(', ');
+    const reply = await getRatelimits(`select count(*) from ${from}`);
+    expect(reply.status).toBe(422);
+    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/user/unprocessable_entity/query_execution_timeout`);
+  }, 20_000);
+});
+
+describe('cross-workspace isolation', () => {
+  it.each([
+    'select * from ratelimits_v1',
+    'select * from ratelimits_v1 where true or true',
+    'select * from ratelimits_v1 union select * from ratelimits_v1',
+    'with x as (select * from ratelimits_v1) select * from x',
+    'select * from ratelimits_per_minute_v1 union all select * from ratelimits_per_month_v1',
+    'select * from ratelimit_events',
+    'select * from public.ratelimit_events_per_day',
+    'select * from ratelimit_overrides',
+    'with x as (delete from ratelimit_events returning *) select * from x',
+  ])('%s', async (query) => {
+    const reply = await getRatelimits(query);
+    expect([200, 400]).toContain(reply.status);
+    const text = JSON.stringify(reply.body);
+    expect(text).not.toContain(other.workspaceId);
+    expect(text).not.toContain('secret_user');
+    expect(text).not.toContain(NS_OTHER);
+  });
+
+  it('a root key limited to one namespace sees only its rows', async () => {
+    const { rootKey } = await workspace.rootKeyWith([`ratelimit.${NS_B}.read_analytics`]);
+    expect(await rowsOf('select namespace_id, count(*) as n from ratelimits_v1 group by 1', rootKey)).toEqual([
+      { namespace_id: NS_B, n: 2 },
+    ]);
+    expect(
+      await rowsOf(
+        `select distinct namespace_id from ratelimits_per_day_v1 where namespace_id <> '${NS_B}' or true`,
+        rootKey,
+      ),
+    ).toEqual([{ namespace_id: NS_B }]);
+    const foreign = await workspace.rootKeyWith([`ratelimit.${NS_OTHER}.read_analytics`]);
+    expect(await rowsOf('select count(*) as n from ratelimits_v1', foreign.rootKey)).toEqual([{ n: 0 }]);
+  });
+});
+
+describe('retention', () => {
+  it('deletes old decisions and their finished rollup buckets, keeping recent ones', async () => {
+    const old = NOW - 200 * 86_400_000;
+    api.services.ratelimitEvents.record(decision(workspace.workspaceId, 'rlns_old', { time: old }));
+    api.services.ratelimitEvents.record(decision(workspace.workspaceId, 'rlns_old', { time: old + 1 }));
+    await api.services.ratelimitEvents.flush();
+    expect(await rowsOf("select count(*) as n from ratelimits_v1 where namespace_id = 'rlns_old'")).toEqual([{ n: 2 }]);
+
+    const result = await deleteExpiredAnalytics(api.orm, { before: new Date(NOW - 90 * 86_400_000), batchSize: 1 });
+
+    expect(result.deleted.ratelimit_events).toBe(2);
+    expect(result.deleted.ratelimit_events_per_month).toBe(1);
+    expect(await rowsOf("select count(*) as n from ratelimits_v1 where namespace_id = 'rlns_old'")).toEqual([{ n: 0 }]);
+    expect(await rowsOf("select count(*) as n from ratelimits_per_day_v1 where namespace_id = 'rlns_old'")).toEqual([
+      { n: 0 },
+    ]);
+    expect(await rowsOf('select count(*) as n from ratelimits_v1')).toEqual([{ n: 6 }]);
+  });
+});

@@ -1,0 +1,163 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { createNamespace, deleteNamespace } from '../ratelimit.ts';
+
+const api = useApi();
+let workspace: TestWorkspace;
+let namespaceId: string;
+const ids: Record<string, string> = {};
+
+const setOverride = async (identifier: string, limit: number, duration = 60_000) => {
+  const reply = await api.post<{ overrideId: string }>(
+    'ratelimit.setOverride',
+    { namespace: 'lookups', identifier, limit, duration },
+    workspace.rootKey,
+  );
+  if (reply.status !== 200) throw new Error(JSON.stringify(reply.body));
+  ids[identifier] = reply.body.data.overrideId;
+};
+
+beforeAll(async () => {
+  workspace = await api.workspace();
+  namespaceId = await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'lookups');
+  await setOverride('user_1', 7, 5000);
+  await setOverride('user_*', 3);
+  await setOverride('user_1_*', 4);
+  await setOverride('*', 1);
+});
+
+interface OverrideData {
+  overrideId: string;
+  identifier: string;
+  limit: number;
+  duration: number;
+}
+
+const getOverride = (body: unknown, rootKey = workspace.rootKey) =>
+  api.post<OverrideData>('ratelimit.getOverride', body, rootKey);
+
+describe('200', () => {
+  it('answers the exact override in the reference shape', async () => {
+    const reply = await getOverride({ namespace: 'lookups', identifier: 'user_1' });
+    expect(reply.status).toBe(200);
+    expect(reply.body.data).toEqual({ overrideId: ids.user_1, identifier: 'user_1', limit: 7, duration: 5000 });
+  });
+
+  it('answers the wildcard override that limiting would apply: the most specific matching pattern', async () => {
+    expect((await getOverride({ namespace: 'lookups', identifier: 'user_2' })).body.data).toEqual({
+      overrideId: ids['user_*'],
+      identifier: 'user_*',
+      limit: 3,
+      duration: 60_000,
+    });
+    expect((await getOverride({ namespace: 'lookups', identifier: 'user_1_eu' })).body.data.identifier).toBe(
+      'user_1_*',
+    );
+    expect((await getOverride({ namespace: 'lookups', identifier: 'someone' })).body.data.identifier).toBe('*');
+  });
+
+  it('agrees with the override ratelimit.limit applies', async () => {
+    for (const identifier of ['user_1', 'user_9', 'user_1_x', 'other']) {
+      const got = await getOverride({ namespace: 'lookups', identifier });
+      const limited = await api.post<{ overrideId?: string }>(
+        'ratelimit.limit',
+        { namespace: 'lookups', identifier, limit: 100, duration: 1000, cost: 0 },
+        workspace.rootKey,
+      );
+      expect(limited.body.data.overrideId).toBe(got.body.data.overrideId);
+    }
+  });
+
+  it('takes the namespace by id', async () => {
+    expect((await getOverride({ namespace: namespaceId, identifier: 'user_1' })).body.data.overrideId).toBe(ids.user_1);
+  });
+});
+
+describe('400', () => {
+  it.each([
+    [{ namespace: 'lookups' }, 'body.identifier'],
+    [{ identifier: 'user_1' }, 'body.namespace'],
+    [{ namespace: '', identifier: 'user_1' }, 'body.namespace'],
+    [{ namespace: 'lookups', identifier: 'i'.repeat(513) }, 'body.identifier'],
+    [{ namespace: 'lookups', identifier: 'user_1', extra: 1 }, 'body.extra'],
+  ])('rejects %j', async (body, location) => {
+    const reply = await getOverride(body);
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.errors?.map((error) => error.location)).toContain(location);
+  });
+});
+
+describe('401', () => {
+  it('without a root key', async () => {
+    expect((await api.post('ratelimit.getOverride', { namespace: 'lookups', identifier: 'user_1' })).status).toBe(401);
+  });
+
+  it('with an unknown root key', async () => {
+    expect((await getOverride({ namespace: 'lookups', identifier: 'user_1' }, 'kproot_unknown')).status).toBe(401);
+  });
+});
+
+describe('403', () => {
+  it('without read_override, naming it (the contract never masks a 403 as a 404)', async () => {
+    for (const grants of [[], ['ratelimit.*.set_override'], ['ratelimit.rlns_x.read_override']]) {
+      const { rootKey } = await workspace.rootKeyWith(grants);
+      const reply = await getOverride({ namespace: 'lookups', identifier: 'user_1' }, rootKey);
+      expect(reply.status).toBe(403);
+      expect(reply.body.error.detail).toBe(`Missing permission: 'ratelimit.${namespaceId}.read_override'.`);
+    }
+  });
+
+  it('not with ratelimit.<namespaceId>.read_override or ratelimit.*.read_override', async () => {
+    for (const grant of [`ratelimit.${namespaceId}.read_override`, 'ratelimit.*.read_override']) {
+      const { rootKey } = await workspace.rootKeyWith([grant]);
+      expect((await getOverride({ namespace: 'lookups', identifier: 'user_1' }, rootKey)).status).toBe(200);
+    }
+  });
+});
+
+describe('404', () => {
+  it('when no override matches', async () => {
+    await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'sparse');
+    await api.post(
+      'ratelimit.setOverride',
+      { namespace: 'sparse', identifier: 'only_*', limit: 1, duration: 1000 },
+      workspace.rootKey,
+    );
+    const reply = await getOverride({ namespace: 'sparse', identifier: 'Only_1' });
+    expect(reply.status).toBe(404);
+    expect(reply.body.error).toMatchObject({
+      type: `${ERRORS_BASE_URL}/service/data/ratelimit_override_not_found`,
+      detail: 'This override does not exist.',
+    });
+  });
+
+  it('for a deleted override', async () => {
+    await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'deleted_override');
+    const body = { namespace: 'deleted_override', identifier: 'gone' };
+    await api.post('ratelimit.setOverride', { ...body, limit: 1, duration: 1000 }, workspace.rootKey);
+    await api.post('ratelimit.deleteOverride', body, workspace.rootKey);
+    expect((await getOverride(body)).status).toBe(404);
+  });
+
+  it.each([
+    ['a missing namespace', 'no_such_namespace'],
+    ['a deleted namespace', 'deleted_ns'],
+  ])('for %s, which is not created', async (_, namespace) => {
+    if (namespace === 'deleted_ns') {
+      await createNamespace(api, workspace.workspaceId, workspace.rootKey, namespace);
+      await deleteNamespace(api, workspace.rootKey, namespace);
+    }
+    const reply = await getOverride({ namespace, identifier: 'user_1' });
+    expect(reply.status).toBe(404);
+    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/ratelimit_namespace_not_found`);
+  });
+});
+
+describe('cross-workspace isolation', () => {
+  it("another workspace's namespace and overrides do not exist, by id or by name", async () => {
+    const other = await api.workspace();
+    for (const namespace of [namespaceId, 'lookups']) {
+      expect((await getOverride({ namespace, identifier: 'user_1' }, other.rootKey)).status).toBe(404);
+    }
+  });
+});

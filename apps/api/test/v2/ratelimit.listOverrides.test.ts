@@ -1,0 +1,163 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { createNamespace, deleteNamespace } from '../ratelimit.ts';
+
+const api = useApi();
+let workspace: TestWorkspace;
+let namespaceId: string;
+/** The live overrides' ids in creation (= id) order. */
+const created: string[] = [];
+const TOTAL = 120;
+
+interface OverrideData {
+  overrideId: string;
+  identifier: string;
+  limit: number;
+  duration: number;
+}
+interface ListReply {
+  meta: { requestId: string };
+  data: OverrideData[];
+  pagination: { cursor?: string; hasMore: boolean };
+}
+
+const listOverrides = async (body: unknown, rootKey = workspace.rootKey) => {
+  const reply = await api.post<OverrideData[]>('ratelimit.listOverrides', body, rootKey);
+  return { ...reply, body: reply.body as unknown as ListReply & typeof reply.body };
+};
+
+beforeAll(async () => {
+  workspace = await api.workspace();
+  namespaceId = await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'listed');
+  for (let i = 0; i < TOTAL; i += 1) {
+    const reply = await api.post<{ overrideId: string }>(
+      'ratelimit.setOverride',
+      { namespace: 'listed', identifier: `user_${i}`, limit: i, duration: 1000 + i },
+      workspace.rootKey,
+    );
+    created.push(reply.body.data.overrideId);
+  }
+  // A deleted one is never listed.
+  await api.post('ratelimit.deleteOverride', { namespace: 'listed', identifier: 'user_7' }, workspace.rootKey);
+  created.splice(7, 1);
+});
+
+describe('200', () => {
+  it('answers 50 by default, in id order, in the list envelope', async () => {
+    const reply = await listOverrides({ namespace: 'listed' });
+    expect(reply.status).toBe(200);
+    expect(Object.keys(reply.body).sort()).toEqual(['data', 'meta', 'pagination']);
+    expect(reply.body.data).toHaveLength(50);
+    expect(reply.body.data.map((override) => override.overrideId)).toEqual(created.slice(0, 50));
+    expect(reply.body.data[1]).toEqual({ overrideId: created[1], identifier: 'user_1', limit: 1, duration: 1001 });
+    expect(reply.body.pagination).toEqual({ cursor: expect.any(String), hasMore: true });
+  });
+
+  it('walks every live override exactly once with the cursors', async () => {
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 10; page += 1) {
+      const reply = await listOverrides({ namespace: namespaceId, limit: 40, ...(cursor ? { cursor } : {}) });
+      expect(reply.status).toBe(200);
+      seen.push(...reply.body.data.map((override) => override.overrideId));
+      cursor = reply.body.pagination.cursor;
+      if (!reply.body.pagination.hasMore) {
+        expect(cursor).toBeUndefined();
+        break;
+      }
+    }
+    expect(seen).toEqual(created);
+  });
+
+  it('answers 100 at most per page, and an empty page for a namespace without overrides', async () => {
+    expect((await listOverrides({ namespace: 'listed', limit: 100 })).body.data).toHaveLength(100);
+    await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'empty');
+    const empty = await listOverrides({ namespace: 'empty' });
+    expect(empty.body.data).toEqual([]);
+    expect(empty.body.pagination).toEqual({ hasMore: false });
+  });
+});
+
+describe('400', () => {
+  it.each([
+    [{}, 'body.namespace'],
+    [{ namespace: 'listed', limit: 0 }, 'body.limit'],
+    [{ namespace: 'listed', limit: 101 }, 'body.limit'],
+    [{ namespace: 'listed', cursor: '' }, 'body.cursor'],
+    [{ namespace: 'listed', extra: 1 }, 'body.extra'],
+  ])('rejects %j', async (body, location) => {
+    const reply = await listOverrides(body);
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.errors?.map((error) => error.location)).toContain(location);
+  });
+
+  it("rejects another workspace's cursor", async () => {
+    const other = await api.workspace();
+    await createNamespace(api, other.workspaceId, other.rootKey, 'listed');
+    await api.post(
+      'ratelimit.setOverride',
+      { namespace: 'listed', identifier: 'a', limit: 1, duration: 1000 },
+      other.rootKey,
+    );
+    const cursor = (await listOverrides({ namespace: 'listed', limit: 1 })).body.pagination.cursor;
+    const reply = await listOverrides({ namespace: 'listed', cursor }, other.rootKey);
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.errors?.map((error) => error.location)).toEqual(['body.cursor']);
+  });
+});
+
+describe('401', () => {
+  it('without a root key', async () => {
+    expect((await api.post('ratelimit.listOverrides', { namespace: 'listed' })).status).toBe(401);
+  });
+
+  it('with an unknown root key', async () => {
+    expect((await listOverrides({ namespace: 'listed' }, 'kproot_unknown')).status).toBe(401);
+  });
+});
+
+describe('403', () => {
+  it('without read_override, naming it', async () => {
+    for (const grants of [
+      [],
+      ['ratelimit.*.set_override', 'ratelimit.*.list_overrides'],
+      ['ratelimit.x.read_override'],
+    ]) {
+      const { rootKey } = await workspace.rootKeyWith(grants);
+      const reply = await listOverrides({ namespace: 'listed' }, rootKey);
+      expect(reply.status).toBe(403);
+      expect(reply.body.error.detail).toBe(`Missing permission: 'ratelimit.${namespaceId}.read_override'.`);
+    }
+  });
+
+  it('not with ratelimit.<namespaceId>.read_override', async () => {
+    const { rootKey } = await workspace.rootKeyWith([`ratelimit.${namespaceId}.read_override`]);
+    expect((await listOverrides({ namespace: 'listed' }, rootKey)).status).toBe(200);
+  });
+});
+
+describe('404', () => {
+  it('for a missing or deleted namespace', async () => {
+    const missing = await listOverrides({ namespace: 'no_such_namespace' });
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/ratelimit_namespace_not_found`);
+    await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'deleted_ns');
+    await deleteNamespace(api, workspace.rootKey, 'deleted_ns');
+    expect((await listOverrides({ namespace: 'deleted_ns' })).status).toBe(404);
+  });
+});
+
+describe('cross-workspace isolation', () => {
+  it("another workspace's namespace does not exist, and its own same-named one lists only its overrides", async () => {
+    const other = await api.workspace();
+    expect((await listOverrides({ namespace: namespaceId }, other.rootKey)).status).toBe(404);
+    await createNamespace(api, other.workspaceId, other.rootKey, 'listed');
+    await api.post(
+      'ratelimit.setOverride',
+      { namespace: 'listed', identifier: 'theirs', limit: 1, duration: 1000 },
+      other.rootKey,
+    );
+    const reply = await listOverrides({ namespace: 'listed' }, other.rootKey);
+    expect(reply.body.data.map((override) => override.identifier)).toEqual(['theirs']);
+  });
+});

@@ -1,0 +1,176 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { countRows, storedNamespaces, storedOverrides } from '../dbInspect.ts';
+import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { createNamespace, deleteNamespace } from '../ratelimit.ts';
+import { startSecondNode } from '../secondNode.ts';
+
+const api = useApi();
+let workspace: TestWorkspace;
+let namespaceId: string;
+const em = () => api.orm.em.fork();
+
+beforeAll(async () => {
+  workspace = await api.workspace();
+  namespaceId = await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'overrides');
+});
+
+const setOverride = (body: unknown, rootKey = workspace.rootKey) =>
+  api.post<{ overrideId: string }>('ratelimit.setOverride', body, rootKey);
+const override = (identifier: string, extra: Record<string, unknown> = {}) => ({
+  namespace: 'overrides',
+  identifier,
+  limit: 5,
+  duration: 60_000,
+  ...extra,
+});
+
+describe('200', () => {
+  it('stores the override and answers its id', async () => {
+    const reply = await setOverride(override('user_1'));
+    expect(reply.status).toBe(200);
+    expect(Object.keys(reply.body.data)).toEqual(['overrideId']);
+    expect(reply.body.data.overrideId).toMatch(/^rlor_[0-9a-f]{32}$/);
+    const stored = (await storedOverrides(em(), namespaceId)).filter((row) => row.identifier === 'user_1');
+    expect(stored).toEqual([
+      { id: reply.body.data.overrideId, identifier: 'user_1', limit: 5, duration_ms: '60000', deleted: false },
+    ]);
+  });
+
+  it('is an upsert by identifier: the override keeps its id and takes the new values', async () => {
+    const first = await setOverride(override('upserted'));
+    const second = await setOverride(override('upserted', { limit: 0, duration: 2_592_000_000 }));
+    expect(second.body.data.overrideId).toBe(first.body.data.overrideId);
+    const stored = (await storedOverrides(em(), namespaceId)).filter((row) => row.identifier === 'upserted');
+    expect(stored).toEqual([
+      { id: first.body.data.overrideId, identifier: 'upserted', limit: 0, duration_ms: '2592000000', deleted: false },
+    ]);
+  });
+
+  it('after a deletion creates a new override with a new id', async () => {
+    const first = await setOverride(override('recreated'));
+    await api.post('ratelimit.deleteOverride', { namespace: 'overrides', identifier: 'recreated' }, workspace.rootKey);
+    const second = await setOverride(override('recreated'));
+    expect(second.body.data.overrideId).not.toBe(first.body.data.overrideId);
+    const stored = (await storedOverrides(em(), namespaceId)).filter((row) => row.identifier === 'recreated');
+    expect(stored.map((row) => [row.id, row.deleted])).toEqual([
+      [first.body.data.overrideId, true],
+      [second.body.data.overrideId, false],
+    ]);
+  });
+
+  it('takes the namespace by id, a wildcard pattern as its identifier, and limit 0', async () => {
+    const reply = await setOverride({ ...override('team_*', { limit: 0 }), namespace: namespaceId });
+    expect(reply.status).toBe(200);
+  });
+
+  it('keeps one override under many concurrent first settings, never a 500', async () => {
+    const replies = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => setOverride(override('raced', { limit: i }))),
+    );
+    expect(replies.map((reply) => reply.status)).toEqual(Array(12).fill(200));
+    expect(new Set(replies.map((reply) => reply.body.data.overrideId)).size).toBe(1);
+    expect((await storedOverrides(em(), namespaceId)).filter((row) => row.identifier === 'raced')).toHaveLength(1);
+  });
+
+  it('holds for the next limit on another node', async () => {
+    const second = await startSecondNode(api);
+    try {
+      const limit = { namespace: 'overrides', identifier: 'node_user', limit: 100, duration: 60_000 };
+      const before = await second.post<{ limit: number }>('ratelimit.limit', limit, workspace.rootKey);
+      expect(before.body.data.limit).toBe(100);
+      await setOverride(override('node_user', { limit: 3 }));
+      const after = await second.post<{ limit: number }>('ratelimit.limit', limit, workspace.rootKey);
+      expect(after.body.data.limit).toBe(3);
+    } finally {
+      await second.stop();
+    }
+  });
+});
+
+describe('400', () => {
+  it.each([
+    ['namespace', ''],
+    ['namespace', 'n'.repeat(513)],
+    ['identifier', ''],
+    ['identifier', 'i'.repeat(513)],
+    ['identifier', 'nul\u0000'],
+    ['limit', -1],
+    ['limit', 1.5],
+    ['limit', 2_147_483_648],
+    ['duration', 999],
+    ['duration', 2_592_000_001],
+    ['extra', true],
+  ])('rejects %s = %j, storing nothing', async (field, value) => {
+    const before = await countRows(em(), 'ratelimit_overrides');
+    const reply = await setOverride({ ...override('invalid'), [field]: value });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.errors?.map((error) => error.location)).toContain(`body.${field}`);
+    expect(await countRows(em(), 'ratelimit_overrides')).toBe(before);
+  });
+
+  it.each(['namespace', 'identifier', 'limit', 'duration'])('requires %s', async (field) => {
+    const body: Record<string, unknown> = override('invalid');
+    delete body[field];
+    expect((await setOverride(body)).status).toBe(400);
+  });
+});
+
+describe('401', () => {
+  it('without a root key', async () => {
+    expect((await api.post('ratelimit.setOverride', override('no_auth'))).status).toBe(401);
+  });
+
+  it('with an unknown root key', async () => {
+    expect((await setOverride(override('no_auth'), 'kproot_unknown')).status).toBe(401);
+  });
+});
+
+describe('403', () => {
+  it('without ratelimit.<namespaceId>.set_override or the wildcard, naming it, storing nothing', async () => {
+    for (const grants of [[], ['ratelimit.*.limit', 'ratelimit.*.read_override'], ['ratelimit.rlns_x.set_override']]) {
+      const { rootKey } = await workspace.rootKeyWith(grants);
+      const reply = await setOverride(override('forbidden'), rootKey);
+      expect(reply.status).toBe(403);
+      expect(reply.body.error.detail).toBe(`Missing permission: 'ratelimit.${namespaceId}.set_override'.`);
+    }
+    expect((await storedOverrides(em(), namespaceId)).filter((row) => row.identifier === 'forbidden')).toEqual([]);
+  });
+
+  it('not with either of them', async () => {
+    for (const grant of [`ratelimit.${namespaceId}.set_override`, 'ratelimit.*.set_override']) {
+      const { rootKey } = await workspace.rootKeyWith([grant]);
+      expect((await setOverride(override('allowed'), rootKey)).status).toBe(200);
+    }
+  });
+});
+
+describe('404', () => {
+  it('for a namespace that does not exist, which is not created', async () => {
+    const reply = await setOverride({ ...override('x'), namespace: 'no_such_namespace' });
+    expect(reply.status).toBe(404);
+    expect(reply.body.error).toMatchObject({
+      type: `${ERRORS_BASE_URL}/service/data/ratelimit_namespace_not_found`,
+      detail: 'This namespace does not exist.',
+    });
+    const names = (await storedNamespaces(em(), workspace.workspaceId)).map((namespace) => namespace.name);
+    expect(names).not.toContain('no_such_namespace');
+  });
+
+  it('for a deleted namespace', async () => {
+    await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'deleted_for_override');
+    await deleteNamespace(api, workspace.rootKey, 'deleted_for_override');
+    const reply = await setOverride({ ...override('x'), namespace: 'deleted_for_override' });
+    expect(reply.status).toBe(404);
+  });
+});
+
+describe('cross-workspace isolation', () => {
+  it("another workspace's namespace does not exist, by id or by name", async () => {
+    const other = await api.workspace();
+    for (const namespace of [namespaceId, 'overrides']) {
+      const reply = await setOverride({ ...override('intruder'), namespace }, other.rootKey);
+      expect(reply.status).toBe(404);
+    }
+    expect((await storedOverrides(em(), namespaceId)).filter((row) => row.identifier === 'intruder')).toEqual([]);
+  });
+});

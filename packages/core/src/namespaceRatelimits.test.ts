@@ -1,0 +1,223 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type CounterCheck,
+  combineCounterChecks,
+  isWildcardPattern,
+  matchesWildcard,
+  planRatelimitCheck,
+  type RatelimitOverrideRule,
+  ratelimitCounterKey,
+  selectOverride,
+} from './namespaceRatelimits.ts';
+
+describe('matchesWildcard', () => {
+  it.each([
+    ['*', ''],
+    ['*', 'anything at all'],
+    ['user_*', 'user_'],
+    ['user_*', 'user_123'],
+    ['*_admin', 'team_admin'],
+    ['a*b*c', 'abc'],
+    ['a*b*c', 'a-x-b-y-c'],
+    ['a*b*c', 'abcbc'],
+    ['**', 'x'],
+    ['exact', 'exact'],
+    ['a.b+c?', 'a.b+c?'],
+    ['*.example.com', 'api.example.com'],
+    ['a*a*a*a*a*a*a*a*b', `${'a'.repeat(500)}b`],
+  ])('%j matches %j', (pattern, identifier) => {
+    expect(matchesWildcard(pattern, identifier)).toBe(true);
+  });
+
+  it.each([
+    ['user_*', 'User_1'],
+    ['user_*', 'xuser_1'],
+    ['*_admin', 'team_admin_'],
+    ['a*b*c', 'acb'],
+    ['a*b*c', 'abcd'],
+    ['exact', 'exac'],
+    ['exact', 'exactly'],
+    ['a.c', 'abc'],
+    ['a?c', 'abc'],
+    ['', 'x'],
+  ])('%j does not match %j (anchored, case-sensitive, only * is special)', (pattern, identifier) => {
+    expect(matchesWildcard(pattern, identifier)).toBe(false);
+  });
+
+  it('stays fast on a pattern that makes a backtracking regex explode', () => {
+    const pattern = `${'*a'.repeat(200)}*b`;
+    const started = performance.now();
+    expect(matchesWildcard(pattern, 'a'.repeat(512))).toBe(false);
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+});
+
+describe('isWildcardPattern', () => {
+  it('is any identifier with a *', () => {
+    expect(isWildcardPattern('a*')).toBe(true);
+    expect(isWildcardPattern('plain')).toBe(false);
+  });
+});
+
+const rule = (id: string, identifier: string, limit = 1): RatelimitOverrideRule => ({
+  id,
+  identifier,
+  limit,
+  durationMs: 1000,
+});
+
+describe('selectOverride', () => {
+  it('prefers the exact identifier over any wildcard, wherever it is in the list', () => {
+    const overrides = [rule('rlor_1', 'user_*'), rule('rlor_2', '*'), rule('rlor_3', 'user_1')];
+    expect(selectOverride(overrides, 'user_1')?.id).toBe('rlor_3');
+  });
+
+  it('applies a matching wildcard when there is no exact one', () => {
+    expect(selectOverride([rule('rlor_1', 'other'), rule('rlor_2', 'user_*')], 'user_9')?.id).toBe('rlor_2');
+  });
+
+  it('ignores exact overrides of other identifiers and non-matching patterns', () => {
+    expect(selectOverride([rule('rlor_1', 'user_2'), rule('rlor_2', 'team_*')], 'user_1')).toBeUndefined();
+  });
+
+  it('does not treat a plain identifier as a pattern', () => {
+    expect(selectOverride([rule('rlor_1', 'user')], 'user_1')).toBeUndefined();
+  });
+
+  it('picks the most specific wildcard (most literal characters), whatever the order', () => {
+    const overrides = [rule('rlor_1', '*'), rule('rlor_2', 'user_*_eu'), rule('rlor_3', 'user_*')];
+    expect(selectOverride(overrides, 'user_1_eu')?.id).toBe('rlor_2');
+    expect(selectOverride([...overrides].reverse(), 'user_1_eu')?.id).toBe('rlor_2');
+    expect(selectOverride(overrides, 'user_1_us')?.id).toBe('rlor_3');
+  });
+
+  it('breaks a tie by the oldest override (lowest id), whatever the order', () => {
+    const overrides = [rule('rlor_b', 'a*'), rule('rlor_a', '*z'), rule('rlor_c', 'a**')];
+    expect(selectOverride(overrides, 'a-z')?.id).toBe('rlor_a');
+    expect(selectOverride([...overrides].reverse(), 'a-z')?.id).toBe('rlor_a');
+  });
+
+  it('matches an identifier that contains * exactly before anything else', () => {
+    const overrides = [rule('rlor_1', '*'), rule('rlor_2', 'a*')];
+    expect(selectOverride(overrides, 'a*')?.id).toBe('rlor_2');
+  });
+});
+
+describe('planRatelimitCheck', () => {
+  const request = { limit: 10, durationMs: 60_000, cost: 2 };
+
+  it('uses the request as it is without an override', () => {
+    expect(planRatelimitCheck(request, undefined)).toEqual({ ...request, overrideId: undefined });
+  });
+
+  it("replaces the limit and duration with the override's, keeping the cost", () => {
+    expect(planRatelimitCheck(request, { id: 'rlor_1', identifier: 'x', limit: 3, durationMs: 5000 })).toEqual({
+      limit: 3,
+      durationMs: 5000,
+      cost: 2,
+      overrideId: 'rlor_1',
+    });
+  });
+
+  it('checks a blocking override (limit 0) at a cost of at least 1, so even a cost-0 check fails', () => {
+    const block = { id: 'rlor_0', identifier: 'x', limit: 0, durationMs: 1000 };
+    expect(planRatelimitCheck({ ...request, cost: 0 }, block)).toMatchObject({ limit: 0, cost: 1 });
+    expect(planRatelimitCheck({ ...request, cost: 5 }, block)).toMatchObject({ limit: 0, cost: 5 });
+  });
+
+  it('keeps cost 0 (check without consuming) for every other limit', () => {
+    expect(planRatelimitCheck({ ...request, cost: 0 }, undefined).cost).toBe(0);
+  });
+});
+
+describe('ratelimitCounterKey', () => {
+  it('is workspace, namespace id, identifier and duration', () => {
+    expect(ratelimitCounterKey('ws_1', 'rlns_1', 'user:1', 60_000)).toBe('ws_1:ns:rlns_1:user:1:60000');
+  });
+});
+
+/** The engine's rule for one check against a counter whose effective (weighted) count is `effective`. */
+function engineAnswer(check: CounterCheck, effective: number) {
+  const passed = effective + check.cost <= check.limit;
+  const used = passed ? effective + check.cost : effective;
+  return { passed, remaining: Math.max(0, Math.floor(check.limit - used)), reset: 1000 };
+}
+
+describe('combineCounterChecks', () => {
+  const check = (key: string, limit: number, cost = 1): CounterCheck => ({ key, limit, durationMs: 1000, cost });
+
+  it('passes distinct counters through unchanged, in order', () => {
+    const checks = [check('a', 5, 2), check('b', 3, 0)];
+    const { requests, spread } = combineCounterChecks(checks);
+    expect(requests).toEqual(checks);
+    const outcomes = [
+      { passed: true, remaining: 3, reset: 1 },
+      { passed: false, remaining: 1, reset: 2 },
+    ];
+    expect(spread(outcomes)).toEqual(outcomes);
+  });
+
+  it('makes two checks of one counter at limit 1 one check of cost 2, which fails', () => {
+    const { requests, spread } = combineCounterChecks([check('a', 1), check('a', 1)]);
+    expect(requests).toEqual([check('a', 1, 2)]);
+    expect(spread([engineAnswer(requests[0] as CounterCheck, 0)])).toEqual([
+      { passed: false, remaining: 1, reset: 1000 },
+      { passed: false, remaining: 1, reset: 1000 },
+    ]);
+  });
+
+  it('reports, on success, what remains after each check in order', () => {
+    const { requests, spread } = combineCounterChecks([check('a', 10, 3), check('b', 4), check('a', 10, 2)]);
+    expect(requests).toEqual([check('a', 10, 5), check('b', 4)]);
+    const answers = [engineAnswer(requests[0] as CounterCheck, 1), engineAnswer(requests[1] as CounterCheck, 0)];
+    expect(spread(answers).map((outcome) => outcome.remaining)).toEqual([6, 3, 4]);
+  });
+
+  it('never takes a negative limit to the engine', () => {
+    const { requests } = combineCounterChecks([check('a', 1, 5), check('a', 0, 1)]);
+    expect(requests[0]?.limit).toBe(0);
+    expect(requests[0]?.cost).toBe(6);
+  });
+
+  it('agrees with checking one after the other, for random batches and counts', () => {
+    let seed = 7;
+    const random = (below: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % below;
+    };
+    for (let round = 0; round < 2000; round += 1) {
+      const checks = Array.from({ length: 1 + random(5) }, () =>
+        check(['a', 'b'][random(2)] as string, random(8), random(4)),
+      );
+      const effective = { a: random(80) / 10, b: random(80) / 10 };
+      const effectiveOf = (key: string) => (key === 'a' ? effective.a : effective.b);
+      // The oracle: each check sees the counts of those before it on its counter.
+      const used = new Map<string, number>();
+      const sequential = checks.map((item) => {
+        const before = effectiveOf(item.key) + (used.get(item.key) ?? 0);
+        used.set(item.key, (used.get(item.key) ?? 0) + item.cost);
+        return engineAnswer(item, before);
+      });
+      const allPass = sequential.every((outcome) => outcome.passed);
+
+      const { requests, spread } = combineCounterChecks(checks);
+      const answers = requests.map((request) => engineAnswer(request, effectiveOf(request.key)));
+      expect(answers.every((answer) => answer.passed)).toBe(allPass);
+      const spreadOut = spread(answers);
+      checks.forEach((item, index) => {
+        const got = spreadOut[index];
+        const oracle = sequential[index];
+        if (allPass) {
+          expect(got).toEqual(oracle);
+        } else {
+          // What the check had before the call (nothing was consumed), or 0 when that is unknown.
+          const before = Math.max(0, Math.floor(item.limit - effectiveOf(item.key)));
+          expect([before, 0]).toContain(got?.remaining);
+          if (new Set(checks.filter((other) => other.key === item.key).map((other) => other.limit)).size === 1) {
+            expect(got?.remaining).toBe(before);
+          }
+        }
+      });
+    }
+  });
+});

@@ -1,0 +1,104 @@
+import type { RawBuilder } from 'kysely';
+import type { Orm } from './orm.ts';
+import { bucketStart, GRANULARITIES, rollupTable } from './rollups.ts';
+import { rows, sql } from './sql.ts';
+
+export interface RetentionResult {
+  /** Rows deleted per table. */
+  deleted: Record<string, number>;
+}
+
+export interface RetentionOptions {
+  /** Events older than this go. */
+  before: Date;
+  /** Rows per DELETE: short statements keep locks and WAL bursts small next to live traffic. */
+  batchSize?: number;
+}
+
+/**
+ * Drops analytics data older than the cutoff, in batches of short deletes. Raw events go when
+ * their time is before the cutoff; a rollup bucket goes once it ends before the cutoff (it is
+ * whole up to then), so rollups keep the same retention, rounded up to their bucket.
+ */
+export async function deleteExpiredAnalytics(orm: Orm, options: RetentionOptions): Promise<RetentionResult> {
+  const batchSize = options.batchSize ?? 10_000;
+  const cutoffMs = options.before.getTime();
+  const deleted: Record<string, number> = {};
+  for (const table of ['key_verifications', 'ratelimit_events'] as const) {
+    deleted[table] = await deleteInBatches(orm, table, sql`time < ${options.before}`, batchSize);
+    for (const granularity of GRANULARITIES) {
+      const rollup = rollupTable(table, granularity);
+      const boundary = bucketStart(granularity, sql`${cutoffMs}::float8`);
+      deleted[rollup] = await deleteInBatches(orm, rollup, sql`time < ${boundary}`, batchSize);
+    }
+  }
+  return { deleted };
+}
+
+async function deleteInBatches(
+  orm: Orm,
+  table: string,
+  expired: RawBuilder<unknown>,
+  batchSize: number,
+): Promise<number> {
+  let total = 0;
+  for (;;) {
+    // By ctid: the rollup tables have composite keys, and a TID scan is the cheapest way back to the rows.
+    const [result] = await rows(
+      orm.em.fork(),
+      sql<{ deleted: number }>`
+        with gone as (
+          delete from ${sql.table(table)}
+          where ctid = any(array(select ctid from ${sql.table(table)} where ${expired} limit ${batchSize}))
+          returning 1
+        )
+        select count(*)::int as deleted from gone`,
+    );
+    const deleted = result?.deleted ?? 0;
+    total += deleted;
+    if (deleted < batchSize) return total;
+  }
+}
+
+export interface RetentionSchedule {
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs the retention every `intervalMs` (first shortly after start), one run at a time, off the
+ * request path. Several nodes may each run it: the deletes are idempotent.
+ */
+export function scheduleAnalyticsRetention(
+  orm: Orm,
+  options: {
+    retentionDays: number;
+    intervalMs?: number;
+    now?: () => number;
+    onError?: (error: unknown) => void;
+    onDone?: (result: RetentionResult) => void;
+  },
+): RetentionSchedule {
+  const now = options.now ?? Date.now;
+  let running: Promise<void> | undefined;
+  const run = () => {
+    if (running) return;
+    const before = new Date(now() - options.retentionDays * 86_400_000);
+    running = deleteExpiredAnalytics(orm, { before })
+      .then((result) => options.onDone?.(result))
+      .catch((error: unknown) => options.onError?.(error))
+      .finally(() => {
+        running = undefined;
+      });
+  };
+  const first = setTimeout(run, 60_000);
+  const timer = setInterval(run, options.intervalMs ?? 3_600_000);
+  first.unref();
+  timer.unref();
+  return {
+    async stop() {
+      clearTimeout(first);
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,39 @@
+import type { RawBuilder } from 'kysely';
+import { sql } from './sql.ts';
+
+export type Granularity = 'minute' | 'hour' | 'day' | 'month';
+
+export const GRANULARITIES: readonly Granularity[] = ['minute', 'hour', 'day', 'month'];
+
+/** The fixed-width buckets, in milliseconds; months are calendar months (UTC). */
+const WIDTH_MS: Record<Exclude<Granularity, 'month'>, number> = {
+  minute: 60_000,
+  hour: 3_600_000,
+  day: 86_400_000,
+};
+
+/** The physical rollup table of an event table, e.g. key_verifications_per_day. */
+export function rollupTable(events: 'key_verifications' | 'ratelimit_events', granularity: Granularity): string {
+  return `${events}_per_${granularity}`;
+}
+
+/** The bucket start in unix milliseconds (UTC) of a time given in unix milliseconds. */
+export function bucketStart(granularity: Granularity, timeMs: RawBuilder<unknown>): RawBuilder<number> {
+  if (granularity === 'month') {
+    return sql<number>`(extract(epoch from date_trunc('month', to_timestamp(${timeMs} / 1000.0) at time zone 'UTC')) * 1000)::int8`;
+  }
+  const width = sql.lit(WIDTH_MS[granularity]);
+  return sql<number>`(floor(${timeMs} / ${width}) * ${width})::int8`;
+}
+
+/**
+ * One data-modifying CTE per granularity, named after it, each upserting the batch's aggregates
+ * into its rollup table: added to the statement that inserts the raw events, so a batch lands in
+ * every table or in none, and a retried batch is never counted twice.
+ */
+export function rollupUpserts(upsert: (granularity: Granularity) => RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql.join(
+    GRANULARITIES.map((granularity) => sql`${sql.id(`rollup_${granularity}`)} as (${upsert(granularity)})`),
+    sql`, `,
+  );
+}

@@ -1,0 +1,18 @@
+import { router } from '../../trpc.ts';
+import { deleteNamespace } from './deleteNamespace.ts';
+import { deleteOverride } from './deleteOverride.ts';
+import { getOverride } from './getOverride.ts';
+import { limit } from './limit.ts';
+import { listOverrides } from './listOverrides.ts';
+import { multiLimit } from './multiLimit.ts';
+import { setOverride } from './setOverride.ts';
+
+export const ratelimitRouter = router({
+  limit,
+  multiLimit,
+  setOverride,
+  getOverride,
+  listOverrides,
+  deleteOverride,
+  deleteNamespace,
+});

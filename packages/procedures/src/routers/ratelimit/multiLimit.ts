@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { rootKeyProcedure } from '../../trpc.ts';
+import { applyLimits, limitRequestSchema } from './limiting.ts';
+
+/** A bare JSON array of 1–100 `ratelimit.limit` requests (reference 3.6). */
+export const multiLimitInput = z.array(limitRequestSchema).min(1).max(100);
+
+export const multiLimitOutput = z.object({
+  passed: z.boolean(),
+  limits: z.array(
+    z.object({
+      namespace: z.string(),
+      identifier: z.string(),
+      limit: z.number(),
+      remaining: z.number(),
+      reset: z.number(),
+      passed: z.boolean(),
+      overrideId: z.string().optional(),
+    }),
+  ),
+});
+
+/**
+ * All-or-nothing: `passed` only if every check passes, and then every counter is charged; if any
+ * fails none is, and each entry's `remaining` is what it was before the call. Entries come back in
+ * request order, each `passed` saying whether that check alone would have passed.
+ */
+export const multiLimit = rootKeyProcedure
+  .meta({ public: true })
+  .input(multiLimitInput)
+  .output(multiLimitOutput)
+  .mutation(({ ctx, input }) => applyLimits(ctx, input));

@@ -1,0 +1,17 @@
+import type { RatelimitOverrideRule } from '@keyplane/core';
+import { z } from 'zod';
+
+/** `RatelimitOverride` (reference 3.1). */
+export const overrideOutput = z.object({
+  overrideId: z.string(),
+  identifier: z.string(),
+  limit: z.number(),
+  duration: z.number(),
+});
+
+export const overrideData = (override: RatelimitOverrideRule): z.infer<typeof overrideOutput> => ({
+  overrideId: override.id,
+  identifier: override.identifier,
+  limit: override.limit,
+  duration: override.durationMs,
+});
