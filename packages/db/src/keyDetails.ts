@@ -1,4 +1,4 @@
-import type { CreditsState, RatelimitConfig, RefillInterval } from '@keyplane/core';
+import type { CreditsState, KeyIdentity, RatelimitConfig, RefillInterval } from '@keyplane/core';
 import { permissionSlugsOf, ratelimitsOf, roleNamesOf } from './keyFragments.ts';
 import { type PageQuery, startingAt } from './listing.ts';
 import { type EntityManager, epochMs, rows, sql } from './sql.ts';
@@ -17,12 +17,7 @@ export interface KeyDetails {
   lastUsedAt: number | null;
   expires: number | null;
   credits: CreditsState;
-  identity: {
-    id: string;
-    externalId: string;
-    meta: Record<string, unknown> | null;
-    ratelimits: RatelimitConfig[];
-  } | null;
+  identity: KeyIdentity | null;
   /** Key-level limits. */
   ratelimits: RatelimitConfig[];
   /** Unique slugs, direct and through roles. */

@@ -10,6 +10,14 @@ export interface RatelimitConfig {
   autoApply: boolean;
 }
 
+/** The identity a key belongs to, with the limits all of its keys share. */
+export interface KeyIdentity {
+  id: string;
+  externalId: string;
+  meta: Record<string, unknown> | null;
+  ratelimits: RatelimitConfig[];
+}
+
 /** What verification knows about a live key (credits balance excepted: it is spent atomically). */
 export interface VerificationKey {
   id: string;
@@ -21,12 +29,7 @@ export interface VerificationKey {
   enabled: boolean;
   limitedCredits: boolean;
   refill: RefillConfig | null;
-  identity: {
-    id: string;
-    externalId: string;
-    meta: Record<string, unknown> | null;
-    ratelimits: RatelimitConfig[];
-  } | null;
+  identity: KeyIdentity | null;
   /** Key-level limits. */
   ratelimits: RatelimitConfig[];
   /** Direct and role-derived permission slugs. */
