@@ -1,7 +1,7 @@
 import { loadEnv } from '@keyplane/config';
 import { bootstrapWorkspace, createRootKey, type Orm } from '@keyplane/db';
 import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
-import { afterAll, beforeAll, inject } from 'vitest';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { type App, createHttp } from '../src/http/app.ts';
 import { silentLogger } from '../src/log.ts';
 import { type RunningServices, startServices } from '../src/services.ts';
@@ -134,4 +134,33 @@ export async function createTestKey(api: Api, rootKey: string, body: Record<stri
   const reply = await api.post<{ keyId: string; key: string }>('keys.createKey', body, rootKey);
   if (reply.status !== 200) throw new Error(`createKey failed: ${JSON.stringify(reply.body)}`);
   return reply.body.data;
+}
+
+/** Every item of a list procedure from its first page on, calling `between` after each page. */
+export async function walkList<TItem>(
+  api: Api,
+  procedure: string,
+  rootKey: string,
+  body: Record<string, unknown>,
+  between: () => Promise<void> = async () => {},
+): Promise<TItem[]> {
+  const seen: TItem[] = [];
+  let cursor: string | undefined;
+  for (let pages = 0; pages < 100; pages++) {
+    const reply = await api.post(procedure, { ...body, ...(cursor ? { cursor } : {}) }, rootKey);
+    expect(reply.status).toBe(200);
+    const { data, pagination } = reply.body as unknown as {
+      data: TItem[];
+      pagination: { cursor?: string; hasMore: boolean };
+    };
+    seen.push(...data);
+    if (!pagination.hasMore) {
+      expect(pagination.cursor).toBeUndefined();
+      return seen;
+    }
+    cursor = pagination.cursor;
+    expect(cursor).toEqual(expect.any(String));
+    await between();
+  }
+  throw new Error('the walk did not end');
 }

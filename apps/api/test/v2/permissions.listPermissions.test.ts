@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { ERRORS_BASE_URL, type TestWorkspace, useApi, walkList } from '../harness.ts';
 
 const api = useApi();
 
@@ -21,24 +21,8 @@ async function createPermission(rootKey: string, body: { name?: string; slug: st
   return reply.body.data.permissionId;
 }
 
-/** Every page from the first, calling `between` after each one. */
-async function walk(rootKey: string, body: Record<string, unknown>, between: () => Promise<void> = async () => {}) {
-  const seen: Permission[] = [];
-  let cursor: string | undefined;
-  for (let pages = 0; pages < 100; pages++) {
-    const reply = await listPermissions({ ...body, ...(cursor ? { cursor } : {}) }, rootKey);
-    expect(reply.status).toBe(200);
-    seen.push(...reply.body.data);
-    if (!reply.body.pagination.hasMore) {
-      expect(reply.body.pagination.cursor).toBeUndefined();
-      return seen;
-    }
-    cursor = reply.body.pagination.cursor;
-    expect(cursor).toEqual(expect.any(String));
-    await between();
-  }
-  throw new Error('the walk did not end');
-}
+const walk = (rootKey: string, body: Record<string, unknown>, between?: () => Promise<void>) =>
+  walkList<Permission>(api, 'permissions.listPermissions', rootKey, body, between);
 
 describe('200', () => {
   let workspace: TestWorkspace;

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { ERRORS_BASE_URL, type TestWorkspace, useApi, walkList } from '../harness.ts';
 
 const api = useApi();
 
@@ -22,23 +22,8 @@ async function createRole(rootKey: string, body: { name: string; description?: s
   return reply.body.data.roleId;
 }
 
-/** Every page from the first, calling `between` after each one. */
-async function walk(rootKey: string, body: Record<string, unknown>, between: () => Promise<void> = async () => {}) {
-  const seen: Role[] = [];
-  let cursor: string | undefined;
-  for (let pages = 0; pages < 100; pages++) {
-    const reply = await listRoles({ ...body, ...(cursor ? { cursor } : {}) }, rootKey);
-    expect(reply.status).toBe(200);
-    seen.push(...reply.body.data);
-    if (!reply.body.pagination.hasMore) {
-      expect(reply.body.pagination.cursor).toBeUndefined();
-      return seen;
-    }
-    cursor = reply.body.pagination.cursor;
-    await between();
-  }
-  throw new Error('the walk did not end');
-}
+const walk = (rootKey: string, body: Record<string, unknown>, between?: () => Promise<void>) =>
+  walkList<Role>(api, 'permissions.listRoles', rootKey, body, between);
 
 describe('200', () => {
   it('an empty workspace: no data, no more', async () => {
