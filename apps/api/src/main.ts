@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { fileURLToPath } from 'node:url';
 import { CONFIG_ERROR_EXIT_CODE, type Env, EnvError, loadEnv } from '@keyplane/config';
 import { bootstrapIfEmpty, createOrm, type EmbeddedDatabase, migrate, startEmbeddedPostgres } from '@keyplane/db';
 import exitHook from 'async-exit-hook';
@@ -17,6 +18,9 @@ function readEnv(): Env {
     throw error;
   }
 }
+
+/** The dashboard's production build (`npm start` builds it first; the Docker image at build time). */
+const DASHBOARD_DIR = fileURLToPath(new URL('../../dashboard/dist', import.meta.url));
 
 const env = readEnv();
 const logger = jsonLogger();
@@ -48,6 +52,8 @@ if (bootstrapped) {
       `  root key:  ${bootstrapped.rootKey}`,
       `  vault:     ${bootstrapped.vault ? 'enabled' : 'off (set VAULT_MASTER_KEY, then run keyplane vault enable)'}`,
       '',
+      `Sign in to the dashboard with it: ${base}/dashboard/`,
+      '',
       'Try it:',
       `  export ROOT_KEY=${bootstrapped.rootKey}`,
       `  curl -s -X POST ${base}/v2/apis.createApi -H "Authorization: Bearer $ROOT_KEY" \\`,
@@ -73,12 +79,17 @@ const { listener } = createHttp({
   vaultMasterKey: env.VAULT_MASTER_KEY,
   services: running.services,
   logRequests: env.LOG_REQUESTS,
+  dashboardDir: DASHBOARD_DIR,
 });
 const server = createServer((request, response) => void listener(request, response));
 server.listen(env.PORT, env.HOST, () => {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : env.PORT;
-  logger.info('keyplane is listening', { port, url: `http://localhost:${port}` });
+  logger.info('keyplane is listening', {
+    port,
+    url: `http://localhost:${port}`,
+    dashboard: `http://localhost:${port}/dashboard/`,
+  });
 });
 
 let stopping = false;

@@ -3,8 +3,10 @@ import { FreshnessCache } from '@keyplane/core';
 import {
   createCreditSpender,
   createRatelimitRecorder,
+  createRootKeyUsageTracker,
   createVerificationRecorder,
   listenForInvalidations,
+  loadServerSecret,
   type Orm,
   pingInvalidations,
   type RetentionSchedule,
@@ -60,6 +62,11 @@ export async function startServices(options: {
     ratelimitEvents: createRatelimitRecorder(options.orm, {
       onError: (error) => logger.error('could not record ratelimit decisions; will retry', { error: String(error) }),
     }),
+    rootKeyUsage: createRootKeyUsageTracker(options.orm, {
+      onError: (error) => logger.error('could not record root-key use; will retry', { error: String(error) }),
+    }),
+    sessionSigningKey: await loadServerSecret(options.orm.em.fork(), 'dashboard_session_signing', 32),
+    reportError: (message, error) => logger.error(message, { error: String(error) }),
     now: Date.now,
     announcementsDelivered: async () => {
       const nonce = randomUUID();
@@ -106,6 +113,7 @@ export async function startServices(options: {
       await listener.close();
       await services.verifications.close();
       await services.ratelimitEvents.close();
+      await services.rootKeyUsage.close();
       await services.rateLimiter.close();
     },
   };

@@ -32,7 +32,8 @@ export type NotFoundResource =
   | 'workspace'
   | 'migration'
   | 'ratelimit_namespace'
-  | 'ratelimit_override';
+  | 'ratelimit_override'
+  | 'root_key';
 
 export function badRequest(detail: string, fieldErrors: FieldError[] = []): DomainError {
   return new DomainError(400, 'service/application/invalid_input', detail, fieldErrors);

@@ -14,6 +14,8 @@ const ID_PREFIXES = {
   ratelimitOverride: 'rlor',
   migration: 'mig',
   request: 'req',
+  session: 'sess',
+  auditEvent: 'audit',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -15,6 +15,7 @@ export { DEFAULT_KEY_BYTES, type GeneratedKey, generateKey, hashesEqual, hashKey
 export { type CreditsChange, type CreditsPatch, planCreditsChange } from './keyUpdates.ts';
 export * from './namespaceRatelimits.ts';
 export * from './permissions.ts';
+export * from './sessions.ts';
 export * from './vault.ts';
 export * from './verification/permissionQuery.ts';
 export * from './verification/refill.ts';

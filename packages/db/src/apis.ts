@@ -1,6 +1,7 @@
 import { newId } from '@keyplane/core';
 import { Api } from './entities/index.ts';
 import { notifyInvalidation } from './invalidation.ts';
+import { containsAny, type PageQuery, startingAt } from './listing.ts';
 import { type EntityManager, epochMs, rows, sql } from './sql.ts';
 
 export interface ApiRecord {
@@ -21,17 +22,32 @@ export async function createApi(em: EntityManager, workspaceId: string, name: st
   return api.id;
 }
 
+const apiColumns = sql`
+  id, workspace_id as "workspaceId", name, key_auth_enabled as "keyAuthEnabled",
+  encryption_enabled as "encryptionEnabled", default_prefix as "defaultPrefix", default_bytes as "defaultBytes",
+  delete_protection as "deleteProtection", ${epochMs('created_at')} as "createdAt"`;
+
 /** A live API of the workspace; an API of another workspace does not exist for the caller. */
 export async function findApi(em: EntityManager, workspaceId: string, apiId: string): Promise<ApiRecord | undefined> {
   const [found] = await rows(
     em,
     sql<ApiRecord>`
-      select id, workspace_id as "workspaceId", name, key_auth_enabled as "keyAuthEnabled",
-             encryption_enabled as "encryptionEnabled", default_prefix as "defaultPrefix",
-             default_bytes as "defaultBytes", delete_protection as "deleteProtection", ${epochMs('created_at')} as "createdAt"
-      from apis where id = ${apiId} and workspace_id = ${workspaceId} and deleted_at is null`,
+      select ${apiColumns} from apis where id = ${apiId} and workspace_id = ${workspaceId} and deleted_at is null`,
   );
   return found;
+}
+
+/** A page of the workspace's live APIs in id order; `search` matches the id or the name. */
+export async function listApis(em: EntityManager, workspaceId: string, query: PageQuery): Promise<ApiRecord[]> {
+  return rows(
+    em,
+    sql<ApiRecord>`
+      select ${apiColumns} from apis
+      where workspace_id = ${workspaceId} and deleted_at is null
+        and ${startingAt('id', query.fromId)} and ${containsAny(['id', 'name'], query.search)}
+      order by id
+      limit ${query.count}`,
+  );
 }
 
 export interface ApiChanges {

@@ -5,8 +5,25 @@ export {
   type RetentionSchedule,
   scheduleAnalyticsRetention,
 } from './analyticsRetention.ts';
-export { type ApiChanges, type ApiDeletion, type ApiRecord, createApi, deleteApi, findApi, updateApi } from './apis.ts';
+export {
+  type ApiChanges,
+  type ApiDeletion,
+  type ApiRecord,
+  createApi,
+  deleteApi,
+  findApi,
+  listApis,
+  updateApi,
+} from './apis.ts';
+export { type AuditEntry, type AuditEventRecord, listAuditEvents, recordAuditEvent } from './auditEvents.ts';
 export { type CreditSpend, type CreditSpender, createCreditSpender } from './creditSpender.ts';
+export {
+  createDashboardSession,
+  type DashboardSessionRecord,
+  deleteDashboardSession,
+  findDashboardSession,
+  loadServerSecret,
+} from './dashboardSessions.ts';
 export { type EmbeddedDatabase, findRunningEmbedded, startEmbeddedPostgres } from './embedded.ts';
 export * from './entities/index.ts';
 export type { EventRecorder, RecorderOptions } from './eventRecorder.ts';
@@ -63,6 +80,8 @@ export {
   deleteRatelimitNamespace,
   findLiveRatelimitNamespace,
   findRatelimitTargets,
+  listRatelimitNamespaces,
+  type RatelimitNamespaceListing,
   type RatelimitNamespaceRecord,
   type RatelimitTarget,
   type RatelimitTargetQuery,
@@ -83,11 +102,14 @@ export {
 } from './roles.ts';
 export {
   createRootKey,
+  createRootKeyUsageTracker,
   findRootKeyByHash,
   listRootKeys,
   type RootKeyListing,
   type RootKeyRecord,
+  type RootKeyUsageTracker,
   revokeRootKey,
+  setRootKeyExpiry,
 } from './rootKeys.ts';
 export { type EntityManager, rows, sql } from './sql.ts';
 export { enableVault, loadDataKey } from './vault.ts';

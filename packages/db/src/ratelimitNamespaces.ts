@@ -1,5 +1,6 @@
 import { newId, type RatelimitOverrideRule } from '@keyplane/core';
-import { type EntityManager, rows, sql } from './sql.ts';
+import { containsAny, type PageQuery, startingAt } from './listing.ts';
+import { type EntityManager, epochMs, rows, sql } from './sql.ts';
 
 /** A namespace of the workspace, deleted ones included: limiting answers 410 for those. */
 export interface RatelimitNamespaceRecord {
@@ -75,25 +76,27 @@ export async function findRatelimitTargets(
  * Creates the workspace's namespaces with these names, those that do not exist yet. Concurrent
  * first uses of one name race on the unique (workspace, name): the loser does nothing and finds
  * the winner's row afterwards. Names go in sorted order, so two batches naming the same names
- * lock them in the same order and cannot deadlock.
+ * lock them in the same order and cannot deadlock. Returns the ids of the ones this call created.
  */
 export async function createRatelimitNamespaces(
   em: EntityManager,
   workspaceId: string,
   names: readonly string[],
-): Promise<void> {
+): Promise<Map<string, string>> {
   const sorted = [...new Set(names)].sort();
-  if (sorted.length === 0) return;
-  await rows(
+  if (sorted.length === 0) return new Map();
+  const created = await rows(
     em,
-    sql`
+    sql<{ id: string; name: string }>`
       insert into ratelimit_namespaces (id, workspace_id, name, created_at)
       select t.id, ${workspaceId}, t.name, now()
       from unnest(${sorted.map(() => newId('ratelimitNamespace'))}::text[], ${sorted}::text[])
         with ordinality as t(id, name, position)
       order by t.position
-      on conflict (workspace_id, name) do nothing`,
+      on conflict (workspace_id, name) do nothing
+      returning id, name`,
   );
+  return new Map(created.map((row) => [row.name, row.id]));
 }
 
 /** The workspace's live namespace with this id or name. */
@@ -124,4 +127,27 @@ export async function deleteRatelimitNamespace(
       returning id`,
   );
   return deleted.length > 0;
+}
+
+export interface RatelimitNamespaceListing {
+  id: string;
+  name: string;
+  createdAt: number;
+}
+
+/** A page of the workspace's live namespaces in id order; `search` matches the id or the name. */
+export async function listRatelimitNamespaces(
+  em: EntityManager,
+  workspaceId: string,
+  query: PageQuery,
+): Promise<RatelimitNamespaceListing[]> {
+  return rows(
+    em,
+    sql<RatelimitNamespaceListing>`
+      select id, name, ${epochMs('created_at')} as "createdAt" from ratelimit_namespaces
+      where workspace_id = ${workspaceId} and deleted_at is null
+        and ${startingAt('id', query.fromId)} and ${containsAny(['id', 'name'], query.search)}
+      order by id
+      limit ${query.count}`,
+  );
 }

@@ -1,6 +1,7 @@
 import { generateKey, newId } from '@keyplane/core';
 import { RootKey } from './entities/index.ts';
 import { notifyInvalidation } from './invalidation.ts';
+import type { Orm } from './orm.ts';
 import { type EntityManager, epochMs, rows, sql } from './sql.ts';
 
 const ROOT_KEY_PREFIX = 'kproot';
@@ -50,19 +51,83 @@ export async function findRootKeyByHash(em: EntityManager, hash: string): Promis
  * Revokes a root key; false when there is no such key. Revoking twice keeps the first time. Every
  * node that cached the key hears of it before this returns (from the CLI as well as the server).
  */
-export async function revokeRootKey(em: EntityManager, rootKeyId: string): Promise<boolean> {
+export async function revokeRootKey(em: EntityManager, rootKeyId: string, workspaceId?: string): Promise<boolean> {
+  return changeRootKey(em, rootKeyId, workspaceId, sql`revoked_at = coalesce(revoked_at, now())`);
+}
+
+/** Sets (or, with null, clears) when the root key expires; false when the workspace has no such key. */
+export async function setRootKeyExpiry(
+  em: EntityManager,
+  workspaceId: string,
+  rootKeyId: string,
+  expiresAt: number | null,
+): Promise<boolean> {
+  const expires = expiresAt === null ? sql`null` : sql`to_timestamp(${expiresAt} / 1000.0)`;
+  return changeRootKey(em, rootKeyId, workspaceId, sql`expires_at = ${expires}`);
+}
+
+/** One change to a root key, announced to every node that may have cached it before this returns. */
+async function changeRootKey(
+  em: EntityManager,
+  rootKeyId: string,
+  workspaceId: string | undefined,
+  assignment: ReturnType<typeof sql>,
+): Promise<boolean> {
+  const inWorkspace = workspaceId === undefined ? sql`true` : sql`workspace_id = ${workspaceId}`;
   return em.transactional(async (tx) => {
-    const [revoked] = await rows(
+    const [changed] = await rows(
       tx,
       sql<{ hash: string; workspaceId: string }>`
-        update root_keys set revoked_at = coalesce(revoked_at, now()) where id = ${rootKeyId}
+        update root_keys set ${assignment} where id = ${rootKeyId} and ${inWorkspace}
         returning hash, workspace_id as "workspaceId"`,
     );
-    if (!revoked) return false;
-    await notifyInvalidation(tx, { workspaceId: revoked.workspaceId, rootKeyHashes: [revoked.hash] });
+    if (!changed) return false;
+    await notifyInvalidation(tx, { workspaceId: changed.workspaceId, rootKeyHashes: [changed.hash] });
     return true;
   });
 }
+
+/**
+ * Records when root keys were last used: many uses within a flush interval become one write per
+ * key, off the request path, so authentication stays a cache hit.
+ */
+export function createRootKeyUsageTracker(
+  orm: Orm,
+  options: { flushIntervalMs?: number; onError?: (error: unknown) => void } = {},
+) {
+  let lastUse = new Map<string, number>();
+  const flush = async (): Promise<void> => {
+    if (lastUse.size === 0) return;
+    const batch = lastUse;
+    lastUse = new Map();
+    try {
+      await rows(
+        orm.em.fork(),
+        sql`
+          update root_keys r set last_used_at = greatest(r.last_used_at, to_timestamp(u.time / 1000.0))
+          from unnest(${[...batch.keys()]}::text[], ${[...batch.values()]}::float8[]) as u(id, time)
+          where r.id = u.id`,
+      );
+    } catch (error) {
+      for (const [id, time] of batch) lastUse.set(id, Math.max(time, lastUse.get(id) ?? 0));
+      options.onError?.(error);
+    }
+  };
+  const timer = setInterval(() => void flush(), options.flushIntervalMs ?? 5000);
+  timer.unref();
+  return {
+    touch(rootKeyId: string, time: number): void {
+      lastUse.set(rootKeyId, time);
+    },
+    flush,
+    async close() {
+      clearInterval(timer);
+      await flush();
+    },
+  };
+}
+
+export type RootKeyUsageTracker = ReturnType<typeof createRootKeyUsageTracker>;
 
 export interface RootKeyListing {
   rootKeyId: string;
@@ -70,6 +135,7 @@ export interface RootKeyListing {
   start: string;
   permissions: string[];
   createdAt: number;
+  lastUsedAt: number | null;
   expiresAt: number | null;
   revokedAt: number | null;
 }
@@ -79,7 +145,7 @@ export async function listRootKeys(em: EntityManager, workspaceId: string): Prom
     em,
     sql<RootKeyListing>`
       select id as "rootKeyId", name, start, permissions, ${epochMs('created_at')} as "createdAt",
-             ${epochMs('expires_at')} as "expiresAt", ${epochMs('revoked_at')} as "revokedAt"
+             ${epochMs('last_used_at')} as "lastUsedAt", ${epochMs('expires_at')} as "expiresAt", ${epochMs('revoked_at')} as "revokedAt"
       from root_keys where workspace_id = ${workspaceId} order by created_at, id`,
   );
 }

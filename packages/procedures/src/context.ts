@@ -10,6 +10,18 @@ export interface Context {
   authorization: string | undefined;
   vaultMasterKey: Uint8Array | undefined;
   services: Services;
+  /** The dashboard's cookie session, where the transport carries one (`/trpc`); absent on `/v2`. */
+  session?: SessionCarrier;
+}
+
+/** How a procedure reads and sets the browser's session cookie without knowing it is a cookie. */
+export interface SessionCarrier {
+  /** The signed session value the request presented, if any. */
+  presented: string | undefined;
+  /** Hands the browser this signed value to present until `expiresAt` (unix ms). */
+  issue(signedValue: string, expiresAt: number): void;
+  /** Tells the browser to forget its session. */
+  clear(): void;
 }
 
 export function createContextInner(options: Context): Context {

@@ -1,5 +1,7 @@
 import { analyticsRouter } from './routers/analytics/index.ts';
 import { apisRouter } from './routers/apis/index.ts';
+import { auditRouter } from './routers/audit/index.ts';
+import { dashboardRouter } from './routers/dashboard/index.ts';
 import { identitiesRouter } from './routers/identities/index.ts';
 import { keysRouter } from './routers/keys/index.ts';
 import { permissionsRouter } from './routers/permissions/index.ts';
@@ -10,6 +12,8 @@ import { router } from './trpc.ts';
 export const appRouter = router({
   analytics: analyticsRouter,
   apis: apisRouter,
+  audit: auditRouter,
+  dashboard: dashboardRouter,
   identities: identitiesRouter,
   keys: keysRouter,
   permissions: permissionsRouter,

@@ -1,5 +1,12 @@
 import type { FreshnessCache, VerificationKey } from '@keyplane/core';
-import type { CreditSpender, Invalidation, RatelimitRecorder, RootKeyRecord, VerificationRecorder } from '@keyplane/db';
+import type {
+  CreditSpender,
+  Invalidation,
+  RatelimitRecorder,
+  RootKeyRecord,
+  RootKeyUsageTracker,
+  VerificationRecorder,
+} from '@keyplane/db';
 import type { RateLimitEngine } from '@keyplane/ratelimit';
 
 /** Long-lived, per-process collaborators shared by every request. */
@@ -11,6 +18,11 @@ export interface Services {
   credits: CreditSpender;
   verifications: VerificationRecorder;
   ratelimitEvents: RatelimitRecorder;
+  rootKeyUsage: RootKeyUsageTracker;
+  /** Signs dashboard session cookies; the same on every node (kept in the database). */
+  sessionSigningKey: Uint8Array;
+  /** A failure that must not fail the request it happened in (the change itself has committed). */
+  reportError(message: string, error: unknown): void;
   now(): number;
   /**
    * Resolves once every node's invalidation listener has been handed what this node committed so

@@ -1,6 +1,7 @@
 import { initTRPC } from '@trpc/server';
 import type { Context } from './context.ts';
-import { authenticateRootKey } from './middleware/auth.ts';
+import { recordChange } from './middleware/audit.ts';
+import { authenticate, type RootKeyPrincipal } from './middleware/auth.ts';
 import { domainErrorOf, toTRPCError } from './middleware/errors.ts';
 
 export interface ProcedureMeta {
@@ -8,6 +9,8 @@ export interface ProcedureMeta {
   public?: boolean;
   /** Returns `{ data, pagination }` (see pagination.ts); `/v2` puts `pagination` beside `data`. */
   list?: boolean;
+  /** Mutations are recorded in the audit log unless they change nothing an operator audits (verifications, limits). */
+  audit?: false;
 }
 
 const t = initTRPC
@@ -33,11 +36,14 @@ const domainErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
-/** Error conversion and root-key authentication in one step: each middleware level costs a context copy. */
-const authenticated = t.middleware(async ({ ctx, next }) => {
-  let rootKey: Awaited<ReturnType<typeof authenticateRootKey>>;
+/**
+ * Error conversion, authentication and the audit log in one step: each middleware level costs a
+ * context copy, and verification is the hot path.
+ */
+const authenticated = t.middleware(async ({ ctx, next, type, path, meta, getRawInput }) => {
+  let rootKey: RootKeyPrincipal;
   try {
-    rootKey = await authenticateRootKey(ctx);
+    rootKey = await authenticate(ctx);
   } catch (error) {
     const domain = domainErrorOf(error);
     throw domain ? toTRPCError(domain) : error;
@@ -46,6 +52,10 @@ const authenticated = t.middleware(async ({ ctx, next }) => {
   if (!result.ok) {
     const domain = domainErrorOf(result.error.cause);
     if (domain) throw toTRPCError(domain);
+    return result;
+  }
+  if (type === 'mutation' && meta?.audit !== false) {
+    await recordChange(ctx, rootKey, path, await getRawInput(), result.data);
   }
   return result;
 });

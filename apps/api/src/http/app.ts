@@ -3,14 +3,23 @@ import { performance } from 'node:perf_hooks';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { newId } from '@keyplane/core';
 import { lazyFork, type Orm } from '@keyplane/db';
-import { type AppRouter, appRouter, type Context, createContextInner, type Services } from '@keyplane/procedures';
+import {
+  type AppRouter,
+  appRouter,
+  type Context,
+  createContextInner,
+  type Services,
+  type SessionCarrier,
+} from '@keyplane/procedures';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from '../log.ts';
 import { readIncomingBody, readWebBody } from './body.ts';
+import { createDashboardAssets } from './dashboardStatic.ts';
 import { type Problem, problemBody, problems } from './problem.ts';
 import { logRequest } from './requestLog.ts';
+import { cookieSessionCarrier, crossSiteRefusal } from './sessionCookie.ts';
 import { createV2Handler, type V2Answer } from './v2.ts';
 
 export interface AppDeps {
@@ -23,6 +32,8 @@ export interface AppDeps {
   /** One info line per request (failures are always logged). */
   logRequests?: boolean;
   router?: AppRouter;
+  /** The dashboard's production build, served at /dashboard; omitted: no dashboard. */
+  dashboardDir?: string;
 }
 
 type Env = {
@@ -41,13 +52,14 @@ const V2_PROCEDURE_PATH = /^\/v2\/([^/?#]+)(?:\?.*)?$/;
 export function createHttp(deps: AppDeps) {
   const router = deps.router ?? appRouter;
   const logRequests = deps.logRequests !== false;
-  const contextFor = (requestId: string, authorization: string | undefined): Context =>
+  const contextFor = (requestId: string, authorization: string | undefined, session?: SessionCarrier): Context =>
     createContextInner({
       em: lazyFork(deps.orm),
       requestId,
       authorization,
       vaultMasterKey: deps.vaultMasterKey,
       services: deps.services,
+      session,
     });
   const handleV2 = createV2Handler({
     router,
@@ -107,18 +119,38 @@ export function createHttp(deps: AppDeps) {
     maxSize: deps.maxBodyBytes,
     onError: (c) => respondWith(c, c.get('requestId'), problems.bodyTooLarge(deps.maxBodyBytes)),
   });
-  app.all('/trpc/*', limitBody, (c) =>
-    fetchRequestHandler({
+  app.all('/trpc/*', limitBody, (c) => {
+    const authorization = c.req.header('authorization');
+    // Without an Authorization header the caller can only be the dashboard, by its session cookie.
+    const refusal = authorization === undefined ? crossSiteRefusal(c.req.raw) : undefined;
+    if (refusal !== undefined) return respondWith(c, c.get('requestId'), problems.crossSiteRequest(refusal));
+    return fetchRequestHandler({
       endpoint: '/trpc',
       req: c.req.raw,
       router,
       allowMethodOverride: true,
-      createContext: () => contextFor(c.get('requestId'), c.req.header('authorization')),
+      createContext: ({ resHeaders }) =>
+        contextFor(
+          c.get('requestId'),
+          authorization,
+          authorization === undefined ? cookieSessionCarrier(c.req.raw, resHeaders) : undefined,
+        ),
       onError: ({ error }) => {
         if (error.code === 'INTERNAL_SERVER_ERROR') c.set('failure', error.cause ?? error);
       },
-    }),
-  );
+    });
+  });
+
+  if (deps.dashboardDir !== undefined) {
+    const dashboardAsset = createDashboardAssets(deps.dashboardDir);
+    app.get('/dashboard', (c) => c.redirect('/dashboard/', 308));
+    app.get('/dashboard/*', async (c) => {
+      const asset = await dashboardAsset(c.req.path.slice('/dashboard/'.length));
+      if (asset.status === 200) return c.body(new Uint8Array(asset.body), 200, asset.headers);
+      const problem = asset.status === 503 ? problems.dashboardNotBuilt() : problems.routeNotFound(c.req.path);
+      return respondWith(c, c.get('requestId'), problem);
+    });
+  }
 
   app.notFound((c) => respondWith(c, c.get('requestId'), problems.routeNotFound(c.req.path)));
   app.onError((error, c) => {

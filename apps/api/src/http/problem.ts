@@ -26,6 +26,7 @@ const TITLES: Record<number, string> = {
   422: 'Unprocessable Entity',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
+  503: 'Service Unavailable',
 };
 
 const GENERIC_TYPES: Record<number, string> = {
@@ -154,5 +155,15 @@ export const problems = {
     invalidInput('The request body must be a JSON object.', [
       { location: 'body', message: 'expected a JSON object', fix: 'Send the parameters as a JSON object.' },
     ]),
+  crossSiteRequest: (reason: string): Problem => ({
+    status: 403,
+    type: 'service/authorization/cross_site_request',
+    detail: `Refused a cookie-authenticated request: ${reason}`,
+  }),
+  dashboardNotBuilt: (): Problem => ({
+    status: 503,
+    type: 'service/application/dashboard_not_built',
+    detail: 'The dashboard has not been built. Run `npm run build -w @keyplane/dashboard` (npm start does it).',
+  }),
   unexpected: (): Problem => UNEXPECTED,
 };

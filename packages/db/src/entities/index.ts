@@ -9,6 +9,8 @@ import {
   RatelimitPerMonth,
 } from './AnalyticsRollups.ts';
 import { Api } from './Api.ts';
+import { AuditEvent } from './AuditEvent.ts';
+import { DashboardSession } from './DashboardSession.ts';
 import { Identity } from './Identity.ts';
 import { Key } from './Key.ts';
 import { KeyMigration } from './KeyMigration.ts';
@@ -23,11 +25,14 @@ import { RatelimitOverride } from './RatelimitOverride.ts';
 import { Role } from './Role.ts';
 import { RolePermission } from './RolePermission.ts';
 import { RootKey } from './RootKey.ts';
+import { ServerSecret } from './ServerSecret.ts';
 import { VaultKey } from './VaultKey.ts';
 import { Workspace } from './Workspace.ts';
 
 export {
   Api,
+  AuditEvent,
+  DashboardSession,
   Identity,
   Key,
   KeyMigration,
@@ -50,6 +55,7 @@ export {
   Role,
   RolePermission,
   RootKey,
+  ServerSecret,
   VaultKey,
   Workspace,
 };
@@ -80,4 +86,7 @@ export const entities = [
   RatelimitPerHour,
   RatelimitPerDay,
   RatelimitPerMonth,
+  DashboardSession,
+  AuditEvent,
+  ServerSecret,
 ];

@@ -5,17 +5,59 @@ import {
   hashKey,
   isGranted,
   missingPermissions,
+  openSignedSession,
   type PermissionTuple,
   parsePermission,
   unauthorized,
 } from '@keyplane/core';
-import { findRootKeyByHash, type RootKeyRecord } from '@keyplane/db';
+import { findDashboardSession, findRootKeyByHash, type RootKeyRecord } from '@keyplane/db';
 import type { Context } from '../context.ts';
 
 export interface RootKeyPrincipal {
   rootKeyId: string;
   workspaceId: string;
   permissions: string[];
+  /** Set when the caller is the dashboard acting for a signed-in operator. */
+  session?: { rootKeyName: string | null; expiresAt: number };
+}
+
+export const MANAGE_ROOT_KEYS: PermissionTuple = {
+  resourceType: 'workspace',
+  resourceId: '*',
+  action: 'manage_root_keys',
+};
+
+/**
+ * The caller: the root key of the Authorization header or, when there is none, the operator of
+ * the dashboard session the request presented.
+ */
+export async function authenticate(ctx: Context): Promise<RootKeyPrincipal> {
+  const presented = ctx.session?.presented;
+  if (ctx.authorization === undefined && presented !== undefined) return authenticateSession(ctx, presented);
+  return authenticateRootKey(ctx);
+}
+
+const SESSION_ENDED = 'Your dashboard session has expired or ended. Sign in again.';
+
+async function authenticateSession(ctx: Context, presented: string): Promise<RootKeyPrincipal> {
+  const token = openSignedSession(ctx.services.sessionSigningKey, presented);
+  if (token === undefined) throw unauthorized(SESSION_ENDED);
+  const session = await findDashboardSession(ctx.em, hashKey(token));
+  const now = ctx.services.now();
+  if (
+    !session ||
+    session.rootKeyRevokedAt !== null ||
+    (session.rootKeyExpiresAt !== null && session.rootKeyExpiresAt < now)
+  ) {
+    throw unauthorized(SESSION_ENDED);
+  }
+  ctx.services.rootKeyUsage.touch(session.rootKeyId, now);
+  return {
+    rootKeyId: session.rootKeyId,
+    workspaceId: session.workspaceId,
+    permissions: session.permissions,
+    session: { rootKeyName: session.rootKeyName, expiresAt: session.expiresAt },
+  };
 }
 
 const BEARER = /^Bearer ([^\s]+)$/;
@@ -27,6 +69,11 @@ export async function authenticateRootKey(ctx: Context): Promise<RootKeyPrincipa
   }
   const token = BEARER.exec(ctx.authorization.trim())?.[1];
   if (!token) throw unauthorized('The Authorization header must have the form `Bearer <ROOT_KEY>`.');
+  return authenticateRootKeyToken(ctx, token);
+}
+
+/** A root key presented as such (a Bearer token, or typed into the dashboard's sign-in). */
+export async function authenticateRootKeyToken(ctx: Context, token: string): Promise<RootKeyPrincipal> {
   const hash = hashKey(token);
   const rootKey = await cachedRootKey(ctx, hash);
   if (!rootKey || !hashesEqual(rootKey.hash, hash)) {
@@ -36,6 +83,7 @@ export async function authenticateRootKey(ctx: Context): Promise<RootKeyPrincipa
   if (rootKey.expiresAt !== null && rootKey.expiresAt < Date.now()) {
     throw unauthorized('The provided root key has expired.');
   }
+  ctx.services.rootKeyUsage.touch(rootKey.id, Date.now());
   return { rootKeyId: rootKey.id, workspaceId: rootKey.workspaceId, permissions: rootKey.permissions };
 }
 
@@ -84,13 +132,20 @@ export function ratelimitPermission(namespaceId: string, action: string): Permis
 }
 
 /**
- * Reading identities needs `identity.<id>.read_identity` (or the wildcard) for every one of them.
- * The 403 names the wildcard rather than the ids: the caller may have named an identity by its
- * externalId, and must not learn the internal id of one it may not read.
+ * Reading a list needs the permission for every resource on the page (the one for that resource
+ * or the wildcard). The 403 names the wildcard rather than the ids: the caller must not learn the
+ * ids of resources it may not read.
  */
+export function requireReadOfEach(
+  principal: RootKeyPrincipal,
+  ids: readonly string[],
+  permissionFor: (id: string) => PermissionTuple,
+): void {
+  const unreadable = ids.some((id) => !isGranted(principal.permissions, permissionFor(id)));
+  if (unreadable) throw forbidden([formatPermission(permissionFor('*'))]);
+}
+
+/** Identities may be named by externalId, so a 403 on them never names an internal id either. */
 export function requireIdentityReads(principal: RootKeyPrincipal, identityIds: readonly string[]): void {
-  const unreadable = identityIds.some(
-    (id) => !isGranted(principal.permissions, identityPermission(id, 'read_identity')),
-  );
-  if (unreadable) throw forbidden([formatPermission(identityPermission('*', 'read_identity'))]);
+  requireReadOfEach(principal, identityIds, (id) => identityPermission(id, 'read_identity'));
 }

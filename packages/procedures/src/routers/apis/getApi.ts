@@ -1,5 +1,5 @@
 import { notFound } from '@keyplane/core';
-import { findApi } from '@keyplane/db';
+import { type ApiRecord, findApi } from '@keyplane/db';
 import { z } from 'zod';
 import { apiPermission, requirePermissions } from '../../middleware/auth.ts';
 import { apiIdSchema } from '../../schemas.ts';
@@ -26,14 +26,18 @@ export const getApi = rootKeyProcedure
     requirePermissions(ctx.rootKey, [apiPermission(input.apiId, 'read_api')]);
     const api = await findApi(ctx.em, ctx.rootKey.workspaceId, input.apiId);
     if (!api) throw notFound('api', `The API '${input.apiId}' was not found.`);
-    return {
-      id: api.id,
-      name: api.name,
-      keyAuth: { enabled: api.keyAuthEnabled },
-      encryption: { enabled: api.encryptionEnabled },
-      defaultPrefix: api.defaultPrefix,
-      defaultBytes: api.defaultBytes,
-      deleteProtection: api.deleteProtection,
-      createdAt: api.createdAt,
-    };
+    return apiData(api);
   });
+
+export function apiData(api: ApiRecord): z.infer<typeof getApiOutput> {
+  return {
+    id: api.id,
+    name: api.name,
+    keyAuth: { enabled: api.keyAuthEnabled },
+    encryption: { enabled: api.encryptionEnabled },
+    defaultPrefix: api.defaultPrefix,
+    defaultBytes: api.defaultBytes,
+    deleteProtection: api.deleteProtection,
+    createdAt: api.createdAt,
+  };
+}

@@ -77,7 +77,7 @@ async function cachedKey(
 const nonEmpty = <T>(list: T[] | undefined) => (list && list.length > 0 ? list : undefined);
 
 export const verifyKey = rootKeyProcedure
-  .meta({ public: true })
+  .meta({ public: true, audit: false })
   .input(verifyKeyInput)
   .output(verifyKeyOutput)
   .mutation(async ({ ctx, input }) => {

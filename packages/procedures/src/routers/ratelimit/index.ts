@@ -1,8 +1,10 @@
 import { router } from '../../trpc.ts';
+import { createNamespace } from './createNamespace.ts';
 import { deleteNamespace } from './deleteNamespace.ts';
 import { deleteOverride } from './deleteOverride.ts';
 import { getOverride } from './getOverride.ts';
 import { limit } from './limit.ts';
+import { listNamespaces } from './listNamespaces.ts';
 import { listOverrides } from './listOverrides.ts';
 import { multiLimit } from './multiLimit.ts';
 import { setOverride } from './setOverride.ts';
@@ -14,5 +16,7 @@ export const ratelimitRouter = router({
   getOverride,
   listOverrides,
   deleteOverride,
+  createNamespace,
+  listNamespaces,
   deleteNamespace,
 });

@@ -17,7 +17,7 @@ export const limitOutput = z.object({
  * the identifier replaces the limit and duration. A denial is a 200 with `success: false`.
  */
 export const limit = rootKeyProcedure
-  .meta({ public: true })
+  .meta({ public: true, audit: false })
   .input(limitInput)
   .output(limitOutput)
   .mutation(async ({ ctx, input }) => {

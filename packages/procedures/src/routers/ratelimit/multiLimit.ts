@@ -26,7 +26,7 @@ export const multiLimitOutput = z.object({
  * request order, each `passed` saying whether that check alone would have passed.
  */
 export const multiLimit = rootKeyProcedure
-  .meta({ public: true })
+  .meta({ public: true, audit: false })
   .input(multiLimitInput)
   .output(multiLimitOutput)
   .mutation(({ ctx, input }) => applyLimits(ctx, input));

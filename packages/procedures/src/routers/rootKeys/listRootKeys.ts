@@ -1,6 +1,6 @@
 import { listRootKeys as listRootKeyRecords } from '@keyplane/db';
 import { z } from 'zod';
-import { requirePermissions } from '../../middleware/auth.ts';
+import { MANAGE_ROOT_KEYS, requirePermissions } from '../../middleware/auth.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
 export const listRootKeysInput = z.strictObject({}).optional();
@@ -13,6 +13,7 @@ export const listRootKeysOutput = z.object({
       start: z.string(),
       permissions: z.array(z.string()),
       createdAt: z.number(),
+      lastUsedAt: z.number().nullable(),
       expiresAt: z.number().nullable(),
       revokedAt: z.number().nullable(),
     }),
@@ -24,6 +25,6 @@ export const listRootKeys = rootKeyProcedure
   .input(listRootKeysInput)
   .output(listRootKeysOutput)
   .query(async ({ ctx }) => {
-    requirePermissions(ctx.rootKey, [{ resourceType: 'workspace', resourceId: '*', action: 'manage_root_keys' }]);
+    requirePermissions(ctx.rootKey, [MANAGE_ROOT_KEYS]);
     return { rootKeys: await listRootKeyRecords(ctx.em, ctx.rootKey.workspaceId) };
   });

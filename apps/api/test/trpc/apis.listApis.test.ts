@@ -1,0 +1,82 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type TestWorkspace, useApi } from '../harness.ts';
+import { callInternal } from '../internal.ts';
+
+const api = useApi();
+let workspace: TestWorkspace;
+let apiIds: string[];
+
+interface Page {
+  data: Array<{ id: string; name: string; keyAuth: { enabled: boolean } }>;
+  pagination: { cursor?: string; hasMore: boolean };
+}
+const list = (input: unknown, rootKey = workspace.rootKey) =>
+  callInternal<Page>(api, 'apis.listApis', input, { rootKey });
+
+beforeAll(async () => {
+  workspace = await api.workspace();
+  apiIds = [];
+  for (const name of ['alpha', 'beta', 'gamma']) {
+    apiIds.push((await api.post<{ apiId: string }>('apis.createApi', { name }, workspace.rootKey)).body.data.apiId);
+  }
+  const deleted = (await api.post<{ apiId: string }>('apis.createApi', { name: 'deleted' }, workspace.rootKey)).body
+    .data;
+  await api.post('apis.deleteApi', { apiId: deleted.apiId }, workspace.rootKey);
+});
+
+describe('200', () => {
+  it('pages through the live APIs in creation order', async () => {
+    const first = await list({ limit: 2 });
+    expect(first.status).toBe(200);
+    expect(first.data.data.map((item) => item.name)).toEqual(['alpha', 'beta']);
+    expect(first.data.pagination.hasMore).toBe(true);
+    const second = await list({ limit: 2, cursor: first.data.pagination.cursor });
+    expect(second.data.data.map((item) => item.id)).toEqual([apiIds[2]]);
+    expect(second.data.pagination).toEqual({ hasMore: false });
+    expect(second.data.data[0]?.keyAuth.enabled).toBe(true);
+  });
+
+  it('searches by name or id, case-insensitively', async () => {
+    expect((await list({ search: 'GAM' })).data.data.map((item) => item.name)).toEqual(['gamma']);
+    expect((await list({ search: apiIds[1] })).data.data.map((item) => item.name)).toEqual(['beta']);
+  });
+});
+
+describe('400', () => {
+  it.each([[{ limit: 0 }], [{ limit: 101 }], [{ cursor: 'not-a-cursor' }], [{ unknown: true }]])(
+    '%j',
+    async (input) => {
+      expect((await list(input)).status).toBe(400);
+    },
+  );
+});
+
+describe('401', () => {
+  it('with an unknown root key', async () => {
+    expect((await list({}, 'kproot_unknown')).status).toBe(401);
+  });
+});
+
+describe('403', () => {
+  it('when any API on the page is unreadable, naming the wildcard and no ids', async () => {
+    const { rootKey } = await workspace.rootKeyWith([`api.${apiIds[0]}.read_api`]);
+    const reply = await list({}, rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.error?.message).toBe("Missing permission: 'api.*.read_api'.");
+  });
+
+  it('passes with a grant for each API on the page', async () => {
+    const { rootKey } = await workspace.rootKeyWith([`api.${apiIds[0]}.read_api`]);
+    expect((await list({ limit: 1 }, rootKey)).status).toBe(200);
+  });
+});
+
+describe('cross-workspace isolation', () => {
+  it('lists only the caller workspace APIs, and refuses its cursors to others', async () => {
+    const other = await api.workspace();
+    await api.post('apis.createApi', { name: 'theirs' }, other.rootKey);
+    expect((await list({})).data.data.map((item) => item.name)).toEqual(['alpha', 'beta', 'gamma']);
+    const cursor = (await list({ limit: 1 })).data.pagination.cursor;
+    expect((await list({ cursor }, other.rootKey)).status).toBe(400);
+  });
+});

@@ -1,0 +1,88 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type TestWorkspace, useApi } from '../harness.ts';
+import { callInternal, signIn } from '../internal.ts';
+
+const api = useApi();
+let workspace: TestWorkspace;
+
+interface Page {
+  data: Array<{ id: string; time: number; rootKeyId: string | null; event: string; resources: Record<string, string> }>;
+  pagination: { cursor?: string; hasMore: boolean };
+}
+const list = (input: unknown, rootKey = workspace.rootKey) =>
+  callInternal<Page>(api, 'audit.listEvents', input, { rootKey });
+
+beforeAll(async () => {
+  workspace = await api.workspace();
+});
+
+describe('200', () => {
+  it('records each change with its actor and resource ids, newest first, and never key material', async () => {
+    const actor = await workspace.rootKeyWith(['api.*.create_api', 'api.*.create_key', 'api.*.verify_key']);
+    const { apiId } = (await api.post<{ apiId: string }>('apis.createApi', { name: 'audited' }, actor.rootKey)).body
+      .data;
+    const created = await api.post<{ keyId: string; key: string }>('keys.createKey', { apiId }, actor.rootKey);
+    const { keyId, key } = created.body.data;
+    // Verifications are not changes: they stay out of the audit log.
+    await api.post('keys.verifyKey', { key }, actor.rootKey);
+    const reply = await list({});
+    expect(reply.status).toBe(200);
+    const mine = reply.data.data.filter((event) => event.rootKeyId === actor.rootKeyId);
+    expect(mine.map((event) => [event.event, event.resources])).toEqual([
+      ['keys.createKey', { apiId, keyId }],
+      ['apis.createApi', { apiId }],
+    ]);
+    expect(JSON.stringify(reply.data)).not.toContain(key);
+  });
+
+  it('records dashboard sign-ins and changes made through a session', async () => {
+    const session = await signIn(api, workspace.rootKey);
+    await callInternal(api, 'apis.createApi', { name: 'via-session' }, { session });
+    const [latest, previous] = (await list({})).data.data;
+    expect(latest?.event).toBe('apis.createApi');
+    expect(previous?.event).toBe('dashboard.signIn');
+  });
+
+  it('does not record failed calls', async () => {
+    const before = (await list({})).data.data.length;
+    await api.post('apis.deleteApi', { apiId: 'api_missing' }, workspace.rootKey);
+    expect((await list({})).data.data.length).toBe(before);
+  });
+
+  it('pages from newest to oldest', async () => {
+    for (const name of ['p1', 'p2', 'p3']) await api.post('apis.createApi', { name }, workspace.rootKey);
+    const all = (await list({})).data.data.map((event) => event.id);
+    const first = await list({ limit: 2 });
+    const second = await list({ limit: 2, cursor: first.data.pagination.cursor });
+    expect([...first.data.data, ...second.data.data].map((event) => event.id)).toEqual(all.slice(0, 4));
+    expect(all).toEqual([...all].sort().reverse());
+  });
+});
+
+describe('400', () => {
+  it.each([[{ limit: 0 }], [{ cursor: 'x' }]])('%j', async (input) => {
+    expect((await list(input)).status).toBe(400);
+  });
+});
+
+describe('401', () => {
+  it('with an unknown root key', async () => {
+    expect((await list({}, 'kproot_unknown')).status).toBe(401);
+  });
+});
+
+describe('403', () => {
+  it('without workspace.*.manage_root_keys', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['api.*.read_api']);
+    expect((await list({}, rootKey)).status).toBe(403);
+  });
+});
+
+describe('cross-workspace isolation', () => {
+  it("never shows another workspace's changes", async () => {
+    const other = await api.workspace();
+    const { apiId } = (await api.post<{ apiId: string }>('apis.createApi', { name: 'theirs' }, other.rootKey)).body
+      .data;
+    expect(JSON.stringify((await list({})).data)).not.toContain(apiId);
+  });
+});

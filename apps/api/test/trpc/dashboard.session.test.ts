@@ -1,0 +1,216 @@
+import { rows, sql } from '@keyplane/db';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type TestWorkspace, useApi } from '../harness.ts';
+import { callInternal, signIn } from '../internal.ts';
+
+// dashboard.signIn / session / signOut: the browser trades a root key for a signed, HTTP-only cookie.
+const api = useApi();
+let workspace: TestWorkspace;
+const asBrowser = { headers: { 'x-keyplane-dashboard': '1' } };
+
+beforeAll(async () => {
+  workspace = await api.workspace();
+});
+
+const sessionOf = (session: string) =>
+  callInternal<{ rootKeyId: string }>(api, 'dashboard.session', undefined, { session });
+
+describe('200', () => {
+  it('signs in with a root key that manages root keys, setting an HTTP-only, SameSite=strict cookie', async () => {
+    const reply = await callInternal<{ workspaceId: string; expiresAt: number }>(
+      api,
+      'dashboard.signIn',
+      { rootKey: workspace.rootKey },
+      asBrowser,
+    );
+    expect(reply.status).toBe(200);
+    expect(reply.data.workspaceId).toBe(workspace.workspaceId);
+    const [cookie] = reply.setCookie;
+    expect(cookie).toMatch(
+      /^keyplane_session=[\w-]{43}\.[\w-]{43}; Max-Age=28800; Path=\/; HttpOnly; SameSite=Strict$/,
+    );
+    expect(cookie).not.toContain(workspace.rootKey);
+    expect(JSON.stringify(reply.data)).not.toContain(workspace.rootKey);
+  });
+
+  it('answers who is signed in for the cookie alone, with no Authorization header', async () => {
+    const { rootKeyId, rootKey } = await workspace.rootKeyWith(['workspace.*.manage_root_keys', 'api.*.read_api']);
+    const session = await signIn(api, rootKey);
+    const reply = await callInternal<Record<string, unknown>>(api, 'dashboard.session', undefined, { session });
+    expect(reply.status).toBe(200);
+    expect(reply.data).toMatchObject({
+      workspaceId: workspace.workspaceId,
+      rootKeyId,
+      permissions: ['workspace.*.manage_root_keys', 'api.*.read_api'],
+    });
+  });
+
+  it('lets the session call procedures with the root key permissions', async () => {
+    const session = await signIn(api, workspace.rootKey);
+    const created = await callInternal<{ apiId: string }>(
+      api,
+      'apis.createApi',
+      { name: 'from-dashboard' },
+      { session },
+    );
+    expect(created.status).toBe(200);
+    const read = await callInternal<{ name: string }>(api, 'apis.getApi', { apiId: created.data.apiId }, { session });
+    expect(read.data.name).toBe('from-dashboard');
+  });
+
+  it('signs out: the cookie is cleared and the session is ended on the server', async () => {
+    const session = await signIn(api, workspace.rootKey);
+    const reply = await callInternal(api, 'dashboard.signOut', undefined, { session });
+    expect(reply.status).toBe(200);
+    expect(reply.setCookie).toEqual(['keyplane_session=; Max-Age=0; Path=/; HttpOnly; SameSite=Strict']);
+    expect((await sessionOf(session)).status).toBe(401);
+  });
+
+  it('marks the cookie Secure behind TLS', async () => {
+    const reply = await callInternal(
+      api,
+      'dashboard.signIn',
+      { rootKey: workspace.rootKey },
+      { headers: { 'x-keyplane-dashboard': '1', 'x-forwarded-proto': 'https' } },
+    );
+    expect(reply.setCookie[0]).toMatch(/; Secure$/);
+  });
+});
+
+describe('400', () => {
+  it('without a root key', async () => {
+    const reply = await callInternal(api, 'dashboard.signIn', {}, asBrowser);
+    expect(reply.status).toBe(400);
+    expect(reply.setCookie).toEqual([]);
+  });
+
+  it('from a caller with an Authorization header (no cookie transport)', async () => {
+    const reply = await callInternal(
+      api,
+      'dashboard.signIn',
+      { rootKey: workspace.rootKey },
+      { rootKey: workspace.rootKey },
+    );
+    expect(reply.status).toBe(400);
+    expect(reply.error?.message).toMatch(/only available to the dashboard/);
+  });
+});
+
+describe('401', () => {
+  it('signing in with an unknown, revoked or expired root key', async () => {
+    const revoked = await workspace.rootKeyWith(['workspace.*.manage_root_keys']);
+    await callInternal(api, 'rootKeys.revokeRootKey', { rootKeyId: revoked.rootKeyId }, { rootKey: workspace.rootKey });
+    const expired = await workspace.rootKeyWith(['workspace.*.manage_root_keys'], {
+      expiresAt: new Date(Date.now() - 1000),
+    });
+    for (const rootKey of ['kproot_unknown', revoked.rootKey, expired.rootKey]) {
+      const reply = await callInternal(api, 'dashboard.signIn', { rootKey }, asBrowser);
+      expect(reply.status).toBe(401);
+      expect(reply.setCookie).toEqual([]);
+    }
+  });
+
+  it('with no session, a forged cookie or a cookie signed by another service', async () => {
+    const session = await signIn(api, workspace.rootKey);
+    const [token] = session.split('.');
+    for (const presented of ['', 'garbage', `${token}.${'A'.repeat(43)}`]) {
+      const reply = await sessionOf(presented);
+      expect(reply.status).toBe(401);
+      expect(reply.error?.message).toMatch(/session has expired or ended/);
+    }
+    expect((await callInternal(api, 'dashboard.session', undefined, asBrowser)).status).toBe(401);
+  });
+
+  it('once the session has expired', async () => {
+    const session = await signIn(api, workspace.rootKey);
+    expect((await sessionOf(session)).status).toBe(200);
+    await rows(api.orm.em.fork(), sql`update dashboard_sessions set expires_at = now() - interval '1 second'`);
+    expect((await sessionOf(session)).status).toBe(401);
+  });
+
+  it('at once when the root key it was opened with is revoked or expires', async () => {
+    const revoked = await workspace.rootKeyWith(['workspace.*.manage_root_keys']);
+    const expiring = await workspace.rootKeyWith(['workspace.*.manage_root_keys']);
+    const revokedSession = await signIn(api, revoked.rootKey);
+    const expiringSession = await signIn(api, expiring.rootKey);
+    const admin = { rootKey: workspace.rootKey };
+    await callInternal(api, 'rootKeys.revokeRootKey', { rootKeyId: revoked.rootKeyId }, admin);
+    await callInternal(api, 'rootKeys.updateRootKey', { rootKeyId: expiring.rootKeyId, expires: Date.now() }, admin);
+    expect((await sessionOf(revokedSession)).status).toBe(401);
+    expect((await sessionOf(expiringSession)).status).toBe(401);
+  });
+});
+
+describe('403', () => {
+  it('signing in with a root key that cannot manage root keys', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['api.*.read_api', 'api.*.create_api']);
+    const reply = await callInternal(api, 'dashboard.signIn', { rootKey }, asBrowser);
+    expect(reply.status).toBe(403);
+    expect(reply.error?.message).toBe("Missing permission: 'workspace.*.manage_root_keys'.");
+    expect(reply.setCookie).toEqual([]);
+  });
+
+  it('a session call without the dashboard header (a cross-site form or script)', async () => {
+    const session = await signIn(api, workspace.rootKey);
+    const response = await api.app.request('/trpc/apis.createApi', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Cookie: `keyplane_session=${session}` },
+      body: JSON.stringify({ name: 'csrf' }),
+    });
+    expect(response.status).toBe(403);
+    const body = (await response.json()) as { error: { type: string; detail: string } };
+    expect(body.error.type).toBe('https://errors.test/service/authorization/cross_site_request');
+    expect(body.error.detail).toMatch(/x-keyplane-dashboard/);
+  });
+
+  it('a session call from another origin', async () => {
+    const session = await signIn(api, workspace.rootKey);
+    const reply = await callInternal(
+      api,
+      'apis.createApi',
+      { name: 'csrf' },
+      {
+        headers: { Cookie: `keyplane_session=${session}`, 'x-keyplane-dashboard': '1', Origin: 'https://evil.example' },
+      },
+    );
+    expect(reply.status).toBe(403);
+  });
+
+  it('a sign-in from another origin (login CSRF)', async () => {
+    const reply = await callInternal(
+      api,
+      'dashboard.signIn',
+      { rootKey: workspace.rootKey },
+      {
+        headers: { 'x-keyplane-dashboard': '1', Origin: 'https://evil.example' },
+      },
+    );
+    expect(reply.status).toBe(403);
+    expect(reply.setCookie).toEqual([]);
+  });
+
+  it('accepts a same-origin call', async () => {
+    const session = await signIn(api, workspace.rootKey);
+    const reply = await callInternal(api, 'dashboard.session', undefined, {
+      headers: { Cookie: `keyplane_session=${session}`, 'x-keyplane-dashboard': '1', Origin: 'http://localhost' },
+    });
+    expect(reply.status).toBe(200);
+  });
+});
+
+describe('cross-workspace isolation', () => {
+  it('a session acts only in its own workspace', async () => {
+    const other = await api.workspace();
+    const { apiId } = (
+      await callInternal<{ apiId: string }>(api, 'apis.createApi', { name: 'theirs' }, { rootKey: other.rootKey })
+    ).data;
+    const session = await signIn(api, workspace.rootKey);
+    expect((await callInternal(api, 'apis.getApi', { apiId }, { session })).status).toBe(404);
+  });
+});
+
+describe('/v2', () => {
+  it('does not serve the dashboard procedures', async () => {
+    expect((await api.post('dashboard.signIn', { rootKey: workspace.rootKey })).status).toBe(404);
+  });
+});

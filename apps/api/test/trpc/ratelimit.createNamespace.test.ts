@@ -1,0 +1,86 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { storedNamespaces } from '../dbInspect.ts';
+import { type TestWorkspace, useApi } from '../harness.ts';
+import { callInternal } from '../internal.ts';
+import { limitOn } from '../ratelimit.ts';
+
+const api = useApi();
+let workspace: TestWorkspace;
+
+beforeAll(async () => {
+  workspace = await api.workspace();
+});
+
+const create = (input: unknown, rootKey = workspace.rootKey) =>
+  callInternal<{ namespaceId: string }>(api, 'ratelimit.createNamespace', input, { rootKey });
+
+describe('200', () => {
+  it('creates a namespace that limiting then uses, by name or id', async () => {
+    const reply = await create({ name: 'uploads' });
+    expect(reply.status).toBe(200);
+    const { namespaceId } = reply.data;
+    expect(namespaceId).toMatch(/^rlns_/);
+    expect(await storedNamespaces(api.orm.em.fork(), workspace.workspaceId)).toEqual([
+      { id: namespaceId, name: 'uploads', deleted: false },
+    ]);
+    const limited = await limitOn(
+      api,
+      { namespace: namespaceId, identifier: 'u1', limit: 1, duration: 60_000 },
+      workspace.rootKey,
+    );
+    expect(limited.status).toBe(200);
+    expect(limited.body.data.success).toBe(true);
+  });
+});
+
+describe('400', () => {
+  it.each([[{}], [{ name: '' }], [{ name: 'x'.repeat(513) }], [{ name: 'a\u0000b' }]])('%j', async (input) => {
+    expect((await create(input)).status).toBe(400);
+  });
+});
+
+describe('401', () => {
+  it('with an unknown root key', async () => {
+    expect((await create({ name: 'nope' }, 'kproot_unknown')).status).toBe(401);
+  });
+});
+
+describe('403', () => {
+  it('without ratelimit.*.create_namespace', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['ratelimit.*.limit']);
+    const reply = await create({ name: 'forbidden' }, rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.error?.message).toBe("Missing permission: 'ratelimit.*.create_namespace'.");
+  });
+});
+
+describe('409', () => {
+  it('when a live or deleted namespace has the name', async () => {
+    await create({ name: 'taken' });
+    const again = await create({ name: 'taken' });
+    expect(again.status).toBe(409);
+    expect(again.error?.message).toBe("A namespace named 'taken' already exists.");
+    const removed = await create({ name: 'removed' });
+    await callInternal(
+      api,
+      'ratelimit.deleteNamespace',
+      { namespace: removed.data.namespaceId },
+      { rootKey: workspace.rootKey },
+    );
+    expect((await create({ name: 'removed' })).status).toBe(409);
+  });
+
+  it('exactly one of concurrent creations of a name succeeds', async () => {
+    const replies = await Promise.all(Array.from({ length: 8 }, () => create({ name: 'raced' })));
+    expect(replies.filter((reply) => reply.status === 200)).toHaveLength(1);
+    expect(replies.filter((reply) => reply.status === 409)).toHaveLength(7);
+  });
+});
+
+describe('cross-workspace isolation', () => {
+  it('the same name in another workspace is a different namespace', async () => {
+    const other = await api.workspace();
+    await create({ name: 'shared-name' });
+    expect((await create({ name: 'shared-name' }, other.rootKey)).status).toBe(200);
+  });
+});

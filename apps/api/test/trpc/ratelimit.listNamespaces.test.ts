@@ -1,0 +1,74 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type TestWorkspace, useApi } from '../harness.ts';
+import { callInternal } from '../internal.ts';
+
+const api = useApi();
+let workspace: TestWorkspace;
+let namespaceIds: string[];
+
+interface Page {
+  data: Array<{ id: string; name: string; createdAt: number }>;
+  pagination: { cursor?: string; hasMore: boolean };
+}
+const list = (input: unknown, rootKey = workspace.rootKey) =>
+  callInternal<Page>(api, 'ratelimit.listNamespaces', input, { rootKey });
+const create = (name: string, rootKey = workspace.rootKey) =>
+  callInternal<{ namespaceId: string }>(api, 'ratelimit.createNamespace', { name }, { rootKey });
+
+beforeAll(async () => {
+  workspace = await api.workspace();
+  namespaceIds = [];
+  for (const name of ['email', 'login', 'sms']) namespaceIds.push((await create(name)).data.namespaceId);
+  const gone = await create('gone');
+  await callInternal(
+    api,
+    'ratelimit.deleteNamespace',
+    { namespace: gone.data.namespaceId },
+    { rootKey: workspace.rootKey },
+  );
+});
+
+describe('200', () => {
+  it('pages through the live namespaces in creation order', async () => {
+    const first = await list({ limit: 2 });
+    expect(first.status).toBe(200);
+    expect(first.data.data.map((item) => item.name)).toEqual(['email', 'login']);
+    const second = await list({ limit: 2, cursor: first.data.pagination.cursor });
+    expect(second.data.data.map((item) => item.id)).toEqual([namespaceIds[2]]);
+    expect(second.data.pagination.hasMore).toBe(false);
+  });
+
+  it('searches by name', async () => {
+    expect((await list({ search: 'LOG' })).data.data.map((item) => item.name)).toEqual(['login']);
+  });
+});
+
+describe('400', () => {
+  it.each([[{ limit: 0 }], [{ cursor: 'x' }]])('%j', async (input) => {
+    expect((await list(input)).status).toBe(400);
+  });
+});
+
+describe('401', () => {
+  it('with an unknown root key', async () => {
+    expect((await list({}, 'kproot_unknown')).status).toBe(401);
+  });
+});
+
+describe('403', () => {
+  it('without read_namespace for every namespace on the page', async () => {
+    const { rootKey } = await workspace.rootKeyWith([`ratelimit.${namespaceIds[0]}.read_namespace`]);
+    const reply = await list({}, rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.error?.message).toBe("Missing permission: 'ratelimit.*.read_namespace'.");
+    expect((await list({ limit: 1 }, rootKey)).status).toBe(200);
+  });
+});
+
+describe('cross-workspace isolation', () => {
+  it('lists only the caller workspace namespaces', async () => {
+    const other = await api.workspace();
+    await create('theirs', other.rootKey);
+    expect((await list({})).data.data.map((item) => item.name)).toEqual(['email', 'login', 'sms']);
+  });
+});

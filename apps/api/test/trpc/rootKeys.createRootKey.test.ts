@@ -1,0 +1,107 @@
+import { hashKey } from '@keyplane/core';
+import { rows, sql } from '@keyplane/db';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type TestWorkspace, useApi } from '../harness.ts';
+import { callInternal } from '../internal.ts';
+
+// Internal: the dashboard's root-key management, at /trpc only.
+const api = useApi();
+let workspace: TestWorkspace;
+
+beforeAll(async () => {
+  workspace = await api.workspace();
+});
+
+const create = (input: unknown, rootKey = workspace.rootKey) =>
+  callInternal<{ rootKeyId: string; key: string }>(api, 'rootKeys.createRootKey', input, { rootKey });
+
+const storedRootKeys = () => rows(api.orm.em.fork(), sql<{ id: string; hash: string }>`select id, hash from root_keys`);
+
+describe('200', () => {
+  it('creates a working root key with exactly the given permissions, storing only its hash', async () => {
+    const expires = Date.now() + 3_600_000;
+    const reply = await create({ name: 'ci', permissions: ['api.*.create_api', 'api.*.read_api'], expires });
+    expect(reply.status).toBe(200);
+    const { rootKeyId, key } = reply.data;
+    expect(key).toMatch(/^kproot_/);
+    const stored = (await storedRootKeys()).find((row) => row.id === rootKeyId);
+    expect(stored?.hash).toBe(hashKey(key));
+    expect(JSON.stringify(await storedRootKeys())).not.toContain(key);
+    expect((await api.post('apis.createApi', { name: 'made-by-new-key' }, key)).status).toBe(200);
+    expect((await api.post('apis.deleteApi', { apiId: 'api_x' }, key)).status).toBe(403);
+    const listed = await callInternal<{ rootKeys: Array<Record<string, unknown>> }>(
+      api,
+      'rootKeys.listRootKeys',
+      undefined,
+      {
+        rootKey: workspace.rootKey,
+      },
+    );
+    expect(listed.data.rootKeys.find((rootKey) => rootKey.rootKeyId === rootKeyId)).toMatchObject({
+      name: 'ci',
+      permissions: ['api.*.create_api', 'api.*.read_api'],
+      expiresAt: expires,
+      revokedAt: null,
+    });
+  });
+
+  it('grants one API only when asked to', async () => {
+    const { apiId } = (await api.post<{ apiId: string }>('apis.createApi', { name: 'one' }, workspace.rootKey)).body
+      .data;
+    const { key } = (await create({ permissions: [`api.${apiId}.read_api`] })).data;
+    expect((await api.post('apis.getApi', { apiId }, key)).status).toBe(200);
+    const other = (await api.post<{ apiId: string }>('apis.createApi', { name: 'two' }, workspace.rootKey)).body.data;
+    expect((await api.post('apis.getApi', { apiId: other.apiId }, key)).status).toBe(403);
+  });
+});
+
+describe('400', () => {
+  it.each([
+    [{ permissions: [] }, 'permissions'],
+    [{ permissions: ['api.*.fly'] }, "'api.*.fly' is not a root-key permission"],
+    [{ permissions: ['api.*.read_api', 'not a permission'] }, "'not a permission' is not a root-key permission"],
+    [{ permissions: ['nothing.*.read'] }, "'nothing.*.read' is not a root-key permission"],
+    [{ permissions: ['api.*.read_api'], expires: Date.now() - 1000 }, '`expires` must be in the future.'],
+    [{ permissions: ['api.*.read_api'], extra: 1 }, 'extra'],
+  ])('%j: %s', async (input, problem) => {
+    const before = (await storedRootKeys()).length;
+    const reply = await create(input);
+    expect(reply.status).toBe(400);
+    expect(reply.error?.data.code).toBe('BAD_REQUEST');
+    expect(reply.error?.message).toContain(problem);
+    expect((await storedRootKeys()).length).toBe(before);
+  });
+});
+
+describe('401', () => {
+  it('with an unknown root key', async () => {
+    expect((await create({ permissions: ['api.*.read_api'] }, 'kproot_unknown')).status).toBe(401);
+  });
+});
+
+describe('403', () => {
+  it('without workspace.*.manage_root_keys', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['api.*.read_api']);
+    const reply = await create({ permissions: ['api.*.read_api'] }, rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.error?.message).toBe("Missing permission: 'workspace.*.manage_root_keys'.");
+  });
+
+  it('granting a permission the creating key does not hold (no escalation)', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['workspace.*.manage_root_keys', 'api.*.read_api']);
+    const before = (await storedRootKeys()).length;
+    const reply = await create({ permissions: ['api.*.read_api', 'api.*.delete_api'] }, rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.error?.message).toBe("Missing permission: 'api.*.delete_api'.");
+    expect((await storedRootKeys()).length).toBe(before);
+  });
+});
+
+describe('cross-workspace isolation', () => {
+  it('creates the key in the caller workspace only', async () => {
+    const other = await api.workspace();
+    const { key } = (await create({ permissions: ['api.*.read_api'] })).data;
+    const theirs = (await api.post<{ apiId: string }>('apis.createApi', { name: 'theirs' }, other.rootKey)).body.data;
+    expect((await api.post('apis.getApi', { apiId: theirs.apiId }, key)).status).toBe(404);
+  });
+});

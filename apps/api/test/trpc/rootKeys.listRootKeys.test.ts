@@ -1,0 +1,75 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type TestWorkspace, useApi } from '../harness.ts';
+import { callInternal } from '../internal.ts';
+
+const api = useApi();
+let workspace: TestWorkspace;
+
+beforeAll(async () => {
+  workspace = await api.workspace();
+});
+
+interface Listed {
+  rootKeys: Array<{ rootKeyId: string; name: string | null; start: string; lastUsedAt: number | null }>;
+}
+const list = (rootKey = workspace.rootKey) =>
+  callInternal<Listed>(api, 'rootKeys.listRootKeys', undefined, { rootKey });
+
+describe('200', () => {
+  it('lists the workspace root keys without their secrets, with when each was last used', async () => {
+    const used = await workspace.rootKeyWith(['api.*.create_api']);
+    const unused = await workspace.rootKeyWith(['api.*.read_api']);
+    const before = Date.now();
+    expect((await api.post('apis.createApi', { name: 'use' }, used.rootKey)).status).toBe(200);
+    await api.services.rootKeyUsage.flush();
+    const { rootKeys } = (await list()).data;
+    expect(JSON.stringify(rootKeys)).not.toContain(used.rootKey);
+    const find = (id: string) => rootKeys.find((rootKey) => rootKey.rootKeyId === id);
+    expect(find(used.rootKeyId)?.lastUsedAt).toBeGreaterThanOrEqual(before - 5);
+    expect(find(unused.rootKeyId)?.lastUsedAt).toBeNull();
+    expect(used.rootKey.startsWith(find(used.rootKeyId)?.start ?? '-')).toBe(true);
+  });
+});
+
+describe('401', () => {
+  it('with an unknown root key', async () => {
+    expect((await list('kproot_unknown')).status).toBe(401);
+  });
+});
+
+describe('403', () => {
+  it('without workspace.*.manage_root_keys', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['api.*.read_api']);
+    expect((await list(rootKey)).status).toBe(403);
+  });
+});
+
+describe('cross-workspace isolation', () => {
+  it('lists only the caller workspace keys', async () => {
+    const other = await api.workspace();
+    const theirs = await other.rootKeyWith(['api.*.read_api']);
+    const ids = (await list()).data.rootKeys.map((rootKey) => rootKey.rootKeyId);
+    expect(ids).not.toContain(theirs.rootKeyId);
+  });
+});
+
+describe('rootKeys.permissionCatalog', () => {
+  it('200: every grantable action by resource type', async () => {
+    const reply = await callInternal<{ resourceTypes: Array<{ resourceType: string; actions: string[] }> }>(
+      api,
+      'rootKeys.permissionCatalog',
+      undefined,
+      { rootKey: workspace.rootKey },
+    );
+    expect(reply.status).toBe(200);
+    const byType = Object.fromEntries(reply.data.resourceTypes.map((entry) => [entry.resourceType, entry.actions]));
+    expect(Object.keys(byType).sort()).toEqual(['api', 'identity', 'ratelimit', 'rbac', 'workspace']);
+    expect(byType.api).toContain('verify_key');
+    expect(byType.workspace).toEqual(['manage_root_keys']);
+  });
+
+  it('403: without workspace.*.manage_root_keys', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['api.*.read_api']);
+    expect((await callInternal(api, 'rootKeys.permissionCatalog', undefined, { rootKey })).status).toBe(403);
+  });
+});

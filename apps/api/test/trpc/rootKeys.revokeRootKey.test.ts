@@ -1,0 +1,80 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type TestWorkspace, useApi } from '../harness.ts';
+import { callInternal } from '../internal.ts';
+
+const api = useApi();
+let workspace: TestWorkspace;
+
+beforeAll(async () => {
+  workspace = await api.workspace();
+});
+
+const revoke = (rootKeyId: string, rootKey = workspace.rootKey) =>
+  callInternal(api, 'rootKeys.revokeRootKey', { rootKeyId }, { rootKey });
+
+describe('200', () => {
+  it('refuses the key at once, even after it was cached by a successful call', async () => {
+    const target = await workspace.rootKeyWith(['api.*.create_api']);
+    expect((await api.post('apis.createApi', { name: 'cached' }, target.rootKey)).status).toBe(200);
+    expect((await revoke(target.rootKeyId)).status).toBe(200);
+    const refused = await api.post('apis.createApi', { name: 'after' }, target.rootKey);
+    expect(refused.status).toBe(401);
+    expect(refused.body.error.detail).toBe('The provided root key has been revoked.');
+  });
+
+  it('is idempotent, keeping the first revocation time', async () => {
+    const target = await workspace.rootKeyWith(['api.*.read_api']);
+    await revoke(target.rootKeyId);
+    const list = async () =>
+      (
+        await callInternal<{ rootKeys: Array<{ rootKeyId: string; revokedAt: number | null }> }>(
+          api,
+          'rootKeys.listRootKeys',
+          undefined,
+          { rootKey: workspace.rootKey },
+        )
+      ).data.rootKeys.find((rootKey) => rootKey.rootKeyId === target.rootKeyId)?.revokedAt;
+    const first = await list();
+    expect(first).toEqual(expect.any(Number));
+    expect((await revoke(target.rootKeyId)).status).toBe(200);
+    expect(await list()).toBe(first);
+  });
+});
+
+describe('400', () => {
+  it('without a rootKeyId', async () => {
+    expect((await callInternal(api, 'rootKeys.revokeRootKey', {}, { rootKey: workspace.rootKey })).status).toBe(400);
+  });
+});
+
+describe('401', () => {
+  it('with an unknown root key', async () => {
+    expect((await revoke('rk_x', 'kproot_unknown')).status).toBe(401);
+  });
+});
+
+describe('403', () => {
+  it('without workspace.*.manage_root_keys, revoking nothing', async () => {
+    const target = await workspace.rootKeyWith(['api.*.create_api']);
+    const { rootKey } = await workspace.rootKeyWith(['api.*.read_api']);
+    expect((await revoke(target.rootKeyId, rootKey)).status).toBe(403);
+    expect((await api.post('apis.createApi', { name: 'still' }, target.rootKey)).status).toBe(200);
+  });
+});
+
+describe('404', () => {
+  it('for an unknown root key id', async () => {
+    const reply = await revoke('rk_00000000000000000000000000000000');
+    expect(reply.status).toBe(404);
+    expect(reply.error?.data.type).toBe('service/data/root_key_not_found');
+  });
+});
+
+describe('cross-workspace isolation', () => {
+  it("cannot revoke another workspace's root key", async () => {
+    const other = await api.workspace();
+    const theirs = await other.rootKeyWith(['api.*.create_api']);
+    expect((await revoke(theirs.rootKeyId)).status).toBe(404);
+    expect((await api.post('apis.createApi', { name: 'theirs' }, theirs.rootKey)).status).toBe(200);
+  });
+});
