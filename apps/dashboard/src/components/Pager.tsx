@@ -1,0 +1,37 @@
+import { useState } from 'react';
+
+/**
+ * Cursor pagination: the server hands out a cursor for the next page only, so the cursors of the
+ * pages already seen are kept to go back.
+ */
+export function useCursorPages() {
+  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
+  return {
+    cursor: cursors[cursors.length - 1],
+    pageNumber: cursors.length,
+    next: (cursor: string) => setCursors((seen) => [...seen, cursor]),
+    previous: () => setCursors((seen) => (seen.length > 1 ? seen.slice(0, -1) : seen)),
+    reset: () => setCursors([undefined]),
+  };
+}
+
+interface PagerProps {
+  pages: ReturnType<typeof useCursorPages>;
+  /** The cursor of the next page, when there is one. */
+  nextCursor: string | undefined;
+  label: string;
+}
+
+export function Pager({ pages, nextCursor, label }: PagerProps) {
+  return (
+    <nav className="pager" aria-label={`${label} pages`}>
+      <button type="button" onClick={pages.previous} disabled={pages.pageNumber === 1}>
+        Previous page
+      </button>
+      <span>Page {pages.pageNumber}</span>
+      <button type="button" onClick={() => nextCursor && pages.next(nextCursor)} disabled={!nextCursor}>
+        Next page
+      </button>
+    </nav>
+  );
+}

@@ -1,0 +1,34 @@
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+/** Epoch milliseconds as a local date and time; '—' for none. */
+export function formatTime(epochMs: number | null | undefined): string {
+  return epochMs === null || epochMs === undefined ? '—' : dateTime.format(epochMs);
+}
+
+/** The value of an `<input type="datetime-local">` as epoch milliseconds (local time), or undefined. */
+export function parseLocalDateTime(value: string): number | undefined {
+  if (value === '') return undefined;
+  const epochMs = new Date(value).getTime();
+  return Number.isNaN(epochMs) ? undefined : epochMs;
+}
+
+/** Epoch milliseconds as the value of an `<input type="datetime-local">`. */
+export function toLocalDateTime(epochMs: number): string {
+  const date = new Date(epochMs);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+/** Milliseconds as the shortest exact unit: 60000 → '1 min', 3600000 → '1 h'. */
+export function formatDuration(ms: number): string {
+  const units: [number, string][] = [
+    [86_400_000, 'd'],
+    [3_600_000, 'h'],
+    [60_000, 'min'],
+    [1000, 's'],
+  ];
+  for (const [size, unit] of units) {
+    if (ms >= size && ms % size === 0) return `${ms / size} ${unit}`;
+  }
+  return `${ms} ms`;
+}

@@ -1,0 +1,34 @@
+import { hashKey, MutationCache, QueryCache, QueryClient } from '@tanstack/react-query';
+import { isClientError, trpc, trpcErrorCode } from './trpc.ts';
+
+const sessionKey = trpc.dashboard.session.queryKey();
+const sessionHash = hashKey(sessionKey);
+const signInHash = hashKey(trpc.dashboard.signIn.mutationOptions().mutationKey ?? []);
+
+/**
+ * An UNAUTHORIZED answer anywhere means the session ended (expired, signed out elsewhere, root key
+ * revoked): refetching the session then shows the sign-in page. The session query itself and the
+ * sign-in form report their own 401s.
+ */
+function endSessionOnUnauthorized(error: Error): void {
+  if (trpcErrorCode(error) === 'UNAUTHORIZED') void queryClient.resetQueries({ queryKey: sessionKey, exact: true });
+}
+
+export const queryClient = new QueryClient({
+  queryCache: new QueryCache({
+    onError: (error, query) => {
+      if (query.queryHash !== sessionHash) endSessionOnUnauthorized(error);
+    },
+  }),
+  mutationCache: new MutationCache({
+    onError: (error, _variables, _context, mutation) => {
+      if (hashKey(mutation.options.mutationKey ?? []) !== signInHash) endSessionOnUnauthorized(error);
+    },
+  }),
+  defaultOptions: {
+    queries: {
+      retry: (failures, error) => !isClientError(error) && failures < 2,
+      staleTime: 10_000,
+    },
+  },
+});

@@ -1,0 +1,70 @@
+import type { AnchorHTMLAttributes, MouseEvent } from 'react';
+import { useEffect, useSyncExternalStore } from 'react';
+
+// A History API router for a handful of routes. Paths inside the app are written without the base
+// ('/apis/api_1'); the browser sees them under Vite's base ('/dashboard/apis/api_1').
+
+const BASE = import.meta.env.BASE_URL.replace(/\/$/, '');
+const NAVIGATE_EVENT = 'keyplane:navigate';
+
+function subscribe(onChange: () => void): () => void {
+  window.addEventListener('popstate', onChange);
+  window.addEventListener(NAVIGATE_EVENT, onChange);
+  return () => {
+    window.removeEventListener('popstate', onChange);
+    window.removeEventListener(NAVIGATE_EVENT, onChange);
+  };
+}
+
+function currentPath(): string {
+  const { pathname } = window.location;
+  const inside = pathname.startsWith(BASE) ? pathname.slice(BASE.length) : pathname;
+  return inside === '' ? '/' : inside;
+}
+
+export function usePath(): string {
+  return useSyncExternalStore(subscribe, currentPath);
+}
+
+export function navigate(to: string, options: { replace?: boolean } = {}): void {
+  const url = BASE + to;
+  if (options.replace) window.history.replaceState(null, '', url);
+  else window.history.pushState(null, '', url);
+  window.dispatchEvent(new Event(NAVIGATE_EVENT));
+}
+
+/** The segments of `path` when it matches `pattern` (':name' matches one segment), else undefined. */
+export function matchPath(pattern: string, path: string): Record<string, string> | undefined {
+  const expected = pattern.split('/').filter(Boolean);
+  const actual = path.split('/').filter(Boolean);
+  if (expected.length !== actual.length) return undefined;
+  const params: Record<string, string> = {};
+  for (const [index, segment] of expected.entries()) {
+    const value = actual[index] ?? '';
+    if (segment.startsWith(':')) params[segment.slice(1)] = decodeURIComponent(value);
+    else if (segment !== value) return undefined;
+  }
+  return params;
+}
+
+interface LinkProps extends Omit<AnchorHTMLAttributes<HTMLAnchorElement>, 'href'> {
+  to: string;
+}
+
+/** A real link (open in new tab works) that navigates in-app on a plain click. */
+export function Link({ to, onClick, ...props }: LinkProps) {
+  const handleClick = (event: MouseEvent<HTMLAnchorElement>) => {
+    onClick?.(event);
+    const modified = event.metaKey || event.ctrlKey || event.shiftKey || event.altKey || event.button !== 0;
+    if (event.defaultPrevented || modified) return;
+    event.preventDefault();
+    navigate(to);
+  };
+  return <a href={BASE + to} onClick={handleClick} {...props} />;
+}
+
+/** Replaces the current entry, e.g. '/' by the default screen. */
+export function Redirect({ to }: { to: string }) {
+  useEffect(() => navigate(to, { replace: true }), [to]);
+  return null;
+}

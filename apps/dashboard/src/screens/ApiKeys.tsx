@@ -1,0 +1,105 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { ErrorMessage } from '../components/ErrorMessage.tsx';
+import { Pager, useCursorPages } from '../components/Pager.tsx';
+import { SecretPanel } from '../components/SecretPanel.tsx';
+import { LoadingStatus, TableSkeletonRows } from '../components/Skeleton.tsx';
+import { formatTime } from '../format.ts';
+import { Link } from '../router.tsx';
+import { trpc } from '../trpc.ts';
+import { CreateKeyDialog } from './CreateKeyDialog.tsx';
+
+const PAGE_SIZE = 50;
+
+/** The API's keys, a page at a time, filtered on the client within the loaded page. */
+export function ApiKeys({ apiId }: { apiId: string }) {
+  const queryClient = useQueryClient();
+  const pages = useCursorPages();
+  const keys = useQuery(trpc.apis.listKeys.queryOptions({ apiId, limit: PAGE_SIZE, cursor: pages.cursor }));
+  const [search, setSearch] = useState('');
+  const [creating, setCreating] = useState(false);
+  const [newKey, setNewKey] = useState<string | null>(null);
+
+  const needle = search.trim().toLowerCase();
+  const shown = keys.data?.data.filter((key) =>
+    [key.name, key.keyId, key.start, key.identity?.externalId].some((field) => field?.toLowerCase().includes(needle)),
+  );
+
+  return (
+    <section aria-labelledby="api-keys-title" className="panel">
+      <div className="page-header">
+        <h2 id="api-keys-title">Keys</h2>
+        <button type="button" className="primary" onClick={() => setCreating(true)}>
+          Create key
+        </button>
+      </div>
+      {newKey ? <SecretPanel title="New key" secret={newKey} onDismiss={() => setNewKey(null)} /> : null}
+      <div className="field">
+        <label htmlFor="key-search">Search keys</label>
+        <input
+          id="key-search"
+          type="search"
+          placeholder="Name, key id, start or external id (this page only)"
+          value={search}
+          onChange={(event) => setSearch(event.target.value)}
+        />
+      </div>
+      {keys.error ? <ErrorMessage error={keys.error} onRetry={() => void keys.refetch()} /> : null}
+      {keys.isPending ? <LoadingStatus label="keys" /> : null}
+      <div className="table-wrap">
+        <table>
+          <caption className="visually-hidden">Keys of this API</caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Key id</th>
+              <th scope="col">Starts with</th>
+              <th scope="col">External id</th>
+              <th scope="col">Status</th>
+              <th scope="col">Credits</th>
+              <th scope="col">Created</th>
+              <th scope="col">Expires</th>
+            </tr>
+          </thead>
+          <tbody>
+            {keys.isPending ? <TableSkeletonRows columns={8} /> : null}
+            {shown?.length === 0 ? (
+              <tr>
+                <td colSpan={8}>{needle ? 'No key on this page matches the search.' : 'No keys yet.'}</td>
+              </tr>
+            ) : null}
+            {shown?.map((key) => (
+              <tr key={key.keyId}>
+                <th scope="row">
+                  <Link to={`/apis/${apiId}/keys/${key.keyId}`}>{key.name ?? key.keyId}</Link>
+                </th>
+                <td>
+                  <code>{key.keyId}</code>
+                </td>
+                <td>
+                  <code>{key.start}…</code>
+                </td>
+                <td>{key.identity?.externalId ?? '—'}</td>
+                <td>{key.enabled ? 'Enabled' : 'Disabled'}</td>
+                <td>{key.credits?.remaining ?? 'Unlimited'}</td>
+                <td>{formatTime(key.createdAt)}</td>
+                <td>{formatTime(key.expires)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <Pager pages={pages} nextCursor={keys.data?.pagination.cursor} label="Keys" />
+      <CreateKeyDialog
+        apiId={apiId}
+        open={creating}
+        onClose={() => setCreating(false)}
+        onCreated={(key) => {
+          setCreating(false);
+          setNewKey(key);
+          void queryClient.invalidateQueries({ queryKey: trpc.apis.listKeys.pathKey() });
+        }}
+      />
+    </section>
+  );
+}

@@ -1,0 +1,234 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
+import { ErrorMessage } from '../components/ErrorMessage.tsx';
+import { SecretPanel } from '../components/SecretPanel.tsx';
+import { BlockSkeleton } from '../components/Skeleton.tsx';
+import { formatDuration, formatTime } from '../format.ts';
+import { Link, navigate } from '../router.tsx';
+import { trpc } from '../trpc.ts';
+import { KeyCreditsForm } from './KeyCreditsForm.tsx';
+import { RerollKeyDialog } from './RerollKeyDialog.tsx';
+
+interface KeyDetailProps {
+  apiId: string;
+  keyId: string;
+}
+
+export function KeyDetail({ apiId, keyId }: KeyDetailProps) {
+  const queryClient = useQueryClient();
+  const key = useQuery(trpc.keys.getKey.queryOptions({ keyId }));
+  const [revealed, setRevealed] = useState(false);
+  // The plaintext lives only while this page is open: gcTime 0 drops it from the cache on leaving.
+  const plaintext = useQuery({
+    ...trpc.keys.getKey.queryOptions({ keyId, decrypt: true }, { gcTime: 0, staleTime: 0 }),
+    enabled: revealed,
+  });
+  const [confirmingDelete, setConfirmingDelete] = useState(false);
+  const [rerolling, setRerolling] = useState(false);
+  const [rerolled, setRerolled] = useState<{ keyId: string; key: string } | null>(null);
+
+  const invalidateKeys = () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: trpc.keys.getKey.pathKey() }),
+      queryClient.invalidateQueries({ queryKey: trpc.apis.listKeys.pathKey() }),
+    ]);
+  const toggle = useMutation(trpc.keys.updateKey.mutationOptions({ onSuccess: invalidateKeys }));
+  const remove = useMutation(
+    trpc.keys.deleteKey.mutationOptions({
+      onSuccess: () => {
+        queryClient.removeQueries({ queryKey: trpc.keys.getKey.pathKey() });
+        void queryClient.invalidateQueries({ queryKey: trpc.apis.listKeys.pathKey() });
+        navigate(`/apis/${apiId}`);
+      },
+    }),
+  );
+
+  const data = key.data;
+  return (
+    <>
+      <p className="breadcrumbs">
+        <Link to="/apis">APIs</Link> / <Link to={`/apis/${apiId}`}>{apiId}</Link> / <code>{keyId}</code>
+      </p>
+      <div className="page-header">
+        <h1 tabIndex={-1}>{data?.name ?? 'Key'}</h1>
+        <div className="row-actions">
+          <button
+            type="button"
+            disabled={!data || toggle.isPending}
+            onClick={() => data && toggle.mutate({ keyId, enabled: !data.enabled })}
+          >
+            {data?.enabled === false ? 'Enable key' : 'Disable key'}
+          </button>
+          <button type="button" disabled={!data} onClick={() => setRerolling(true)}>
+            Reroll key
+          </button>
+          <button type="button" disabled={!data} onClick={() => setRevealed(true)}>
+            Reveal key
+          </button>
+          <button type="button" className="danger" disabled={!data} onClick={() => setConfirmingDelete(true)}>
+            Delete key
+          </button>
+        </div>
+      </div>
+      {toggle.error ? <ErrorMessage error={toggle.error} /> : null}
+      {key.error ? <ErrorMessage error={key.error} onRetry={() => void key.refetch()} /> : null}
+      {rerolled ? (
+        <>
+          <SecretPanel title="Rerolled key" secret={rerolled.key} onDismiss={() => setRerolled(null)} />
+          <p>
+            The new key is <Link to={`/apis/${apiId}/keys/${rerolled.keyId}`}>{rerolled.keyId}</Link>.
+          </p>
+        </>
+      ) : null}
+      {revealed ? (
+        <section className="panel" aria-labelledby="reveal-title">
+          <h2 id="reveal-title">Key</h2>
+          {plaintext.isPending ? <p role="status">Decrypting…</p> : null}
+          {plaintext.error ? <ErrorMessage error={plaintext.error} /> : null}
+          {plaintext.data ? (
+            plaintext.data.plaintext ? (
+              <code className="secret" data-testid="revealed-key">
+                {plaintext.data.plaintext}
+              </code>
+            ) : (
+              <p>This key is not recoverable: it was not stored encrypted.</p>
+            )
+          ) : null}
+          <button type="button" onClick={() => setRevealed(false)}>
+            Hide key
+          </button>
+        </section>
+      ) : null}
+
+      {key.isPending ? <BlockSkeleton height="24rem" /> : null}
+      {data ? (
+        <div className="grid">
+          <section className="panel" aria-labelledby="key-config-title">
+            <h2 id="key-config-title">Configuration</h2>
+            <dl className="facts">
+              <dt>Key id</dt>
+              <dd>
+                <code>{data.keyId}</code>
+              </dd>
+              <dt>Starts with</dt>
+              <dd>
+                <code>{data.start}…</code>
+              </dd>
+              <dt>Status</dt>
+              <dd>{data.enabled ? 'Enabled' : 'Disabled'}</dd>
+              <dt>Created</dt>
+              <dd>{formatTime(data.createdAt)}</dd>
+              <dt>Updated</dt>
+              <dd>{formatTime(data.updatedAt)}</dd>
+              <dt>Last used</dt>
+              <dd>{formatTime(data.lastUsedAt)}</dd>
+              <dt>Expires</dt>
+              <dd>{data.expires === undefined ? 'Never' : formatTime(data.expires)}</dd>
+              <dt>Meta</dt>
+              <dd>{data.meta ? <pre>{JSON.stringify(data.meta, null, 2)}</pre> : '—'}</dd>
+            </dl>
+          </section>
+          <section className="panel" aria-labelledby="key-credits-title">
+            <h2 id="key-credits-title">Credits</h2>
+            <p>
+              Remaining: <strong>{data.credits?.remaining ?? 'Unlimited'}</strong>
+              {data.credits?.refill
+                ? ` · refills ${data.credits.refill.amount} ${data.credits.refill.interval}${
+                    data.credits.refill.refillDay ? ` on day ${data.credits.refill.refillDay}` : ''
+                  }`
+                : null}
+            </p>
+            <KeyCreditsForm keyId={keyId} onSaved={invalidateKeys} />
+          </section>
+          <section className="panel" aria-labelledby="key-limits-title">
+            <h2 id="key-limits-title">Rate limits</h2>
+            {data.ratelimits ? (
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Limit</th>
+                    <th scope="col">Window</th>
+                    <th scope="col">Auto-apply</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.ratelimits.map((limit) => (
+                    <tr key={limit.id}>
+                      <th scope="row">{limit.name}</th>
+                      <td>{limit.limit}</td>
+                      <td>{formatDuration(limit.duration)}</td>
+                      <td>{limit.autoApply ? 'Yes' : 'No'}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            ) : (
+              <p>No rate limits.</p>
+            )}
+          </section>
+          <section className="panel" aria-labelledby="key-rbac-title">
+            <h2 id="key-rbac-title">Roles and permissions</h2>
+            <h3>Roles</h3>
+            <NameList names={data.roles} empty="No roles." />
+            <h3>Permissions</h3>
+            <NameList names={data.permissions} empty="No direct permissions." />
+          </section>
+          <section className="panel" aria-labelledby="key-identity-title">
+            <h2 id="key-identity-title">Identity</h2>
+            {data.identity ? (
+              <p>
+                <Link to={`/identities/${data.identity.id}`}>{data.identity.externalId}</Link> (
+                <code>{data.identity.id}</code>)
+              </p>
+            ) : (
+              <p>No identity.</p>
+            )}
+          </section>
+        </div>
+      ) : null}
+
+      {rerolling ? (
+        <RerollKeyDialog
+          keyId={keyId}
+          onClose={() => setRerolling(false)}
+          onRerolled={(created) => {
+            setRerolling(false);
+            setRerolled(created);
+            void invalidateKeys();
+          }}
+        />
+      ) : null}
+      <ConfirmDialog
+        title="Delete key"
+        open={confirmingDelete}
+        confirmLabel="Delete key"
+        pending={remove.isPending}
+        error={remove.error}
+        onConfirm={() => remove.mutate({ keyId })}
+        onClose={() => {
+          setConfirmingDelete(false);
+          remove.reset();
+        }}
+      >
+        <p>
+          Delete <strong>{data?.name ?? keyId}</strong>? It stops verifying at once.
+        </p>
+      </ConfirmDialog>
+    </>
+  );
+}
+
+function NameList({ names, empty }: { names: string[] | undefined; empty: string }) {
+  if (!names) return <p>{empty}</p>;
+  return (
+    <ul className="chips">
+      {names.map((name) => (
+        <li key={name}>
+          <code>{name}</code>
+        </li>
+      ))}
+    </ul>
+  );
+}

@@ -1,0 +1,12 @@
+import { Link } from '../router.tsx';
+
+export function NotFound() {
+  return (
+    <>
+      <h1 tabIndex={-1}>Page not found</h1>
+      <p>
+        There is no such page in the dashboard. <Link to="/apis">Go to the APIs</Link>.
+      </p>
+    </>
+  );
+}

@@ -1,0 +1,174 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
+import { Dialog } from '../components/Dialog.tsx';
+import { ErrorMessage } from '../components/ErrorMessage.tsx';
+import { Pager, useCursorPages } from '../components/Pager.tsx';
+import { LoadingStatus, TableSkeletonRows } from '../components/Skeleton.tsx';
+import { type RouterOutputs, trpc } from '../trpc.ts';
+
+type Permission = RouterOutputs['permissions']['listPermissions']['data'][number];
+
+export function PermissionsSection() {
+  const queryClient = useQueryClient();
+  const pages = useCursorPages();
+  const [search, setSearch] = useState('');
+  const permissions = useQuery(
+    trpc.permissions.listPermissions.queryOptions({ limit: 50, cursor: pages.cursor, search: search || undefined }),
+  );
+  const [creating, setCreating] = useState(false);
+  const [deleting, setDeleting] = useState<Permission | null>(null);
+  const remove = useMutation(
+    trpc.permissions.deletePermission.mutationOptions({
+      onSuccess: () => {
+        setDeleting(null);
+        return queryClient.invalidateQueries({ queryKey: trpc.permissions.pathKey() });
+      },
+    }),
+  );
+
+  return (
+    <section className="panel" aria-labelledby="permissions-title">
+      <div className="page-header">
+        <h2 id="permissions-title">Permissions</h2>
+        <button type="button" className="primary" onClick={() => setCreating(true)}>
+          Create permission
+        </button>
+      </div>
+      <div className="field">
+        <label htmlFor="permission-search">Search permissions</label>
+        <input
+          id="permission-search"
+          type="search"
+          value={search}
+          onChange={(event) => {
+            setSearch(event.target.value);
+            pages.reset();
+          }}
+        />
+      </div>
+      {permissions.error ? <ErrorMessage error={permissions.error} onRetry={() => void permissions.refetch()} /> : null}
+      {permissions.isPending ? <LoadingStatus label="permissions" /> : null}
+      <div className="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Slug</th>
+              <th scope="col">Name</th>
+              <th scope="col">Description</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {permissions.isPending ? <TableSkeletonRows columns={4} /> : null}
+            {permissions.data?.data.length === 0 ? (
+              <tr>
+                <td colSpan={4}>No permissions.</td>
+              </tr>
+            ) : null}
+            {permissions.data?.data.map((permission) => (
+              <tr key={permission.id}>
+                <th scope="row">
+                  <code>{permission.slug}</code>
+                </th>
+                <td>{permission.name}</td>
+                <td>{permission.description ?? '—'}</td>
+                <td>
+                  <button type="button" className="danger" onClick={() => setDeleting(permission)}>
+                    Delete<span className="visually-hidden"> permission {permission.slug}</span>
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <Pager pages={pages} nextCursor={permissions.data?.pagination.cursor} label="Permissions" />
+      <CreatePermissionDialog open={creating} onClose={() => setCreating(false)} />
+      <ConfirmDialog
+        title="Delete permission"
+        open={deleting !== null}
+        confirmLabel="Delete permission"
+        pending={remove.isPending}
+        error={remove.error}
+        onConfirm={() => deleting && remove.mutate({ permission: deleting.id })}
+        onClose={() => {
+          setDeleting(null);
+          remove.reset();
+        }}
+      >
+        <p>
+          Delete <code>{deleting?.slug}</code>? Keys and roles holding it lose it at once.
+        </p>
+      </ConfirmDialog>
+    </section>
+  );
+}
+
+function CreatePermissionDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
+  const queryClient = useQueryClient();
+  const [form, setForm] = useState({ name: '', slug: '', description: '' });
+  const create = useMutation(trpc.permissions.createPermission.mutationOptions());
+
+  const close = () => {
+    setForm({ name: '', slug: '', description: '' });
+    create.reset();
+    onClose();
+  };
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate(
+      { name: form.name.trim(), slug: form.slug.trim(), description: form.description.trim() || undefined },
+      {
+        onSuccess: () => {
+          void queryClient.invalidateQueries({ queryKey: trpc.permissions.pathKey() });
+          close();
+        },
+      },
+    );
+  };
+
+  return (
+    <Dialog title="Create permission" open={open} onClose={close}>
+      <form onSubmit={submit} className="stack">
+        <div className="field">
+          <label htmlFor="permission-slug">Slug</label>
+          <input
+            id="permission-slug"
+            required
+            placeholder="documents.read"
+            value={form.slug}
+            onChange={(event) => setForm({ ...form, slug: event.target.value })}
+          />
+        </div>
+        <div className="field">
+          <label htmlFor="permission-name">Name</label>
+          <input
+            id="permission-name"
+            required
+            value={form.name}
+            onChange={(event) => setForm({ ...form, name: event.target.value })}
+          />
+        </div>
+        <div className="field">
+          <label htmlFor="permission-description">Description</label>
+          <input
+            id="permission-description"
+            value={form.description}
+            onChange={(event) => setForm({ ...form, description: event.target.value })}
+          />
+        </div>
+        {create.error ? <ErrorMessage error={create.error} /> : null}
+        <div className="actions">
+          <button type="button" onClick={close}>
+            Cancel
+          </button>
+          <button type="submit" className="primary" disabled={create.isPending}>
+            Create
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

@@ -1,0 +1,59 @@
+import { useMutation } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { Dialog } from '../components/Dialog.tsx';
+import { ErrorMessage } from '../components/ErrorMessage.tsx';
+import { type RouterOutputs, trpc } from '../trpc.ts';
+
+interface RerollKeyDialogProps {
+  keyId: string;
+  onClose: () => void;
+  onRerolled: (created: RouterOutputs['keys']['rerollKey']) => void;
+}
+
+const GRACE_PERIODS = [
+  { label: 'Immediately', ms: 0 },
+  { label: 'In 1 hour', ms: 3_600_000 },
+  { label: 'In 24 hours', ms: 86_400_000 },
+  { label: 'In 7 days', ms: 604_800_000 },
+];
+
+/** A new key with the same settings; the old one expires after the chosen grace period. */
+export function RerollKeyDialog({ keyId, onClose, onRerolled }: RerollKeyDialogProps) {
+  const [expiration, setExpiration] = useState(0);
+  const reroll = useMutation(trpc.keys.rerollKey.mutationOptions({ onSuccess: onRerolled }));
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    reroll.mutate({ keyId, expiration });
+  };
+
+  return (
+    <Dialog title="Reroll key" open onClose={onClose}>
+      <form onSubmit={submit} className="stack">
+        <div className="field">
+          <label htmlFor="reroll-expiration">The old key stops working</label>
+          <select
+            id="reroll-expiration"
+            value={expiration}
+            onChange={(event) => setExpiration(Number(event.target.value))}
+          >
+            {GRACE_PERIODS.map((period) => (
+              <option key={period.ms} value={period.ms}>
+                {period.label}
+              </option>
+            ))}
+          </select>
+        </div>
+        {reroll.error ? <ErrorMessage error={reroll.error} /> : null}
+        <div className="actions">
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="primary" disabled={reroll.isPending}>
+            Reroll
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

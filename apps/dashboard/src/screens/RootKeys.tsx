@@ -1,0 +1,158 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
+import { ErrorMessage } from '../components/ErrorMessage.tsx';
+import { SecretPanel } from '../components/SecretPanel.tsx';
+import { LoadingStatus, TableSkeletonRows } from '../components/Skeleton.tsx';
+import { formatTime } from '../format.ts';
+import { type RouterOutputs, trpc } from '../trpc.ts';
+import { CreateRootKeyDialog } from './CreateRootKeyDialog.tsx';
+import { RootKeyExpiryDialog } from './RootKeyExpiryDialog.tsx';
+
+type RootKey = RouterOutputs['rootKeys']['listRootKeys']['rootKeys'][number];
+
+function rootKeyStatus(rootKey: RootKey): string {
+  if (rootKey.revokedAt !== null) return 'Revoked';
+  if (rootKey.expiresAt !== null && rootKey.expiresAt < Date.now()) return 'Expired';
+  return 'Active';
+}
+
+export function RootKeys() {
+  const queryClient = useQueryClient();
+  const rootKeys = useQuery(trpc.rootKeys.listRootKeys.queryOptions());
+  const [creating, setCreating] = useState(false);
+  const [newKey, setNewKey] = useState<string | null>(null);
+  const [revoking, setRevoking] = useState<RootKey | null>(null);
+  const [settingExpiry, setSettingExpiry] = useState<RootKey | null>(null);
+
+  const invalidate = () => queryClient.invalidateQueries({ queryKey: trpc.rootKeys.pathKey() });
+  const revoke = useMutation(
+    trpc.rootKeys.revokeRootKey.mutationOptions({
+      onSuccess: () => {
+        setRevoking(null);
+        return invalidate();
+      },
+    }),
+  );
+
+  return (
+    <>
+      <div className="page-header">
+        <h1 tabIndex={-1}>Root keys</h1>
+        <button type="button" className="primary" onClick={() => setCreating(true)}>
+          Create root key
+        </button>
+      </div>
+      <p className="hint">
+        Root keys call the Keyplane API for this workspace. Each holds only the permissions listed.
+      </p>
+
+      {newKey ? <SecretPanel title="New root key" secret={newKey} onDismiss={() => setNewKey(null)} /> : null}
+      {rootKeys.error ? <ErrorMessage error={rootKeys.error} onRetry={() => void rootKeys.refetch()} /> : null}
+      {rootKeys.isPending ? <LoadingStatus label="root keys" /> : null}
+
+      <div className="table-wrap">
+        <table>
+          <caption className="visually-hidden">Root keys of this workspace</caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Key</th>
+              <th scope="col">Permissions</th>
+              <th scope="col">Created</th>
+              <th scope="col">Last used</th>
+              <th scope="col">Expires</th>
+              <th scope="col">Status</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rootKeys.isPending ? <TableSkeletonRows columns={8} /> : null}
+            {rootKeys.data?.rootKeys.length === 0 ? (
+              <tr>
+                <td colSpan={8}>No root keys yet.</td>
+              </tr>
+            ) : null}
+            {rootKeys.data?.rootKeys.map((rootKey) => {
+              const label = rootKey.name ?? rootKey.rootKeyId;
+              const live = rootKey.revokedAt === null;
+              return (
+                <tr key={rootKey.rootKeyId}>
+                  <th scope="row">{label}</th>
+                  <td>
+                    <code>{rootKey.start}…</code>
+                  </td>
+                  <td>
+                    <details>
+                      <summary>{rootKey.permissions.length} permissions</summary>
+                      <ul className="plain">
+                        {rootKey.permissions.map((permission) => (
+                          <li key={permission}>
+                            <code>{permission}</code>
+                          </li>
+                        ))}
+                      </ul>
+                    </details>
+                  </td>
+                  <td>{formatTime(rootKey.createdAt)}</td>
+                  <td>{formatTime(rootKey.lastUsedAt)}</td>
+                  <td>{formatTime(rootKey.expiresAt)}</td>
+                  <td>{rootKeyStatus(rootKey)}</td>
+                  <td className="row-actions">
+                    {live ? (
+                      <>
+                        <button type="button" onClick={() => setSettingExpiry(rootKey)}>
+                          Set expiry<span className="visually-hidden"> of {label}</span>
+                        </button>
+                        <button type="button" className="danger" onClick={() => setRevoking(rootKey)}>
+                          Revoke<span className="visually-hidden"> {label}</span>
+                        </button>
+                      </>
+                    ) : null}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+
+      <CreateRootKeyDialog
+        open={creating}
+        onClose={() => setCreating(false)}
+        onCreated={(key) => {
+          setCreating(false);
+          setNewKey(key);
+          void invalidate();
+        }}
+      />
+      {settingExpiry ? (
+        <RootKeyExpiryDialog
+          rootKey={settingExpiry}
+          onClose={() => setSettingExpiry(null)}
+          onSaved={() => {
+            setSettingExpiry(null);
+            void invalidate();
+          }}
+        />
+      ) : null}
+      <ConfirmDialog
+        title="Revoke root key"
+        open={revoking !== null}
+        confirmLabel="Revoke root key"
+        pending={revoke.isPending}
+        error={revoke.error}
+        onConfirm={() => revoking && revoke.mutate({ rootKeyId: revoking.rootKeyId })}
+        onClose={() => {
+          setRevoking(null);
+          revoke.reset();
+        }}
+      >
+        <p>
+          Revoke <strong>{revoking?.name ?? revoking?.rootKeyId}</strong>? Every call made with it fails from the next
+          request on. This cannot be undone.
+        </p>
+      </ConfirmDialog>
+    </>
+  );
+}

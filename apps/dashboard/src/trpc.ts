@@ -1,0 +1,93 @@
+import type { AppRouter } from '@keyplane/procedures';
+import type { QueryKey, UseMutationOptions, UseQueryOptions } from '@tanstack/react-query';
+import { createTRPCClient, getUntypedClient, httpBatchLink, type TRPCClient, TRPCClientError } from '@trpc/client';
+import type { inferRouterOutputs } from '@trpc/server';
+
+export type RouterOutputs = inferRouterOutputs<AppRouter>;
+
+const client = createTRPCClient<AppRouter>({
+  links: [
+    httpBatchLink({
+      url: '/trpc',
+      // Queries go by POST too: analytics SQL and filters stay out of URLs and access logs.
+      methodOverride: 'POST',
+      // The server's CSRF guard for cookie-authenticated calls: a cross-site form cannot set it.
+      headers: { 'x-keyplane-dashboard': '1' },
+    }),
+  ],
+});
+
+const untypedClient = getUntypedClient(client);
+
+// @trpc/tanstack-react-query has no release matching @trpc/server 11.25.2 in the registry, so this
+// is the small part of it the dashboard uses: `trpc.a.b.queryOptions(input)`, `trpc.a.b.mutationOptions()`
+// and `trpc.a.pathKey()`, typed from the router through @trpc/client.
+
+type Client = TRPCClient<AppRouter>;
+type AnyResolver = (...args: never[]) => Promise<unknown>;
+type QueryOptionsExtras<TOutput> = Omit<UseQueryOptions<TOutput, Error, TOutput, QueryKey>, 'queryKey' | 'queryFn'>;
+type MutationOptionsExtras<TInput, TOutput> = Omit<UseMutationOptions<TOutput, Error, TInput>, 'mutationFn'>;
+
+interface QueryProcedure<TInput, TOutput> {
+  queryOptions: undefined extends TInput
+    ? (input?: TInput, opts?: QueryOptionsExtras<TOutput>) => UseQueryOptions<TOutput, Error, TOutput, QueryKey>
+    : (input: TInput, opts?: QueryOptionsExtras<TOutput>) => UseQueryOptions<TOutput, Error, TOutput, QueryKey>;
+  queryKey: (input?: TInput) => QueryKey;
+  /** Every query of this procedure, whatever its input. */
+  pathKey: () => QueryKey;
+}
+
+interface MutationProcedure<TInput, TOutput> {
+  mutationOptions: (opts?: MutationOptionsExtras<TInput, TOutput>) => UseMutationOptions<TOutput, Error, TInput>;
+}
+
+type OptionsProxy<TNode> = {
+  [K in keyof TNode]: TNode[K] extends { query: infer Resolver extends AnyResolver }
+    ? QueryProcedure<Parameters<Resolver>[0], Awaited<ReturnType<Resolver>>>
+    : TNode[K] extends { mutate: infer Resolver extends AnyResolver }
+      ? MutationProcedure<Parameters<Resolver>[0], Awaited<ReturnType<Resolver>>>
+      : OptionsProxy<TNode[K]> & { pathKey: () => QueryKey };
+};
+
+/** `[...path]` names every query under a router or procedure; `[...path, input]` one query. */
+function queryKeyOf(path: readonly string[], input: unknown): QueryKey {
+  return input === undefined ? [...path] : [...path, input];
+}
+
+function optionsProxy(path: readonly string[]): unknown {
+  const dotted = path.join('.');
+  const helpers: Record<string, unknown> = {
+    queryOptions: (input: unknown, opts?: object) => ({
+      ...opts,
+      queryKey: queryKeyOf(path, input),
+      queryFn: ({ signal }: { signal: AbortSignal }) => untypedClient.query(dotted, input, { signal }),
+    }),
+    queryKey: (input?: unknown) => queryKeyOf(path, input),
+    pathKey: () => [...path],
+    mutationOptions: (opts?: object) => ({
+      ...opts,
+      mutationKey: [...path],
+      mutationFn: (input: unknown) => untypedClient.mutation(dotted, input),
+    }),
+  };
+  return new Proxy(helpers, {
+    get: (target, key) => {
+      if (typeof key !== 'string') return undefined;
+      return key in target ? target[key] : optionsProxy([...path, key]);
+    },
+  });
+}
+
+export const trpc = optionsProxy([]) as OptionsProxy<Client>;
+
+/** The tRPC error code (`UNAUTHORIZED`, `FORBIDDEN`, `NOT_FOUND`, …) of a failed call, if it was one. */
+export function trpcErrorCode(error: unknown): string | undefined {
+  return error instanceof TRPCClientError ? error.data?.code : undefined;
+}
+
+/** 4xx answers are final: retrying them only delays the message. */
+export function isClientError(error: unknown): boolean {
+  if (!(error instanceof TRPCClientError)) return false;
+  const status: unknown = error.data?.httpStatus;
+  return typeof status === 'number' && status >= 400 && status < 500;
+}
