@@ -1,0 +1,175 @@
+import { loadEnv } from '@keyplane/config';
+import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type SpawnedServer, spawnServer } from '../../../bench/server.ts';
+import { collectPageErrors, keepScreenshot, launchChromium } from './browser.ts';
+
+// The dashboard end to end: a real server process on a fresh database (which bootstraps a
+// workspace and prints its root key, as `npm start` does), driven in Chromium.
+let database: TestDatabase;
+let server: SpawnedServer;
+let browser: Browser;
+let page: Page;
+let pageErrors: string[];
+let bootstrapKey: string;
+const state: { apiId?: string; keyId?: string; key?: string } = {};
+
+beforeAll(async () => {
+  database = await createTestDatabase(inject('databaseUrl'), inject('templateDatabase'));
+  const { REDIS_URL } = loadEnv();
+  server = await spawnServer({ DATABASE_URL: database.url, ...(REDIS_URL ? { REDIS_URL } : {}) });
+  if (!server.rootKey) throw new Error('the server did not print a bootstrap root key');
+  bootstrapKey = server.rootKey;
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  page.setDefaultTimeout(10_000);
+  pageErrors = collectPageErrors(page);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  await database?.drop();
+});
+
+/** A /v2 call with the bootstrap root key, as a customer's backend would make it. */
+async function v2<TData>(procedure: string, body: unknown): Promise<TData> {
+  const response = await fetch(`${server.url}/v2/${procedure}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${bootstrapKey}` },
+    body: JSON.stringify(body),
+  });
+  const payload = (await response.json()) as { data: TData };
+  return payload.data;
+}
+
+const verify = (key: string) => v2<{ valid: boolean; code: string }>('keys.verifyKey', { key });
+
+describe('the dashboard in Chromium', () => {
+  it('signs in with the bootstrap root key; the browser keeps only an HTTP-only session cookie', async () => {
+    await page.goto(`${server.url}/dashboard/`);
+    await page.getByLabel('Root key').fill(bootstrapKey);
+    await keepScreenshot(page, '01-sign-in');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).waitFor();
+    const cookies = await page.context().cookies();
+    expect(cookies.map(({ name, httpOnly, sameSite }) => ({ name, httpOnly, sameSite }))).toEqual([
+      { name: 'keyplane_session', httpOnly: true, sameSite: 'Strict' },
+    ]);
+    expect(JSON.stringify(cookies)).not.toContain(bootstrapKey);
+    expect(await page.evaluate(() => document.cookie)).toBe('');
+    expect(await page.evaluate(() => JSON.stringify({ ...localStorage, ...sessionStorage }))).not.toContain(
+      bootstrapKey,
+    );
+  });
+
+  it('creates a root key and shows it exactly once', async () => {
+    await page.getByRole('link', { name: 'Root keys' }).click();
+    await page.getByRole('button', { name: 'Create root key' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Name', { exact: true }).fill('e2e-admin');
+    await dialog.getByLabel('api.*.create_api').check();
+    await dialog.getByLabel('api.*.read_api').check();
+    await dialog.getByRole('button', { name: 'Create', exact: true }).click();
+    const secret = page.getByTestId('new-secret');
+    await secret.waitFor();
+    await expect.poll(() => page.getByText('You will not see it again').count()).toBeGreaterThan(0);
+    await keepScreenshot(page, '02-root-key-created');
+    const rootKey = (await secret.textContent())?.trim() ?? '';
+    expect(rootKey).toMatch(/^kproot_/);
+    // The new key works, with exactly what was picked.
+    const created = await fetch(`${server.url}/v2/apis.createApi`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}` },
+      body: JSON.stringify({ name: 'made-by-e2e-admin' }),
+    });
+    expect(created.status).toBe(200);
+    await page.getByRole('button', { name: 'Done' }).click();
+    await expect.poll(() => page.getByTestId('new-secret').count()).toBe(0);
+    await expect.poll(() => page.getByRole('cell', { name: 'e2e-admin' }).count()).toBe(1);
+    expect(await page.content()).not.toContain(rootKey);
+    await page.reload();
+    await page.getByRole('cell', { name: 'e2e-admin' }).waitFor();
+    expect(await page.content()).not.toContain(rootKey);
+    await keepScreenshot(page, '03-root-keys');
+  });
+
+  it('creates an API and a key in it', async () => {
+    await page.getByRole('link', { name: 'APIs' }).click();
+    await page.getByRole('button', { name: 'Create API' }).click();
+    await page.getByRole('dialog').getByLabel('API name').fill('e2e-api');
+    await page.getByRole('dialog').getByRole('button', { name: 'Create', exact: true }).click();
+    // A new API opens at once.
+    await page.getByRole('heading', { name: 'e2e-api' }).waitFor();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Name', { exact: true }).fill('e2e-key');
+    await dialog.getByRole('button', { name: 'Create', exact: true }).click();
+    const secret = page.getByTestId('new-secret');
+    await secret.waitFor();
+    state.key = (await secret.textContent())?.trim();
+    state.apiId = /\/apis\/(api_[0-9a-f]+)/.exec(page.url())?.[1];
+    expect(state.apiId).toBeDefined();
+    expect(await verify(state.key ?? '')).toMatchObject({ valid: true, code: 'VALID' });
+    await page.getByRole('button', { name: 'Done' }).click();
+    await page.getByRole('link', { name: 'e2e-key' }).waitFor();
+    await keepScreenshot(page, '04-api-keys');
+  });
+
+  it('disables the key, after which its verification fails', async () => {
+    await page.getByRole('link', { name: 'e2e-key' }).click();
+    await page.getByRole('button', { name: 'Disable key' }).click();
+    await page.getByRole('button', { name: 'Enable key' }).waitFor();
+    await keepScreenshot(page, '05-key-disabled');
+    expect(await verify(state.key ?? '')).toMatchObject({ valid: false, code: 'DISABLED' });
+  });
+
+  it('charts the verifications by outcome', async () => {
+    await verify(state.key ?? '');
+    await page.getByRole('link', { name: 'Usage' }).click();
+    const chart = page.getByRole('img', { name: 'Verifications by outcome' });
+    await chart.waitFor();
+    // Events are written in batches off the request path; the screen shows them once they land.
+    const legend = page.locator('.legend').first();
+    await expect
+      .poll(
+        async () => {
+          await page.reload();
+          await chart.waitFor();
+          return legend.textContent();
+        },
+        { timeout: 15_000, interval: 1000 },
+      )
+      .toMatch(/DISABLED: 2/);
+    expect(await legend.textContent()).toMatch(/VALID: 1/);
+    expect(await chart.locator('rect').count()).toBeGreaterThan(0);
+    await keepScreenshot(page, '06-usage');
+  });
+
+  it('shows the changes in the audit log', async () => {
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    for (const event of [
+      'dashboard.signIn',
+      'rootKeys.createRootKey',
+      'apis.createApi',
+      'keys.createKey',
+      'keys.updateKey',
+    ]) {
+      await page.getByText(event).first().waitFor();
+    }
+    await keepScreenshot(page, '07-audit-log');
+  });
+
+  it('signs out, ending the session on the server', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Root key').waitFor();
+    await page.goto(`${server.url}/dashboard/apis`);
+    await page.getByLabel('Root key').waitFor();
+  });
+
+  it('reported no script errors', () => {
+    // The only failed requests a visit makes are the 401s of "who is signed in?" while signed out.
+    expect(pageErrors.filter((error) => !error.includes('401'))).toEqual([]);
+  });
+});
