@@ -1,23 +1,29 @@
 import { defineConfig } from 'vite';
 
-export default defineConfig({
-  // The Keyplane server serves dist/ at /dashboard/ (index.html for any path that is not a file).
-  base: '/dashboard/',
-  // Vite 8 compiles TSX itself with oxc; no React plugin is needed without fast refresh.
-  oxc: { jsx: { runtime: 'automatic' } },
-  build: {
-    outDir: 'dist',
-    emptyOutDir: true,
-    rolldownOptions: {
-      onwarn(warning, warn) {
-        // React Query marks its modules "use client" for server-component bundlers; an SPA has none.
-        if (warning.code === 'MODULE_LEVEL_DIRECTIVE') return;
-        warn(warning);
+export default defineConfig(({ command }) => {
+  const production = command === 'build';
+  return {
+    // The Keyplane server serves dist/ at /dashboard/ (index.html for any path that is not a file).
+    base: '/dashboard/',
+    // Vite 8 compiles TSX itself with oxc; no React plugin is needed without fast refresh. The JSX
+    // runtime and React's bundle follow the command, not NODE_ENV: a build run under vitest
+    // (NODE_ENV=test) is the same production build that `npm start` serves.
+    oxc: { jsx: { runtime: 'automatic', development: !production } },
+    define: production ? { 'process.env.NODE_ENV': JSON.stringify('production') } : {},
+    build: {
+      outDir: 'dist',
+      emptyOutDir: true,
+      rolldownOptions: {
+        onwarn(warning, warn) {
+          // React Query marks its modules "use client" for server-component bundlers; an SPA has none.
+          if (warning.code === 'MODULE_LEVEL_DIRECTIVE') return;
+          warn(warning);
+        },
       },
     },
-  },
-  server: {
-    // `npm run dev`: the API (and its cookie) on the same origin, as in production.
-    proxy: { '/trpc': 'http://localhost:7070' },
-  },
+    server: {
+      // `npm run dev`: the API (and its cookie) on the same origin, as in production.
+      proxy: { '/trpc': 'http://localhost:7070' },
+    },
+  };
 });

@@ -13,7 +13,7 @@ let browser: Browser;
 let page: Page;
 let pageErrors: string[];
 let bootstrapKey: string;
-const state: { apiId?: string; keyId?: string; key?: string } = {};
+const state: { apiId?: string; key?: string; keyPage?: string } = {};
 
 beforeAll(async () => {
   database = await createTestDatabase(inject('databaseUrl'), inject('templateDatabase'));
@@ -119,6 +119,7 @@ describe('the dashboard in Chromium', () => {
 
   it('disables the key, after which its verification fails', async () => {
     await page.getByRole('link', { name: 'e2e-key' }).click();
+    state.keyPage = page.url();
     await page.getByRole('button', { name: 'Disable key' }).click();
     await page.getByRole('button', { name: 'Enable key' }).waitFor();
     await keepScreenshot(page, '05-key-disabled');
@@ -159,6 +160,22 @@ describe('the dashboard in Chromium', () => {
       await page.getByText(event).first().waitFor();
     }
     await keepScreenshot(page, '07-audit-log');
+  });
+
+  it('fits a phone screen without sideways scrolling of the page', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    const screens = ['root-keys', `apis/${state.apiId}`, 'roles', 'identities', 'ratelimits', 'usage', 'audit'];
+    for (const screen of [...screens.map((path) => `${server.url}/dashboard/${path}`), state.keyPage ?? '']) {
+      await page.goto(screen);
+      await page.locator('main h1').waitFor();
+      await page.waitForLoadState('networkidle');
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect({ screen, overflow }).toEqual({ screen, overflow: 0 });
+    }
+    await page.goto(`${server.url}/dashboard/root-keys`);
+    await page.getByRole('cell', { name: 'e2e-admin' }).waitFor();
+    await keepScreenshot(page, '08-root-keys-phone');
+    await page.setViewportSize({ width: 1280, height: 800 });
   });
 
   it('signs out, ending the session on the server', async () => {

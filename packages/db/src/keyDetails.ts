@@ -1,6 +1,6 @@
 import type { CreditsState, KeyIdentity, RatelimitConfig, RefillInterval } from '@keyplane/core';
 import { permissionSlugsOf, ratelimitsOf, roleNamesOf } from './keyFragments.ts';
-import { type PageQuery, startingAt } from './listing.ts';
+import { containsAny, type PageQuery, startingAt } from './listing.ts';
 import { type EntityManager, epochMs, rows, sql } from './sql.ts';
 
 /** Everything the management API shows about a key (`KeyResponseData`), as stored. */
@@ -140,7 +140,7 @@ export async function findKeyDetails(
   return row ? keyDetailsOf(row) : undefined;
 }
 
-export interface KeyPageQuery extends Omit<PageQuery, 'search'> {
+export interface KeyPageQuery extends PageQuery {
   apiId: string;
   /** Only keys of the live identity with this external id (none: no keys). */
   externalId?: string;
@@ -170,6 +170,7 @@ export async function listKeyDetails(
         join apis a on a.id = p.api_id and a.deleted_at is null
         where p.api_id = ${query.apiId} and p.workspace_id = ${workspaceId} and p.deleted_at is null
           and ${startingAt('p.id', query.fromId)} and ${ofIdentity}
+          and ${containsAny(['p.id', 'p.name', 'p.start'], query.search)}
         order by p.id
         limit ${query.count}
       ) k

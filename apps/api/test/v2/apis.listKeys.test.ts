@@ -174,6 +174,21 @@ describe('200', () => {
     expect(unknown.body.pagination).toEqual({ hasMore: false });
   });
 
+  it('searches (our addition) the name, id or start, case-insensitively, across pages', async () => {
+    const apiId = await createTestApi(api, workspace.rootKey);
+    const billing = (await newKey(apiId, { name: 'Billing service' })).keyId;
+    await newKey(apiId, { name: 'search-web' });
+    const billingBackup = (await newKey(apiId, { name: 'billing backup' })).keyId;
+    const byName = await walk({ apiId, search: 'BILLING', limit: 1 });
+    expect(byName.flatMap((page) => page.data.map((key) => key.keyId))).toEqual([billing, billingBackup]);
+    const prefixed = await newKey(apiId, { prefix: 'srch' });
+    expect((await listKeys({ apiId, search: prefixed.keyId })).body.data.map((key) => key.keyId)).toEqual([
+      prefixed.keyId,
+    ]);
+    expect((await listKeys({ apiId, search: 'srch_' })).body.data.map((key) => key.keyId)).toEqual([prefixed.keyId]);
+    expect((await listKeys({ apiId, search: 'nothing-like-it' })).body.data).toEqual([]);
+  });
+
   it("lists only this API's keys", async () => {
     const apiId = await createTestApi(api, workspace.rootKey);
     const other = await createTestApi(api, workspace.rootKey);
@@ -272,7 +287,7 @@ describe('400', () => {
   });
 
   it('rejects unknown fields', async () => {
-    await expectInvalid({ apiId: 'api_whatever', search: 'x' }, 'body.search');
+    await expectInvalid({ apiId: 'api_whatever', query: 'x' }, 'body.query');
   });
 
   it('rejects a cursor that was not made by the service', async () => {

@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { type FormEvent, useState } from 'react';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { Pager, useCursorPages } from '../components/Pager.tsx';
 import { SecretPanel } from '../components/SecretPanel.tsx';
@@ -11,19 +11,29 @@ import { CreateKeyDialog } from './CreateKeyDialog.tsx';
 
 const PAGE_SIZE = 50;
 
-/** The API's keys, a page at a time, filtered on the client within the loaded page. */
+/** The API's keys, a page at a time; the search runs on the server across all of them. */
 export function ApiKeys({ apiId }: { apiId: string }) {
   const queryClient = useQueryClient();
   const pages = useCursorPages();
-  const keys = useQuery(trpc.apis.listKeys.queryOptions({ apiId, limit: PAGE_SIZE, cursor: pages.cursor }));
   const [search, setSearch] = useState('');
+  const [appliedSearch, setAppliedSearch] = useState('');
+  const keys = useQuery(
+    trpc.apis.listKeys.queryOptions({
+      apiId,
+      limit: PAGE_SIZE,
+      cursor: pages.cursor,
+      ...(appliedSearch ? { search: appliedSearch } : {}),
+    }),
+  );
   const [creating, setCreating] = useState(false);
   const [newKey, setNewKey] = useState<string | null>(null);
 
-  const needle = search.trim().toLowerCase();
-  const shown = keys.data?.data.filter((key) =>
-    [key.name, key.keyId, key.start, key.identity?.externalId].some((field) => field?.toLowerCase().includes(needle)),
-  );
+  const applySearch = (event: FormEvent) => {
+    event.preventDefault();
+    setAppliedSearch(search.trim());
+    pages.reset();
+  };
+  const shown = keys.data?.data;
 
   return (
     <section aria-labelledby="api-keys-title" className="panel">
@@ -34,16 +44,19 @@ export function ApiKeys({ apiId }: { apiId: string }) {
         </button>
       </div>
       {newKey ? <SecretPanel title="New key" secret={newKey} onDismiss={() => setNewKey(null)} /> : null}
-      <div className="field">
-        <label htmlFor="key-search">Search keys</label>
-        <input
-          id="key-search"
-          type="search"
-          placeholder="Name, key id, start or external id (this page only)"
-          value={search}
-          onChange={(event) => setSearch(event.target.value)}
-        />
-      </div>
+      <form className="inline-form" role="search" onSubmit={applySearch}>
+        <div className="field">
+          <label htmlFor="key-search">Search keys</label>
+          <input
+            id="key-search"
+            type="search"
+            placeholder="Name, key id or start"
+            value={search}
+            onChange={(event) => setSearch(event.target.value)}
+          />
+        </div>
+        <button type="submit">Search</button>
+      </form>
       {keys.error ? <ErrorMessage error={keys.error} onRetry={() => void keys.refetch()} /> : null}
       {keys.isPending ? <LoadingStatus label="keys" /> : null}
       <div className="table-wrap">
@@ -65,7 +78,7 @@ export function ApiKeys({ apiId }: { apiId: string }) {
             {keys.isPending ? <TableSkeletonRows columns={8} /> : null}
             {shown?.length === 0 ? (
               <tr>
-                <td colSpan={8}>{needle ? 'No key on this page matches the search.' : 'No keys yet.'}</td>
+                <td colSpan={8}>{appliedSearch ? 'No key matches the search.' : 'No keys yet.'}</td>
               </tr>
             ) : null}
             {shown?.map((key) => (

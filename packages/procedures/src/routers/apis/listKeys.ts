@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { apiPermission, requirePermissions } from '../../middleware/auth.ts';
 import { authorizeDecryption } from '../../middleware/decryption.ts';
 import { decodeCursor, listOutput, paginationInput, toPage } from '../../pagination.ts';
-import { apiIdSchema, externalIdSchema } from '../../schemas.ts';
+import { apiIdSchema, externalIdSchema, textSchema } from '../../schemas.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 import { keyResponseData, keyResponseOutput } from '../keys/keyResponse.ts';
 
@@ -12,6 +12,8 @@ export const listKeysInput = z.strictObject({
   apiId: apiIdSchema,
   ...paginationInput,
   externalId: externalIdSchema.optional(),
+  /** Our addition: case-insensitive "contains" on the key's id, name or start. */
+  search: textSchema.max(256).optional(),
   decrypt: z.boolean().default(false),
   /** Accepted for compatibility and ignored, as in the reference product: listings read Postgres, not a cache. */
   revalidateKeysCache: z.boolean().default(false),
@@ -38,6 +40,7 @@ export const listKeys = rootKeyProcedure
       apiId: api.id,
       fromId,
       externalId: input.externalId,
+      search: input.search,
       count: input.limit + 1,
     });
     const now = ctx.services.now();
