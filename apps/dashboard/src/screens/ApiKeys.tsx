@@ -44,19 +44,21 @@ export function ApiKeys({ apiId }: { apiId: string }) {
         </button>
       </div>
       {newKey ? <SecretPanel title="New key" secret={newKey} onDismiss={() => setNewKey(null)} /> : null}
-      <form className="inline-form" role="search" onSubmit={applySearch}>
-        <div className="field">
-          <label htmlFor="key-search">Search keys</label>
-          <input
-            id="key-search"
-            type="search"
-            placeholder="Name, key id or start"
-            value={search}
-            onChange={(event) => setSearch(event.target.value)}
-          />
-        </div>
-        <button type="submit">Search</button>
-      </form>
+      <search>
+        <form className="inline-form" onSubmit={applySearch}>
+          <div className="field">
+            <label htmlFor="key-search">Search keys</label>
+            <input
+              id="key-search"
+              type="search"
+              placeholder="Name, key id or start"
+              value={search}
+              onChange={(event) => setSearch(event.target.value)}
+            />
+          </div>
+          <button type="submit">Search</button>
+        </form>
+      </search>
       {keys.error ? <ErrorMessage error={keys.error} onRetry={() => void keys.refetch()} /> : null}
       {keys.isPending ? <LoadingStatus label="keys" /> : null}
       <div className="table-wrap">
