@@ -22,10 +22,50 @@ import type { Logger } from './log.ts';
  */
 const FRESHNESS_MS = 1000;
 /**
- * How long a change waits for its announcement to reach the listeners before answering anyway:
+ * How long a change waits for every node to acknowledge its announcement before answering anyway:
  * the echo takes milliseconds; past the freshness window the caches have expired regardless.
  */
 const DELIVERY_WAIT_MS = FRESHNESS_MS;
+
+/**
+ * Pings waiting for every listening node's acknowledgement. A node acknowledges a ping only after
+ * handling every announcement before it, so once all have, a change holds on every node.
+ */
+function pingAcknowledgements() {
+  const waiting = new Map<string, { expected: number; heard: number; done: () => void }>();
+  const settleIfComplete = (nonce: string) => {
+    const ping = waiting.get(nonce);
+    if (ping && ping.heard >= ping.expected) ping.done();
+  };
+  return {
+    /** Resolves when `expect`'s count of acknowledgements has arrived, or after `timeoutMs` regardless. */
+    awaitAll(nonce: string, timeoutMs: number): Promise<void> {
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => ping.done(), timeoutMs);
+        const ping = {
+          expected: Number.POSITIVE_INFINITY,
+          heard: 0,
+          done: () => {
+            clearTimeout(timer);
+            waiting.delete(nonce);
+            resolve();
+          },
+        };
+        waiting.set(nonce, ping);
+      });
+    },
+    expect(nonce: string, listeners: number): void {
+      const ping = waiting.get(nonce);
+      if (ping) ping.expected = listeners;
+      settleIfComplete(nonce);
+    },
+    acknowledge(nonce: string): void {
+      const ping = waiting.get(nonce);
+      if (ping) ping.heard += 1;
+      settleIfComplete(nonce);
+    },
+  };
+}
 
 export interface RunningServices {
   services: Services;
@@ -42,7 +82,7 @@ export async function startServices(options: {
 }): Promise<RunningServices> {
   const { logger } = options;
   let lastFallbackLog = 0;
-  const pendingPings = new Map<string, () => void>();
+  const acknowledgements = pingAcknowledgements();
   const services: Services = {
     keyCache: new FreshnessCache({ ttlMs: FRESHNESS_MS, maxEntries: 100_000 }),
     rootKeyCache: new FreshnessCache({ ttlMs: FRESHNESS_MS, maxEntries: 10_000 }),
@@ -70,24 +110,14 @@ export async function startServices(options: {
     now: Date.now,
     announcementsDelivered: async () => {
       const nonce = randomUUID();
-      const heard = new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          pendingPings.delete(nonce);
-          resolve();
-        }, DELIVERY_WAIT_MS);
-        pendingPings.set(nonce, () => {
-          clearTimeout(timer);
-          pendingPings.delete(nonce);
-          resolve();
-        });
-      });
-      await pingInvalidations(options.orm.em.fork(), nonce);
+      const heard = acknowledgements.awaitAll(nonce, DELIVERY_WAIT_MS);
+      acknowledgements.expect(nonce, await pingInvalidations(options.orm.em.fork(), nonce));
       await heard;
     },
   };
   const listener = await listenForInvalidations(options.databaseUrl, {
     onChange: (change) => evict(services, change),
-    onPing: (nonce) => pendingPings.get(nonce)?.(),
+    onAcknowledged: (nonce) => acknowledgements.acknowledge(nonce),
     onReset: () => {
       services.keyCache.clear();
       services.rootKeyCache.clear();

@@ -26,13 +26,27 @@ export async function notifyInvalidation(em: EntityManager, change: Invalidation
   await rows(em, sql`select pg_notify(${INVALIDATION_CHANNEL}, ${payload})`);
 }
 
+/** Names the listeners' connections, so a node can count how many nodes must acknowledge a ping. */
+const LISTENER_APPLICATION_NAME = 'keyplane-invalidations';
+
 /**
- * Sends a marker after everything this process has committed. Postgres delivers notifications to
- * each listener in commit order, so when a listener hears the marker it has heard every earlier
- * announcement too.
+ * Sends a marker after everything this process has committed and answers how many listeners (nodes,
+ * this one included) will acknowledge it. Postgres delivers notifications to each listener in commit
+ * order, so a listener that acknowledges the marker has handled every earlier announcement.
  */
-export async function pingInvalidations(em: EntityManager, nonce: string): Promise<void> {
+export async function pingInvalidations(em: EntityManager, nonce: string): Promise<number> {
+  const [listening] = await rows(
+    em,
+    sql<{ listeners: number }>`
+      select count(*)::int as listeners from pg_stat_activity
+      where datname = current_database() and application_name = ${LISTENER_APPLICATION_NAME}`,
+  );
   await rows(em, sql`select pg_notify(${INVALIDATION_CHANNEL}, ${JSON.stringify({ ping: nonce })})`);
+  return listening?.listeners ?? 0;
+}
+
+function acknowledge(client: pg.Client, nonce: string) {
+  return client.query('select pg_notify($1, $2)', [INVALIDATION_CHANNEL, JSON.stringify({ ack: nonce })]);
 }
 
 export interface InvalidationListener {
@@ -47,8 +61,8 @@ export async function listenForInvalidations(
   databaseUrl: string,
   handlers: {
     onChange: (change: Invalidation) => void;
-    /** A ping sent by `pingInvalidations` arrived: every announcement committed before it has too. */
-    onPing: (nonce: string) => void;
+    /** A listener (this node's or another's) has handled every announcement before this ping. */
+    onAcknowledged: (nonce: string) => void;
     onReset: () => void;
     onError?: (error: Error) => void;
   },
@@ -56,16 +70,20 @@ export async function listenForInvalidations(
   let client: pg.Client | undefined;
   let closed = false;
   const connect = async () => {
-    const next = new pg.Client({ connectionString: databaseUrl });
+    const next = new pg.Client({ connectionString: databaseUrl, application_name: LISTENER_APPLICATION_NAME });
     next.on('notification', (message) => {
       if (message.channel !== INVALIDATION_CHANNEL || !message.payload) return;
+      let parsed: Invalidation & { ping?: string; ack?: string };
       try {
-        const parsed = JSON.parse(message.payload) as Invalidation & { ping?: string };
-        if (parsed.ping) handlers.onPing(parsed.ping);
-        else handlers.onChange(parsed);
+        parsed = JSON.parse(message.payload);
       } catch {
         handlers.onReset();
+        return;
       }
+      if (parsed.ack) handlers.onAcknowledged(parsed.ack);
+      // Every ping is acknowledged, the sender's own included, after what came before it was handled.
+      else if (parsed.ping) void acknowledge(next, parsed.ping).catch((error: Error) => handlers.onError?.(error));
+      else handlers.onChange(parsed);
     });
     next.on('error', (error) => {
       handlers.onError?.(error);
