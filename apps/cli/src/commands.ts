@@ -5,6 +5,7 @@ import {
   type EntityManager,
   enableVault,
   listRootKeys,
+  recordAuditEvent,
   revokeRootKey,
   workspaceExists,
 } from '@keyplane/db';
@@ -45,6 +46,7 @@ export async function runCommand(command: DatabaseCommand, env: Env): Promise<Co
 
 async function bootstrap(em: EntityManager, name: string, env: Env): Promise<CommandOutput> {
   const created = await bootstrapWorkspace(em, { name, masterKey: env.VAULT_MASTER_KEY });
+  await recordCliChange(em, created.workspaceId, 'cli.bootstrap', { rootKeyId: created.rootKeyId });
   return {
     json: { workspaceId: created.workspaceId, rootKeyId: created.rootKeyId, rootKey: created.rootKey },
     text: lines(
@@ -71,6 +73,7 @@ async function createKey(
     permissions: command.permissions,
     expiresAt: command.expiresAt,
   });
+  await recordCliChange(em, command.workspaceId, 'cli.rootKeys.create', { rootKeyId: created.rootKeyId });
   return {
     json: { rootKeyId: created.rootKeyId, rootKey: created.rootKey },
     text: lines(
@@ -86,7 +89,9 @@ async function createKey(
 }
 
 async function revokeKey(em: EntityManager, rootKeyId: string): Promise<CommandOutput> {
-  if (!(await revokeRootKey(em, rootKeyId))) throw new CommandError(`root key ${rootKeyId} not found`);
+  const revoked = await revokeRootKey(em, rootKeyId);
+  if (!revoked) throw new CommandError(`root key ${rootKeyId} not found`);
+  await recordCliChange(em, revoked.workspaceId, 'cli.rootKeys.revoke', { rootKeyId });
   return {
     json: { rootKeyId, revoked: true },
     text: lines(`Revoked root key ${rootKeyId}: it no longer authenticates.`),
@@ -103,6 +108,7 @@ async function listKeys(em: EntityManager, workspaceId: string): Promise<Command
 async function enableWorkspaceVault(em: EntityManager, workspaceId: string, masterKey: Buffer): Promise<CommandOutput> {
   await requireWorkspace(em, workspaceId);
   const outcome = await enableVault(em, workspaceId, masterKey);
+  if (outcome === 'created') await recordCliChange(em, workspaceId, 'cli.vault.enable', {});
   return {
     json: { workspaceId, vault: true },
     text: lines(
@@ -111,6 +117,11 @@ async function enableWorkspaceVault(em: EntityManager, workspaceId: string, mast
         : `The vault of workspace ${workspaceId} was already enabled; its data key is unchanged.`,
     ),
   };
+}
+
+/** Changes made from a terminal appear in the workspace's audit log too, with no root key as actor. */
+function recordCliChange(em: EntityManager, workspaceId: string, event: string, resources: Record<string, string>) {
+  return recordAuditEvent(em, { workspaceId, rootKeyId: null, event, resources });
 }
 
 async function requireWorkspace(em: EntityManager, workspaceId: string): Promise<void> {

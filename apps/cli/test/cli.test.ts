@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { allRootKeyPermissions, hashKey } from '@keyplane/core';
-import { type Bootstrapped, bootstrapWorkspace, findRootKeyByHash, rows, sql } from '@keyplane/db';
+import { type Bootstrapped, bootstrapWorkspace, findRootKeyByHash, listAuditEvents, rows, sql } from '@keyplane/db';
 import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
@@ -150,6 +150,19 @@ describe('root-keys revoke', () => {
     });
     const [listed] = await listedRootKeys(workspaceId);
     expect(listed).toMatchObject({ rootKeyId, revokedAt: expect.any(Number) });
+  });
+
+  it("records root-key changes in the workspace's audit log, with no root key as actor", async () => {
+    const { workspaceId, rootKeyId } = await newWorkspace();
+    const created = jsonOutput<{ rootKeyId: string }>(
+      await keyplane(['root-keys', 'create', '--workspace', workspaceId, '--permission', 'api.*.read_api', '--json']),
+    );
+    await keyplane(['root-keys', 'revoke', rootKeyId, '--json']);
+    const audited = await listAuditEvents(db.orm.em.fork(), workspaceId, { count: 10 });
+    expect(audited.map(({ rootKeyId: actor, event, resources }) => ({ actor, event, resources }))).toEqual([
+      { actor: null, event: 'cli.rootKeys.revoke', resources: { rootKeyId } },
+      { actor: null, event: 'cli.rootKeys.create', resources: { rootKeyId: created.rootKeyId } },
+    ]);
   });
 
   it('fails with exit code 1 for an unknown root key', async () => {

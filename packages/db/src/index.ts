@@ -105,6 +105,7 @@ export {
   createRootKeyUsageTracker,
   findRootKeyByHash,
   listRootKeys,
+  type RootKeyChange,
   type RootKeyListing,
   type RootKeyRecord,
   type RootKeyUsageTracker,

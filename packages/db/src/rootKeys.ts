@@ -51,20 +51,27 @@ export async function findRootKeyByHash(em: EntityManager, hash: string): Promis
  * Revokes a root key; false when there is no such key. Revoking twice keeps the first time. Every
  * node that cached the key hears of it before this returns (from the CLI as well as the server).
  */
-export async function revokeRootKey(em: EntityManager, rootKeyId: string, workspaceId?: string): Promise<boolean> {
+export async function revokeRootKey(
+  em: EntityManager,
+  rootKeyId: string,
+  workspaceId?: string,
+): Promise<RootKeyChange> {
   return changeRootKey(em, rootKeyId, workspaceId, sql`revoked_at = coalesce(revoked_at, now())`);
 }
 
-/** Sets (or, with null, clears) when the root key expires; false when the workspace has no such key. */
+/** Sets (or, with null, clears) when the root key expires. */
 export async function setRootKeyExpiry(
   em: EntityManager,
   workspaceId: string,
   rootKeyId: string,
   expiresAt: number | null,
-): Promise<boolean> {
+): Promise<RootKeyChange> {
   const expires = expiresAt === null ? sql`null` : sql`to_timestamp(${expiresAt} / 1000.0)`;
   return changeRootKey(em, rootKeyId, workspaceId, sql`expires_at = ${expires}`);
 }
+
+/** The workspace of the root key that changed, or undefined when there is no such key. */
+export type RootKeyChange = { workspaceId: string } | undefined;
 
 /** One change to a root key, announced to every node that may have cached it before this returns. */
 async function changeRootKey(
@@ -72,7 +79,7 @@ async function changeRootKey(
   rootKeyId: string,
   workspaceId: string | undefined,
   assignment: ReturnType<typeof sql>,
-): Promise<boolean> {
+): Promise<RootKeyChange> {
   const inWorkspace = workspaceId === undefined ? sql`true` : sql`workspace_id = ${workspaceId}`;
   return em.transactional(async (tx) => {
     const [changed] = await rows(
@@ -81,9 +88,9 @@ async function changeRootKey(
         update root_keys set ${assignment} where id = ${rootKeyId} and ${inWorkspace}
         returning hash, workspace_id as "workspaceId"`,
     );
-    if (!changed) return false;
+    if (!changed) return undefined;
     await notifyInvalidation(tx, { workspaceId: changed.workspaceId, rootKeyHashes: [changed.hash] });
-    return true;
+    return { workspaceId: changed.workspaceId };
   });
 }
 
