@@ -57,6 +57,7 @@ export {
   type BeforeCreatingPermissions,
   changeKeyPermissions,
   changeKeyRoles,
+  findKeyGrants,
   type LinkOperation,
   type PermissionRecord,
   type RoleRecord,

@@ -1,7 +1,8 @@
 import type { RatelimitConfig } from '@keyplane/core';
 import { sql } from './sql.ts';
 
-type ColumnRef = ReturnType<typeof sql.ref>;
+/** A key id column of the outer query, or one key's id as a parameter. */
+type ColumnRef = ReturnType<typeof sql.ref> | string;
 
 /** The rate limits configured on a key or an identity, as a JSON array of `RatelimitConfig`. */
 export const ratelimitsOf = (owner: 'key_id' | 'identity_id', id: ColumnRef) => sql<RatelimitConfig[]>`
@@ -16,6 +17,11 @@ export const permissionSlugsOf = (keyId: ColumnRef) => sql<string[]>`
       union select rp.permission_id from keys_roles kr
         join roles_permissions rp on rp.role_id = kr.role_id where kr.key_id = ${keyId})),
     '{}')`;
+
+/** The slugs a key holds directly, not through roles, sorted. */
+export const directPermissionSlugsOf = (keyId: ColumnRef) => sql<string[]>`
+  coalesce((select array_agg(p.slug order by p.slug) from keys_permissions kp
+      join permissions p on p.id = kp.permission_id where kp.key_id = ${keyId}), '{}')`;
 
 /** The names of a key's roles, sorted. */
 export const roleNamesOf = (keyId: ColumnRef) => sql<string[]>`

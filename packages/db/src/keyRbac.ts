@@ -1,6 +1,6 @@
 import { newId, notFound } from '@keyplane/core';
 import { type Invalidation, notifyInvalidation } from './invalidation.ts';
-import { rolePermissionsOf } from './keyFragments.ts';
+import { directPermissionSlugsOf, roleNamesOf, rolePermissionsOf } from './keyFragments.ts';
 import { findKeyRecord, type KeyRecord } from './keyRecords.ts';
 import { ensurePermissions, findRoleIds } from './keys.ts';
 import { type EntityManager, rows, sql } from './sql.ts';
@@ -256,4 +256,17 @@ export async function changeKeyRoles(
     await notifyInvalidation(tx, invalidation);
     return { roles: await keyDirectRoles(tx, key.id), invalidation };
   });
+}
+
+/** A key's own grants, as `keys.setRoles` and `keys.setPermissions` replace them. */
+export async function findKeyGrants(
+  em: EntityManager,
+  keyId: string,
+): Promise<{ roles: string[]; directPermissions: string[] }> {
+  const [found] = await rows(
+    em,
+    sql<{ roles: string[]; directPermissions: string[] }>`
+      select ${roleNamesOf(keyId)} as roles, ${directPermissionSlugsOf(keyId)} as "directPermissions"`,
+  );
+  return found ?? { roles: [], directPermissions: [] };
 }

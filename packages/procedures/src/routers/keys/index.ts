@@ -4,6 +4,7 @@ import { addRoles } from './addRoles.ts';
 import { createKey } from './createKey.ts';
 import { deleteKey } from './deleteKey.ts';
 import { getKey } from './getKey.ts';
+import { getKeyAccess } from './getKeyAccess.ts';
 import { migrateKeys } from './migrateKeys.ts';
 import { removePermissions } from './removePermissions.ts';
 import { removeRoles } from './removeRoles.ts';
@@ -27,6 +28,7 @@ export const keysRouter = router({
   setRoles,
   migrateKeys,
   getKey,
+  getKeyAccess,
   whoami,
   deleteKey,
   updateCredits,
