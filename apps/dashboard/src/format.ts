@@ -32,3 +32,23 @@ export function formatDuration(ms: number): string {
   }
   return `${ms} ms`;
 }
+
+/** Meta as shown in a textarea: pretty JSON, or empty for none. */
+export function formatMeta(meta: Record<string, unknown> | undefined): string {
+  return meta ? JSON.stringify(meta, null, 2) : '';
+}
+
+/** The meta typed in a textarea: an object, null for an empty field (clears it), or what is wrong with it. */
+export function parseMeta(text: string): { meta: Record<string, unknown> | null } | { problem: string } {
+  if (text.trim() === '') return { meta: null };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { problem: `Meta is not valid JSON: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { problem: 'Meta must be a JSON object, like {"plan": "pro"}.' };
+  }
+  return { meta: value as Record<string, unknown> };
+}

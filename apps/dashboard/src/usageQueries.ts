@@ -31,7 +31,7 @@ export interface VerificationFilters {
 }
 
 /** Ids are letters, digits and underscores; anything else cannot match and is refused before SQL. */
-export const ID_PATTERN = /^[a-zA-Z0-9_]+$/;
+const ID_PATTERN = /^[a-zA-Z0-9_]+$/;
 
 function equals(column: string, value: string | undefined): string[] {
   if (!value) return [];

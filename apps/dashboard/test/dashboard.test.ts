@@ -126,6 +126,45 @@ describe('the dashboard in Chromium', () => {
     expect(await verify(state.key ?? '')).toMatchObject({ valid: false, code: 'DISABLED' });
   });
 
+  it('edits the key: settings (with a meta check), rate limits, permissions and identity', async () => {
+    const keyId = /\/keys\/(key_\w+)/.exec(state.keyPage ?? '')?.[1] ?? '';
+    await v2('permissions.createPermission', { name: 'documents.read', slug: 'documents.read' });
+    await page.reload();
+    const settings = page.getByRole('region', { name: 'Settings', exact: true });
+    await settings.getByLabel('Name', { exact: true }).fill('e2e-key-renamed');
+    await settings.getByLabel('Meta (JSON object)').fill('[1]');
+    await settings.getByRole('button', { name: 'Save settings' }).click();
+    await settings.getByText('Meta must be a JSON object').waitFor();
+    await settings.getByLabel('Meta (JSON object)').fill('{"plan": "pro"}');
+    await settings.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByRole('heading', { level: 1, name: 'e2e-key-renamed' }).waitFor();
+
+    const limits = page.getByRole('region', { name: 'Rate limits', exact: true });
+    await limits.getByRole('button', { name: 'Add limit' }).click();
+    await limits.getByLabel('Name', { exact: true }).fill('requests');
+    await limits.getByRole('button', { name: 'Save rate limits' }).click();
+    await limits.getByText('Saved.').waitFor();
+
+    const access = page.getByRole('region', { name: 'Roles and permissions' });
+    await access.getByLabel('documents.read').check();
+    await access.getByRole('button', { name: 'Save permissions' }).click();
+    await access.getByText('Saved.').waitFor();
+
+    const identity = page.getByRole('region', { name: 'Identity', exact: true });
+    await identity.getByLabel('External id').fill('e2e-customer');
+    await identity.getByRole('button', { name: 'Link identity' }).click();
+    await identity.getByRole('link', { name: 'e2e-customer' }).waitFor();
+    await keepScreenshot(page, '05b-key-edited');
+
+    expect(await v2('keys.getKey', { keyId })).toMatchObject({
+      name: 'e2e-key-renamed',
+      meta: { plan: 'pro' },
+      ratelimits: [{ name: 'requests', limit: 100, duration: 60_000, autoApply: true }],
+      permissions: ['documents.read'],
+      identity: { externalId: 'e2e-customer' },
+    });
+  });
+
   it('charts the verifications by outcome', async () => {
     await verify(state.key ?? '');
     await page.getByRole('link', { name: 'Usage' }).click();
@@ -146,6 +185,19 @@ describe('the dashboard in Chromium', () => {
     expect(await legend.textContent()).toMatch(/VALID: 1/);
     expect(await chart.locator('rect').count()).toBeGreaterThan(0);
     await keepScreenshot(page, '06-usage');
+  });
+
+  it('filters the usage by a key picked from a search', async () => {
+    await page.getByLabel('API', { exact: true }).selectOption({ label: 'e2e-api' });
+    await page.getByLabel('Search keys').fill('renamed');
+    const keySelect = page.getByLabel('Key', { exact: true });
+    await expect.poll(() => keySelect.locator('option').count()).toBe(2);
+    await keySelect.selectOption({ index: 1 });
+    const identitySelect = page.getByLabel('Identity', { exact: true });
+    await expect.poll(() => identitySelect.locator('option', { hasText: 'e2e-customer' }).count()).toBe(1);
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await expect.poll(() => page.locator('.legend').first().textContent()).toMatch(/DISABLED: 2/);
+    await keepScreenshot(page, '06b-usage-filtered');
   });
 
   it('shows the changes in the audit log', async () => {

@@ -24,7 +24,9 @@ export function Dialog({ title, open, onClose, children }: DialogProps) {
     first?.focus();
     return () => {
       dialog.close();
-      opener?.focus();
+      // The opener may be gone (a deleted row's button): the page heading is the next best place.
+      if (opener?.isConnected) opener.focus();
+      else document.querySelector<HTMLElement>('main h1')?.focus();
     };
   }, [open]);
 

@@ -6,15 +6,53 @@ interface ErrorMessageProps {
   onRetry?: () => void;
 }
 
+interface ValidationIssue {
+  path: (string | number)[];
+  message: string;
+}
+
+function isValidationIssue(value: unknown): value is ValidationIssue {
+  if (typeof value !== 'object' || value === null) return false;
+  const { path, message } = value as Record<string, unknown>;
+  return Array.isArray(path) && typeof message === 'string';
+}
+
+/**
+ * The lines of an error message. tRPC sends a rejected input's message as the validator's JSON list
+ * of issues; each becomes "field: problem" (`ratelimits[0].name: Too small …`).
+ */
+function messageLines(error: Error): string[] {
+  if (trpcErrorCode(error) !== 'BAD_REQUEST' || !error.message.startsWith('[')) return [error.message];
+  try {
+    const issues: unknown = JSON.parse(error.message);
+    if (!Array.isArray(issues) || !issues.every(isValidationIssue)) return [error.message];
+    return issues.map(({ path, message }) => {
+      const field = path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${part}`)).join('');
+      return field ? `${field.replace(/^\./, '')}: ${message}` : message;
+    });
+  } catch {
+    return [error.message];
+  }
+}
+
 /** The server's message, which names the problem (a 403 names the missing permission). */
 export function ErrorMessage({ error, onRetry }: ErrorMessageProps) {
   const forbidden = trpcErrorCode(error) === 'FORBIDDEN';
+  const lines = messageLines(error);
   return (
     <div className="error" role="alert">
-      <p>
-        {forbidden ? <strong>Not allowed: </strong> : null}
-        {error.message}
-      </p>
+      {lines.length === 1 ? (
+        <p>
+          {forbidden ? <strong>Not allowed: </strong> : null}
+          {lines[0]}
+        </p>
+      ) : (
+        <ul>
+          {lines.map((line) => (
+            <li key={line}>{line}</li>
+          ))}
+        </ul>
+      )}
       {onRetry && !forbidden ? (
         <button type="button" onClick={onRetry}>
           Try again

@@ -132,7 +132,7 @@ function ScopeSelect({ id, resourceType, value, onChange }: ScopeSelectProps) {
         ))}
       </select>
       {list.isPending ? <span className="hint"> Loading…</span> : null}
-      {list.error ? <span className="hint"> Could not load the list: {list.error.message}</span> : null}
+      {list.error ? <ErrorMessage error={list.error} onRetry={() => void list.refetch()} /> : null}
     </>
   );
 }

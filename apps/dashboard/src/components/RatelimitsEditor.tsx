@@ -22,7 +22,7 @@ export function RatelimitsEditor({ rows, onChange }: RatelimitsEditorProps) {
   return (
     <fieldset>
       <legend>Rate limits</legend>
-      {rows.length === 0 ? <p className="hint">No limits.</p> : null}
+      {rows.length === 0 ? <p className="hint">No limits. Use “Add limit” to add one.</p> : null}
       {rows.map((row, index) => {
         const id = `${idPrefix}-${index}`;
         return (

@@ -10,6 +10,7 @@ import { trpc } from '../trpc.ts';
 import { CreateKeyDialog } from './CreateKeyDialog.tsx';
 
 const PAGE_SIZE = 50;
+const COLUMNS = 9;
 
 /** The API's keys, a page at a time; the search runs on the server across all of them. */
 export function ApiKeys({ apiId }: { apiId: string }) {
@@ -73,14 +74,19 @@ export function ApiKeys({ apiId }: { apiId: string }) {
               <th scope="col">Status</th>
               <th scope="col">Credits</th>
               <th scope="col">Created</th>
+              <th scope="col">Last used</th>
               <th scope="col">Expires</th>
             </tr>
           </thead>
           <tbody>
-            {keys.isPending ? <TableSkeletonRows columns={8} /> : null}
+            {keys.isPending ? <TableSkeletonRows columns={COLUMNS} /> : null}
             {shown?.length === 0 ? (
               <tr>
-                <td colSpan={8}>{appliedSearch ? 'No key matches the search.' : 'No keys yet.'}</td>
+                <td colSpan={COLUMNS}>
+                  {appliedSearch
+                    ? 'No key matches the search. Try part of its name, its id or its first characters.'
+                    : 'No keys yet. Create one to give a customer access.'}
+                </td>
               </tr>
             ) : null}
             {shown?.map((key) => (
@@ -98,6 +104,7 @@ export function ApiKeys({ apiId }: { apiId: string }) {
                 <td>{key.enabled ? 'Enabled' : 'Disabled'}</td>
                 <td>{key.credits?.remaining ?? 'Unlimited'}</td>
                 <td>{formatTime(key.createdAt)}</td>
+                <td>{formatTime(key.lastUsedAt)}</td>
                 <td>{formatTime(key.expires)}</td>
               </tr>
             ))}

@@ -30,7 +30,9 @@ export function AuditLog() {
             {events.isPending ? <TableSkeletonRows columns={4} /> : null}
             {events.data?.data.length === 0 ? (
               <tr>
-                <td colSpan={4}>No changes recorded yet.</td>
+                <td colSpan={4}>
+                  No changes recorded yet. Changes made here or through the API appear as they happen.
+                </td>
               </tr>
             ) : null}
             {events.data?.data.map((event) => (

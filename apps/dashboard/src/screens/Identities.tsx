@@ -6,12 +6,18 @@ import { Pager, useCursorPages } from '../components/Pager.tsx';
 import { LoadingStatus, TableSkeletonRows } from '../components/Skeleton.tsx';
 import { Link, navigate } from '../router.tsx';
 import { trpc } from '../trpc.ts';
+import { useDebouncedValue } from '../useDebouncedValue.ts';
 
 export function Identities() {
   const pages = useCursorPages();
   const [search, setSearch] = useState('');
+  const appliedSearch = useDebouncedValue(search.trim());
   const identities = useQuery(
-    trpc.identities.listIdentities.queryOptions({ limit: 50, cursor: pages.cursor, search: search || undefined }),
+    trpc.identities.listIdentities.queryOptions({
+      limit: 50,
+      cursor: pages.cursor,
+      search: appliedSearch || undefined,
+    }),
   );
   const [creating, setCreating] = useState(false);
 
@@ -41,6 +47,7 @@ export function Identities() {
       {identities.isPending ? <LoadingStatus label="identities" /> : null}
       <div className="table-wrap">
         <table>
+          <caption className="visually-hidden">Identities of this workspace</caption>
           <thead>
             <tr>
               <th scope="col">External id</th>
@@ -52,7 +59,11 @@ export function Identities() {
             {identities.isPending ? <TableSkeletonRows columns={3} /> : null}
             {identities.data?.data.length === 0 ? (
               <tr>
-                <td colSpan={3}>No identities.</td>
+                <td colSpan={3}>
+                  {appliedSearch
+                    ? 'No identity matches the search.'
+                    : 'No identities yet. Create one, or create a key with an external id.'}
+                </td>
               </tr>
             ) : null}
             {identities.data?.data.map((identity) => (

@@ -2,10 +2,14 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
+import { MetaField } from '../components/MetaField.tsx';
 import { type RatelimitRow, RatelimitsEditor } from '../components/RatelimitsEditor.tsx';
+import { SaveActions } from '../components/SaveActions.tsx';
 import { BlockSkeleton } from '../components/Skeleton.tsx';
+import { formatMeta, parseMeta } from '../format.ts';
 import { Link, navigate } from '../router.tsx';
 import { type RouterOutputs, trpc } from '../trpc.ts';
+import { useDraft } from '../useDraft.ts';
 
 export function IdentityDetail({ identity }: { identity: string }) {
   const queryClient = useQueryClient();
@@ -34,7 +38,7 @@ export function IdentityDetail({ identity }: { identity: string }) {
       </div>
       {found.error ? <ErrorMessage error={found.error} onRetry={() => void found.refetch()} /> : null}
       {found.isPending ? <BlockSkeleton height="20rem" /> : null}
-      {found.data ? <IdentityForm key={found.dataUpdatedAt} identity={found.data} /> : null}
+      {found.data ? <IdentityForm identity={found.data} /> : null}
       <ConfirmDialog
         title="Delete identity"
         open={deleting}
@@ -57,31 +61,37 @@ export function IdentityDetail({ identity }: { identity: string }) {
 
 function IdentityForm({ identity }: { identity: RouterOutputs['identities']['getIdentity'] }) {
   const queryClient = useQueryClient();
-  const [meta, setMeta] = useState(identity.meta ? JSON.stringify(identity.meta, null, 2) : '');
-  const [metaProblem, setMetaProblem] = useState<string | null>(null);
-  const [ratelimits, setRatelimits] = useState<RatelimitRow[]>(
+  const draft = useDraft({
+    meta: formatMeta(identity.meta),
     // The stored limits' ids are not part of the update: limits are replaced by name.
-    (identity.ratelimits ?? []).map(({ name, limit, duration, autoApply }) => ({ name, limit, duration, autoApply })),
-  );
+    ratelimits: (identity.ratelimits ?? []).map(
+      ({ name, limit, duration, autoApply }): RatelimitRow => ({
+        name,
+        limit,
+        duration,
+        autoApply,
+      }),
+    ),
+  });
+  const [metaProblem, setMetaProblem] = useState<string | null>(null);
   const update = useMutation(
     trpc.identities.updateIdentity.mutationOptions({
-      onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.identities.pathKey() }),
+      onSuccess: async () => {
+        await queryClient.invalidateQueries({ queryKey: trpc.identities.pathKey() });
+        draft.discard();
+      },
     }),
   );
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    let parsedMeta: Record<string, unknown> | null = null;
-    if (meta.trim() !== '') {
-      try {
-        parsedMeta = JSON.parse(meta);
-      } catch {
-        setMetaProblem('Meta must be a JSON object.');
-        return;
-      }
+    const parsed = parseMeta(draft.values.meta);
+    if ('problem' in parsed) {
+      setMetaProblem(parsed.problem);
+      return;
     }
     setMetaProblem(null);
-    update.mutate({ identity: identity.id, meta: parsedMeta, ratelimits });
+    update.mutate({ identity: identity.id, meta: parsed.meta, ratelimits: draft.values.ratelimits });
   };
 
   return (
@@ -89,28 +99,21 @@ function IdentityForm({ identity }: { identity: RouterOutputs['identities']['get
       <p>
         Identity id <code>{identity.id}</code>
       </p>
-      <div className="field">
-        <label htmlFor="identity-meta">Meta (JSON object)</label>
-        <textarea
-          id="identity-meta"
-          rows={6}
-          value={meta}
-          onChange={(event) => setMeta(event.target.value)}
-          aria-invalid={metaProblem !== null}
-          aria-describedby="identity-meta-problem"
-        />
-        <p id="identity-meta-problem" className="field-error">
-          {metaProblem}
-        </p>
-      </div>
-      <RatelimitsEditor rows={ratelimits} onChange={setRatelimits} />
-      {update.error ? <ErrorMessage error={update.error} /> : null}
-      <div className="actions">
-        <button type="submit" className="primary" disabled={update.isPending}>
-          Save identity
-        </button>
-        <span role="status">{update.isSuccess ? 'Saved.' : null}</span>
-      </div>
+      <MetaField
+        id="identity-meta"
+        value={draft.values.meta}
+        onChange={(meta) => draft.edit({ meta })}
+        problem={metaProblem}
+      />
+      <RatelimitsEditor rows={draft.values.ratelimits} onChange={(ratelimits) => draft.edit({ ratelimits })} />
+      <SaveActions
+        label="Save identity"
+        pending={update.isPending}
+        error={update.error}
+        edited={draft.edited}
+        saved={update.isSuccess}
+        onDiscard={draft.discard}
+      />
     </form>
   );
 }

@@ -4,10 +4,14 @@ import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { SecretPanel } from '../components/SecretPanel.tsx';
 import { BlockSkeleton } from '../components/Skeleton.tsx';
-import { formatDuration, formatTime } from '../format.ts';
+import { formatTime } from '../format.ts';
 import { Link, navigate } from '../router.tsx';
 import { trpc } from '../trpc.ts';
+import { KeyAccessForm } from './KeyAccessForm.tsx';
 import { KeyCreditsForm } from './KeyCreditsForm.tsx';
+import { KeyIdentityForm } from './KeyIdentityForm.tsx';
+import { KeyRatelimitsForm } from './KeyRatelimitsForm.tsx';
+import { KeySettingsForm } from './KeySettingsForm.tsx';
 import { RerollKeyDialog } from './RerollKeyDialog.tsx';
 
 interface KeyDetailProps {
@@ -32,6 +36,8 @@ export function KeyDetail({ apiId, keyId }: KeyDetailProps) {
     Promise.all([
       queryClient.invalidateQueries({ queryKey: trpc.keys.getKey.pathKey() }),
       queryClient.invalidateQueries({ queryKey: trpc.apis.listKeys.pathKey() }),
+      // Linking a key by external id may create an identity.
+      queryClient.invalidateQueries({ queryKey: trpc.identities.pathKey() }),
     ]);
   const toggle = useMutation(trpc.keys.updateKey.mutationOptions({ onSuccess: invalidateKeys }));
   const remove = useMutation(
@@ -85,7 +91,7 @@ export function KeyDetail({ apiId, keyId }: KeyDetailProps) {
         <section className="panel" aria-labelledby="reveal-title">
           <h2 id="reveal-title">Key</h2>
           {plaintext.isPending ? <p role="status">Decrypting…</p> : null}
-          {plaintext.error ? <ErrorMessage error={plaintext.error} /> : null}
+          {plaintext.error ? <ErrorMessage error={plaintext.error} onRetry={() => void plaintext.refetch()} /> : null}
           {plaintext.data ? (
             plaintext.data.plaintext ? (
               <code className="secret" data-testid="revealed-key">
@@ -105,7 +111,7 @@ export function KeyDetail({ apiId, keyId }: KeyDetailProps) {
       {data ? (
         <div className="grid">
           <section className="panel" aria-labelledby="key-config-title">
-            <h2 id="key-config-title">Configuration</h2>
+            <h2 id="key-config-title">Settings</h2>
             <dl className="facts">
               <dt>Key id</dt>
               <dd>
@@ -125,9 +131,8 @@ export function KeyDetail({ apiId, keyId }: KeyDetailProps) {
               <dd>{formatTime(data.lastUsedAt)}</dd>
               <dt>Expires</dt>
               <dd>{data.expires === undefined ? 'Never' : formatTime(data.expires)}</dd>
-              <dt>Meta</dt>
-              <dd>{data.meta ? <pre>{JSON.stringify(data.meta, null, 2)}</pre> : '—'}</dd>
             </dl>
+            <KeySettingsForm keyData={data} onSaved={invalidateKeys} />
           </section>
           <section className="panel" aria-labelledby="key-credits-title">
             <h2 id="key-credits-title">Credits</h2>
@@ -143,48 +148,15 @@ export function KeyDetail({ apiId, keyId }: KeyDetailProps) {
           </section>
           <section className="panel" aria-labelledby="key-limits-title">
             <h2 id="key-limits-title">Rate limits</h2>
-            {data.ratelimits ? (
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Limit</th>
-                    <th scope="col">Window</th>
-                    <th scope="col">Auto-apply</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.ratelimits.map((limit) => (
-                    <tr key={limit.id}>
-                      <th scope="row">{limit.name}</th>
-                      <td>{limit.limit}</td>
-                      <td>{formatDuration(limit.duration)}</td>
-                      <td>{limit.autoApply ? 'Yes' : 'No'}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            ) : (
-              <p>No rate limits.</p>
-            )}
+            <KeyRatelimitsForm keyData={data} onSaved={invalidateKeys} />
           </section>
           <section className="panel" aria-labelledby="key-rbac-title">
             <h2 id="key-rbac-title">Roles and permissions</h2>
-            <h3>Roles</h3>
-            <NameList names={data.roles} empty="No roles." />
-            <h3>Permissions</h3>
-            <NameList names={data.permissions} empty="No direct permissions." />
+            <KeyAccessForm keyData={data} onSaved={invalidateKeys} />
           </section>
           <section className="panel" aria-labelledby="key-identity-title">
             <h2 id="key-identity-title">Identity</h2>
-            {data.identity ? (
-              <p>
-                <Link to={`/identities/${data.identity.id}`}>{data.identity.externalId}</Link> (
-                <code>{data.identity.id}</code>)
-              </p>
-            ) : (
-              <p>No identity.</p>
-            )}
+            <KeyIdentityForm keyData={data} onSaved={invalidateKeys} />
           </section>
         </div>
       ) : null}
@@ -217,18 +189,5 @@ export function KeyDetail({ apiId, keyId }: KeyDetailProps) {
         </p>
       </ConfirmDialog>
     </>
-  );
-}
-
-function NameList({ names, empty }: { names: string[] | undefined; empty: string }) {
-  if (!names) return <p>{empty}</p>;
-  return (
-    <ul className="chips">
-      {names.map((name) => (
-        <li key={name}>
-          <code>{name}</code>
-        </li>
-      ))}
-    </ul>
   );
 }

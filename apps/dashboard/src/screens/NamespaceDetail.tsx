@@ -43,6 +43,7 @@ export function NamespaceDetail({ namespace }: { namespace: string }) {
       {overrides.isPending ? <LoadingStatus label="overrides" /> : null}
       <div className="table-wrap">
         <table>
+          <caption className="visually-hidden">Overrides of namespace {namespace}</caption>
           <thead>
             <tr>
               <th scope="col">Identifier</th>
@@ -55,7 +56,7 @@ export function NamespaceDetail({ namespace }: { namespace: string }) {
             {overrides.isPending ? <TableSkeletonRows columns={4} /> : null}
             {overrides.data?.data.length === 0 ? (
               <tr>
-                <td colSpan={4}>No overrides.</td>
+                <td colSpan={4}>No overrides. Set one to give an identifier its own limit.</td>
               </tr>
             ) : null}
             {overrides.data?.data.map((override) => (

@@ -6,6 +6,7 @@ import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { Pager, useCursorPages } from '../components/Pager.tsx';
 import { LoadingStatus, TableSkeletonRows } from '../components/Skeleton.tsx';
 import { type RouterOutputs, trpc } from '../trpc.ts';
+import { useDebouncedValue } from '../useDebouncedValue.ts';
 
 type Permission = RouterOutputs['permissions']['listPermissions']['data'][number];
 
@@ -13,8 +14,13 @@ export function PermissionsSection() {
   const queryClient = useQueryClient();
   const pages = useCursorPages();
   const [search, setSearch] = useState('');
+  const appliedSearch = useDebouncedValue(search.trim());
   const permissions = useQuery(
-    trpc.permissions.listPermissions.queryOptions({ limit: 50, cursor: pages.cursor, search: search || undefined }),
+    trpc.permissions.listPermissions.queryOptions({
+      limit: 50,
+      cursor: pages.cursor,
+      search: appliedSearch || undefined,
+    }),
   );
   const [creating, setCreating] = useState(false);
   const [deleting, setDeleting] = useState<Permission | null>(null);
@@ -51,6 +57,7 @@ export function PermissionsSection() {
       {permissions.isPending ? <LoadingStatus label="permissions" /> : null}
       <div className="table-wrap">
         <table>
+          <caption className="visually-hidden">Permissions of this workspace</caption>
           <thead>
             <tr>
               <th scope="col">Slug</th>
@@ -63,7 +70,11 @@ export function PermissionsSection() {
             {permissions.isPending ? <TableSkeletonRows columns={4} /> : null}
             {permissions.data?.data.length === 0 ? (
               <tr>
-                <td colSpan={4}>No permissions.</td>
+                <td colSpan={4}>
+                  {appliedSearch
+                    ? 'No permission matches the search.'
+                    : 'No permissions yet. Create one, or add slugs to a role.'}
+                </td>
               </tr>
             ) : null}
             {permissions.data?.data.map((permission) => (

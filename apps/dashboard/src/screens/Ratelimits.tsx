@@ -41,6 +41,7 @@ export function Ratelimits() {
       {namespaces.isPending ? <LoadingStatus label="namespaces" /> : null}
       <div className="table-wrap">
         <table>
+          <caption className="visually-hidden">Rate-limit namespaces</caption>
           <thead>
             <tr>
               <th scope="col">Namespace</th>
@@ -53,7 +54,7 @@ export function Ratelimits() {
             {namespaces.isPending ? <TableSkeletonRows columns={4} /> : null}
             {namespaces.data?.data.length === 0 ? (
               <tr>
-                <td colSpan={4}>No namespaces yet.</td>
+                <td colSpan={4}>No namespaces yet. Create one to start limiting.</td>
               </tr>
             ) : null}
             {namespaces.data?.data.map((namespace) => (

@@ -42,6 +42,7 @@ export function RolesSection() {
       {roles.isPending ? <LoadingStatus label="roles" /> : null}
       <div className="table-wrap">
         <table>
+          <caption className="visually-hidden">Roles of this workspace</caption>
           <thead>
             <tr>
               <th scope="col">Role</th>
@@ -54,7 +55,7 @@ export function RolesSection() {
             {roles.isPending ? <TableSkeletonRows columns={4} /> : null}
             {roles.data?.data.length === 0 ? (
               <tr>
-                <td colSpan={4}>No roles.</td>
+                <td colSpan={4}>No roles yet. Create one to give keys a set of permissions at once.</td>
               </tr>
             ) : null}
             {roles.data?.data.map((role) => (

@@ -1,12 +1,12 @@
-import { useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
+import { type PickerItem, SearchSelect } from '../components/SearchSelect.tsx';
 import { BlockSkeleton } from '../components/Skeleton.tsx';
 import { type ChartSeries, StackedBarChart } from '../components/StackedBarChart.tsx';
 import { trpc } from '../trpc.ts';
 import {
   bucketStarts,
-  ID_PATTERN,
   ratelimitsQuery,
   TIME_RANGES,
   type TimeRange,
@@ -14,6 +14,7 @@ import {
   type VerificationFilters,
   verificationsQuery,
 } from '../usageQueries.ts';
+import { useDebouncedValue } from '../useDebouncedValue.ts';
 
 const OUTCOME_COLORS: Record<string, string> = {
   VALID: '#2f855a',
@@ -133,6 +134,7 @@ export function Usage() {
       </section>
       <section className="panel" aria-labelledby="usage-credits-title">
         <h2 id="usage-credits-title">Credits spent</h2>
+        {verifications.error ? <p>Not available: the verifications did not load (see above).</p> : null}
         {verifications.isPending ? <BlockSkeleton height="16rem" /> : null}
         {verifications.data ? (
           <StackedBarChart label="Credits spent" buckets={buckets} series={creditSeries} formatBucket={formatBucket} />
@@ -155,27 +157,65 @@ export function Usage() {
   );
 }
 
-/** API, key and identity filters, applied together on submit. */
+const PICKER_PAGE_SIZE = 20;
+
+/** API, key and identity filters, applied together on submit. Keys and identities are found by server-side search. */
 function VerificationFilterForm({ onApply }: { onApply: (filters: VerificationFilters) => void }) {
   const apis = useQuery(trpc.apis.listApis.queryOptions({ limit: 100 }));
   const [apiId, setApiId] = useState('');
-  const [keyId, setKeyId] = useState('');
-  const [identityId, setIdentityId] = useState('');
+  const [key, setKey] = useState<PickerItem | null>(null);
+  const [keySearch, setKeySearch] = useState('');
+  const [identity, setIdentity] = useState<PickerItem | null>(null);
+  const [identitySearch, setIdentitySearch] = useState('');
+  const debouncedKeySearch = useDebouncedValue(keySearch.trim());
+  const debouncedIdentitySearch = useDebouncedValue(identitySearch.trim());
+
+  const keys = useQuery({
+    ...trpc.apis.listKeys.queryOptions({
+      apiId,
+      limit: PICKER_PAGE_SIZE,
+      search: debouncedKeySearch || undefined,
+    }),
+    // Keys are listed per API: there is nothing to search before one is chosen.
+    enabled: apiId !== '',
+    placeholderData: keepPreviousData,
+    select: (page) => ({
+      items: page.data.map((item) => ({ id: item.keyId, label: `${item.name ?? item.keyId} (${item.start}…)` })),
+      hasMore: page.pagination.hasMore,
+    }),
+  });
+  const identities = useQuery({
+    ...trpc.identities.listIdentities.queryOptions({
+      limit: PICKER_PAGE_SIZE,
+      search: debouncedIdentitySearch || undefined,
+    }),
+    placeholderData: keepPreviousData,
+    select: (page) => ({
+      items: page.data.map((item) => ({ id: item.id, label: item.externalId })),
+      hasMore: page.pagination.hasMore,
+    }),
+  });
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    onApply({
-      apiId: apiId || undefined,
-      keyId: keyId.trim() || undefined,
-      identityId: identityId.trim() || undefined,
-    });
+    onApply({ apiId: apiId || undefined, keyId: key?.id, identityId: identity?.id });
   };
 
   return (
     <form onSubmit={submit} className="inline-form">
       <div className="field">
         <label htmlFor="usage-api">API</label>
-        <select id="usage-api" value={apiId} onChange={(event) => setApiId(event.target.value)}>
+        <select
+          id="usage-api"
+          value={apiId}
+          onChange={(event) => {
+            setApiId(event.target.value);
+            // A key belongs to one API: a pick from another would filter everything out.
+            setKey(null);
+            setKeySearch('');
+          }}
+          aria-describedby="usage-api-status"
+        >
           <option value="">All APIs</option>
           {apis.data?.data.map((api) => (
             <option key={api.id} value={api.id}>
@@ -183,27 +223,33 @@ function VerificationFilterForm({ onApply }: { onApply: (filters: VerificationFi
             </option>
           ))}
         </select>
+        <p id="usage-api-status" className="hint" aria-live="polite">
+          {apis.isPending ? 'Loading APIs…' : null}
+          {apis.data?.data.length === 0 ? 'No APIs yet.' : null}
+        </p>
+        {apis.error ? <ErrorMessage error={apis.error} onRetry={() => void apis.refetch()} /> : null}
       </div>
-      <div className="field">
-        <label htmlFor="usage-key">Key id</label>
-        <input
-          id="usage-key"
-          pattern={ID_PATTERN.source}
-          placeholder="key_…"
-          value={keyId}
-          onChange={(event) => setKeyId(event.target.value)}
-        />
-      </div>
-      <div className="field">
-        <label htmlFor="usage-identity">Identity id</label>
-        <input
-          id="usage-identity"
-          pattern={ID_PATTERN.source}
-          placeholder="id_…"
-          value={identityId}
-          onChange={(event) => setIdentityId(event.target.value)}
-        />
-      </div>
+      <SearchSelect
+        label="Key"
+        noun="keys"
+        anyLabel="All keys"
+        selected={key}
+        onSelect={setKey}
+        search={keySearch}
+        onSearchChange={setKeySearch}
+        matches={keys}
+        unavailable={apiId === '' ? 'Choose an API to pick one of its keys.' : undefined}
+      />
+      <SearchSelect
+        label="Identity"
+        noun="identities"
+        anyLabel="All identities"
+        selected={identity}
+        onSelect={setIdentity}
+        search={identitySearch}
+        onSearchChange={setIdentitySearch}
+        matches={identities}
+      />
       <button type="submit">Apply filters</button>
     </form>
   );

@@ -1,0 +1,52 @@
+import { useMutation } from '@tanstack/react-query';
+import type { FormEvent } from 'react';
+import { type RatelimitRow, RatelimitsEditor } from '../components/RatelimitsEditor.tsx';
+import { SaveActions } from '../components/SaveActions.tsx';
+import { type RouterOutputs, trpc } from '../trpc.ts';
+import { useDraft } from '../useDraft.ts';
+
+interface KeyRatelimitsFormProps {
+  keyData: RouterOutputs['keys']['getKey'];
+  onSaved: () => Promise<unknown>;
+}
+
+/** The key's own limits; saving replaces them all (updateKey keeps the ids of limits whose name stays). */
+export function KeyRatelimitsForm({ keyData, onSaved }: KeyRatelimitsFormProps) {
+  const draft = useDraft({
+    rows: (keyData.ratelimits ?? []).map(
+      ({ name, limit, duration, autoApply }): RatelimitRow => ({
+        name,
+        limit,
+        duration,
+        autoApply,
+      }),
+    ),
+  });
+  const update = useMutation(
+    trpc.keys.updateKey.mutationOptions({
+      onSuccess: async () => {
+        await onSaved();
+        draft.discard();
+      },
+    }),
+  );
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    update.mutate({ keyId: keyData.keyId, ratelimits: draft.values.rows });
+  };
+
+  return (
+    <form onSubmit={submit} className="stack">
+      <RatelimitsEditor rows={draft.values.rows} onChange={(rows) => draft.edit({ rows })} />
+      <SaveActions
+        label="Save rate limits"
+        pending={update.isPending}
+        error={update.error}
+        edited={draft.edited}
+        saved={update.isSuccess}
+        onDiscard={draft.discard}
+      />
+    </form>
+  );
+}

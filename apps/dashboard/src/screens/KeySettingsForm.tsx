@@ -1,0 +1,97 @@
+import { useMutation } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { MetaField } from '../components/MetaField.tsx';
+import { SaveActions } from '../components/SaveActions.tsx';
+import { formatMeta, parseLocalDateTime, parseMeta, toLocalDateTime } from '../format.ts';
+import { type RouterOutputs, trpc } from '../trpc.ts';
+import { useDraft } from '../useDraft.ts';
+
+interface KeySettingsFormProps {
+  keyData: RouterOutputs['keys']['getKey'];
+  /** Reloads the key; the form shows the saved values once it resolves. */
+  onSaved: () => Promise<unknown>;
+}
+
+/** Name, meta and expiry; an empty field clears its value (updateKey treats null as "clear"). */
+export function KeySettingsForm({ keyData, onSaved }: KeySettingsFormProps) {
+  const draft = useDraft({
+    name: keyData.name ?? '',
+    meta: formatMeta(keyData.meta),
+    expires: keyData.expires === undefined ? '' : toLocalDateTime(keyData.expires),
+  });
+  const [metaProblem, setMetaProblem] = useState<string | null>(null);
+  const update = useMutation(
+    trpc.keys.updateKey.mutationOptions({
+      onSuccess: async () => {
+        await onSaved();
+        draft.discard();
+      },
+    }),
+  );
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const parsed = parseMeta(draft.values.meta);
+    if ('problem' in parsed) {
+      setMetaProblem(parsed.problem);
+      return;
+    }
+    setMetaProblem(null);
+    update.mutate({
+      keyId: keyData.keyId,
+      name: draft.values.name.trim() || null,
+      meta: parsed.meta,
+      expires: parseLocalDateTime(draft.values.expires) ?? null,
+    });
+  };
+
+  return (
+    <form onSubmit={submit} className="stack">
+      <div className="field">
+        <label htmlFor="key-settings-name">Name</label>
+        <input
+          id="key-settings-name"
+          maxLength={255}
+          value={draft.values.name}
+          onChange={(event) => draft.edit({ name: event.target.value })}
+          aria-describedby="key-settings-name-hint"
+        />
+        <p id="key-settings-name-hint" className="hint">
+          Empty for none.
+        </p>
+      </div>
+      <MetaField
+        id="key-settings-meta"
+        value={draft.values.meta}
+        onChange={(meta) => draft.edit({ meta })}
+        problem={metaProblem}
+      />
+      <div className="field">
+        <label htmlFor="key-settings-expires">Expires at</label>
+        <div className="inline-form">
+          <input
+            id="key-settings-expires"
+            type="datetime-local"
+            value={draft.values.expires}
+            onChange={(event) => draft.edit({ expires: event.target.value })}
+            aria-describedby="key-settings-expires-hint"
+          />
+          <button type="button" onClick={() => draft.edit({ expires: '' })} disabled={draft.values.expires === ''}>
+            Never expires
+          </button>
+        </div>
+        <p id="key-settings-expires-hint" className="hint">
+          Empty: the key never expires. A past time makes it stop working at once.
+        </p>
+      </div>
+      <SaveActions
+        label="Save settings"
+        pending={update.isPending}
+        error={update.error}
+        edited={draft.edited}
+        saved={update.isSuccess}
+        onDiscard={draft.discard}
+      />
+    </form>
+  );
+}
