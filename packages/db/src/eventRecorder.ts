@@ -53,8 +53,9 @@ export function createEventRecorder<TEvent>(
 
   return {
     record(event) {
-      // Under a sustained database outage, keep the newest events rather than grow without bound.
-      if (buffer.length >= maxBuffered) buffer.shift();
+      // Under a sustained database outage, keep the newest events rather than grow without bound;
+      // drop the oldest tenth at once, so a full buffer does not cost a shift of every event per request.
+      if (buffer.length >= maxBuffered) buffer.splice(0, Math.max(1, Math.ceil(maxBuffered / 10)));
       buffer.push(event);
     },
     flush,

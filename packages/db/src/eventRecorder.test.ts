@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { createEventRecorder } from './eventRecorder.ts';
+import type { Orm } from './orm.ts';
+
+// The recorder never touches the ORM itself: it only hands it to writeBatch.
+const noOrm = {} as Orm;
+
+describe('the event recorder', () => {
+  it('writes buffered events in batches, in order', async () => {
+    const written: number[][] = [];
+    const recorder = createEventRecorder<number>(noOrm, async (_, batch) => void written.push(batch), {
+      maxBatch: 2,
+    });
+    for (const event of [1, 2, 3, 4, 5]) recorder.record(event);
+    await recorder.close();
+    expect(written).toEqual([[1, 2], [3, 4], [5]]);
+  });
+
+  it('keeps a failed batch and writes it before newer events once the database is back', async () => {
+    const written: number[] = [];
+    let down = true;
+    const errors: unknown[] = [];
+    const recorder = createEventRecorder<number>(
+      noOrm,
+      async (_, batch) => {
+        if (down) throw new Error('database down');
+        written.push(...batch);
+      },
+      { onError: (error) => errors.push(error) },
+    );
+    recorder.record(1);
+    await recorder.flush();
+    recorder.record(2);
+    down = false;
+    await recorder.close();
+    expect(written).toEqual([1, 2]);
+    expect(errors).toHaveLength(1);
+  });
+
+  it('keeps only the newest events through a long outage, bounded by maxBuffered', async () => {
+    const written: number[] = [];
+    let down = true;
+    const recorder = createEventRecorder<number>(
+      noOrm,
+      async (_, batch) => {
+        if (down) throw new Error('database down');
+        written.push(...batch);
+      },
+      { maxBuffered: 10, onError: () => {} },
+    );
+    for (let event = 1; event <= 25; event++) recorder.record(event);
+    down = false;
+    await recorder.close();
+    expect(written.length).toBeLessThanOrEqual(10);
+    expect(written.at(-1)).toBe(25);
+    expect(written).toEqual([...written].sort((a, b) => a - b));
+  });
+});
