@@ -149,6 +149,8 @@ describe('the dashboard in Chromium', () => {
     await access.getByLabel('documents.read').check();
     await access.getByRole('button', { name: 'Save permissions' }).click();
     await access.getByText('Saved.').waitFor();
+    // The saved form shows the key's direct permissions as keys.getKeyAccess answers them.
+    expect(await access.getByLabel('documents.read').isChecked()).toBe(true);
 
     const identity = page.getByRole('region', { name: 'Identity', exact: true });
     await identity.getByLabel('External id').fill('e2e-customer');

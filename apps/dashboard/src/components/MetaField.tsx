@@ -1,3 +1,6 @@
+import { useState } from 'react';
+import { parseMeta } from '../format.ts';
+
 interface MetaFieldProps {
   id: string;
   value: string;
@@ -28,4 +31,16 @@ export function MetaField({ id, value, onChange, problem }: MetaFieldProps) {
       </p>
     </div>
   );
+}
+
+/** Checks the meta text on submit and keeps what is wrong with it for the field to show. */
+export function useMetaCheck() {
+  const [problem, setProblem] = useState<string | null>(null);
+  /** The typed meta (null clears it), or undefined when the text is not a JSON object. */
+  const check = (text: string) => {
+    const parsed = parseMeta(text);
+    setProblem('problem' in parsed ? parsed.problem : null);
+    return 'problem' in parsed ? undefined : parsed.meta;
+  };
+  return { problem, check };
 }

@@ -8,6 +8,11 @@ export interface RatelimitRow {
   autoApply: boolean;
 }
 
+/** Stored limits as editable rows: their ids are not part of an update, which replaces limits by name. */
+export function toRatelimitRows(stored: readonly RatelimitRow[] | undefined): RatelimitRow[] {
+  return (stored ?? []).map(({ name, limit, duration, autoApply }) => ({ name, limit, duration, autoApply }));
+}
+
 interface RatelimitsEditorProps {
   rows: RatelimitRow[];
   onChange: (rows: RatelimitRow[]) => void;

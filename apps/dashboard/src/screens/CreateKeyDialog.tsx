@@ -1,7 +1,6 @@
 import { useMutation } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
-import { Dialog } from '../components/Dialog.tsx';
-import { ErrorMessage } from '../components/ErrorMessage.tsx';
+import { useState } from 'react';
+import { FormDialog } from '../components/FormDialog.tsx';
 import { parseLocalDateTime } from '../format.ts';
 import { trpc } from '../trpc.ts';
 
@@ -27,8 +26,7 @@ export function CreateKeyDialog({ apiId, open, onClose, onCreated }: CreateKeyDi
     onClose();
   };
 
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
+  const submit = () => {
     create.mutate(
       {
         apiId,
@@ -50,82 +48,66 @@ export function CreateKeyDialog({ apiId, open, onClose, onCreated }: CreateKeyDi
   };
 
   return (
-    <Dialog title="Create key" open={open} onClose={close}>
-      <form onSubmit={submit} className="stack">
-        <div className="field">
-          <label htmlFor="key-name">Name</label>
-          <input
-            id="key-name"
-            maxLength={255}
-            value={form.name}
-            onChange={(event) => set('name', event.target.value)}
-          />
-        </div>
-        <div className="field">
-          <label htmlFor="key-prefix">Prefix</label>
-          <input
-            id="key-prefix"
-            pattern="[a-zA-Z0-9_]{1,16}"
-            maxLength={16}
-            value={form.prefix}
-            onChange={(event) => set('prefix', event.target.value)}
-          />
-        </div>
-        <div className="field">
-          <label htmlFor="key-external-id">External id</label>
-          <input
-            id="key-external-id"
-            pattern="[a-zA-Z0-9_.\-]+"
-            maxLength={255}
-            value={form.externalId}
-            onChange={(event) => set('externalId', event.target.value)}
-            aria-describedby="key-external-id-hint"
-          />
-          <p id="key-external-id-hint" className="hint">
-            Your id for the customer; keys with the same external id share an identity.
-          </p>
-        </div>
-        <div className="field">
-          <label htmlFor="key-credits">Credits</label>
-          <input
-            id="key-credits"
-            type="number"
-            min={0}
-            value={form.credits}
-            onChange={(event) => set('credits', event.target.value)}
-            aria-describedby="key-credits-hint"
-          />
-          <p id="key-credits-hint" className="hint">
-            Empty for unlimited.
-          </p>
-        </div>
-        <div className="field">
-          <label htmlFor="key-expires">Expires</label>
-          <input
-            id="key-expires"
-            type="datetime-local"
-            value={form.expires}
-            onChange={(event) => set('expires', event.target.value)}
-          />
-        </div>
-        <label className="checkbox">
-          <input
-            type="checkbox"
-            checked={form.recoverable}
-            onChange={(event) => set('recoverable', event.target.checked)}
-          />
-          Recoverable (stored encrypted, can be revealed later)
-        </label>
-        {create.error ? <ErrorMessage error={create.error} /> : null}
-        <div className="actions">
-          <button type="button" onClick={close}>
-            Cancel
-          </button>
-          <button type="submit" className="primary" disabled={create.isPending}>
-            Create
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog title="Create key" open={open} onClose={close} onSubmit={submit} submitLabel="Create" mutation={create}>
+      <div className="field">
+        <label htmlFor="key-name">Name</label>
+        <input id="key-name" maxLength={255} value={form.name} onChange={(event) => set('name', event.target.value)} />
+      </div>
+      <div className="field">
+        <label htmlFor="key-prefix">Prefix</label>
+        <input
+          id="key-prefix"
+          pattern="[a-zA-Z0-9_]{1,16}"
+          maxLength={16}
+          value={form.prefix}
+          onChange={(event) => set('prefix', event.target.value)}
+        />
+      </div>
+      <div className="field">
+        <label htmlFor="key-external-id">External id</label>
+        <input
+          id="key-external-id"
+          pattern="[a-zA-Z0-9_.\-]+"
+          maxLength={255}
+          value={form.externalId}
+          onChange={(event) => set('externalId', event.target.value)}
+          aria-describedby="key-external-id-hint"
+        />
+        <p id="key-external-id-hint" className="hint">
+          Your id for the customer; keys with the same external id share an identity.
+        </p>
+      </div>
+      <div className="field">
+        <label htmlFor="key-credits">Credits</label>
+        <input
+          id="key-credits"
+          type="number"
+          min={0}
+          value={form.credits}
+          onChange={(event) => set('credits', event.target.value)}
+          aria-describedby="key-credits-hint"
+        />
+        <p id="key-credits-hint" className="hint">
+          Empty for unlimited.
+        </p>
+      </div>
+      <div className="field">
+        <label htmlFor="key-expires">Expires</label>
+        <input
+          id="key-expires"
+          type="datetime-local"
+          value={form.expires}
+          onChange={(event) => set('expires', event.target.value)}
+        />
+      </div>
+      <label className="checkbox">
+        <input
+          type="checkbox"
+          checked={form.recoverable}
+          onChange={(event) => set('recoverable', event.target.checked)}
+        />
+        Recoverable (stored encrypted, can be revealed later)
+      </label>
+    </FormDialog>
   );
 }

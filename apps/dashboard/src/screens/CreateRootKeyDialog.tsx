@@ -1,7 +1,6 @@
 import { useMutation } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
-import { Dialog } from '../components/Dialog.tsx';
-import { ErrorMessage } from '../components/ErrorMessage.tsx';
+import { useState } from 'react';
+import { FormDialog } from '../components/FormDialog.tsx';
 import { PermissionPicker } from '../components/PermissionPicker.tsx';
 import { parseLocalDateTime } from '../format.ts';
 import { trpc } from '../trpc.ts';
@@ -27,8 +26,7 @@ export function CreateRootKeyDialog({ open, onClose, onCreated }: CreateRootKeyD
     onClose();
   };
 
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
+  const submit = () => {
     create.mutate(
       { name: name.trim() || undefined, permissions, expires: parseLocalDateTime(expires) },
       {
@@ -41,32 +39,30 @@ export function CreateRootKeyDialog({ open, onClose, onCreated }: CreateRootKeyD
   };
 
   return (
-    <Dialog title="Create root key" open={open} onClose={close}>
-      <form onSubmit={submit} className="stack wide">
-        <div className="field">
-          <label htmlFor="root-key-name">Name</label>
-          <input id="root-key-name" value={name} onChange={(event) => setName(event.target.value)} maxLength={255} />
-        </div>
-        <div className="field">
-          <label htmlFor="root-key-expires">Expires (optional)</label>
-          <input
-            id="root-key-expires"
-            type="datetime-local"
-            value={expires}
-            onChange={(event) => setExpires(event.target.value)}
-          />
-        </div>
-        <PermissionPicker selected={permissions} onChange={setPermissions} />
-        {create.error ? <ErrorMessage error={create.error} /> : null}
-        <div className="actions">
-          <button type="button" onClick={close}>
-            Cancel
-          </button>
-          <button type="submit" className="primary" disabled={create.isPending || permissions.length === 0}>
-            {create.isPending ? 'Creating…' : 'Create'}
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog
+      title="Create root key"
+      open={open}
+      onClose={close}
+      onSubmit={submit}
+      submitLabel={create.isPending ? 'Creating…' : 'Create'}
+      mutation={create}
+      wide
+      incomplete={permissions.length === 0}
+    >
+      <div className="field">
+        <label htmlFor="root-key-name">Name</label>
+        <input id="root-key-name" value={name} onChange={(event) => setName(event.target.value)} maxLength={255} />
+      </div>
+      <div className="field">
+        <label htmlFor="root-key-expires">Expires (optional)</label>
+        <input
+          id="root-key-expires"
+          type="datetime-local"
+          value={expires}
+          onChange={(event) => setExpires(event.target.value)}
+        />
+      </div>
+      <PermissionPicker selected={permissions} onChange={setPermissions} />
+    </FormDialog>
   );
 }

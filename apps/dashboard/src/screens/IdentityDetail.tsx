@@ -2,11 +2,11 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
-import { MetaField } from '../components/MetaField.tsx';
-import { type RatelimitRow, RatelimitsEditor } from '../components/RatelimitsEditor.tsx';
+import { MetaField, useMetaCheck } from '../components/MetaField.tsx';
+import { RatelimitsEditor, toRatelimitRows } from '../components/RatelimitsEditor.tsx';
 import { SaveActions } from '../components/SaveActions.tsx';
 import { BlockSkeleton } from '../components/Skeleton.tsx';
-import { formatMeta, parseMeta } from '../format.ts';
+import { formatMeta } from '../format.ts';
 import { Link, navigate } from '../router.tsx';
 import { type RouterOutputs, trpc } from '../trpc.ts';
 import { useDraft } from '../useDraft.ts';
@@ -63,17 +63,9 @@ function IdentityForm({ identity }: { identity: RouterOutputs['identities']['get
   const queryClient = useQueryClient();
   const draft = useDraft({
     meta: formatMeta(identity.meta),
-    // The stored limits' ids are not part of the update: limits are replaced by name.
-    ratelimits: (identity.ratelimits ?? []).map(
-      ({ name, limit, duration, autoApply }): RatelimitRow => ({
-        name,
-        limit,
-        duration,
-        autoApply,
-      }),
-    ),
+    ratelimits: toRatelimitRows(identity.ratelimits),
   });
-  const [metaProblem, setMetaProblem] = useState<string | null>(null);
+  const metaCheck = useMetaCheck();
   const update = useMutation(
     trpc.identities.updateIdentity.mutationOptions({
       onSuccess: async () => {
@@ -85,13 +77,9 @@ function IdentityForm({ identity }: { identity: RouterOutputs['identities']['get
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const parsed = parseMeta(draft.values.meta);
-    if ('problem' in parsed) {
-      setMetaProblem(parsed.problem);
-      return;
-    }
-    setMetaProblem(null);
-    update.mutate({ identity: identity.id, meta: parsed.meta, ratelimits: draft.values.ratelimits });
+    const meta = metaCheck.check(draft.values.meta);
+    if (meta === undefined) return;
+    update.mutate({ identity: identity.id, meta, ratelimits: draft.values.ratelimits });
   };
 
   return (
@@ -103,7 +91,7 @@ function IdentityForm({ identity }: { identity: RouterOutputs['identities']['get
         id="identity-meta"
         value={draft.values.meta}
         onChange={(meta) => draft.edit({ meta })}
-        problem={metaProblem}
+        problem={metaCheck.problem}
       />
       <RatelimitsEditor rows={draft.values.ratelimits} onChange={(ratelimits) => draft.edit({ ratelimits })} />
       <SaveActions

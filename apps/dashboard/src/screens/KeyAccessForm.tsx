@@ -1,146 +1,156 @@
-import { useMutation, useQueries, useQuery } from '@tanstack/react-query';
+import {
+  type UseMutationOptions,
+  type UseQueryResult,
+  useMutation,
+  useQueries,
+  useQuery,
+  useQueryClient,
+} from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { ChecklistPicker } from '../components/ChecklistPicker.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { SaveActions } from '../components/SaveActions.tsx';
 import { BlockSkeleton } from '../components/Skeleton.tsx';
-import { type RouterOutputs, trpc } from '../trpc.ts';
+import { trpc } from '../trpc.ts';
 import { useDebouncedValue } from '../useDebouncedValue.ts';
 import { useDraft } from '../useDraft.ts';
 
-type KeyData = RouterOutputs['keys']['getKey'];
-
 interface KeyAccessFormProps {
-  keyData: KeyData;
+  keyId: string;
   onSaved: () => Promise<unknown>;
 }
 
 const PAGE_SIZE = 50;
 
 /** The key's roles and its direct permissions, each replaced as a whole (keys.setRoles, keys.setPermissions). */
-export function KeyAccessForm({ keyData, onSaved }: KeyAccessFormProps) {
-  const roles = keyData.roles ?? [];
-  // getKey lists every permission the key holds, its roles' too: what the roles grant is subtracted
-  // to find the direct ones.
+export function KeyAccessForm({ keyId, onSaved }: KeyAccessFormProps) {
+  const queryClient = useQueryClient();
+  const access = useQuery(trpc.keys.getKeyAccess.queryOptions({ keyId }));
+  const onAccessSaved = () =>
+    Promise.all([onSaved(), queryClient.invalidateQueries({ queryKey: trpc.keys.getKeyAccess.queryKey({ keyId }) })]);
+
+  if (access.error) return <ErrorMessage error={access.error} onRetry={() => void access.refetch()} />;
+  if (access.isPending) return <BlockSkeleton height="16rem" />;
+  return (
+    <>
+      <GrantsForm
+        legend="Roles"
+        noun="roles"
+        saved={access.data.roles}
+        useOptions={useRoleNames}
+        mutationOptions={trpc.keys.setRoles.mutationOptions()}
+        toInput={(roles) => ({ keyId, roles })}
+        onSaved={onAccessSaved}
+      />
+      <PermissionsThroughRoles roles={access.data.roles} />
+      <GrantsForm
+        legend="Direct permissions"
+        noun="permissions"
+        saved={access.data.directPermissions}
+        useOptions={usePermissionSlugs}
+        mutationOptions={trpc.keys.setPermissions.mutationOptions()}
+        toInput={(permissions) => ({ keyId, permissions })}
+        onSaved={onAccessSaved}
+      />
+    </>
+  );
+}
+
+/** Read-only: what the key's roles grant, changed by editing the roles themselves. */
+function PermissionsThroughRoles({ roles }: { roles: string[] }) {
   const heldRoles = useQueries({
     queries: roles.map((role) => trpc.permissions.getRole.queryOptions({ role })),
   });
   const failedRole = heldRoles.find((role) => role.error);
-  const throughRoles = new Set(heldRoles.flatMap((role) => role.data?.permissions.map(({ slug }) => slug) ?? []));
+  const slugs = new Set(heldRoles.flatMap((role) => role.data?.permissions.map(({ slug }) => slug) ?? []));
 
   return (
     <>
-      <KeyRolesForm keyId={keyData.keyId} saved={roles} onSaved={onSaved} />
       <h3>Permissions through roles</h3>
       {heldRoles.some((role) => role.isPending) ? <BlockSkeleton height="2rem" /> : null}
       {failedRole?.error ? <ErrorMessage error={failedRole.error} onRetry={() => void failedRole.refetch()} /> : null}
-      {throughRoles.size === 0 ? <p className="hint">None.</p> : null}
+      {slugs.size === 0 ? <p className="hint">None.</p> : null}
       <ul className="chips">
-        {[...throughRoles].sort().map((slug) => (
+        {[...slugs].sort().map((slug) => (
           <li key={slug}>
             <code>{slug}</code>
           </li>
         ))}
       </ul>
-      {heldRoles.every((role) => role.isSuccess) ? (
-        <KeyPermissionsForm
-          keyId={keyData.keyId}
-          saved={(keyData.permissions ?? []).filter((slug) => !throughRoles.has(slug))}
-          onSaved={onSaved}
-        />
-      ) : null}
     </>
   );
 }
 
-interface NamesFormProps {
-  keyId: string;
+type Names = UseQueryResult<{ values: string[]; hasMore: boolean }>;
+
+function useRoleNames(search: string | undefined): Names {
+  return useQuery({
+    ...trpc.permissions.listRoles.queryOptions({ limit: PAGE_SIZE, search }),
+    select: (page) => ({ values: page.data.map((role) => role.name), hasMore: page.pagination.hasMore }),
+  });
+}
+
+function usePermissionSlugs(search: string | undefined): Names {
+  return useQuery({
+    ...trpc.permissions.listPermissions.queryOptions({ limit: PAGE_SIZE, search }),
+    select: (page) => ({ values: page.data.map(({ slug }) => slug), hasMore: page.pagination.hasMore }),
+  });
+}
+
+interface GrantsFormProps<TOutput, TInput> {
+  legend: string;
+  /** "roles" or "permissions": used in "Search roles", "Save roles" and the picker's status lines. */
+  noun: string;
+  /** The names the key holds now. */
   saved: string[];
+  /** A hook (the same one for the form's life): the names to pick from that match a search. */
+  useOptions: (search: string | undefined) => Names;
+  mutationOptions: UseMutationOptions<TOutput, Error, TInput>;
+  toInput: (names: string[]) => TInput;
   onSaved: () => Promise<unknown>;
 }
 
-function KeyRolesForm({ keyId, saved, onSaved }: NamesFormProps) {
+/** Picks a set of names (roles or permission slugs) for the key and replaces its set on save. */
+function GrantsForm<TOutput, TInput>({
+  legend,
+  noun,
+  saved,
+  useOptions,
+  mutationOptions,
+  toInput,
+  onSaved,
+}: GrantsFormProps<TOutput, TInput>) {
   const draft = useDraft({ names: saved });
   const [search, setSearch] = useState('');
   const debouncedSearch = useDebouncedValue(search.trim());
-  const options = useQuery({
-    ...trpc.permissions.listRoles.queryOptions({ limit: PAGE_SIZE, search: debouncedSearch || undefined }),
-    select: (page) => ({ values: page.data.map((role) => role.name), hasMore: page.pagination.hasMore }),
+  const options = useOptions(debouncedSearch || undefined);
+  const save = useMutation({
+    ...mutationOptions,
+    onSuccess: async () => {
+      await onSaved();
+      draft.discard();
+    },
   });
-  const save = useMutation(
-    trpc.keys.setRoles.mutationOptions({
-      onSuccess: async () => {
-        await onSaved();
-        draft.discard();
-      },
-    }),
-  );
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    save.mutate({ keyId, roles: draft.values.names });
+    save.mutate(toInput(draft.values.names));
   };
 
   return (
     <form onSubmit={submit} className="stack">
       <ChecklistPicker
-        legend="Roles"
-        noun="roles"
+        legend={legend}
+        noun={noun}
         selected={draft.values.names}
         onChange={(names) => draft.edit({ names })}
         search={search}
         onSearchChange={setSearch}
         options={options}
-        emptyHint="No roles yet: create them under Roles & permissions."
+        emptyHint={`No ${noun} yet: create them under Roles & permissions.`}
       />
       <SaveActions
-        label="Save roles"
-        pending={save.isPending}
-        error={save.error}
-        edited={draft.edited}
-        saved={save.isSuccess}
-        onDiscard={draft.discard}
-      />
-    </form>
-  );
-}
-
-function KeyPermissionsForm({ keyId, saved, onSaved }: NamesFormProps) {
-  const draft = useDraft({ names: saved });
-  const [search, setSearch] = useState('');
-  const debouncedSearch = useDebouncedValue(search.trim());
-  const options = useQuery({
-    ...trpc.permissions.listPermissions.queryOptions({ limit: PAGE_SIZE, search: debouncedSearch || undefined }),
-    select: (page) => ({ values: page.data.map(({ slug }) => slug), hasMore: page.pagination.hasMore }),
-  });
-  const save = useMutation(
-    trpc.keys.setPermissions.mutationOptions({
-      onSuccess: async () => {
-        await onSaved();
-        draft.discard();
-      },
-    }),
-  );
-
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    save.mutate({ keyId, permissions: draft.values.names });
-  };
-
-  return (
-    <form onSubmit={submit} className="stack">
-      <ChecklistPicker
-        legend="Direct permissions"
-        noun="permissions"
-        selected={draft.values.names}
-        onChange={(names) => draft.edit({ names })}
-        search={search}
-        onSearchChange={setSearch}
-        options={options}
-        emptyHint="No permissions yet: create them under Roles & permissions."
-      />
-      <SaveActions
-        label="Save permissions"
+        label={`Save ${noun}`}
         pending={save.isPending}
         error={save.error}
         edited={draft.edited}

@@ -152,7 +152,7 @@ export function KeyDetail({ apiId, keyId }: KeyDetailProps) {
           </section>
           <section className="panel" aria-labelledby="key-rbac-title">
             <h2 id="key-rbac-title">Roles and permissions</h2>
-            <KeyAccessForm keyData={data} onSaved={invalidateKeys} />
+            <KeyAccessForm keyId={keyId} onSaved={invalidateKeys} />
           </section>
           <section className="panel" aria-labelledby="key-identity-title">
             <h2 id="key-identity-title">Identity</h2>

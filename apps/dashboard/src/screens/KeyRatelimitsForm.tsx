@@ -1,6 +1,6 @@
 import { useMutation } from '@tanstack/react-query';
 import type { FormEvent } from 'react';
-import { type RatelimitRow, RatelimitsEditor } from '../components/RatelimitsEditor.tsx';
+import { RatelimitsEditor, toRatelimitRows } from '../components/RatelimitsEditor.tsx';
 import { SaveActions } from '../components/SaveActions.tsx';
 import { type RouterOutputs, trpc } from '../trpc.ts';
 import { useDraft } from '../useDraft.ts';
@@ -13,14 +13,7 @@ interface KeyRatelimitsFormProps {
 /** The key's own limits; saving replaces them all (updateKey keeps the ids of limits whose name stays). */
 export function KeyRatelimitsForm({ keyData, onSaved }: KeyRatelimitsFormProps) {
   const draft = useDraft({
-    rows: (keyData.ratelimits ?? []).map(
-      ({ name, limit, duration, autoApply }): RatelimitRow => ({
-        name,
-        limit,
-        duration,
-        autoApply,
-      }),
-    ),
+    rows: toRatelimitRows(keyData.ratelimits),
   });
   const update = useMutation(
     trpc.keys.updateKey.mutationOptions({

@@ -1,8 +1,8 @@
 import { useMutation } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
-import { MetaField } from '../components/MetaField.tsx';
+import type { FormEvent } from 'react';
+import { MetaField, useMetaCheck } from '../components/MetaField.tsx';
 import { SaveActions } from '../components/SaveActions.tsx';
-import { formatMeta, parseLocalDateTime, parseMeta, toLocalDateTime } from '../format.ts';
+import { formatMeta, parseLocalDateTime, toLocalDateTime } from '../format.ts';
 import { type RouterOutputs, trpc } from '../trpc.ts';
 import { useDraft } from '../useDraft.ts';
 
@@ -19,7 +19,7 @@ export function KeySettingsForm({ keyData, onSaved }: KeySettingsFormProps) {
     meta: formatMeta(keyData.meta),
     expires: keyData.expires === undefined ? '' : toLocalDateTime(keyData.expires),
   });
-  const [metaProblem, setMetaProblem] = useState<string | null>(null);
+  const metaCheck = useMetaCheck();
   const update = useMutation(
     trpc.keys.updateKey.mutationOptions({
       onSuccess: async () => {
@@ -31,16 +31,12 @@ export function KeySettingsForm({ keyData, onSaved }: KeySettingsFormProps) {
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const parsed = parseMeta(draft.values.meta);
-    if ('problem' in parsed) {
-      setMetaProblem(parsed.problem);
-      return;
-    }
-    setMetaProblem(null);
+    const meta = metaCheck.check(draft.values.meta);
+    if (meta === undefined) return;
     update.mutate({
       keyId: keyData.keyId,
       name: draft.values.name.trim() || null,
-      meta: parsed.meta,
+      meta,
       expires: parseLocalDateTime(draft.values.expires) ?? null,
     });
   };
@@ -64,7 +60,7 @@ export function KeySettingsForm({ keyData, onSaved }: KeySettingsFormProps) {
         id="key-settings-meta"
         value={draft.values.meta}
         onChange={(meta) => draft.edit({ meta })}
-        problem={metaProblem}
+        problem={metaCheck.problem}
       />
       <div className="field">
         <label htmlFor="key-settings-expires">Expires at</label>

@@ -1,10 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
-import { Dialog } from '../components/Dialog.tsx';
-import { ErrorMessage } from '../components/ErrorMessage.tsx';
+import { DataTable } from '../components/DataTable.tsx';
+import { FormDialog } from '../components/FormDialog.tsx';
 import { Pager, useCursorPages } from '../components/Pager.tsx';
-import { LoadingStatus, TableSkeletonRows } from '../components/Skeleton.tsx';
 import { formatDuration } from '../format.ts';
 import { Link } from '../router.tsx';
 import { type RouterOutputs, trpc } from '../trpc.ts';
@@ -39,46 +38,32 @@ export function NamespaceDetail({ namespace }: { namespace: string }) {
           Set override
         </button>
       </div>
-      {overrides.error ? <ErrorMessage error={overrides.error} onRetry={() => void overrides.refetch()} /> : null}
-      {overrides.isPending ? <LoadingStatus label="overrides" /> : null}
-      <div className="table-wrap">
-        <table>
-          <caption className="visually-hidden">Overrides of namespace {namespace}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Identifier</th>
-              <th scope="col">Limit</th>
-              <th scope="col">Window</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {overrides.isPending ? <TableSkeletonRows columns={4} /> : null}
-            {overrides.data?.data.length === 0 ? (
-              <tr>
-                <td colSpan={4}>No overrides. Set one to give an identifier its own limit.</td>
-              </tr>
-            ) : null}
-            {overrides.data?.data.map((override) => (
-              <tr key={override.overrideId}>
-                <th scope="row">
-                  <code>{override.identifier}</code>
-                </th>
-                <td>{override.limit}</td>
-                <td>{formatDuration(override.duration)}</td>
-                <td className="row-actions">
-                  <button type="button" onClick={() => setEditing(override)}>
-                    Edit<span className="visually-hidden"> override {override.identifier}</span>
-                  </button>
-                  <button type="button" className="danger" onClick={() => setDeleting(override)}>
-                    Delete<span className="visually-hidden"> override {override.identifier}</span>
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        caption={`Overrides of namespace ${namespace}`}
+        columns={['Identifier', 'Limit', 'Window', 'Actions']}
+        query={overrides}
+        rows={overrides.data?.data}
+        loadingLabel="overrides"
+        emptyMessage="No overrides. Set one to give an identifier its own limit."
+        rowKey={(override) => override.overrideId}
+        renderCells={(override) => (
+          <>
+            <th scope="row">
+              <code>{override.identifier}</code>
+            </th>
+            <td>{override.limit}</td>
+            <td>{formatDuration(override.duration)}</td>
+            <td className="row-actions">
+              <button type="button" onClick={() => setEditing(override)}>
+                Edit<span className="visually-hidden"> override {override.identifier}</span>
+              </button>
+              <button type="button" className="danger" onClick={() => setDeleting(override)}>
+                Delete<span className="visually-hidden"> override {override.identifier}</span>
+              </button>
+            </td>
+          </>
+        )}
+      />
       <Pager pages={pages} nextCursor={overrides.data?.pagination.cursor} label="Overrides" />
       {editing ? (
         <OverrideDialog
@@ -128,66 +113,61 @@ function OverrideDialog({ namespace, override, onClose }: OverrideDialogProps) {
     }),
   );
 
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
+  const submit = () => {
     save.mutate({ namespace, identifier: identifier.trim(), limit: Number(limit), duration: Number(seconds) * 1000 });
   };
 
   return (
-    <Dialog title={override ? 'Edit override' : 'Set override'} open onClose={onClose}>
-      <form onSubmit={submit} className="stack">
-        <div className="field">
-          <label htmlFor="override-identifier">Identifier</label>
-          <input
-            id="override-identifier"
-            required
-            maxLength={512}
-            readOnly={override !== undefined}
-            value={identifier}
-            onChange={(event) => setIdentifier(event.target.value)}
-            aria-describedby="override-identifier-hint"
-          />
-          <p id="override-identifier-hint" className="hint">
-            Exact, or a pattern where * matches anything (user_*).
-          </p>
-        </div>
-        <div className="field">
-          <label htmlFor="override-limit">Limit</label>
-          <input
-            id="override-limit"
-            type="number"
-            min={0}
-            required
-            value={limit}
-            onChange={(event) => setLimit(event.target.value)}
-            aria-describedby="override-limit-hint"
-          />
-          <p id="override-limit-hint" className="hint">
-            0 blocks every request.
-          </p>
-        </div>
-        <div className="field">
-          <label htmlFor="override-window">Window (seconds)</label>
-          <input
-            id="override-window"
-            type="number"
-            min={1}
-            max={2_592_000}
-            required
-            value={seconds}
-            onChange={(event) => setSeconds(event.target.value)}
-          />
-        </div>
-        {save.error ? <ErrorMessage error={save.error} /> : null}
-        <div className="actions">
-          <button type="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="primary" disabled={save.isPending}>
-            Save override
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog
+      title={override ? 'Edit override' : 'Set override'}
+      open
+      onClose={onClose}
+      onSubmit={submit}
+      submitLabel="Save override"
+      mutation={save}
+    >
+      <div className="field">
+        <label htmlFor="override-identifier">Identifier</label>
+        <input
+          id="override-identifier"
+          required
+          maxLength={512}
+          readOnly={override !== undefined}
+          value={identifier}
+          onChange={(event) => setIdentifier(event.target.value)}
+          aria-describedby="override-identifier-hint"
+        />
+        <p id="override-identifier-hint" className="hint">
+          Exact, or a pattern where * matches anything (user_*).
+        </p>
+      </div>
+      <div className="field">
+        <label htmlFor="override-limit">Limit</label>
+        <input
+          id="override-limit"
+          type="number"
+          min={0}
+          required
+          value={limit}
+          onChange={(event) => setLimit(event.target.value)}
+          aria-describedby="override-limit-hint"
+        />
+        <p id="override-limit-hint" className="hint">
+          0 blocks every request.
+        </p>
+      </div>
+      <div className="field">
+        <label htmlFor="override-window">Window (seconds)</label>
+        <input
+          id="override-window"
+          type="number"
+          min={1}
+          max={2_592_000}
+          required
+          value={seconds}
+          onChange={(event) => setSeconds(event.target.value)}
+        />
+      </div>
+    </FormDialog>
   );
 }

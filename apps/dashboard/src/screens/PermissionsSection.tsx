@@ -1,10 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
-import { Dialog } from '../components/Dialog.tsx';
-import { ErrorMessage } from '../components/ErrorMessage.tsx';
+import { DataTable } from '../components/DataTable.tsx';
+import { FormDialog } from '../components/FormDialog.tsx';
 import { Pager, useCursorPages } from '../components/Pager.tsx';
-import { LoadingStatus, TableSkeletonRows } from '../components/Skeleton.tsx';
 import { type RouterOutputs, trpc } from '../trpc.ts';
 import { useDebouncedValue } from '../useDebouncedValue.ts';
 
@@ -53,47 +52,33 @@ export function PermissionsSection() {
           }}
         />
       </div>
-      {permissions.error ? <ErrorMessage error={permissions.error} onRetry={() => void permissions.refetch()} /> : null}
-      {permissions.isPending ? <LoadingStatus label="permissions" /> : null}
-      <div className="table-wrap">
-        <table>
-          <caption className="visually-hidden">Permissions of this workspace</caption>
-          <thead>
-            <tr>
-              <th scope="col">Slug</th>
-              <th scope="col">Name</th>
-              <th scope="col">Description</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {permissions.isPending ? <TableSkeletonRows columns={4} /> : null}
-            {permissions.data?.data.length === 0 ? (
-              <tr>
-                <td colSpan={4}>
-                  {appliedSearch
-                    ? 'No permission matches the search.'
-                    : 'No permissions yet. Create one, or add slugs to a role.'}
-                </td>
-              </tr>
-            ) : null}
-            {permissions.data?.data.map((permission) => (
-              <tr key={permission.id}>
-                <th scope="row">
-                  <code>{permission.slug}</code>
-                </th>
-                <td>{permission.name}</td>
-                <td>{permission.description ?? '—'}</td>
-                <td>
-                  <button type="button" className="danger" onClick={() => setDeleting(permission)}>
-                    Delete<span className="visually-hidden"> permission {permission.slug}</span>
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        caption="Permissions of this workspace"
+        columns={['Slug', 'Name', 'Description', 'Actions']}
+        query={permissions}
+        rows={permissions.data?.data}
+        loadingLabel="permissions"
+        emptyMessage={
+          appliedSearch
+            ? 'No permission matches the search.'
+            : 'No permissions yet. Create one, or add slugs to a role.'
+        }
+        rowKey={(permission) => permission.id}
+        renderCells={(permission) => (
+          <>
+            <th scope="row">
+              <code>{permission.slug}</code>
+            </th>
+            <td>{permission.name}</td>
+            <td>{permission.description ?? '—'}</td>
+            <td>
+              <button type="button" className="danger" onClick={() => setDeleting(permission)}>
+                Delete<span className="visually-hidden"> permission {permission.slug}</span>
+              </button>
+            </td>
+          </>
+        )}
+      />
       <Pager pages={pages} nextCursor={permissions.data?.pagination.cursor} label="Permissions" />
       <CreatePermissionDialog open={creating} onClose={() => setCreating(false)} />
       <ConfirmDialog
@@ -127,8 +112,7 @@ function CreatePermissionDialog({ open, onClose }: { open: boolean; onClose: () 
     onClose();
   };
 
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
+  const submit = () => {
     create.mutate(
       { name: form.name.trim(), slug: form.slug.trim(), description: form.description.trim() || undefined },
       {
@@ -141,45 +125,41 @@ function CreatePermissionDialog({ open, onClose }: { open: boolean; onClose: () 
   };
 
   return (
-    <Dialog title="Create permission" open={open} onClose={close}>
-      <form onSubmit={submit} className="stack">
-        <div className="field">
-          <label htmlFor="permission-slug">Slug</label>
-          <input
-            id="permission-slug"
-            required
-            placeholder="documents.read"
-            value={form.slug}
-            onChange={(event) => setForm({ ...form, slug: event.target.value })}
-          />
-        </div>
-        <div className="field">
-          <label htmlFor="permission-name">Name</label>
-          <input
-            id="permission-name"
-            required
-            value={form.name}
-            onChange={(event) => setForm({ ...form, name: event.target.value })}
-          />
-        </div>
-        <div className="field">
-          <label htmlFor="permission-description">Description</label>
-          <input
-            id="permission-description"
-            value={form.description}
-            onChange={(event) => setForm({ ...form, description: event.target.value })}
-          />
-        </div>
-        {create.error ? <ErrorMessage error={create.error} /> : null}
-        <div className="actions">
-          <button type="button" onClick={close}>
-            Cancel
-          </button>
-          <button type="submit" className="primary" disabled={create.isPending}>
-            Create
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog
+      title="Create permission"
+      open={open}
+      onClose={close}
+      onSubmit={submit}
+      submitLabel="Create"
+      mutation={create}
+    >
+      <div className="field">
+        <label htmlFor="permission-slug">Slug</label>
+        <input
+          id="permission-slug"
+          required
+          placeholder="documents.read"
+          value={form.slug}
+          onChange={(event) => setForm({ ...form, slug: event.target.value })}
+        />
+      </div>
+      <div className="field">
+        <label htmlFor="permission-name">Name</label>
+        <input
+          id="permission-name"
+          required
+          value={form.name}
+          onChange={(event) => setForm({ ...form, name: event.target.value })}
+        />
+      </div>
+      <div className="field">
+        <label htmlFor="permission-description">Description</label>
+        <input
+          id="permission-description"
+          value={form.description}
+          onChange={(event) => setForm({ ...form, description: event.target.value })}
+        />
+      </div>
+    </FormDialog>
   );
 }

@@ -1,10 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
-import { Dialog } from '../components/Dialog.tsx';
-import { ErrorMessage } from '../components/ErrorMessage.tsx';
+import { DataTable } from '../components/DataTable.tsx';
 import { Pager, useCursorPages } from '../components/Pager.tsx';
-import { LoadingStatus, TableSkeletonRows } from '../components/Skeleton.tsx';
+import { SingleFieldCreateDialog } from '../components/SingleFieldCreateDialog.tsx';
 import { formatTime } from '../format.ts';
 import { Link } from '../router.tsx';
 import { type RouterOutputs, trpc } from '../trpc.ts';
@@ -37,47 +36,43 @@ export function Ratelimits() {
       <p className="hint">
         A namespace holds the standalone limits your API checks with ratelimit.limit, and their overrides.
       </p>
-      {namespaces.error ? <ErrorMessage error={namespaces.error} onRetry={() => void namespaces.refetch()} /> : null}
-      {namespaces.isPending ? <LoadingStatus label="namespaces" /> : null}
-      <div className="table-wrap">
-        <table>
-          <caption className="visually-hidden">Rate-limit namespaces</caption>
-          <thead>
-            <tr>
-              <th scope="col">Namespace</th>
-              <th scope="col">Namespace id</th>
-              <th scope="col">Created</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {namespaces.isPending ? <TableSkeletonRows columns={4} /> : null}
-            {namespaces.data?.data.length === 0 ? (
-              <tr>
-                <td colSpan={4}>No namespaces yet. Create one to start limiting.</td>
-              </tr>
-            ) : null}
-            {namespaces.data?.data.map((namespace) => (
-              <tr key={namespace.id}>
-                <th scope="row">
-                  <Link to={`/ratelimits/${namespace.id}`}>{namespace.name}</Link>
-                </th>
-                <td>
-                  <code>{namespace.id}</code>
-                </td>
-                <td>{formatTime(namespace.createdAt)}</td>
-                <td>
-                  <button type="button" className="danger" onClick={() => setDeleting(namespace)}>
-                    Delete<span className="visually-hidden"> namespace {namespace.name}</span>
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        caption="Rate-limit namespaces"
+        columns={['Namespace', 'Namespace id', 'Created', 'Actions']}
+        query={namespaces}
+        rows={namespaces.data?.data}
+        loadingLabel="namespaces"
+        emptyMessage="No namespaces yet. Create one to start limiting."
+        rowKey={(namespace) => namespace.id}
+        renderCells={(namespace) => (
+          <>
+            <th scope="row">
+              <Link to={`/ratelimits/${namespace.id}`}>{namespace.name}</Link>
+            </th>
+            <td>
+              <code>{namespace.id}</code>
+            </td>
+            <td>{formatTime(namespace.createdAt)}</td>
+            <td>
+              <button type="button" className="danger" onClick={() => setDeleting(namespace)}>
+                Delete<span className="visually-hidden"> namespace {namespace.name}</span>
+              </button>
+            </td>
+          </>
+        )}
+      />
       <Pager pages={pages} nextCursor={namespaces.data?.pagination.cursor} label="Namespaces" />
-      <CreateNamespaceDialog open={creating} onClose={() => setCreating(false)} />
+      <SingleFieldCreateDialog
+        title="Create namespace"
+        open={creating}
+        onClose={() => setCreating(false)}
+        fieldId="namespace-name"
+        fieldLabel="Namespace name"
+        constraints={{ maxLength: 512 }}
+        mutationOptions={trpc.ratelimit.createNamespace.mutationOptions()}
+        toInput={(name) => ({ name })}
+        onCreated={() => void queryClient.invalidateQueries({ queryKey: trpc.ratelimit.pathKey() })}
+      />
       <ConfirmDialog
         title="Delete namespace"
         open={deleting !== null}
@@ -95,56 +90,5 @@ export function Ratelimits() {
         </p>
       </ConfirmDialog>
     </>
-  );
-}
-
-function CreateNamespaceDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
-  const queryClient = useQueryClient();
-  const [name, setName] = useState('');
-  const create = useMutation(trpc.ratelimit.createNamespace.mutationOptions());
-
-  const close = () => {
-    setName('');
-    create.reset();
-    onClose();
-  };
-
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    create.mutate(
-      { name: name.trim() },
-      {
-        onSuccess: () => {
-          void queryClient.invalidateQueries({ queryKey: trpc.ratelimit.pathKey() });
-          close();
-        },
-      },
-    );
-  };
-
-  return (
-    <Dialog title="Create namespace" open={open} onClose={close}>
-      <form onSubmit={submit} className="stack">
-        <div className="field">
-          <label htmlFor="namespace-name">Namespace name</label>
-          <input
-            id="namespace-name"
-            required
-            maxLength={512}
-            value={name}
-            onChange={(event) => setName(event.target.value)}
-          />
-        </div>
-        {create.error ? <ErrorMessage error={create.error} /> : null}
-        <div className="actions">
-          <button type="button" onClick={close}>
-            Cancel
-          </button>
-          <button type="submit" className="primary" disabled={create.isPending}>
-            Create
-          </button>
-        </div>
-      </form>
-    </Dialog>
   );
 }

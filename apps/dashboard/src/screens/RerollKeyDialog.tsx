@@ -1,7 +1,6 @@
 import { useMutation } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
-import { Dialog } from '../components/Dialog.tsx';
-import { ErrorMessage } from '../components/ErrorMessage.tsx';
+import { useState } from 'react';
+import { FormDialog } from '../components/FormDialog.tsx';
 import { type RouterOutputs, trpc } from '../trpc.ts';
 
 interface RerollKeyDialogProps {
@@ -22,38 +21,26 @@ export function RerollKeyDialog({ keyId, onClose, onRerolled }: RerollKeyDialogP
   const [expiration, setExpiration] = useState(0);
   const reroll = useMutation(trpc.keys.rerollKey.mutationOptions({ onSuccess: onRerolled }));
 
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
+  const submit = () => {
     reroll.mutate({ keyId, expiration });
   };
 
   return (
-    <Dialog title="Reroll key" open onClose={onClose}>
-      <form onSubmit={submit} className="stack">
-        <div className="field">
-          <label htmlFor="reroll-expiration">The old key stops working</label>
-          <select
-            id="reroll-expiration"
-            value={expiration}
-            onChange={(event) => setExpiration(Number(event.target.value))}
-          >
-            {GRACE_PERIODS.map((period) => (
-              <option key={period.ms} value={period.ms}>
-                {period.label}
-              </option>
-            ))}
-          </select>
-        </div>
-        {reroll.error ? <ErrorMessage error={reroll.error} /> : null}
-        <div className="actions">
-          <button type="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="primary" disabled={reroll.isPending}>
-            Reroll
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog title="Reroll key" open onClose={onClose} onSubmit={submit} submitLabel="Reroll" mutation={reroll}>
+      <div className="field">
+        <label htmlFor="reroll-expiration">The old key stops working</label>
+        <select
+          id="reroll-expiration"
+          value={expiration}
+          onChange={(event) => setExpiration(Number(event.target.value))}
+        >
+          {GRACE_PERIODS.map((period) => (
+            <option key={period.ms} value={period.ms}>
+              {period.label}
+            </option>
+          ))}
+        </select>
+      </div>
+    </FormDialog>
   );
 }

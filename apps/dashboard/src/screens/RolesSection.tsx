@@ -1,10 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
-import { Dialog } from '../components/Dialog.tsx';
-import { ErrorMessage } from '../components/ErrorMessage.tsx';
+import { DataTable } from '../components/DataTable.tsx';
+import { FormDialog } from '../components/FormDialog.tsx';
 import { Pager, useCursorPages } from '../components/Pager.tsx';
-import { LoadingStatus, TableSkeletonRows } from '../components/Skeleton.tsx';
 import { type RouterOutputs, trpc } from '../trpc.ts';
 
 type Role = RouterOutputs['permissions']['listRoles']['data'][number];
@@ -38,52 +37,38 @@ export function RolesSection() {
           Create role
         </button>
       </div>
-      {roles.error ? <ErrorMessage error={roles.error} onRetry={() => void roles.refetch()} /> : null}
-      {roles.isPending ? <LoadingStatus label="roles" /> : null}
-      <div className="table-wrap">
-        <table>
-          <caption className="visually-hidden">Roles of this workspace</caption>
-          <thead>
-            <tr>
-              <th scope="col">Role</th>
-              <th scope="col">Description</th>
-              <th scope="col">Permissions</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {roles.isPending ? <TableSkeletonRows columns={4} /> : null}
-            {roles.data?.data.length === 0 ? (
-              <tr>
-                <td colSpan={4}>No roles yet. Create one to give keys a set of permissions at once.</td>
-              </tr>
-            ) : null}
-            {roles.data?.data.map((role) => (
-              <tr key={role.id}>
-                <th scope="row">{role.name}</th>
-                <td>{role.description ?? '—'}</td>
-                <td>
-                  <ul className="chips">
-                    {role.permissions.map((permission) => (
-                      <li key={permission.id}>
-                        <code>{permission.slug}</code>
-                      </li>
-                    ))}
-                  </ul>
-                </td>
-                <td className="row-actions">
-                  <button type="button" onClick={() => setEditing(role)}>
-                    Edit permissions<span className="visually-hidden"> of {role.name}</span>
-                  </button>
-                  <button type="button" className="danger" onClick={() => setDeleting(role)}>
-                    Delete<span className="visually-hidden"> role {role.name}</span>
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        caption="Roles of this workspace"
+        columns={['Role', 'Description', 'Permissions', 'Actions']}
+        query={roles}
+        rows={roles.data?.data}
+        loadingLabel="roles"
+        emptyMessage="No roles yet. Create one to give keys a set of permissions at once."
+        rowKey={(role) => role.id}
+        renderCells={(role) => (
+          <>
+            <th scope="row">{role.name}</th>
+            <td>{role.description ?? '—'}</td>
+            <td>
+              <ul className="chips">
+                {role.permissions.map((permission) => (
+                  <li key={permission.id}>
+                    <code>{permission.slug}</code>
+                  </li>
+                ))}
+              </ul>
+            </td>
+            <td className="row-actions">
+              <button type="button" onClick={() => setEditing(role)}>
+                Edit permissions<span className="visually-hidden"> of {role.name}</span>
+              </button>
+              <button type="button" className="danger" onClick={() => setDeleting(role)}>
+                Delete<span className="visually-hidden"> role {role.name}</span>
+              </button>
+            </td>
+          </>
+        )}
+      />
       <Pager pages={pages} nextCursor={roles.data?.pagination.cursor} label="Roles" />
       {creating ? <RoleDialog onClose={() => setCreating(false)} /> : null}
       {editing ? <RoleDialog role={editing} onClose={() => setEditing(null)} /> : null}
@@ -119,11 +104,8 @@ function RoleDialog({ role, onClose }: { role?: Role; onClose: () => void }) {
   };
   const create = useMutation(trpc.permissions.createRole.mutationOptions({ onSuccess }));
   const setPermissions = useMutation(trpc.permissions.setRolePermissions.mutationOptions({ onSuccess }));
-  const pending = create.isPending || setPermissions.isPending;
-  const error = create.error ?? setPermissions.error;
 
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
+  const submit = () => {
     if (role) setPermissions.mutate({ roleId: role.id, permissions: parseSlugs(slugs) });
     else
       create.mutate({
@@ -134,47 +116,39 @@ function RoleDialog({ role, onClose }: { role?: Role; onClose: () => void }) {
   };
 
   return (
-    <Dialog title={role ? `Permissions of ${role.name}` : 'Create role'} open onClose={onClose}>
-      <form onSubmit={submit} className="stack">
-        {role ? null : (
-          <>
-            <div className="field">
-              <label htmlFor="role-name">Role name</label>
-              <input id="role-name" required value={name} onChange={(event) => setName(event.target.value)} />
-            </div>
-            <div className="field">
-              <label htmlFor="role-description">Description</label>
-              <input
-                id="role-description"
-                value={description}
-                onChange={(event) => setDescription(event.target.value)}
-              />
-            </div>
-          </>
-        )}
-        <div className="field">
-          <label htmlFor="role-permissions">Permission slugs</label>
-          <textarea
-            id="role-permissions"
-            rows={6}
-            value={slugs}
-            onChange={(event) => setSlugs(event.target.value)}
-            aria-describedby="role-permissions-hint"
-          />
-          <p id="role-permissions-hint" className="hint">
-            One per line. Slugs that do not exist yet are created.
-          </p>
-        </div>
-        {error ? <ErrorMessage error={error} /> : null}
-        <div className="actions">
-          <button type="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="primary" disabled={pending}>
-            {role ? 'Save permissions' : 'Create'}
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog
+      title={role ? `Permissions of ${role.name}` : 'Create role'}
+      open
+      onClose={onClose}
+      onSubmit={submit}
+      submitLabel={role ? 'Save permissions' : 'Create'}
+      mutation={role ? setPermissions : create}
+    >
+      {role ? null : (
+        <>
+          <div className="field">
+            <label htmlFor="role-name">Role name</label>
+            <input id="role-name" required value={name} onChange={(event) => setName(event.target.value)} />
+          </div>
+          <div className="field">
+            <label htmlFor="role-description">Description</label>
+            <input id="role-description" value={description} onChange={(event) => setDescription(event.target.value)} />
+          </div>
+        </>
+      )}
+      <div className="field">
+        <label htmlFor="role-permissions">Permission slugs</label>
+        <textarea
+          id="role-permissions"
+          rows={6}
+          value={slugs}
+          onChange={(event) => setSlugs(event.target.value)}
+          aria-describedby="role-permissions-hint"
+        />
+        <p id="role-permissions-hint" className="hint">
+          One per line. Slugs that do not exist yet are created.
+        </p>
+      </div>
+    </FormDialog>
   );
 }

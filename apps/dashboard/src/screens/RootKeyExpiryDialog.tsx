@@ -1,7 +1,6 @@
 import { useMutation } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
-import { Dialog } from '../components/Dialog.tsx';
-import { ErrorMessage } from '../components/ErrorMessage.tsx';
+import { useState } from 'react';
+import { FormDialog } from '../components/FormDialog.tsx';
 import { parseLocalDateTime, toLocalDateTime } from '../format.ts';
 import { type RouterOutputs, trpc } from '../trpc.ts';
 
@@ -16,40 +15,37 @@ export function RootKeyExpiryDialog({ rootKey, onClose, onSaved }: RootKeyExpiry
   const [expires, setExpires] = useState(rootKey.expiresAt === null ? '' : toLocalDateTime(rootKey.expiresAt));
   const update = useMutation(trpc.rootKeys.updateRootKey.mutationOptions({ onSuccess: onSaved }));
 
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
+  const submit = () => {
     update.mutate({ rootKeyId: rootKey.rootKeyId, expires: parseLocalDateTime(expires) ?? null });
   };
 
   return (
-    <Dialog title={`Expiry of ${rootKey.name ?? rootKey.rootKeyId}`} open onClose={onClose}>
-      <form onSubmit={submit} className="stack">
-        <div className="field">
-          <label htmlFor="root-key-expiry">Expires at</label>
-          <input
-            id="root-key-expiry"
-            type="datetime-local"
-            value={expires}
-            onChange={(event) => setExpires(event.target.value)}
-            aria-describedby="root-key-expiry-hint"
-          />
-          <p id="root-key-expiry-hint" className="hint">
-            Leave empty (or use “Clear expiry”) for a key that never expires.
-          </p>
-        </div>
-        {update.error ? <ErrorMessage error={update.error} /> : null}
-        <div className="actions">
-          <button type="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="button" onClick={() => setExpires('')}>
-            Clear expiry
-          </button>
-          <button type="submit" className="primary" disabled={update.isPending}>
-            Save expiry
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog
+      title={`Expiry of ${rootKey.name ?? rootKey.rootKeyId}`}
+      open
+      onClose={onClose}
+      onSubmit={submit}
+      submitLabel="Save expiry"
+      mutation={update}
+      actions={
+        <button type="button" onClick={() => setExpires('')}>
+          Clear expiry
+        </button>
+      }
+    >
+      <div className="field">
+        <label htmlFor="root-key-expiry">Expires at</label>
+        <input
+          id="root-key-expiry"
+          type="datetime-local"
+          value={expires}
+          onChange={(event) => setExpires(event.target.value)}
+          aria-describedby="root-key-expiry-hint"
+        />
+        <p id="root-key-expiry-hint" className="hint">
+          Leave empty (or use “Clear expiry”) for a key that never expires.
+        </p>
+      </div>
+    </FormDialog>
   );
 }

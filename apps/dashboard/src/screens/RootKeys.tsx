@@ -1,9 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
-import { ErrorMessage } from '../components/ErrorMessage.tsx';
+import { DataTable } from '../components/DataTable.tsx';
 import { SecretPanel } from '../components/SecretPanel.tsx';
-import { LoadingStatus, TableSkeletonRows } from '../components/Skeleton.tsx';
 import { formatTime } from '../format.ts';
 import { type RouterOutputs, trpc } from '../trpc.ts';
 import { CreateRootKeyDialog } from './CreateRootKeyDialog.tsx';
@@ -48,74 +47,55 @@ export function RootKeys() {
       </p>
 
       {newKey ? <SecretPanel title="New root key" secret={newKey} onDismiss={() => setNewKey(null)} /> : null}
-      {rootKeys.error ? <ErrorMessage error={rootKeys.error} onRetry={() => void rootKeys.refetch()} /> : null}
-      {rootKeys.isPending ? <LoadingStatus label="root keys" /> : null}
-
-      <div className="table-wrap">
-        <table>
-          <caption className="visually-hidden">Root keys of this workspace</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Key</th>
-              <th scope="col">Permissions</th>
-              <th scope="col">Created</th>
-              <th scope="col">Last used</th>
-              <th scope="col">Expires</th>
-              <th scope="col">Status</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rootKeys.isPending ? <TableSkeletonRows columns={8} /> : null}
-            {rootKeys.data?.rootKeys.length === 0 ? (
-              <tr>
-                <td colSpan={8}>No root keys yet.</td>
-              </tr>
-            ) : null}
-            {rootKeys.data?.rootKeys.map((rootKey) => {
-              const label = rootKey.name ?? rootKey.rootKeyId;
-              const live = rootKey.revokedAt === null;
-              return (
-                <tr key={rootKey.rootKeyId}>
-                  <th scope="row">{label}</th>
-                  <td>
-                    <code>{rootKey.start}…</code>
-                  </td>
-                  <td>
-                    <details>
-                      <summary>{rootKey.permissions.length} permissions</summary>
-                      <ul className="plain">
-                        {rootKey.permissions.map((permission) => (
-                          <li key={permission}>
-                            <code>{permission}</code>
-                          </li>
-                        ))}
-                      </ul>
-                    </details>
-                  </td>
-                  <td>{formatTime(rootKey.createdAt)}</td>
-                  <td>{formatTime(rootKey.lastUsedAt)}</td>
-                  <td>{formatTime(rootKey.expiresAt)}</td>
-                  <td>{rootKeyStatus(rootKey)}</td>
-                  <td className="row-actions">
-                    {live ? (
-                      <>
-                        <button type="button" onClick={() => setSettingExpiry(rootKey)}>
-                          Set expiry<span className="visually-hidden"> of {label}</span>
-                        </button>
-                        <button type="button" className="danger" onClick={() => setRevoking(rootKey)}>
-                          Revoke<span className="visually-hidden"> {label}</span>
-                        </button>
-                      </>
-                    ) : null}
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        caption="Root keys of this workspace"
+        columns={['Name', 'Key', 'Permissions', 'Created', 'Last used', 'Expires', 'Status', 'Actions']}
+        query={rootKeys}
+        rows={rootKeys.data?.rootKeys}
+        loadingLabel="root keys"
+        emptyMessage="No root keys yet."
+        rowKey={(rootKey) => rootKey.rootKeyId}
+        renderCells={(rootKey) => {
+          const label = rootKey.name ?? rootKey.rootKeyId;
+          const live = rootKey.revokedAt === null;
+          return (
+            <>
+              <th scope="row">{label}</th>
+              <td>
+                <code>{rootKey.start}…</code>
+              </td>
+              <td>
+                <details>
+                  <summary>{rootKey.permissions.length} permissions</summary>
+                  <ul className="plain">
+                    {rootKey.permissions.map((permission) => (
+                      <li key={permission}>
+                        <code>{permission}</code>
+                      </li>
+                    ))}
+                  </ul>
+                </details>
+              </td>
+              <td>{formatTime(rootKey.createdAt)}</td>
+              <td>{formatTime(rootKey.lastUsedAt)}</td>
+              <td>{formatTime(rootKey.expiresAt)}</td>
+              <td>{rootKeyStatus(rootKey)}</td>
+              <td className="row-actions">
+                {live ? (
+                  <>
+                    <button type="button" onClick={() => setSettingExpiry(rootKey)}>
+                      Set expiry<span className="visually-hidden"> of {label}</span>
+                    </button>
+                    <button type="button" className="danger" onClick={() => setRevoking(rootKey)}>
+                      Revoke<span className="visually-hidden"> {label}</span>
+                    </button>
+                  </>
+                ) : null}
+              </td>
+            </>
+          );
+        }}
+      />
 
       <CreateRootKeyDialog
         open={creating}

@@ -1,5 +1,5 @@
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { keepPreviousData, type UseQueryResult, useQuery } from '@tanstack/react-query';
+import { type ComponentProps, type FormEvent, useId, useState } from 'react';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { type PickerItem, SearchSelect } from '../components/SearchSelect.tsx';
 import { BlockSkeleton } from '../components/Skeleton.tsx';
@@ -117,43 +117,50 @@ export function Usage() {
         />
       </div>
 
-      <section className="panel" aria-labelledby="usage-verifications-title">
-        <h2 id="usage-verifications-title">Verifications by outcome</h2>
-        {verifications.error ? (
-          <ErrorMessage error={verifications.error} onRetry={() => void verifications.refetch()} />
-        ) : null}
-        {verifications.isPending ? <BlockSkeleton height="16rem" /> : null}
-        {verifications.data ? (
-          <StackedBarChart
-            label="Verifications by outcome"
-            buckets={buckets}
-            series={outcomeSeries}
-            formatBucket={formatBucket}
-          />
-        ) : null}
-      </section>
-      <section className="panel" aria-labelledby="usage-credits-title">
-        <h2 id="usage-credits-title">Credits spent</h2>
-        {verifications.error ? <p>Not available: the verifications did not load (see above).</p> : null}
-        {verifications.isPending ? <BlockSkeleton height="16rem" /> : null}
-        {verifications.data ? (
-          <StackedBarChart label="Credits spent" buckets={buckets} series={creditSeries} formatBucket={formatBucket} />
-        ) : null}
-      </section>
-      <section className="panel" aria-labelledby="usage-ratelimits-title">
-        <h2 id="usage-ratelimits-title">Rate-limit decisions</h2>
-        {ratelimits.error ? <ErrorMessage error={ratelimits.error} onRetry={() => void ratelimits.refetch()} /> : null}
-        {ratelimits.isPending ? <BlockSkeleton height="16rem" /> : null}
-        {ratelimits.data ? (
-          <StackedBarChart
-            label="Rate-limit decisions"
-            buckets={buckets}
-            series={decisionSeries}
-            formatBucket={formatBucket}
-          />
-        ) : null}
-      </section>
+      <ChartPanel
+        title="Verifications by outcome"
+        query={verifications}
+        chart={{ buckets, series: outcomeSeries, formatBucket }}
+      />
+      <ChartPanel
+        title="Credits spent"
+        query={verifications}
+        chart={{ buckets, series: creditSeries, formatBucket }}
+        failureNote="Not available: the verifications did not load (see above)."
+      />
+      <ChartPanel
+        title="Rate-limit decisions"
+        query={ratelimits}
+        chart={{ buckets, series: decisionSeries, formatBucket }}
+      />
     </>
+  );
+}
+
+interface ChartPanelProps {
+  title: string;
+  query: Pick<UseQueryResult, 'data' | 'error' | 'isPending' | 'refetch'>;
+  chart: Omit<ComponentProps<typeof StackedBarChart>, 'label'>;
+  /** Shown instead of the error when another panel of the same query already shows it, with the retry. */
+  failureNote?: string;
+}
+
+/** A titled chart of one query's rows, or its loading placeholder or error. */
+function ChartPanel({ title, query, chart, failureNote }: ChartPanelProps) {
+  const id = useId();
+  return (
+    <section className="panel" aria-labelledby={id}>
+      <h2 id={id}>{title}</h2>
+      {query.error ? (
+        failureNote ? (
+          <p>{failureNote}</p>
+        ) : (
+          <ErrorMessage error={query.error} onRetry={() => void query.refetch()} />
+        )
+      ) : null}
+      {query.isPending ? <BlockSkeleton height="16rem" /> : null}
+      {query.data ? <StackedBarChart label={title} {...chart} /> : null}
+    </section>
   );
 }
 

@@ -1,0 +1,61 @@
+import type { FormEvent, ReactNode } from 'react';
+import { Dialog } from './Dialog.tsx';
+import { ErrorMessage } from './ErrorMessage.tsx';
+
+interface FormDialogProps {
+  title: string;
+  open: boolean;
+  /** Cancel and Escape. */
+  onClose: () => void;
+  /** The form passed the browser's own checks. */
+  onSubmit: () => void;
+  /** The submit button's text, e.g. "Create". */
+  submitLabel: string;
+  /** The submit's mutation: its pending state disables the button, its error shows above the buttons. */
+  mutation: { isPending: boolean; error: Error | null };
+  /** The form lacks something the browser's own checks cannot see. */
+  incomplete?: boolean;
+  /** Room for wide fields, such as the root-key permission picker. */
+  wide?: boolean;
+  /** More buttons, between Cancel and submit. */
+  actions?: ReactNode;
+  /** The fields. */
+  children: ReactNode;
+}
+
+/** A dialog holding one form, ending with the submit error, Cancel and the submit button. */
+export function FormDialog({
+  title,
+  open,
+  onClose,
+  onSubmit,
+  submitLabel,
+  mutation,
+  incomplete,
+  wide,
+  actions,
+  children,
+}: FormDialogProps) {
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    onSubmit();
+  };
+
+  return (
+    <Dialog title={title} open={open} onClose={onClose}>
+      <form onSubmit={submit} className={wide ? 'stack wide' : 'stack'}>
+        {children}
+        {mutation.error ? <ErrorMessage error={mutation.error} /> : null}
+        <div className="actions">
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+          {actions}
+          <button type="submit" className="primary" disabled={mutation.isPending || incomplete}>
+            {submitLabel}
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
