@@ -32,32 +32,15 @@ export function createCreditSpender(orm: Orm): CreditSpender {
 
   async function settle(keyId: string, batch: PendingSpend[]): Promise<void> {
     const refillBoundary = new Date(Math.max(...batch.map((spend) => spend.refillBoundary)));
-    const outcomes = await orm.em.fork().transactional(async (tx) => {
-      const [row] = await rows(
-        tx,
-        sql<{ remaining: number; refillAmount: number | null; refillDue: boolean }>`
-          select credits_remaining::float8 as remaining, refill_amount::float8 as "refillAmount",
-                 refill_amount is not null and (last_refill_at is null or last_refill_at < ${refillBoundary})
-                   as "refillDue"
-          from keys where id = ${keyId} and credits_remaining is not null for update`,
-      );
-      if (!row) return batch.map((): CreditSpend => ({ available: null, remaining: null }));
-      let balance =
-        row.refillDue && row.refillAmount !== null ? Math.max(row.remaining, row.refillAmount) : row.remaining;
-      const decided = batch.map((spend): CreditSpend => {
-        if (spend.cost > balance) return { available: balance, remaining: null };
-        const available = balance;
-        balance -= spend.cost;
-        return { available, remaining: balance };
-      });
-      await rows(
-        tx,
-        sql`update keys set credits_remaining = ${balance},
-              last_refill_at = case when ${row.refillDue} then ${refillBoundary} else last_refill_at end
-            where id = ${keyId}`,
-      );
-      return decided;
-    });
+    // One statement (see the spend_credits_function migration): lock, refill, judge in order, update, commit.
+    const outcomes = await rows(
+      orm.em.fork(),
+      sql<CreditSpend>`
+        select available, remaining
+        from keyplane_spend_credits(${keyId}, ${batch.map((spend) => spend.cost)}::float8[], ${refillBoundary})
+          with ordinality as spent(available, remaining, position)
+        order by position`,
+    );
     for (const [index, spend] of batch.entries())
       spend.resolve(outcomes[index] ?? { available: null, remaining: null });
   }
