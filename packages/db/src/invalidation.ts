@@ -70,7 +70,13 @@ export async function listenForInvalidations(
   let client: pg.Client | undefined;
   let closed = false;
   const connect = async () => {
-    const next = new pg.Client({ connectionString: databaseUrl, application_name: LISTENER_APPLICATION_NAME });
+    const next = new pg.Client({
+      connectionString: databaseUrl,
+      application_name: LISTENER_APPLICATION_NAME,
+      // And the other way round: notice a vanished database server, and reconnect.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+    });
     next.on('notification', (message) => {
       if (message.channel !== INVALIDATION_CHANNEL || !message.payload) return;
       let parsed: Invalidation & { ping?: string; ack?: string };
@@ -92,6 +98,9 @@ export async function listenForInvalidations(
       if (!closed) setTimeout(() => void connect().catch(() => {}), 500);
     });
     await next.connect();
+    // Other nodes wait for this listener's acknowledgements while Postgres counts it as connected: if
+    // this machine vanishes without closing the connection, let its backend notice within ~25 s.
+    await next.query('set tcp_keepalives_idle = 10; set tcp_keepalives_interval = 5; set tcp_keepalives_count = 3');
     await next.query(`listen ${INVALIDATION_CHANNEL}`);
     client = next;
   };
