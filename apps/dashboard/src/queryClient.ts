@@ -14,13 +14,16 @@ function endSessionOnUnauthorized(error: Error): void {
   if (trpcErrorCode(error) === 'UNAUTHORIZED') void queryClient.resetQueries({ queryKey: sessionKey, exact: true });
 }
 
-export const queryClient = new QueryClient({
+export const queryClient: QueryClient = new QueryClient({
   queryCache: new QueryCache({
     onError: (error, query) => {
       if (query.queryHash !== sessionHash) endSessionOnUnauthorized(error);
     },
   }),
   mutationCache: new MutationCache({
+    // A change can show on other screens (a deleted permission on a key's page): everything cached
+    // becomes stale and is fetched again when next shown. Each mutation still refreshes its own screen.
+    onSuccess: (): Promise<void> => queryClient.invalidateQueries({ refetchType: 'none' }),
     onError: (error, _variables, _context, mutation) => {
       if (hashKey(mutation.options.mutationKey ?? []) !== signInHash) endSessionOnUnauthorized(error);
     },

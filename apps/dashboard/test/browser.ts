@@ -1,9 +1,11 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 
 /** Debian's Chromium (`.ci/run` installs the `chromium` package); Playwright downloads no browser here. */
 const CHROMIUM = '/usr/bin/chromium';
+
+export const chromiumInstalled = existsSync(CHROMIUM);
 
 // Headless as root on a closed network: without these, Chromium retries Google services at every start.
 const CHROMIUM_ARGS = [

@@ -53,13 +53,15 @@ export function NamespaceDetail({ namespace }: { namespace: string }) {
             </th>
             <td>{override.limit}</td>
             <td>{formatDuration(override.duration)}</td>
-            <td className="row-actions">
-              <button type="button" onClick={() => setEditing(override)}>
-                Edit<span className="visually-hidden"> override {override.identifier}</span>
-              </button>
-              <button type="button" className="danger" onClick={() => setDeleting(override)}>
-                Delete<span className="visually-hidden"> override {override.identifier}</span>
-              </button>
+            <td>
+              <div className="row-actions">
+                <button type="button" onClick={() => setEditing(override)}>
+                  Edit<span className="visually-hidden"> override {override.identifier}</span>
+                </button>
+                <button type="button" className="danger" onClick={() => setDeleting(override)}>
+                  Delete<span className="visually-hidden"> override {override.identifier}</span>
+                </button>
+              </div>
             </td>
           </>
         )}

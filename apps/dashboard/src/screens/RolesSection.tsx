@@ -58,13 +58,15 @@ export function RolesSection() {
                 ))}
               </ul>
             </td>
-            <td className="row-actions">
-              <button type="button" onClick={() => setEditing(role)}>
-                Edit permissions<span className="visually-hidden"> of {role.name}</span>
-              </button>
-              <button type="button" className="danger" onClick={() => setDeleting(role)}>
-                Delete<span className="visually-hidden"> role {role.name}</span>
-              </button>
+            <td>
+              <div className="row-actions">
+                <button type="button" onClick={() => setEditing(role)}>
+                  Edit permissions<span className="visually-hidden"> of {role.name}</span>
+                </button>
+                <button type="button" className="danger" onClick={() => setDeleting(role)}>
+                  Delete<span className="visually-hidden"> role {role.name}</span>
+                </button>
+              </div>
             </td>
           </>
         )}

@@ -80,16 +80,16 @@ export function RootKeys() {
               <td>{formatTime(rootKey.lastUsedAt)}</td>
               <td>{formatTime(rootKey.expiresAt)}</td>
               <td>{rootKeyStatus(rootKey)}</td>
-              <td className="row-actions">
+              <td>
                 {live ? (
-                  <>
+                  <div className="row-actions">
                     <button type="button" onClick={() => setSettingExpiry(rootKey)}>
                       Set expiry<span className="visually-hidden"> of {label}</span>
                     </button>
                     <button type="button" className="danger" onClick={() => setRevoking(rootKey)}>
                       Revoke<span className="visually-hidden"> {label}</span>
                     </button>
-                  </>
+                  </div>
                 ) : null}
               </td>
             </>
