@@ -12,6 +12,8 @@ export interface Context {
   services: Services;
   /** The dashboard's cookie session, where the transport carries one (`/trpc`); absent on `/v2`. */
   session?: SessionCarrier;
+  /** The caller asked that this call not be recorded in analytics (`X-Unkey-Metrics: disabled`). */
+  metricsDisabled?: boolean;
 }
 
 /** How a procedure reads and sets the browser's session cookie without knowing it is a cookie. */

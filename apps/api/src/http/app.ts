@@ -3,14 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { newId } from '@keyplane/core';
 import { lazyFork, type Orm } from '@keyplane/db';
-import {
-  type AppRouter,
-  appRouter,
-  type Context,
-  createContextInner,
-  type Services,
-  type SessionCarrier,
-} from '@keyplane/procedures';
+import { type AppRouter, appRouter, type Context, createContextInner, type Services } from '@keyplane/procedures';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -20,7 +13,7 @@ import { createDashboardAssets } from './dashboardStatic.ts';
 import { type Problem, problemBody, problems } from './problem.ts';
 import { logRequest } from './requestLog.ts';
 import { cookieSessionCarrier, crossSiteRefusal } from './sessionCookie.ts';
-import { createV2Handler, type V2Answer } from './v2.ts';
+import { type CallerHeaders, createV2Handler, metricsDisabledBy, type V2Answer } from './v2.ts';
 
 export interface AppDeps {
   orm: Orm;
@@ -41,6 +34,9 @@ type Env = {
   Variables: { requestId: string; procedure?: string; failure?: unknown };
 };
 
+/** The reference's header for opting one call out of analytics. */
+const METRICS_HEADER = 'x-unkey-metrics';
+
 const V2_PROCEDURE_PATH = /^\/v2\/([^/?#]+)(?:\?.*)?$/;
 
 /**
@@ -52,14 +48,15 @@ const V2_PROCEDURE_PATH = /^\/v2\/([^/?#]+)(?:\?.*)?$/;
 export function createHttp(deps: AppDeps) {
   const router = deps.router ?? appRouter;
   const logRequests = deps.logRequests !== false;
-  const contextFor = (requestId: string, authorization: string | undefined, session?: SessionCarrier): Context =>
+  const contextFor = (requestId: string, caller: CallerHeaders): Context =>
     createContextInner({
       em: lazyFork(deps.orm),
       requestId,
-      authorization,
+      authorization: caller.authorization,
       vaultMasterKey: deps.vaultMasterKey,
       services: deps.services,
-      session,
+      session: caller.session,
+      metricsDisabled: caller.metricsDisabled,
     });
   const handleV2 = createV2Handler({
     router,
@@ -105,6 +102,7 @@ export function createHttp(deps: AppDeps) {
         procedure,
         contentType: c.req.header('content-type'),
         authorization: c.req.header('authorization'),
+        metricsDisabled: metricsDisabledBy(c.req.header(METRICS_HEADER)),
         readBody: (limit) => (incoming ? readIncomingBody(incoming, limit) : readWebBody(c.req.raw, limit)),
         signal: c.req.raw.signal,
       },
@@ -130,11 +128,11 @@ export function createHttp(deps: AppDeps) {
       router,
       allowMethodOverride: true,
       createContext: ({ resHeaders }) =>
-        contextFor(
-          c.get('requestId'),
+        contextFor(c.get('requestId'), {
           authorization,
-          authorization === undefined ? cookieSessionCarrier(c.req.raw, resHeaders) : undefined,
-        ),
+          metricsDisabled: metricsDisabledBy(c.req.header(METRICS_HEADER)),
+          session: authorization === undefined ? cookieSessionCarrier(c.req.raw, resHeaders) : undefined,
+        }),
       onError: ({ error }) => {
         if (error.code === 'INTERNAL_SERVER_ERROR') c.set('failure', error.cause ?? error);
       },
@@ -175,6 +173,7 @@ export function createHttp(deps: AppDeps) {
           procedure,
           contentType: request.headers['content-type'],
           authorization: request.headers.authorization,
+          metricsDisabled: metricsDisabledBy(request.headers[METRICS_HEADER] as string | undefined),
           readBody: (limit) => readIncomingBody(request, limit),
         },
         requestId,

@@ -1,3 +1,4 @@
+import type { SessionCarrier } from '@keyplane/procedures';
 import type { AnyTRPCRouter } from '@trpc/server';
 import { BodyTooLargeError } from './body.ts';
 import { dispatch, publicProcedureTable } from './contract.ts';
@@ -9,8 +10,22 @@ export interface V2Call {
   procedure: string;
   contentType: string | undefined;
   authorization: string | undefined;
+  /** `X-Unkey-Metrics: disabled`: do not record this call in analytics. */
+  metricsDisabled: boolean;
   readBody(limit: number): Promise<string>;
   signal?: AbortSignal;
+}
+
+/** What a context takes from the request's headers. */
+export interface CallerHeaders {
+  authorization: string | undefined;
+  metricsDisabled: boolean;
+  session?: SessionCarrier;
+}
+
+/** The reference's opt-out of analytics for one call. */
+export function metricsDisabledBy(header: string | undefined): boolean {
+  return header?.trim().toLowerCase() === 'disabled';
 }
 
 export interface V2Answer {
@@ -30,7 +45,7 @@ export function createV2Handler<TContext>(options: {
   router: AnyTRPCRouter;
   maxBodyBytes: number;
   errorsBaseUrl: string;
-  contextFor(requestId: string, authorization: string | undefined): TContext;
+  contextFor(requestId: string, caller: CallerHeaders): TContext;
 }): V2Handler {
   const table = publicProcedureTable(options.router);
   return async (call, requestId) => {
@@ -65,7 +80,7 @@ export function createV2Handler<TContext>(options: {
       table,
       path: call.procedure,
       input,
-      ctx: options.contextFor(requestId, call.authorization),
+      ctx: options.contextFor(requestId, { authorization: call.authorization, metricsDisabled: call.metricsDisabled }),
       signal: call.signal,
     });
     if (result.ok) {

@@ -6,6 +6,7 @@ import {
   createNamespace,
   deleteNamespace,
   type LimitBody,
+  type LimitData,
   LONG_WINDOW,
   limitOn,
 } from '../ratelimit.ts';
@@ -174,6 +175,26 @@ describe('200', () => {
       expect.objectContaining({ identifier: 'free', passed: true, limit: 4, remaining: 2, override_id: null }),
     ]);
     expect(events.every((event) => event.latency_ms >= 0)).toBe(true);
+  });
+
+  it('records nothing for a call sent with X-Unkey-Metrics: disabled, still limiting it', async () => {
+    const id = await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'unrecorded');
+    const quiet = (identifier: string) =>
+      api.request<LimitData>('/v2/ratelimit.limit', {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          Authorization: `Bearer ${workspace.rootKey}`,
+          'X-Unkey-Metrics': 'Disabled',
+        },
+        body: JSON.stringify(request('unrecorded', { identifier, limit: 1 })),
+      });
+    expect((await quiet('hidden')).body.data.success).toBe(true);
+    expect((await quiet('hidden')).body.data.success).toBe(false);
+    await limit(request('unrecorded', { identifier: 'shown' }));
+    await api.services.ratelimitEvents.flush();
+    const events = (await ratelimitEvents(em(), id)).map((event) => event.identifier);
+    expect(events.filter((identifier) => identifier !== 'probe')).toEqual(['shown']);
   });
 
   it('never answers 500 to many concurrent first uses of one namespace, and creates it once', async () => {

@@ -46,7 +46,9 @@ export interface LimitDecision {
   overrideId?: string;
 }
 
-type LimitingContext = Pick<Context, 'em' | 'services' | 'requestId'> & { rootKey: RootKeyPrincipal };
+type LimitingContext = Pick<Context, 'em' | 'services' | 'requestId' | 'metricsDisabled'> & {
+  rootKey: RootKeyPrincipal;
+};
 
 /** Permissions listed once each, so a 403 names each missing one once. */
 function distinct(tuples: readonly PermissionTuple[]): PermissionTuple[] {
@@ -142,18 +144,19 @@ export async function applyLimits(
   const time = services.now();
   const limits = checks.map(({ request, namespaceId, plan }, index): LimitDecision => {
     const outcome = outcomes[index] ?? { passed: false, remaining: 0, reset: time };
-    services.ratelimitEvents.record({
-      time,
-      requestId: ctx.requestId,
-      workspaceId: rootKey.workspaceId,
-      namespaceId,
-      identifier: request.identifier,
-      passed: checked.passed,
-      limit: plan.limit,
-      remaining: outcome.remaining,
-      overrideId: plan.overrideId ?? null,
-      latencyMs,
-    });
+    if (!ctx.metricsDisabled)
+      services.ratelimitEvents.record({
+        time,
+        requestId: ctx.requestId,
+        workspaceId: rootKey.workspaceId,
+        namespaceId,
+        identifier: request.identifier,
+        passed: checked.passed,
+        limit: plan.limit,
+        remaining: outcome.remaining,
+        overrideId: plan.overrideId ?? null,
+        latencyMs,
+      });
     return {
       namespace: request.namespace,
       identifier: request.identifier,
