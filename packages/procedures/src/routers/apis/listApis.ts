@@ -1,7 +1,7 @@
 import { listApis as listApiRecords } from '@keyplane/db';
 import { z } from 'zod';
-import { apiPermission, requireReadOfEach } from '../../middleware/auth.ts';
-import { decodeCursor, listOutput, paginationInput, toPage } from '../../pagination.ts';
+import { apiPermission } from '../../middleware/auth.ts';
+import { listOutput, paginationInput, readablePage } from '../../pagination.ts';
 import { textSchema } from '../../schemas.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 import { apiData, getApiOutput } from './getApi.ts';
@@ -22,17 +22,12 @@ export const listApis = rootKeyProcedure
   .meta({ list: true })
   .input(listApisInput)
   .output(listApisOutput)
-  .query(async ({ ctx, input }) => {
-    const { workspaceId } = ctx.rootKey;
-    const found = await listApiRecords(ctx.em, workspaceId, {
-      fromId: decodeCursor(workspaceId, input.cursor),
-      search: input.search,
-      count: input.limit + 1,
-    });
-    requireReadOfEach(
+  .query(({ ctx, input }) =>
+    readablePage(
       ctx.rootKey,
-      found.slice(0, input.limit).map((api) => api.id),
+      input,
+      (query) => listApiRecords(ctx.em, ctx.rootKey.workspaceId, query),
       (apiId) => apiPermission(apiId, 'read_api'),
-    );
-    return toPage(workspaceId, found, input.limit, apiData);
-  });
+      apiData,
+    ),
+  );

@@ -1,7 +1,7 @@
 import { listIdentities as listIdentityRecords } from '@keyplane/db';
 import { z } from 'zod';
-import { requireIdentityReads } from '../../middleware/auth.ts';
-import { decodeCursor, listOutput, paginationInput, toPage } from '../../pagination.ts';
+import { identityPermission } from '../../middleware/auth.ts';
+import { listOutput, paginationInput, readablePage } from '../../pagination.ts';
 import { textSchema } from '../../schemas.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 import { identityData, identityOutput } from '../keys/keyResponse.ts';
@@ -23,16 +23,12 @@ export const listIdentities = rootKeyProcedure
   .meta({ public: true, list: true })
   .input(listIdentitiesInput)
   .output(listIdentitiesOutput)
-  .query(async ({ ctx, input }) => {
-    const { workspaceId } = ctx.rootKey;
-    const found = await listIdentityRecords(ctx.em, workspaceId, {
-      fromId: decodeCursor(workspaceId, input.cursor),
-      search: input.search,
-      count: input.limit + 1,
-    });
-    requireIdentityReads(
+  .query(({ ctx, input }) =>
+    readablePage(
       ctx.rootKey,
-      found.slice(0, input.limit).map((identity) => identity.id),
-    );
-    return toPage(workspaceId, found, input.limit, identityData);
-  });
+      input,
+      (query) => listIdentityRecords(ctx.em, ctx.rootKey.workspaceId, query),
+      (identityId) => identityPermission(identityId, 'read_identity'),
+      identityData,
+    ),
+  );

@@ -1,7 +1,7 @@
 import { listRatelimitNamespaces } from '@keyplane/db';
 import { z } from 'zod';
-import { ratelimitPermission, requireReadOfEach } from '../../middleware/auth.ts';
-import { decodeCursor, listOutput, paginationInput, toPage } from '../../pagination.ts';
+import { ratelimitPermission } from '../../middleware/auth.ts';
+import { listOutput, paginationInput, readablePage } from '../../pagination.ts';
 import { textSchema } from '../../schemas.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
@@ -21,17 +21,12 @@ export const listNamespaces = rootKeyProcedure
   .meta({ list: true })
   .input(listNamespacesInput)
   .output(listNamespacesOutput)
-  .query(async ({ ctx, input }) => {
-    const { workspaceId } = ctx.rootKey;
-    const found = await listRatelimitNamespaces(ctx.em, workspaceId, {
-      fromId: decodeCursor(workspaceId, input.cursor),
-      search: input.search,
-      count: input.limit + 1,
-    });
-    requireReadOfEach(
+  .query(({ ctx, input }) =>
+    readablePage(
       ctx.rootKey,
-      found.slice(0, input.limit).map((namespace) => namespace.id),
+      input,
+      (query) => listRatelimitNamespaces(ctx.em, ctx.rootKey.workspaceId, query),
       (namespaceId) => ratelimitPermission(namespaceId, 'read_namespace'),
-    );
-    return toPage(workspaceId, found, input.limit, (namespace) => namespace);
-  });
+      (namespace) => namespace,
+    ),
+  );
