@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { FreshnessCache } from '@keyplane/core';
 import {
   createCreditSpender,
@@ -8,7 +7,6 @@ import {
   listenForInvalidations,
   loadServerSecret,
   type Orm,
-  pingInvalidations,
   type RetentionSchedule,
   scheduleAnalyticsRetention,
 } from '@keyplane/db';
@@ -27,46 +25,6 @@ const FRESHNESS_MS = 1000;
  */
 const DELIVERY_WAIT_MS = FRESHNESS_MS;
 
-/**
- * Pings waiting for every listening node's acknowledgement. A node acknowledges a ping only after
- * handling every announcement before it, so once all have, a change holds on every node.
- */
-function pingAcknowledgements() {
-  const waiting = new Map<string, { expected: number; heard: number; done: () => void }>();
-  const settleIfComplete = (nonce: string) => {
-    const ping = waiting.get(nonce);
-    if (ping && ping.heard >= ping.expected) ping.done();
-  };
-  return {
-    /** Resolves when `expect`'s count of acknowledgements has arrived, or after `timeoutMs` regardless. */
-    awaitAll(nonce: string, timeoutMs: number): Promise<void> {
-      return new Promise((resolve) => {
-        const timer = setTimeout(() => ping.done(), timeoutMs);
-        const ping = {
-          expected: Number.POSITIVE_INFINITY,
-          heard: 0,
-          done: () => {
-            clearTimeout(timer);
-            waiting.delete(nonce);
-            resolve();
-          },
-        };
-        waiting.set(nonce, ping);
-      });
-    },
-    expect(nonce: string, listeners: number): void {
-      const ping = waiting.get(nonce);
-      if (ping) ping.expected = listeners;
-      settleIfComplete(nonce);
-    },
-    acknowledge(nonce: string): void {
-      const ping = waiting.get(nonce);
-      if (ping) ping.heard += 1;
-      settleIfComplete(nonce);
-    },
-  };
-}
-
 export interface RunningServices {
   services: Services;
   stop(): Promise<void>;
@@ -82,7 +40,6 @@ export async function startServices(options: {
 }): Promise<RunningServices> {
   const { logger } = options;
   let lastFallbackLog = 0;
-  const acknowledgements = pingAcknowledgements();
   const services: Services = {
     keyCache: new FreshnessCache({ ttlMs: FRESHNESS_MS, maxEntries: 100_000 }),
     rootKeyCache: new FreshnessCache({ ttlMs: FRESHNESS_MS, maxEntries: 10_000 }),
@@ -109,15 +66,16 @@ export async function startServices(options: {
     reportError: (message, error) => logger.error(message, { error: String(error) }),
     now: Date.now,
     announcementsDelivered: async () => {
-      const nonce = randomUUID();
-      const heard = acknowledgements.awaitAll(nonce, DELIVERY_WAIT_MS);
-      acknowledgements.expect(nonce, await pingInvalidations(options.orm.em.fork(), nonce));
-      await heard;
+      const caughtUp = await listener.everyNodeCaughtUp(options.orm.em.fork(), DELIVERY_WAIT_MS);
+      if (caughtUp.acknowledged < caughtUp.listeners) {
+        logger.error('not every node acknowledged a cache invalidation in time; their caches expire within 1 s', {
+          ...caughtUp,
+        });
+      }
     },
   };
   const listener = await listenForInvalidations(options.databaseUrl, {
     onChange: (change) => evict(services, change),
-    onAcknowledged: (nonce) => acknowledgements.acknowledge(nonce),
     onReset: () => {
       services.keyCache.clear();
       services.rootKeyCache.clear();

@@ -1,4 +1,4 @@
-import { listenForInvalidations, notifyInvalidation, pingInvalidations, rows, sql } from '@keyplane/db';
+import { type Invalidation, listenForInvalidations, notifyInvalidation, rows, sql } from '@keyplane/db';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { useApi } from './harness.ts';
 import { type SecondNode, startSecondNode } from './secondNode.ts';
@@ -6,39 +6,60 @@ import { type SecondNode, startSecondNode } from './secondNode.ts';
 // A change answers once every node has acknowledged it: the mechanism under "revocation beats the cache".
 const api = useApi();
 let nodeB: SecondNode;
+let databaseUrl: string;
 
 beforeAll(async () => {
   nodeB = await startSecondNode(api);
+  const [current] = await rows(api.orm.em.fork(), sql<{ name: string }>`select current_database() as name`);
+  const url = new URL(inject('databaseUrl'));
+  url.pathname = `/${current?.name}`;
+  databaseUrl = url.toString();
 });
 afterAll(async () => {
   await nodeB?.stop();
 });
 
-describe('invalidation acknowledgements', () => {
-  it('every listening node acknowledges a ping, after handling the announcements before it', async () => {
-    const [current] = await rows(api.orm.em.fork(), sql<{ name: string }>`select current_database() as name`);
-    const databaseUrl = new URL(inject('databaseUrl'));
-    databaseUrl.pathname = `/${current?.name}`;
-    const heard: string[] = [];
-    const observer = await listenForInvalidations(databaseUrl.toString(), {
-      onChange: (change) => heard.push(`change:${change.workspaceId}`),
-      onAcknowledged: (nonce) => heard.push(`ack:${nonce}`),
-      onReset: () => heard.push('reset'),
-    });
+/** Another node's listener, recording what it handled. */
+async function observer() {
+  const heard: Invalidation[] = [];
+  const listener = await listenForInvalidations(databaseUrl, {
+    onChange: (change) => heard.push(change),
+    onReset: () => heard.push({ workspaceId: 'reset' }),
+  });
+  return { heard, listener };
+}
+
+describe('every node caught up', () => {
+  it('waits for every listening node, each having handled the announcements before the ping', async () => {
+    const pinging = await observer();
+    const other = await observer();
     try {
       await notifyInvalidation(api.orm.em.fork(), { workspaceId: 'ws_acked' });
-      // The test app, node B and this observer.
-      expect(await pingInvalidations(api.orm.em.fork(), 'nonce_1')).toBe(3);
-      await vi.waitFor(() => expect(heard.filter((entry) => entry === 'ack:nonce_1')).toHaveLength(3));
-      expect(heard[0]).toBe('change:ws_acked');
-      expect(heard).not.toContain('reset');
+      // The test app, node B and the two observers.
+      expect(await pinging.listener.everyNodeCaughtUp(api.orm.em.fork(), 10_000)).toEqual({
+        listeners: 4,
+        acknowledged: 4,
+      });
+      expect(other.heard).toEqual([{ workspaceId: 'ws_acked' }]);
+      expect(pinging.heard).toEqual([{ workspaceId: 'ws_acked' }]);
     } finally {
-      await observer.close();
+      await pinging.listener.close();
+      await other.listener.close();
     }
   });
 
   it('counts only the listeners of this database that are still connected', async () => {
-    // The observer above has closed; its backend leaves pg_stat_activity a moment later.
-    await vi.waitFor(async () => expect(await pingInvalidations(api.orm.em.fork(), 'nonce_2')).toBe(2));
+    const pinging = await observer();
+    try {
+      // The observers above have closed; their backends leave pg_stat_activity a moment later.
+      await vi.waitFor(async () =>
+        expect(await pinging.listener.everyNodeCaughtUp(api.orm.em.fork(), 10_000)).toEqual({
+          listeners: 3,
+          acknowledged: 3,
+        }),
+      );
+    } finally {
+      await pinging.listener.close();
+    }
   });
 });

@@ -4,6 +4,7 @@ import {
   createRootKey,
   type EntityManager,
   enableVault,
+  listenForInvalidations,
   listRootKeys,
   recordAuditEvent,
   revokeRootKey,
@@ -29,7 +30,9 @@ export async function runCommand(command: DatabaseCommand, env: Env): Promise<Co
     case 'root-keys create':
       return withDatabase(env, { mayInitialise: false }, (em) => createKey(em, command));
     case 'root-keys revoke':
-      return withDatabase(env, { mayInitialise: false }, (em) => revokeKey(em, command.rootKeyId));
+      return withDatabase(env, { mayInitialise: false }, (em, databaseUrl) =>
+        revokeKey(em, databaseUrl, command.rootKeyId),
+      );
     case 'root-keys list':
       return withDatabase(env, { mayInitialise: false }, (em) => listKeys(em, command.workspaceId));
     case 'vault enable': {
@@ -88,10 +91,21 @@ async function createKey(
   };
 }
 
-async function revokeKey(em: EntityManager, rootKeyId: string): Promise<CommandOutput> {
-  const revoked = await revokeRootKey(em, rootKeyId);
-  if (!revoked) throw new CommandError(`root key ${rootKeyId} not found`);
-  await recordCliChange(em, revoked.workspaceId, 'cli.rootKeys.revoke', { rootKeyId });
+/** How long a revocation waits for running servers to acknowledge it (their caches expire within 1 s anyway). */
+const ACKNOWLEDGEMENT_WAIT_MS = 1000;
+
+async function revokeKey(em: EntityManager, databaseUrl: string, rootKeyId: string): Promise<CommandOutput> {
+  // Running servers acknowledge through notifications: listen for them.
+  const listener = await listenForInvalidations(databaseUrl, { onChange: () => {}, onReset: () => {} });
+  try {
+    const revoked = await revokeRootKey(em, rootKeyId);
+    if (!revoked) throw new CommandError(`root key ${rootKeyId} not found`);
+    await recordCliChange(em, revoked.workspaceId, 'cli.rootKeys.revoke', { rootKeyId });
+    // Every running server has dropped the key from its cache before the command says it is revoked.
+    await listener.everyNodeCaughtUp(em, ACKNOWLEDGEMENT_WAIT_MS);
+  } finally {
+    await listener.close();
+  }
   return {
     json: { rootKeyId, revoked: true },
     text: lines(`Revoked root key ${rootKeyId}: it no longer authenticates.`),

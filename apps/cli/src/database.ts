@@ -17,14 +17,14 @@ interface LocatedDatabase {
 export async function withDatabase<T>(
   env: Env,
   options: { mayInitialise: boolean },
-  work: (em: EntityManager) => Promise<T>,
+  work: (em: EntityManager, databaseUrl: string) => Promise<T>,
 ): Promise<T> {
   const database = await locateDatabase(env, options.mayInitialise);
   try {
     const orm = await createOrm(database.url, { poolSize: 1 });
     try {
       await migrate(orm);
-      return await work(orm.em.fork());
+      return await work(orm.em.fork(), database.url);
     } finally {
       await orm.close();
     }

@@ -2,7 +2,15 @@ import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { allRootKeyPermissions, hashKey } from '@keyplane/core';
-import { type Bootstrapped, bootstrapWorkspace, findRootKeyByHash, listAuditEvents, rows, sql } from '@keyplane/db';
+import {
+  type Bootstrapped,
+  bootstrapWorkspace,
+  findRootKeyByHash,
+  listAuditEvents,
+  listenForInvalidations,
+  rows,
+  sql,
+} from '@keyplane/db';
 import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
@@ -150,6 +158,24 @@ describe('root-keys revoke', () => {
     });
     const [listed] = await listedRootKeys(workspaceId);
     expect(listed).toMatchObject({ rootKeyId, revokedAt: expect.any(Number) });
+  });
+
+  it('returns only once a running server has dropped the key from its cache', async () => {
+    const { rootKeyId, rootKey } = await newWorkspace();
+    const handled: string[] = [];
+    const server = await listenForInvalidations(db.url, {
+      onChange: (change) => handled.push(...(change.rootKeyHashes ?? [])),
+      onReset: () => {},
+    });
+    try {
+      const run = await keyplane(['root-keys', 'revoke', rootKeyId, '--json']);
+      // Read at once: the command has exited, so the server must already have handled the revocation.
+      const handledWhenDone = [...handled];
+      expect(jsonOutput(run)).toEqual({ rootKeyId, revoked: true });
+      expect(handledWhenDone).toEqual([hashKey(rootKey)]);
+    } finally {
+      await server.close();
+    }
   });
 
   it("records root-key changes in the workspace's audit log, with no root key as actor", async () => {

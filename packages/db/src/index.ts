@@ -38,11 +38,11 @@ export {
   updateIdentity,
 } from './identities.ts';
 export {
+  type CatchUp,
   type Invalidation,
   type InvalidationListener,
   listenForInvalidations,
   notifyInvalidation,
-  pingInvalidations,
 } from './invalidation.ts';
 export { creditsStateOf, findKeyDetails, type KeyDetails, type KeyPageQuery, listKeyDetails } from './keyDetails.ts';
 export { type CreditsUpdate, deleteKey, type RerollParams, rerollKey, updateKeyCredits } from './keyLifecycle.ts';

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { type EntityManager, rows, sql } from './sql.ts';
 
@@ -34,7 +35,7 @@ const LISTENER_APPLICATION_NAME = 'keyplane-invalidations';
  * this one included) will acknowledge it. Postgres delivers notifications to each listener in commit
  * order, so a listener that acknowledges the marker has handled every earlier announcement.
  */
-export async function pingInvalidations(em: EntityManager, nonce: string): Promise<number> {
+async function pingInvalidations(em: EntityManager, nonce: string): Promise<number> {
   const [listening] = await rows(
     em,
     sql<{ listeners: number }>`
@@ -49,8 +50,58 @@ function acknowledge(client: pg.Client, nonce: string) {
   return client.query('select pg_notify($1, $2)', [INVALIDATION_CHANNEL, JSON.stringify({ ack: nonce })]);
 }
 
+export interface CatchUp {
+  /** Listeners on the database when the ping was sent, this one included. */
+  listeners: number;
+  /** How many acknowledged it in time. */
+  acknowledged: number;
+}
+
 export interface InvalidationListener {
+  /**
+   * Resolves once every node listening on the database has acknowledged a ping sent now, so has
+   * handled every announcement committed before this call; or after `timeoutMs` regardless.
+   */
+  everyNodeCaughtUp(em: EntityManager, timeoutMs: number): Promise<CatchUp>;
   close(): Promise<void>;
+}
+
+/** Pings of this process waiting for their acknowledgements, by nonce. */
+function pendingPings() {
+  const waiting = new Map<string, { expected: number; heard: number; done: () => void }>();
+  const settleIfComplete = (nonce: string) => {
+    const ping = waiting.get(nonce);
+    if (ping && ping.heard >= ping.expected) ping.done();
+  };
+  return {
+    async ping(em: EntityManager, timeoutMs: number): Promise<CatchUp> {
+      const nonce = randomUUID();
+      const entry = { expected: Number.POSITIVE_INFINITY, heard: 0, done: () => {} };
+      const heard = new Promise<void>((resolve) => {
+        const timer = setTimeout(() => entry.done(), timeoutMs);
+        entry.done = () => {
+          clearTimeout(timer);
+          waiting.delete(nonce);
+          resolve();
+        };
+      });
+      waiting.set(nonce, entry);
+      try {
+        entry.expected = await pingInvalidations(em, nonce);
+      } catch (error) {
+        entry.done();
+        throw error;
+      }
+      settleIfComplete(nonce);
+      await heard;
+      return { listeners: entry.expected, acknowledged: Math.min(entry.heard, entry.expected) };
+    },
+    acknowledge(nonce: string): void {
+      const ping = waiting.get(nonce);
+      if (ping) ping.heard += 1;
+      settleIfComplete(nonce);
+    },
+  };
 }
 
 /**
@@ -61,14 +112,13 @@ export async function listenForInvalidations(
   databaseUrl: string,
   handlers: {
     onChange: (change: Invalidation) => void;
-    /** A listener (this node's or another's) has handled every announcement before this ping. */
-    onAcknowledged: (nonce: string) => void;
     onReset: () => void;
     onError?: (error: Error) => void;
   },
 ): Promise<InvalidationListener> {
   let client: pg.Client | undefined;
   let closed = false;
+  const pings = pendingPings();
   const connect = async () => {
     const next = new pg.Client({
       connectionString: databaseUrl,
@@ -86,7 +136,8 @@ export async function listenForInvalidations(
         handlers.onReset();
         return;
       }
-      if (parsed.ack) handlers.onAcknowledged(parsed.ack);
+      // Acknowledgements reach every listener; only the pinging one is waiting for them.
+      if (parsed.ack) pings.acknowledge(parsed.ack);
       // Every ping is acknowledged, the sender's own included, after what came before it was handled.
       else if (parsed.ping) void acknowledge(next, parsed.ping).catch((error: Error) => handlers.onError?.(error));
       else handlers.onChange(parsed);
@@ -106,6 +157,7 @@ export async function listenForInvalidations(
   };
   await connect();
   return {
+    everyNodeCaughtUp: (em, timeoutMs) => pings.ping(em, timeoutMs),
     async close() {
       closed = true;
       await client?.end();
