@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { useDebouncedValue } from '../useDebouncedValue.ts';
 
 /**
  * Cursor pagination: the server hands out a cursor for the next page only, so the cursors of the
@@ -13,6 +14,21 @@ export function useCursorPages() {
     previous: () => setCursors((seen) => (seen.length > 1 ? seen.slice(0, -1) : seen)),
     reset: () => setCursors([undefined]),
   };
+}
+
+/**
+ * Cursor pages of a list with a search box: the search reaches the server once typing pauses, and
+ * a new search starts again at the first page.
+ */
+export function useSearchedPages() {
+  const pages = useCursorPages();
+  const [search, setSearchText] = useState('');
+  const appliedSearch = useDebouncedValue(search.trim()) || undefined;
+  const setSearch = (text: string) => {
+    setSearchText(text);
+    pages.reset();
+  };
+  return { pages, search, setSearch, appliedSearch };
 }
 
 interface PagerProps {

@@ -1,22 +1,19 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { DataTable } from '../components/DataTable.tsx';
-import { Pager, useCursorPages } from '../components/Pager.tsx';
+import { Pager, useSearchedPages } from '../components/Pager.tsx';
 import { SingleFieldCreateDialog } from '../components/SingleFieldCreateDialog.tsx';
 import { Link, navigate } from '../router.tsx';
 import { trpc } from '../trpc.ts';
-import { useDebouncedValue } from '../useDebouncedValue.ts';
 
 export function Identities() {
   const queryClient = useQueryClient();
-  const pages = useCursorPages();
-  const [search, setSearch] = useState('');
-  const appliedSearch = useDebouncedValue(search.trim());
+  const { pages, search, setSearch, appliedSearch } = useSearchedPages();
   const identities = useQuery(
     trpc.identities.listIdentities.queryOptions({
       limit: 50,
       cursor: pages.cursor,
-      search: appliedSearch || undefined,
+      search: appliedSearch,
     }),
   );
   const [creating, setCreating] = useState(false);
@@ -37,10 +34,7 @@ export function Identities() {
           type="search"
           placeholder="Identity id or external id"
           value={search}
-          onChange={(event) => {
-            setSearch(event.target.value);
-            pages.reset();
-          }}
+          onChange={(event) => setSearch(event.target.value)}
         />
       </div>
       <DataTable

@@ -3,22 +3,19 @@ import { useState } from 'react';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { DataTable } from '../components/DataTable.tsx';
 import { FormDialog } from '../components/FormDialog.tsx';
-import { Pager, useCursorPages } from '../components/Pager.tsx';
+import { Pager, useSearchedPages } from '../components/Pager.tsx';
 import { type RouterOutputs, trpc } from '../trpc.ts';
-import { useDebouncedValue } from '../useDebouncedValue.ts';
 
 type Permission = RouterOutputs['permissions']['listPermissions']['data'][number];
 
 export function PermissionsSection() {
   const queryClient = useQueryClient();
-  const pages = useCursorPages();
-  const [search, setSearch] = useState('');
-  const appliedSearch = useDebouncedValue(search.trim());
+  const { pages, search, setSearch, appliedSearch } = useSearchedPages();
   const permissions = useQuery(
     trpc.permissions.listPermissions.queryOptions({
       limit: 50,
       cursor: pages.cursor,
-      search: appliedSearch || undefined,
+      search: appliedSearch,
     }),
   );
   const [creating, setCreating] = useState(false);
@@ -46,10 +43,7 @@ export function PermissionsSection() {
           id="permission-search"
           type="search"
           value={search}
-          onChange={(event) => {
-            setSearch(event.target.value);
-            pages.reset();
-          }}
+          onChange={(event) => setSearch(event.target.value)}
         />
       </div>
       <DataTable
