@@ -31,6 +31,7 @@ if (!env.DATABASE_URL) {
   embedded = await startEmbeddedPostgres({
     dataDir: env.DATA_DIR,
     onError: (message) => logger.error('embedded postgres', { message }),
+    onNotice: (message) => logger.info(`embedded postgres: ${message}`),
   });
   logger.info('using the embedded PostgreSQL (one machine only; set DATABASE_URL for production)');
 }

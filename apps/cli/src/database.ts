@@ -43,6 +43,10 @@ async function locateDatabase(env: Env, mayInitialise: boolean): Promise<Located
       `no database: DATABASE_URL is not set and there is no embedded database in ${env.DATA_DIR} (start the server or run keyplane bootstrap first)`,
     );
   }
-  const embedded = await startEmbeddedPostgres({ dataDir: env.DATA_DIR });
+  const embedded = await startEmbeddedPostgres({
+    dataDir: env.DATA_DIR,
+    // stderr: with --json, stdout carries exactly one JSON object.
+    onNotice: (message) => process.stderr.write(`keyplane: note: ${message}\n`),
+  });
   return { url: embedded.url, release: () => embedded.stop() };
 }

