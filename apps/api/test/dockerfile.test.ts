@@ -17,6 +17,18 @@ describe('docker/Dockerfile', () => {
     expect(dockerfile).toContain(`COPY ${path}/package.json ${path}/`);
   });
 
+  it('copies the dependency patches before the first install, whose postinstall applies them', () => {
+    const patches = dockerfile.indexOf('COPY patches ./patches');
+    expect(patches).toBeGreaterThan(-1);
+    expect(patches).toBeLessThan(dockerfile.indexOf('RUN npm install'));
+  });
+
+  it('keeps patch-package among the runtime dependencies, which the image installs alone', () => {
+    const manifest = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
+    expect(manifest.scripts.postinstall).toContain('patch-package');
+    expect(manifest.dependencies['patch-package']).toBeDefined();
+  });
+
   it('starts the server entry point that exists', () => {
     const entry = /CMD \["node", "([^"]+)"\]/.exec(dockerfile)?.[1];
     expect(entry && existsSync(`${root}${entry}`)).toBe(true);
