@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { base58Encode } from './base58.ts';
 
 export const DEFAULT_KEY_BYTES = 16;
@@ -22,7 +22,8 @@ export function generateKey(options: { prefix?: string | null; byteLength?: numb
 
 /** SHA-256 of the full key string, base64 (the reference product's format, so migrated hashes match). */
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('base64');
+  // The one-shot form: this runs twice per verification (the root key and the key).
+  return hash('sha256', key, 'base64');
 }
 
 export function hashesEqual(a: string, b: string): boolean {
