@@ -2,7 +2,10 @@
 // Redis when REDIS_URL is set), compared with a bare node:http server on the same machine.
 //   DATABASE_URL=postgresql://… REDIS_URL=redis://… npm run bench
 // Without DATABASE_URL an embedded PostgreSQL is started in a temporary directory.
+// The server's CPU time per request (Linux) moves far less between runs than req/s does when the
+// load generator, PostgreSQL and the server share a few cores: compare changes by it.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { loadEnv } from '@keyplane/config';
 import autocannon from 'autocannon';
 import { createDatabase } from './database.ts';
@@ -17,9 +20,30 @@ interface Measured {
   p50: number;
   p99: number;
   non2xx: number;
+  /** CPU time the server process spent per request, in microseconds (Linux only). */
+  serverCpuMicros: number | undefined;
 }
 
-async function measure(name: string, url: string, init: { headers: Record<string, string>; body: string }) {
+/** Linux's accounting unit for process CPU time in /proc (USER_HZ, 100 on every mainstream kernel). */
+const TICKS_PER_SECOND = 100;
+
+/** User plus system CPU time of a process so far, in seconds; undefined where /proc is not there. */
+function cpuSeconds(pid: number | undefined): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
+async function measure(
+  name: string,
+  url: string,
+  init: { headers: Record<string, string>; body: string },
+  serverPid: number | undefined,
+) {
+  const cpuBefore = cpuSeconds(serverPid);
   const result = await autocannon({
     url,
     method: 'POST',
@@ -28,12 +52,17 @@ async function measure(name: string, url: string, init: { headers: Record<string
     connections: CONNECTIONS,
     duration: DURATION_SECONDS,
   });
+  const cpuAfter = cpuSeconds(serverPid);
   return {
     name,
     requestsPerSecond: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx + result.errors,
+    serverCpuMicros:
+      cpuBefore === undefined || cpuAfter === undefined
+        ? undefined
+        : ((cpuAfter - cpuBefore) * 1e6) / result.requests.total,
   } satisfies Measured;
 }
 
@@ -82,21 +111,32 @@ try {
   const headers = { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}` };
   const verifyUrl = `${server.url}/v2/keys.verifyKey`;
   const results: Measured[] = [];
-  results.push(await measure('ceiling: bare node:http, fixed JSON', ceiling.url, { headers, body: '{}' }));
   results.push(
-    await measure('verifyKey: valid key, no limits', verifyUrl, { headers, body: JSON.stringify({ key: plain.key }) }),
+    await measure('ceiling: bare node:http, fixed JSON', ceiling.url, { headers, body: '{}' }, ceiling.child.pid),
   );
   results.push(
-    await measure('verifyKey: credits + one rate limit', verifyUrl, {
-      headers,
-      body: JSON.stringify({ key: metered.key }),
-    }),
+    await measure(
+      'verifyKey: valid key, no limits',
+      verifyUrl,
+      { headers, body: JSON.stringify({ key: plain.key }) },
+      server.pid,
+    ),
   );
   results.push(
-    await measure('verifyKey: unknown key', verifyUrl, {
-      headers,
-      body: JSON.stringify({ key: 'sk_unknown_garbage' }),
-    }),
+    await measure(
+      'verifyKey: credits + one rate limit',
+      verifyUrl,
+      { headers, body: JSON.stringify({ key: metered.key }) },
+      server.pid,
+    ),
+  );
+  results.push(
+    await measure(
+      'verifyKey: unknown key',
+      verifyUrl,
+      { headers, body: JSON.stringify({ key: 'sk_unknown_garbage' }) },
+      server.pid,
+    ),
   );
 
   const ceilingRate = results[0]?.requestsPerSecond ?? 1;
@@ -110,6 +150,7 @@ try {
     'p99 ms'.padStart(8),
     'of ceiling'.padStart(11),
     'non-2xx'.padStart(8),
+    'server CPU us/req'.padStart(18),
   );
   for (const result of results) {
     console.log(
@@ -119,6 +160,7 @@ try {
       String(result.p99).padStart(8),
       `${((result.requestsPerSecond / ceilingRate) * 100).toFixed(1)}%`.padStart(11),
       String(result.non2xx).padStart(8),
+      (result.serverCpuMicros?.toFixed(1) ?? '-').padStart(18),
     );
   }
 } finally {

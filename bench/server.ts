@@ -6,6 +6,7 @@ const SERVER_ENTRY = fileURLToPath(new URL('../apps/api/src/main.ts', import.met
 
 export interface SpawnedServer {
   url: string;
+  pid: number | undefined;
   /** The bootstrap root key, when this server created the workspace. */
   rootKey?: string;
   stop(): Promise<void>;
@@ -32,6 +33,7 @@ export async function spawnServer(env: Record<string, string>): Promise<SpawnedS
         const { port } = JSON.parse(line) as { port: number };
         resolve({
           url: `http://127.0.0.1:${port}`,
+          pid: child.pid,
           rootKey,
           stop: () =>
             new Promise<void>((done) => {
