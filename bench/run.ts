@@ -110,34 +110,17 @@ try {
   });
   const headers = { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}` };
   const verifyUrl = `${server.url}/v2/keys.verifyKey`;
-  const results: Measured[] = [];
-  results.push(
+  const results: Measured[] = [
     await measure('ceiling: bare node:http, fixed JSON', ceiling.url, { headers, body: '{}' }, ceiling.child.pid),
-  );
-  results.push(
-    await measure(
-      'verifyKey: valid key, no limits',
-      verifyUrl,
-      { headers, body: JSON.stringify({ key: plain.key }) },
-      server.pid,
-    ),
-  );
-  results.push(
-    await measure(
-      'verifyKey: credits + one rate limit',
-      verifyUrl,
-      { headers, body: JSON.stringify({ key: metered.key }) },
-      server.pid,
-    ),
-  );
-  results.push(
-    await measure(
-      'verifyKey: unknown key',
-      verifyUrl,
-      { headers, body: JSON.stringify({ key: 'sk_unknown_garbage' }) },
-      server.pid,
-    ),
-  );
+  ];
+  const verifications: [name: string, key: string][] = [
+    ['verifyKey: valid key, no limits', plain.key],
+    ['verifyKey: credits + one rate limit', metered.key],
+    ['verifyKey: unknown key', 'sk_unknown_garbage'],
+  ];
+  for (const [name, key] of verifications) {
+    results.push(await measure(name, verifyUrl, { headers, body: JSON.stringify({ key }) }, server.pid));
+  }
 
   const ceilingRate = results[0]?.requestsPerSecond ?? 1;
   console.log(
