@@ -16,6 +16,46 @@ describe('the event recorder', () => {
     expect(written).toEqual([[1, 2], [3, 4], [5]]);
   });
 
+  it('writes in one flush only what was buffered when it began, in full batches', async () => {
+    const written: number[][] = [];
+    let recorder: ReturnType<typeof createEventRecorder<number>> | undefined;
+    recorder = createEventRecorder<number>(
+      noOrm,
+      async (_, batch) => {
+        written.push(batch);
+        // Events keep arriving while a batch is written, as on a busy node.
+        recorder?.record(100 + written.length);
+      },
+      { maxBatch: 3 },
+    );
+    for (const event of [1, 2, 3, 4, 5, 6]) recorder.record(event);
+    await recorder.flush();
+    expect(written).toEqual([
+      [1, 2, 3],
+      [4, 5, 6],
+    ]);
+    await recorder.close();
+    expect(written.slice(2).flat()).toEqual([101, 102]);
+  });
+
+  it('a flush asked for while another runs also writes what was recorded since', async () => {
+    const written: number[] = [];
+    let release: () => void = () => {};
+    const recorder = createEventRecorder<number>(noOrm, async (_, batch) => {
+      if (batch.includes(1)) await new Promise<void>((resolve) => (release = resolve));
+      written.push(...batch);
+    });
+    recorder.record(1);
+    const first = recorder.flush();
+    recorder.record(2);
+    const second = recorder.flush();
+    release();
+    await second;
+    expect(written).toEqual([1, 2]);
+    await first;
+    await recorder.close();
+  });
+
   it('keeps a failed batch and writes it before newer events once the database is back', async () => {
     const written: number[] = [];
     let down = true;

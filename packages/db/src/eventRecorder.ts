@@ -26,26 +26,41 @@ export function createEventRecorder<TEvent>(
   const maxBatch = options.maxBatch ?? 1000;
   const maxBuffered = options.maxBuffered ?? 100_000;
   let buffer: TEvent[] = [];
-  let flushing: Promise<void> | undefined;
+  let running: Promise<void> | undefined;
+  let queued: Promise<void> | undefined;
 
-  const flush = async (): Promise<void> => {
-    if (flushing) return flushing;
-    flushing = (async () => {
-      while (buffer.length > 0) {
-        const batch = buffer.slice(0, maxBatch);
-        buffer = buffer.slice(batch.length);
-        try {
-          await writeBatch(orm, batch);
-        } catch (error) {
-          buffer = [...batch, ...buffer];
-          options.onError?.(error);
-          return;
-        }
+  // Writes what is buffered when it starts, and no more: chasing what arrives during its writes
+  // would turn a busy node's flush into a stream of small transactions, each paying for the
+  // statement and the commit again.
+  const drain = async (): Promise<void> => {
+    let due = buffer.length;
+    while (due > 0 && buffer.length > 0) {
+      const batch = buffer.slice(0, Math.min(due, maxBatch));
+      buffer = buffer.slice(batch.length);
+      due -= batch.length;
+      try {
+        await writeBatch(orm, batch);
+      } catch (error) {
+        buffer = [...batch, ...buffer];
+        options.onError?.(error);
+        return;
       }
-    })().finally(() => {
-      flushing = undefined;
+    }
+  };
+
+  const flush = (): Promise<void> => {
+    if (!running) {
+      running = drain().finally(() => {
+        running = undefined;
+      });
+      return running;
+    }
+    // The running drain does not see what was recorded after it started: one more follows it.
+    queued ??= running.then(() => {
+      queued = undefined;
+      return flush();
     });
-    return flushing;
+    return queued;
   };
 
   const timer = setInterval(() => void flush(), options.flushIntervalMs ?? 1000);
