@@ -1,13 +1,15 @@
 /**
  * A bounded in-process cache whose entries are fresh for `ttlMs`. `generation` guards against a
  * stale write: a reader notes it before going to the database and stores only if no invalidation
- * happened meanwhile.
+ * happened meanwhile. `load` does that for the caller and lets concurrent misses of one key share
+ * one read, so an expiring hot key (or a flood of one garbage key) costs the database one query.
  */
 export class FreshnessCache<TValue> {
   readonly #ttlMs: number;
   readonly #maxEntries: number;
   readonly #now: () => number;
   readonly #entries = new Map<string, { value: TValue; expiresAt: number }>();
+  readonly #loading = new Map<string, { generation: number; value: Promise<TValue> }>();
   #generation = 0;
 
   constructor(options: { ttlMs: number; maxEntries: number; now?: () => number }) {
@@ -29,6 +31,28 @@ export class FreshnessCache<TValue> {
       return undefined;
     }
     return { value: entry.value };
+  }
+
+  /**
+   * The fresh value, else what `read` finds (stored for next time). A read already under way for
+   * the key is shared, unless an invalidation came since it began: its answer may be the old state.
+   */
+  load(key: string, read: () => Promise<TValue>): Promise<TValue> {
+    const cached = this.get(key);
+    if (cached) return Promise.resolve(cached.value);
+    const underWay = this.#loading.get(key);
+    if (underWay && underWay.generation === this.#generation) return underWay.value;
+    const generation = this.#generation;
+    const value = read()
+      .then((found) => {
+        this.set(key, found, generation);
+        return found;
+      })
+      .finally(() => {
+        if (this.#loading.get(key)?.value === value) this.#loading.delete(key);
+      });
+    this.#loading.set(key, { generation, value });
+    return value;
   }
 
   /** Stores the value unless an invalidation happened since `generation` was read. */

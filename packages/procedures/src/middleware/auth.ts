@@ -10,7 +10,7 @@ import {
   parsePermission,
   unauthorized,
 } from '@keyplane/core';
-import { findDashboardSession, findRootKeyByHash, type RootKeyRecord } from '@keyplane/db';
+import { findDashboardSession, findRootKeyByHash } from '@keyplane/db';
 import type { Context } from '../context.ts';
 
 export interface RootKeyPrincipal {
@@ -75,7 +75,10 @@ export async function authenticateRootKey(ctx: Context): Promise<RootKeyPrincipa
 /** A root key presented as such (a Bearer token, or typed into the dashboard's sign-in). */
 export async function authenticateRootKeyToken(ctx: Context, token: string): Promise<RootKeyPrincipal> {
   const hash = hashKey(token);
-  const rootKey = await cachedRootKey(ctx, hash);
+  const rootKey = await ctx.services.rootKeyCache.load(
+    hash,
+    async () => (await findRootKeyByHash(ctx.em, hash)) ?? null,
+  );
   if (!rootKey || !hashesEqual(rootKey.hash, hash)) {
     throw unauthorized('The provided root key is invalid. We could not find the requested key.');
   }
@@ -85,16 +88,6 @@ export async function authenticateRootKeyToken(ctx: Context, token: string): Pro
   }
   ctx.services.rootKeyUsage.touch(rootKey.id, Date.now());
   return { rootKeyId: rootKey.id, workspaceId: rootKey.workspaceId, permissions: rootKey.permissions };
-}
-
-async function cachedRootKey(ctx: Context, hash: string): Promise<RootKeyRecord | null> {
-  const cache = ctx.services.rootKeyCache;
-  const cached = cache.get(hash);
-  if (cached) return cached.value;
-  const generation = cache.generation;
-  const found = (await findRootKeyByHash(ctx.em, hash)) ?? null;
-  cache.set(hash, found, generation);
-  return found;
 }
 
 /** Throws 403 naming every required permission the root key lacks. */

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { type FreshnessCache, forbidden, hashKey, type VerificationKey, verifyKey as verify } from '@keyplane/core';
-import { completeKeyMigration, type EntityManager, findKeyForVerification } from '@keyplane/db';
+import { forbidden, hashKey, verifyKey as verify } from '@keyplane/core';
+import { completeKeyMigration, findKeyForVerification } from '@keyplane/db';
 import { z } from 'zod';
 import { apiPermission, hasAnyApiGrant, requirePermissions } from '../../middleware/auth.ts';
 import { evict } from '../../services.ts';
@@ -61,19 +61,6 @@ export const verifyKeyOutput = z.object({
     .optional(),
 });
 
-async function cachedKey(
-  cache: FreshnessCache<VerificationKey | null>,
-  em: EntityManager,
-  hash: string,
-): Promise<VerificationKey | undefined> {
-  const cached = cache.get(hash);
-  if (cached) return cached.value ?? undefined;
-  const generation = cache.generation;
-  const found = await findKeyForVerification(em, hash);
-  cache.set(hash, found ?? null, generation);
-  return found;
-}
-
 const nonEmpty = <T>(list: T[] | undefined) => (list && list.length > 0 ? list : undefined);
 
 export const verifyKey = rootKeyProcedure
@@ -95,7 +82,14 @@ export const verifyKey = rootKeyProcedure
         },
         rootKey.workspaceId,
         {
-          findKey: (hash) => cachedKey(services.keyCache, ctx.em, hash),
+          findKey: async (hash) => {
+            // Misses are cached too (as null), so a flood of garbage keys costs one query per key.
+            const found = await services.keyCache.load(
+              hash,
+              async () => (await findKeyForVerification(ctx.em, hash)) ?? null,
+            );
+            return found ?? undefined;
+          },
           authorize: (apiId) => requirePermissions(rootKey, [apiPermission(apiId, 'verify_key')]),
           checkLimits: (checks, hashTag) => services.rateLimiter.check(checks, { hashTag }),
           spendCredits: (keyId, cost, boundary) => services.credits.spend(keyId, cost, boundary),

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { FreshnessCache } from './cache.ts';
+
+function deferred<T>() {
+  let resolve: (value: T) => void = () => {};
+  let reject: (error: Error) => void = () => {};
+  const promise = new Promise<T>((onValue, onError) => {
+    resolve = onValue;
+    reject = onError;
+  });
+  return { promise, resolve, reject };
+}
+
+describe('FreshnessCache.load', () => {
+  it('reads once for concurrent misses of one key and serves the answer from memory after', async () => {
+    const cache = new FreshnessCache<string>({ ttlMs: 1000, maxEntries: 10 });
+    const answer = deferred<string>();
+    let reads = 0;
+    const read = () => {
+      reads++;
+      return answer.promise;
+    };
+    const loads = [cache.load('k', read), cache.load('k', read), cache.load('k', read)];
+    answer.resolve('v1');
+    expect(await Promise.all(loads)).toEqual(['v1', 'v1', 'v1']);
+    expect(await cache.load('k', read)).toBe('v1');
+    expect(reads).toBe(1);
+  });
+
+  it('does not share a read that began before an invalidation, nor store its answer', async () => {
+    const cache = new FreshnessCache<string>({ ttlMs: 1000, maxEntries: 10 });
+    const before = deferred<string>();
+    const first = cache.load('k', () => before.promise);
+    cache.delete('k');
+    const second = cache.load('k', async () => 'after');
+    before.resolve('before');
+    expect(await first).toBe('before');
+    expect(await second).toBe('after');
+    expect(cache.get('k')).toEqual({ value: 'after' });
+  });
+
+  it('reads again once the entry is no longer fresh', async () => {
+    let now = 0;
+    const cache = new FreshnessCache<string>({ ttlMs: 1000, maxEntries: 10, now: () => now });
+    let reads = 0;
+    const read = async () => `v${++reads}`;
+    expect(await cache.load('k', read)).toBe('v1');
+    now = 999;
+    expect(await cache.load('k', read)).toBe('v1');
+    now = 1000;
+    expect(await cache.load('k', read)).toBe('v2');
+  });
+
+  it('lets every waiter see a failed read, and tries again on the next call', async () => {
+    const cache = new FreshnessCache<string>({ ttlMs: 1000, maxEntries: 10 });
+    const failing = deferred<string>();
+    const settled = Promise.allSettled([
+      cache.load('k', () => failing.promise),
+      cache.load('k', () => failing.promise),
+    ]);
+    failing.reject(new Error('database down'));
+    expect((await settled).map((result) => result.status)).toEqual(['rejected', 'rejected']);
+    expect(await cache.load('k', async () => 'back')).toBe('back');
+  });
+});
