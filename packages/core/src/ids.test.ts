@@ -20,13 +20,24 @@ describe('newId', () => {
     expect(newId('key')).toMatch(/^key_[0-9a-f]{32}$/);
   });
 
-  it('orders ids by creation time', () => {
-    const ids = [1_000, 2_000, 1_700_000_000_000, 1_700_000_000_001].map((time) => newId('key', time));
-    expect([...ids].sort()).toEqual(ids);
+  it('starts with the time it was minted', () => {
+    const before = Date.now();
+    const time = Number.parseInt(newId('key').slice('key_'.length, 'key_'.length + 12), 16);
+    expect(time).toBeGreaterThanOrEqual(before);
+    expect(time).toBeLessThanOrEqual(Date.now());
   });
 
-  it('does not repeat', () => {
-    const ids = new Set(Array.from({ length: 10_000 }, () => newId('key', 42)));
-    expect(ids.size).toBe(10_000);
+  it('sorts ids in the order they were minted, many within one millisecond, and never repeats one', () => {
+    const ids = Array.from({ length: 10_000 }, () => newId('key'));
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('puts ids minted in a later millisecond after earlier ones', async () => {
+    const first = newId('key');
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    const later = newId('key');
+    expect(later > first).toBe(true);
+    expect(later.slice(0, 'key_'.length + 12)).not.toBe(first.slice(0, 'key_'.length + 12));
   });
 });
