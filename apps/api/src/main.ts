@@ -71,6 +71,7 @@ const running = await startServices({
   redisUrl: env.REDIS_URL,
   logger,
   analyticsRetentionDays: env.ANALYTICS_RETENTION_DAYS,
+  analyticsQueriesPerHour: env.ANALYTICS_QUERIES_PER_HOUR,
 });
 const { listener } = createHttp({
   orm,

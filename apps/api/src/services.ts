@@ -1,4 +1,4 @@
-import { FreshnessCache } from '@keyplane/core';
+import { DEFAULT_ANALYTICS_QUERIES_PER_HOUR, FreshnessCache } from '@keyplane/core';
 import {
   createCreditSpender,
   createRatelimitRecorder,
@@ -37,6 +37,8 @@ export async function startServices(options: {
   logger: Logger;
   /** Deletes analytics events older than this many days, hourly; omitted (tests): nothing is deleted. */
   analyticsRetentionDays?: number;
+  /** Omitted: the reference's 1000. */
+  analyticsQueriesPerHour?: number;
 }): Promise<RunningServices> {
   const { logger } = options;
   let lastFallbackLog = 0;
@@ -62,6 +64,7 @@ export async function startServices(options: {
     rootKeyUsage: createRootKeyUsageTracker(options.orm, {
       onError: (error) => logger.error('could not record root-key use; will retry', { error: String(error) }),
     }),
+    analyticsQueriesPerHour: options.analyticsQueriesPerHour ?? DEFAULT_ANALYTICS_QUERIES_PER_HOUR,
     sessionSigningKey: await loadServerSecret(options.orm.em.fork(), 'dashboard_session_signing', 32),
     reportError: (message, error) => logger.error(message, { error: String(error) }),
     now: Date.now,

@@ -13,3 +13,14 @@ export async function analyticsRows(
   if (reply.status !== 200) throw new Error(`${query}: ${JSON.stringify(reply.body)}`);
   return reply.body.data;
 }
+
+/** Runs `test` with the hourly analytics quota lowered to `queriesPerHour`, then restores it. */
+export async function withAnalyticsQuota(api: Api, queriesPerHour: number, test: () => Promise<void>): Promise<void> {
+  const configured = api.services.analyticsQueriesPerHour;
+  api.services.analyticsQueriesPerHour = queriesPerHour;
+  try {
+    await test();
+  } finally {
+    api.services.analyticsQueriesPerHour = configured;
+  }
+}

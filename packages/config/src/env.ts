@@ -34,6 +34,8 @@ const envSchema = z.object({
   DATA_DIR: z.string().default(`${REPO_ROOT}.data`),
   /** How long raw analytics events (and their rollups, to the end of their bucket) are kept. */
   ANALYTICS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+  /** Analytics queries one workspace may run per hour, over all nodes (the reference's default). */
+  ANALYTICS_QUERIES_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000_000).default(1000),
   LOG_REQUESTS: z
     .enum(['true', 'false'])
     .default('true')

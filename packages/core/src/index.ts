@@ -1,3 +1,4 @@
+export * from './analyticsQuota.ts';
 export { base58Encode } from './base58.ts';
 export { FreshnessCache } from './cache.ts';
 export * from './errors.ts';

@@ -72,6 +72,8 @@ export interface AnalyticsQuery {
   /** The caller's SQL. */
   query: string;
   limits?: Partial<typeof ANALYTICS_LIMITS>;
+  /** Runs once the query has been accepted, before it reaches the database; may refuse it by throwing. */
+  admit?: () => Promise<void>;
 }
 
 /**
@@ -86,6 +88,7 @@ export async function queryAnalytics(em: EntityManager, request: AnalyticsQuery)
     tables: TABLES[request.dataset],
     maxRows: limits.maxRows,
   });
+  await request.admit?.();
   // A query that reads no table has no parameters; PostgreSQL refuses parameters it cannot type.
   const parameters = compiled.tables.length > 0 ? [request.workspaceId, request.restrictTo ?? null] : [];
   const started = Date.now();

@@ -19,6 +19,8 @@ export interface Services {
   verifications: VerificationRecorder;
   ratelimitEvents: RatelimitRecorder;
   rootKeyUsage: RootKeyUsageTracker;
+  /** Analytics queries one workspace may run per hour (429 query_quota_exceeded past it). */
+  analyticsQueriesPerHour: number;
   /** Signs dashboard session cookies; the same on every node (kept in the database). */
   sessionSigningKey: Uint8Array;
   /** A failure that must not fail the request it happened in (the change itself has committed). */

@@ -1,6 +1,6 @@
 import { deleteExpiredAnalytics, type RatelimitEvent } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type AnalyticsRow, analyticsRows } from '../analytics.ts';
+import { type AnalyticsRow, analyticsRows, withAnalyticsQuota } from '../analytics.ts';
 import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
 
 const api = useApi();
@@ -132,6 +132,18 @@ describe('422', () => {
     expect(reply.status).toBe(422);
     expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/user/unprocessable_entity/query_execution_timeout`);
   }, 20_000);
+});
+
+describe('429', () => {
+  it("past the workspace's hourly quota", async () => {
+    const limited = await api.workspace();
+    await withAnalyticsQuota(api, 1, async () => {
+      expect((await getRatelimits('select count(*) from ratelimits_v1', limited.rootKey)).status).toBe(200);
+      const refused = await getRatelimits('select count(*) from ratelimits_v1', limited.rootKey);
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.type).toBe(`${ERRORS_BASE_URL}/user/too_many_requests/query_quota_exceeded`);
+    });
+  });
 });
 
 describe('cross-workspace isolation', () => {

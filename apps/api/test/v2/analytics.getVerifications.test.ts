@@ -1,6 +1,6 @@
 import { deleteExpiredAnalytics, rows, sql, type VerificationEvent } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type AnalyticsRow, analyticsRows } from '../analytics.ts';
+import { type AnalyticsRow, analyticsRows, withAnalyticsQuota } from '../analytics.ts';
 import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
 
 const api = useApi();
@@ -235,6 +235,35 @@ describe('422', () => {
     );
     expect(reply.status).toBe(422);
     expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/user/unprocessable_entity/query_memory_limit_exceeded`);
+  });
+});
+
+describe('429', () => {
+  const QUOTA_TYPE = `${ERRORS_BASE_URL}/user/too_many_requests/query_quota_exceeded`;
+
+  it("past the workspace's hourly quota, shared with getRatelimits, and only that workspace's", async () => {
+    const limited = await api.workspace();
+    const bystander = await api.workspace();
+    await withAnalyticsQuota(api, 2, async () => {
+      expect((await getVerifications('select count(*) from key_verifications_v1', limited.rootKey)).status).toBe(200);
+      const ratelimits = await api.post('analytics.getRatelimits', { query: 'select 1' }, limited.rootKey);
+      expect(ratelimits.status).toBe(200);
+      const refused = await getVerifications('select count(*) from key_verifications_v1', limited.rootKey);
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.type).toBe(QUOTA_TYPE);
+      expect(refused.body.error.detail).toContain('2 analytics queries of the past hour');
+      expect((await getVerifications('select 1', bystander.rootKey)).status).toBe(200);
+    });
+  });
+
+  it('does not count queries that were refused', async () => {
+    const limited = await api.workspace();
+    await withAnalyticsQuota(api, 1, async () => {
+      expect((await getVerifications('delete from key_verifications_v1', limited.rootKey)).status).toBe(400);
+      expect((await getVerifications('select * from keys', limited.rootKey)).status).toBe(400);
+      expect((await getVerifications('select 1', limited.rootKey)).status).toBe(200);
+      expect((await getVerifications('select 1', limited.rootKey)).status).toBe(429);
+    });
   });
 });
 

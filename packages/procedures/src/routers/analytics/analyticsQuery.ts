@@ -1,5 +1,12 @@
 import { AnalyticsQueryError } from '@keyplane/analytics';
-import { DomainError, forbidden, formatPermission, parsePermission } from '@keyplane/core';
+import {
+  analyticsQuotaCheck,
+  analyticsQuotaExceeded,
+  DomainError,
+  forbidden,
+  formatPermission,
+  parsePermission,
+} from '@keyplane/core';
 import { type AnalyticsDataset, queryAnalytics } from '@keyplane/db';
 import { z } from 'zod';
 import type { Context } from '../../context.ts';
@@ -28,7 +35,10 @@ export function analyticsScope(principal: RootKeyPrincipal, resourceType: 'api' 
   return [...ids];
 }
 
-/** Runs the query for the caller's workspace; a refused query is a 400 pointing into `body.query`. */
+/**
+ * Runs the query for the caller's workspace; a refused query is a 400 pointing into `body.query`.
+ * Only a query that passed the checks counts against the workspace's hourly quota (429 past it).
+ */
 export async function runAnalyticsQuery(
   ctx: Context & { rootKey: RootKeyPrincipal },
   dataset: AnalyticsDataset,
@@ -36,7 +46,18 @@ export async function runAnalyticsQuery(
   query: string,
 ): Promise<Record<string, unknown>[]> {
   try {
-    return await queryAnalytics(ctx.em, { dataset, workspaceId: ctx.rootKey.workspaceId, restrictTo, query });
+    const { services, rootKey } = ctx;
+    return await queryAnalytics(ctx.em, {
+      dataset,
+      workspaceId: rootKey.workspaceId,
+      restrictTo,
+      query,
+      admit: async () => {
+        const quota = analyticsQuotaCheck(rootKey.workspaceId, services.analyticsQueriesPerHour);
+        const { passed } = await services.rateLimiter.check([quota], { hashTag: rootKey.workspaceId });
+        if (!passed) throw analyticsQuotaExceeded(services.analyticsQueriesPerHour);
+      },
+    });
   } catch (error) {
     if (!(error instanceof AnalyticsQueryError)) throw error;
     throw new DomainError(400, `user/bad_request/${error.code}`, error.message, [
