@@ -15,10 +15,20 @@ export interface RedisRateLimitEngineOptions {
 }
 
 const COMMAND_TIMEOUT_MS = 200;
+/** Bounds one script's run, during which Redis serves nothing else. */
+const MAX_CHECKS_PER_CALL = 100;
+
+interface PendingCheck {
+  requests: readonly LimitRequest[];
+  options: CheckOptions;
+  resolve(result: CheckResult | Promise<CheckResult>): void;
+}
 
 /**
  * Exact across processes sharing one Redis; answers from an in-memory engine (rate-limiter-flexible's
- * insurance pattern) while Redis is not ready or a command fails or times out.
+ * insurance pattern) while Redis is not ready or a command fails or times out. Checks of one hash
+ * tag made in the same turn of the event loop go to Redis as one script call, judged in the order
+ * they were made: under load a round trip and a command per request cost more than the check.
  */
 export class RedisRateLimitEngine implements RateLimitEngine {
   readonly #client: Redis;
@@ -26,6 +36,8 @@ export class RedisRateLimitEngine implements RateLimitEngine {
   readonly #keyPrefix: string;
   readonly #now: (() => number) | undefined;
   readonly #onFallback: (error: Error) => void;
+  /** Checks waiting for this turn's script call, by hash tag. */
+  readonly #pending = new Map<string, PendingCheck[]>();
 
   constructor(options: RedisRateLimitEngineOptions) {
     this.#keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
@@ -52,22 +64,61 @@ export class RedisRateLimitEngine implements RateLimitEngine {
 
   async check(requests: readonly LimitRequest[], options: CheckOptions = {}): Promise<CheckResult> {
     validateRequests(requests);
+    if (requests.length === 0) return { passed: true, results: [] };
     if (this.#client.status !== 'ready') {
       return this.#fallBack(new Error(`Redis connection is ${this.#client.status}`), requests, options);
     }
-    const keys = requests.map((request) => counterKey(this.#keyPrefix, request.key, options.hashTag));
-    const limitArgs = requests.flatMap(({ limit, durationMs, cost }) => [limit, durationMs, cost].map(String));
-    let reply: ScriptReply;
-    try {
-      reply = await this.#client.keyplaneRateLimit(keys.length, ...keys, String(this.#now?.() ?? ''), ...limitArgs);
-    } catch (error) {
-      return this.#fallBack(error instanceof Error ? error : new Error(String(error)), requests, options);
+    const { hashTag } = options;
+    return new Promise((resolve) => {
+      const check = { requests, options, resolve };
+      // Without a hash tag the keys of two checks may live in different Cluster slots: alone.
+      if (hashTag === undefined) return void this.#send([check]);
+      const waiting = this.#pending.get(hashTag);
+      if (waiting) return void waiting.push(check);
+      this.#pending.set(hashTag, [check]);
+      setImmediate(() => this.#flush(hashTag));
+    });
+  }
+
+  #flush(hashTag: string): void {
+    const checks = this.#pending.get(hashTag) ?? [];
+    this.#pending.delete(hashTag);
+    for (let start = 0; start < checks.length; start += MAX_CHECKS_PER_CALL) {
+      void this.#send(checks.slice(start, start + MAX_CHECKS_PER_CALL));
     }
-    const [allPassed, limits] = reply;
-    return {
-      passed: allPassed === 1,
-      results: limits.map(([passed, remaining, reset, limit]) => ({ passed: passed === 1, remaining, reset, limit })),
-    };
+  }
+
+  /** One script call for checks that share a hash tag (see redisScript.ts for the arguments). */
+  async #send(checks: PendingCheck[]): Promise<void> {
+    const counters = new Map<string, number>();
+    const args = [String(this.#now?.() ?? ''), String(checks.length)];
+    for (const { requests, options } of checks) {
+      args.push(String(requests.length));
+      for (const { key, limit, durationMs, cost } of requests) {
+        const counter = counterKey(this.#keyPrefix, key, options.hashTag);
+        let index = counters.get(counter);
+        if (index === undefined) {
+          index = counters.size + 1;
+          counters.set(counter, index);
+        }
+        args.push(String(index), String(limit), String(durationMs), String(cost));
+      }
+    }
+    let replies: ScriptReply;
+    try {
+      replies = await this.#client.keyplaneRateLimit(counters.size, ...counters.keys(), ...args);
+    } catch (error) {
+      const failure = error instanceof Error ? error : new Error(String(error));
+      for (const { requests, options, resolve } of checks) resolve(this.#fallBack(failure, requests, options));
+      return;
+    }
+    checks.forEach(({ resolve }, index) => {
+      const [allPassed, limits] = replies[index] ?? [0, []];
+      resolve({
+        passed: allPassed === 1,
+        results: limits.map(([passed, remaining, reset, limit]) => ({ passed: passed === 1, remaining, reset, limit })),
+      });
+    });
   }
 
   async close(): Promise<void> {

@@ -4,7 +4,8 @@ export const RATE_LIMIT_COMMAND = 'keyplaneRateLimit';
 
 /** Per limit, in request order: passed (1/0), remaining, reset (unix ms), limit. */
 export type ScriptLimitReply = [passed: number, remaining: number, reset: number, limit: number];
-export type ScriptReply = [allPassed: number, limits: ScriptLimitReply[]];
+/** Per check, in the order the checks were given. */
+export type ScriptReply = [allPassed: number, limits: ScriptLimitReply[]][];
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
@@ -13,14 +14,17 @@ declare module 'ioredis' {
 }
 
 /**
- * The whole multi-limit check-and-increment of slidingWindow.ts, atomically.
+ * The multi-limit check-and-increment of slidingWindow.ts for a batch of checks, atomically: each
+ * check is judged all-or-nothing in turn against the counts the checks before it left, exactly as
+ * if each had been its own call in that order, so concurrent checks can share one round trip.
  *
- * KEYS[i]: counter key of limit i; the window index is appended here because it depends on the
- *   server clock. On Redis Cluster every key of one call must hash to the same slot, which the
- *   caller's hash tag (`{workspace}`) guarantees for the derived window keys as well.
+ * KEYS: the distinct counter keys of the batch; the window index is appended here because it
+ *   depends on the server clock. On Redis Cluster every key of one call must hash to the same
+ *   slot, which the caller's hash tag (`{workspace}`) guarantees for the derived window keys too.
  * ARGV[1]: now in unix ms, or '' to use the Redis server clock so that processes with skewed
  *   clocks agree.
- * ARGV[2 + 3(i-1) ..]: limit, durationMs, cost of limit i.
+ * ARGV[2]: the number of checks; then per check its number of limits, then per limit: the index
+ *   of its counter in KEYS, limit, durationMs, cost.
  */
 export const RATE_LIMIT_SCRIPT = `
 local now = tonumber(ARGV[1])
@@ -29,39 +33,66 @@ if not now then
   now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 end
 
-local limits = {}
-local all_passed = 1
-for i, counter in ipairs(KEYS) do
-  local offset = 1 + (i - 1) * 3
-  local limit = tonumber(ARGV[offset + 1])
-  local duration = tonumber(ARGV[offset + 2])
-  local cost = tonumber(ARGV[offset + 3])
-  local window = math.floor(now / duration)
-  local current_key = counter .. ':' .. window
-  local current = tonumber(redis.call('GET', current_key) or 0)
-  local previous = tonumber(redis.call('GET', counter .. ':' .. (window - 1)) or 0)
-  local effective = current + previous * (1 - (now % duration) / duration)
-  local passed = effective + cost <= limit
-  if not passed then
-    all_passed = 0
+local counts = {}
+local function count(key)
+  local value = counts[key]
+  if value == nil then
+    value = tonumber(redis.call('GET', key) or 0)
+    counts[key] = value
   end
-  limits[i] = {
-    key = current_key, limit = limit, duration = duration, cost = cost,
-    effective = effective, passed = passed, reset = (window + 1) * duration,
-  }
+  return value
 end
 
-local results = {}
-for i, l in ipairs(limits) do
-  local used = l.effective
-  if all_passed == 1 then
-    used = used + l.cost
-    if l.cost > 0 then
-      redis.call('INCRBY', l.key, l.cost)
-      redis.call('PEXPIRE', l.key, 2 * l.duration)
+local added = {}
+local added_order = {}
+local replies = {}
+local position = 3
+for check = 1, tonumber(ARGV[2]) do
+  local limits = {}
+  local all_passed = 1
+  local size = tonumber(ARGV[position])
+  position = position + 1
+  for i = 1, size do
+    local counter = KEYS[tonumber(ARGV[position])]
+    local limit = tonumber(ARGV[position + 1])
+    local duration = tonumber(ARGV[position + 2])
+    local cost = tonumber(ARGV[position + 3])
+    position = position + 4
+    local window = math.floor(now / duration)
+    local current_key = counter .. ':' .. window
+    local effective = count(current_key) + count(counter .. ':' .. (window - 1)) * (1 - (now % duration) / duration)
+    local passed = effective + cost <= limit
+    if not passed then
+      all_passed = 0
     end
+    limits[i] = {
+      key = current_key, limit = limit, duration = duration, cost = cost,
+      effective = effective, passed = passed, reset = (window + 1) * duration,
+    }
   end
-  results[i] = { l.passed and 1 or 0, math.max(0, math.floor(l.limit - used)), l.reset, l.limit }
+
+  local results = {}
+  for i, l in ipairs(limits) do
+    local used = l.effective
+    if all_passed == 1 then
+      used = used + l.cost
+      if l.cost > 0 then
+        counts[l.key] = counts[l.key] + l.cost
+        if added[l.key] == nil then
+          added[l.key] = { 0, l.duration }
+          added_order[#added_order + 1] = l.key
+        end
+        added[l.key][1] = added[l.key][1] + l.cost
+      end
+    end
+    results[i] = { l.passed and 1 or 0, math.max(0, math.floor(l.limit - used)), l.reset, l.limit }
+  end
+  replies[check] = { all_passed, results }
 end
-return { all_passed, results }
+
+for _, key in ipairs(added_order) do
+  redis.call('INCRBY', key, added[key][1])
+  redis.call('PEXPIRE', key, 2 * added[key][2])
+end
+return replies
 `;

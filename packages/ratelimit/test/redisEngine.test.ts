@@ -26,12 +26,42 @@ async function connectedEngine(keyPrefix: string, fallbacks: Error[]): Promise<R
   return engine;
 }
 
+/** A connected engine whose Redis replies can be held back (`proxy.freeze()`), as on a stalled network. */
+async function engineBehindProxy(fallbacks: Error[]) {
+  const proxy = await startFreezableProxy(6379);
+  cleanups.push(() => proxy.close());
+  const engine = new RedisRateLimitEngine({
+    redisUrl: proxy.url,
+    keyPrefix: usePrefix(),
+    onFallback: (error) => fallbacks.push(error),
+  });
+  cleanups.push(() => engine.close());
+  await engine.ready();
+  return { engine, proxy };
+}
+
 async function adminClient(): Promise<Redis> {
   const admin = new Redis(REDIS_URL);
   cleanups.push(async () => {
     await admin.quit();
   });
   return admin;
+}
+
+/** The script calls (eval or evalsha) Redis receives from now on for keys under `keyPrefix`. */
+async function watchScriptCalls(keyPrefix: string): Promise<string[]> {
+  const monitor = await (await adminClient()).monitor();
+  cleanups.push(async () => {
+    monitor.disconnect();
+  });
+  const scriptCalls: string[] = [];
+  monitor.on('monitor', (_time: string, args: string[]) => {
+    const [command] = args;
+    if (command !== undefined && /^eval(sha)?$/i.test(command) && args.some((arg) => arg.startsWith(keyPrefix))) {
+      scriptCalls.push(command.toLowerCase());
+    }
+  });
+  return scriptCalls;
 }
 
 function usePrefix(): string {
@@ -73,17 +103,8 @@ describe('redis engine', () => {
   });
 
   it('answers from memory when a command times out, then returns to Redis', async () => {
-    const keyPrefix = usePrefix();
-    const proxy = await startFreezableProxy(6379);
-    cleanups.push(() => proxy.close());
     const fallbacks: Error[] = [];
-    const engine = new RedisRateLimitEngine({
-      redisUrl: proxy.url,
-      keyPrefix,
-      onFallback: (error) => fallbacks.push(error),
-    });
-    cleanups.push(() => engine.close());
-    await engine.ready();
+    const { engine, proxy } = await engineBehindProxy(fallbacks);
     const limit: LimitRequest = { key: 'a', limit: 5, durationMs: WINDOW_MS, cost: 1 };
 
     proxy.freeze();
@@ -100,21 +121,71 @@ describe('redis engine', () => {
   it('sends the script once per connection, then only its hash', async () => {
     const keyPrefix = usePrefix();
     const engine = await connectedEngine(keyPrefix, []);
-    const monitor = await (await adminClient()).monitor();
-    cleanups.push(async () => {
-      monitor.disconnect();
-    });
-    const scriptCalls: string[] = [];
-    monitor.on('monitor', (_time: string, args: string[]) => {
-      const [command] = args;
-      if (command !== undefined && /^eval(sha)?$/i.test(command) && args.some((arg) => arg.startsWith(keyPrefix))) {
-        scriptCalls.push(command.toLowerCase());
-      }
-    });
+    const scriptCalls = await watchScriptCalls(keyPrefix);
 
     for (let i = 0; i < 5; i++) await engine.check([{ key: 'a', limit: 10, durationMs: WINDOW_MS, cost: 1 }]);
     await expect.poll(() => scriptCalls).toHaveLength(5);
 
     expect(scriptCalls).toEqual(['eval', 'evalsha', 'evalsha', 'evalsha', 'evalsha']);
+  });
+
+  it('sends checks of one hash tag made together as one script call, judged in the order they were made', async () => {
+    const keyPrefix = usePrefix();
+    const engine = await connectedEngine(keyPrefix, []);
+    await engine.check([{ key: 'warm-up', limit: 1, durationMs: WINDOW_MS, cost: 0 }], { hashTag: 'ws_1' });
+    const scriptCalls = await watchScriptCalls(keyPrefix);
+    const limit: LimitRequest = { key: 'a', limit: 3, durationMs: WINDOW_MS, cost: 1 };
+
+    const outcomes = await Promise.all(Array.from({ length: 5 }, () => engine.check([limit], { hashTag: 'ws_1' })));
+
+    expect(outcomes.map(({ passed, results }) => [passed, results[0]?.remaining])).toEqual([
+      [true, 2],
+      [true, 1],
+      [true, 0],
+      [false, 0],
+      [false, 0],
+    ]);
+    await expect.poll(() => scriptCalls).toHaveLength(1);
+  });
+
+  it('keeps every check of a shared call all-or-nothing: a rejected one consumes none of its limits', async () => {
+    const keyPrefix = usePrefix();
+    const engine = await connectedEngine(keyPrefix, []);
+    const burst: LimitRequest = { key: 'burst', limit: 1, durationMs: WINDOW_MS, cost: 1 };
+    const daily: LimitRequest = { key: 'daily', limit: 10, durationMs: WINDOW_MS, cost: 1 };
+
+    const [first, second, third] = await Promise.all([
+      engine.check([burst, daily], { hashTag: 'ws_1' }),
+      engine.check([burst, daily], { hashTag: 'ws_1' }),
+      engine.check([daily], { hashTag: 'ws_1' }),
+    ]);
+
+    expect(first?.passed).toBe(true);
+    expect(second?.results.map(({ passed, remaining }) => ({ passed, remaining }))).toEqual([
+      { passed: false, remaining: 0 },
+      { passed: true, remaining: 9 },
+    ]);
+    expect(third?.results[0]).toMatchObject({ passed: true, remaining: 8 });
+  });
+
+  it('answers every check of a failed shared call from memory', async () => {
+    const fallbacks: Error[] = [];
+    const { engine, proxy } = await engineBehindProxy(fallbacks);
+    const limit: LimitRequest = { key: 'a', limit: 2, durationMs: WINDOW_MS, cost: 1 };
+
+    proxy.freeze();
+    const outcomes = await Promise.all(Array.from({ length: 3 }, () => engine.check([limit], { hashTag: 'ws_1' })));
+
+    expect(outcomes.map(({ passed }) => passed)).toEqual([true, true, false]);
+    expect(fallbacks.map(({ message }) => message)).toEqual([
+      'Command timed out',
+      'Command timed out',
+      'Command timed out',
+    ]);
+
+    proxy.thaw();
+    const afterwards = await engine.check([{ ...limit, key: 'b' }], { hashTag: 'ws_1' });
+    expect(afterwards.results[0]).toMatchObject({ passed: true, remaining: 1 });
+    expect(fallbacks).toHaveLength(3);
   });
 });
