@@ -100,6 +100,8 @@ export const identityRefSchema = textSchema.min(1).max(255);
 
 export const keyNameSchema = textSchema.min(1).max(255);
 
+export const apiNameSchema = textSchema.min(3).max(255);
+
 export const expiresSchema = z.number().int().min(0).max(MAX_EXPIRES);
 
 const refillDaySchema = z.number().int().min(1).max(31);

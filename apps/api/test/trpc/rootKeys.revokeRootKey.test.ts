@@ -45,6 +45,10 @@ describe('400', () => {
   it('without a rootKeyId', async () => {
     expect((await callInternal(api, 'rootKeys.revokeRootKey', {}, { rootKey: workspace.rootKey })).status).toBe(400);
   });
+
+  it('with a rootKeyId that cannot be an id (U+0000 would reach PostgreSQL as an error)', async () => {
+    expect((await revoke('rk_\u0000')).status).toBe(400);
+  });
 });
 
 describe('401', () => {

@@ -40,12 +40,14 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  it.each([[{ rootKeyId: 'rk_x' }], [{ rootKeyId: 'rk_x', expires: 'soon' }], [{ expires: null }]])(
-    '%j',
-    async (input) => {
-      expect((await update(input)).status).toBe(400);
-    },
-  );
+  it.each([
+    [{ rootKeyId: 'rk_x' }],
+    [{ rootKeyId: 'rk_x', expires: 'soon' }],
+    [{ expires: null }],
+    [{ rootKeyId: 'rk_\u0000', expires: null }],
+  ])('%j', async (input) => {
+    expect((await update(input)).status).toBe(400);
+  });
 
   it('an expiry in the past', async () => {
     const target = await workspace.rootKeyWith(['api.*.create_api']);

@@ -51,6 +51,7 @@ describe('apis.createApi', () => {
       ['too short', { name: 'ab' }],
       ['too long', { name: 'a'.repeat(256) }],
       ['not a string', { name: 42 }],
+      ['holding U+0000, which PostgreSQL text cannot store', { name: 'my\u0000api' }],
     ])('rejects a name that is %s', async (_, body) => {
       const reply = await api.post('apis.createApi', body, workspace.rootKey);
       expect(reply.status).toBe(400);
@@ -170,6 +171,7 @@ describe('apis.updateApi', () => {
       ['defaultBytes', 15],
       ['defaultBytes', 256],
       ['name', 'ab'],
+      ['name', 'my\u0000api'],
       ['keyAuth', true],
       ['encryption', { enabled: 'yes' }],
       ['deleteProtection', 'on'],

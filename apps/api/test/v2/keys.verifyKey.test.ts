@@ -307,6 +307,9 @@ describe('400', () => {
     ['key', 'k'.repeat(513)],
     ['tags', Array.from({ length: 21 }, (_, i) => `t${i}`)],
     ['tags', ['']],
+    // U+0000 cannot be stored: it must be refused here, not poison the batch its event is written in.
+    ['tags', ['a\u0000b']],
+    ['migrationId', 'mig\u0000'],
     ['permissions', ''],
     ['credits', { cost: -1 }],
     ['credits', { cost: 1_000_000_000_001 }],

@@ -1,10 +1,11 @@
 import { createApi as createApiRecord } from '@keyplane/db';
 import { z } from 'zod';
 import { requirePermissions } from '../../middleware/auth.ts';
+import { apiNameSchema } from '../../schemas.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
 export const createApiInput = z.strictObject({
-  name: z.string().min(3).max(255),
+  name: apiNameSchema,
 });
 
 export const createApiOutput = z.object({ apiId: z.string() });

@@ -2,13 +2,13 @@ import { notFound } from '@keyplane/core';
 import { updateApi as updateApiRecord } from '@keyplane/db';
 import { z } from 'zod';
 import { apiPermission, requirePermissions } from '../../middleware/auth.ts';
-import { apiIdSchema, keyByteLengthSchema, keyPrefixSchema } from '../../schemas.ts';
+import { apiIdSchema, apiNameSchema, keyByteLengthSchema, keyPrefixSchema } from '../../schemas.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
 /** Our addition: the API's settings. Absent fields are left alone; null clears a default. */
 export const updateApiInput = z.strictObject({
   apiId: apiIdSchema,
-  name: z.string().min(3).max(255).optional(),
+  name: apiNameSchema.optional(),
   keyAuth: z.strictObject({ enabled: z.boolean() }).optional(),
   encryption: z.strictObject({ enabled: z.boolean() }).optional(),
   defaultPrefix: keyPrefixSchema.nullable().optional(),

@@ -3,13 +3,14 @@ import { forbidden, hashKey, verifyKey as verify } from '@keyplane/core';
 import { completeKeyMigration, findKeyForVerification } from '@keyplane/db';
 import { z } from 'zod';
 import { apiPermission, hasAnyApiGrant, requirePermissions } from '../../middleware/auth.ts';
+import { textSchema } from '../../schemas.ts';
 import { evict } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 import { identityData, identityOutput } from './keyResponse.ts';
 
 export const verifyKeyInput = z.strictObject({
   key: z.string().min(1).max(512),
-  tags: z.array(z.string().min(1).max(512)).max(20).optional(),
+  tags: z.array(textSchema.min(1).max(512)).max(20).optional(),
   permissions: z.string().min(1).max(1000).optional(),
   credits: z.strictObject({ cost: z.number().int().min(0).max(1_000_000_000_000) }).optional(),
   ratelimits: z
@@ -23,7 +24,7 @@ export const verifyKeyInput = z.strictObject({
     )
     .max(50)
     .optional(),
-  migrationId: z.string().min(1).max(256).optional(),
+  migrationId: textSchema.min(1).max(256).optional(),
 });
 
 const ratelimitSchema = z.object({ id: z.string(), name: z.string(), limit: z.number(), duration: z.number() });

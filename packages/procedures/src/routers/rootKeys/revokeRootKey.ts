@@ -2,10 +2,11 @@ import { notFound } from '@keyplane/core';
 import { revokeRootKey as revokeRootKeyRecord } from '@keyplane/db';
 import { z } from 'zod';
 import { MANAGE_ROOT_KEYS, requirePermissions } from '../../middleware/auth.ts';
+import { resourceIdSchema } from '../../schemas.ts';
 import { settle } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
-export const revokeRootKeyInput = z.strictObject({ rootKeyId: z.string().min(1).max(64) });
+export const revokeRootKeyInput = z.strictObject({ rootKeyId: resourceIdSchema.max(64) });
 
 export const revokeRootKeyOutput = z.object({});
 

@@ -2,11 +2,12 @@ import { badRequest, notFound } from '@keyplane/core';
 import { setRootKeyExpiry } from '@keyplane/db';
 import { z } from 'zod';
 import { MANAGE_ROOT_KEYS, requirePermissions } from '../../middleware/auth.ts';
+import { resourceIdSchema } from '../../schemas.ts';
 import { settle } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
 export const updateRootKeyInput = z.strictObject({
-  rootKeyId: z.string().min(1).max(64),
+  rootKeyId: resourceIdSchema.max(64),
   /** Unix ms when the key stops working (now or later); null removes the expiry. */
   expires: z.number().int().positive().nullable(),
 });
