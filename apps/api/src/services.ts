@@ -57,9 +57,11 @@ export async function startServices(options: {
     credits: createCreditSpender(options.orm),
     verifications: createVerificationRecorder(options.orm, {
       onError: (error) => logger.error('could not record verifications; will retry', { error: String(error) }),
+      onRefused: (error) => logger.error('dropped a verification event the database refused', { error: String(error) }),
     }),
     ratelimitEvents: createRatelimitRecorder(options.orm, {
       onError: (error) => logger.error('could not record ratelimit decisions; will retry', { error: String(error) }),
+      onRefused: (error) => logger.error('dropped a ratelimit event the database refused', { error: String(error) }),
     }),
     rootKeyUsage: createRootKeyUsageTracker(options.orm, {
       onError: (error) => logger.error('could not record root-key use; will retry', { error: String(error) }),

@@ -2,7 +2,7 @@ import { AnalyticsQueryError, compileAnalyticsQuery } from '@keyplane/analytics'
 import { DomainError } from '@keyplane/core';
 import { CompiledQuery } from 'kysely';
 import { GRANULARITIES, rollupTable } from './rollups.ts';
-import { type EntityManager, rows, sql } from './sql.ts';
+import { databaseErrorCode, type EntityManager, rows, sql } from './sql.ts';
 
 export type AnalyticsDataset = 'verifications' | 'ratelimits';
 
@@ -179,17 +179,6 @@ function translateQueryError(error: unknown, timeoutMs: number): unknown {
     return new AnalyticsQueryError('invalid_analytics_query', `The query failed: ${firstLine(error.message)}.`);
   }
   return error;
-}
-
-function databaseErrorCode(error: unknown): string | undefined {
-  for (let current: unknown = error, depth = 0; current && depth < 5; depth++) {
-    if (typeof current !== 'object') return undefined;
-    if ('code' in current && typeof current.code === 'string' && /^[0-9A-Z]{5}$/.test(current.code)) {
-      return current.code;
-    }
-    current = 'cause' in current ? current.cause : undefined;
-  }
-  return undefined;
 }
 
 function firstLine(message: string): string {

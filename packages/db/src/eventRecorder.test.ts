@@ -5,6 +5,9 @@ import type { Orm } from './orm.ts';
 // The recorder never touches the ORM itself: it only hands it to writeBatch.
 const noOrm = {} as Orm;
 
+/** What PostgreSQL answers for a value it cannot store (SQLSTATE 22P05, untranslatable character). */
+const refusedValue = () => Object.assign(new Error('unsupported Unicode escape sequence'), { code: '22P05' });
+
 describe('the event recorder', () => {
   it('writes buffered events in batches, in order', async () => {
     const written: number[][] = [];
@@ -75,6 +78,47 @@ describe('the event recorder', () => {
     await recorder.close();
     expect(written).toEqual([1, 2]);
     expect(errors).toHaveLength(1);
+  });
+
+  it('drops only the events whose values the database refuses, writing the others in order', async () => {
+    const written: number[] = [];
+    const refused: unknown[] = [];
+    const errors: unknown[] = [];
+    const recorder = createEventRecorder<number>(
+      noOrm,
+      async (_, batch) => {
+        if (batch.includes(13)) throw refusedValue();
+        written.push(...batch);
+      },
+      { onRefused: (error) => refused.push(error), onError: (error) => errors.push(error) },
+    );
+    for (let event = 10; event < 20; event++) recorder.record(event);
+    await recorder.close();
+    expect(written).toEqual([10, 11, 12, 14, 15, 16, 17, 18, 19]);
+    expect(refused).toHaveLength(1);
+    expect(errors).toEqual([]);
+  });
+
+  it('keeps what is still unwritten when the database goes away while it looks for a refused event', async () => {
+    const written: number[] = [];
+    let down = false;
+    const recorder = createEventRecorder<number>(
+      noOrm,
+      async (_, batch) => {
+        if (down) throw new Error('connection lost');
+        if (batch.includes(3)) throw refusedValue();
+        written.push(...batch);
+        // The first half went in; the database is gone before the second.
+        if (batch.length === 2) down = true;
+      },
+      { onError: () => {} },
+    );
+    for (const event of [1, 2, 3, 4]) recorder.record(event);
+    await recorder.flush();
+    expect(written).toEqual([1, 2]);
+    down = false;
+    await recorder.close();
+    expect(written).toEqual([1, 2, 4]);
   });
 
   it('keeps only the newest events through a long outage, bounded by maxBuffered', async () => {

@@ -1,4 +1,5 @@
 import type { Orm } from './orm.ts';
+import { refusedData } from './sql.ts';
 
 export interface EventRecorder<TEvent> {
   record(event: TEvent): void;
@@ -11,12 +12,17 @@ export interface RecorderOptions {
   flushIntervalMs?: number;
   maxBatch?: number;
   maxBuffered?: number;
+  /** A write failed; its events are kept and written with the next flush. */
   onError?: (error: unknown) => void;
+  /** The database refused an event's values; that event alone was dropped. */
+  onRefused?: (error: unknown) => void;
 }
 
 /**
- * Buffers events and writes them in batches on a timer, off the request path. A failed batch is
- * put back in front of the buffer and retried with the next flush.
+ * Buffers events and writes them in batches on a timer, off the request path. A batch that fails
+ * is put back in front of the buffer and retried with the next flush, unless the database refused
+ * its values: then it is split until the events it refuses are found, and only those are dropped,
+ * so that one bad event cannot stall every event after it.
  */
 export function createEventRecorder<TEvent>(
   orm: Orm,
@@ -38,12 +44,24 @@ export function createEventRecorder<TEvent>(
       const batch = buffer.slice(0, Math.min(due, maxBatch));
       buffer = buffer.slice(batch.length);
       due -= batch.length;
-      try {
-        await writeBatch(orm, batch);
-      } catch (error) {
-        buffer = [...batch, ...buffer];
-        options.onError?.(error);
-        return;
+      // Parts still to write, in order: the batch, or the halves of a part the database refused.
+      const parts = [batch];
+      for (let part = parts.shift(); part; part = parts.shift()) {
+        try {
+          await writeBatch(orm, part);
+        } catch (error) {
+          if (!refusedData(error)) {
+            buffer = [...part, ...parts.flat(), ...buffer];
+            options.onError?.(error);
+            return;
+          }
+          if (part.length === 1) {
+            options.onRefused?.(error);
+            continue;
+          }
+          const middle = Math.ceil(part.length / 2);
+          parts.unshift(part.slice(0, middle), part.slice(middle));
+        }
       }
     }
   };

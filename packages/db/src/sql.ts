@@ -19,3 +19,25 @@ export async function rows<TRow>(em: EntityManager, statement: RawBuilder<TRow>)
 export function epochMs(column: string) {
   return sql<number | null>`(extract(epoch from ${sql.ref(column)}) * 1000)::float8`;
 }
+
+/** The SQLSTATE of a PostgreSQL error, wherever the drivers wrapped it; undefined for anything else. */
+export function databaseErrorCode(error: unknown): string | undefined {
+  for (let current: unknown = error, depth = 0; current && depth < 5; depth++) {
+    if (typeof current !== 'object') return undefined;
+    if ('code' in current && typeof current.code === 'string' && /^[0-9A-Z]{5}$/.test(current.code)) {
+      return current.code;
+    }
+    current = 'cause' in current ? current.cause : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Whether PostgreSQL refused the data itself (SQLSTATE class 22, data exception, or 23, integrity
+ * constraint violation): the same statement with the same values will fail again, unlike a lost
+ * connection or a timeout.
+ */
+export function refusedData(error: unknown): boolean {
+  const code = databaseErrorCode(error);
+  return code !== undefined && (code.startsWith('22') || code.startsWith('23'));
+}

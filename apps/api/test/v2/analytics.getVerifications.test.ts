@@ -466,3 +466,31 @@ describe('retention', () => {
     expect(Number(oldest?.t)).toBeGreaterThanOrEqual(now - 90 * day);
   });
 });
+
+describe('an event the database refuses', () => {
+  it('is dropped alone: the events recorded with it are written, raw and rolled up', async () => {
+    const event = (tags: string[]): VerificationEvent => ({
+      time: Date.now(),
+      requestId: `req_refused_${Math.random()}`,
+      workspaceId: workspace.workspaceId,
+      apiId: apiB,
+      keyId: 'key_refused',
+      identityId: null,
+      externalId: null,
+      outcome: 'VALID',
+      tags,
+      spentCredits: 0,
+      latencyMs: 1,
+    });
+    const recorder = api.services.verifications;
+    // The API refuses U+0000 in tags (400); an event holding it stands for any value PostgreSQL cannot store.
+    for (const tags of [['first'], ['bad\u0000tag'], ['third'], ['fourth']]) recorder.record(event(tags));
+    await recorder.flush();
+    expect(
+      await rowsOf(`select tags from key_verifications_v1 where key_id = 'key_refused' order by time, request_id`),
+    ).toEqual(expect.arrayContaining([{ tags: ['first'] }, { tags: ['third'] }, { tags: ['fourth'] }]));
+    expect(
+      await rowsOf(`select sum(count)::int as n from key_verifications_per_day_v1 where key_id = 'key_refused'`),
+    ).toEqual([{ n: 3 }]);
+  });
+});
