@@ -41,12 +41,19 @@ export const keyPrefixSchema = z
 
 export const keyByteLengthSchema = z.number().int().min(16).max(255);
 
-// Postgres text and jsonb cannot hold U+0000, and jsonb refuses very deep nesting: refusing such
-// input here makes it a 400, not a failed insert.
+// Postgres text and jsonb cannot hold U+0000 or a lone UTF-16 surrogate (JSON may escape one, but
+// it is no Unicode character), and jsonb refuses very deep nesting: refusing such input here makes
+// it a 400, not a failed insert.
 const NUL = '\u0000';
-const NO_NUL = 'must not contain the character U+0000';
 /** As deep as the reference product's store (MySQL JSON) allows. */
 const MAX_META_DEPTH = 100;
+
+/** Why Postgres could not store this text, if it could not. */
+function unstorableText(text: string): string | undefined {
+  if (text.includes(NUL)) return 'must not contain the character U+0000';
+  if (!text.isWellFormed()) return 'must be valid Unicode (it holds a lone surrogate)';
+  return undefined;
+}
 
 /** The first problem with a JSON value for storage, if any. Iterative: the value may nest deeply. */
 function jsonStorageProblem(value: unknown): string | undefined {
@@ -54,11 +61,13 @@ function jsonStorageProblem(value: unknown): string | undefined {
   for (let next = pending.pop(); next; next = pending.pop()) {
     const [item, depth] = next;
     if (typeof item === 'string') {
-      if (item.includes(NUL)) return NO_NUL;
+      const problem = unstorableText(item);
+      if (problem) return problem;
     } else if (item !== null && typeof item === 'object') {
       if (depth >= MAX_META_DEPTH) return `must not nest deeper than ${MAX_META_DEPTH} levels`;
       for (const [key, entry] of Object.entries(item)) {
-        if (key.includes(NUL)) return NO_NUL;
+        const problem = unstorableText(key);
+        if (problem) return problem;
         pending.push([entry, depth + 1]);
       }
     }
@@ -67,7 +76,10 @@ function jsonStorageProblem(value: unknown): string | undefined {
 }
 
 /** Free text stored in a column. */
-export const textSchema = z.string().refine((text) => !text.includes(NUL), NO_NUL);
+export const textSchema = z.string().superRefine((text, ctx) => {
+  const problem = unstorableText(text);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
 
 export const MAX_META_PROPERTIES = 100;
 export const metaSchema = z
@@ -184,7 +196,7 @@ export const updateCreditsSchema = z
 
 export const ratelimitSchema = z
   .strictObject({
-    name: z.string().min(3).max(128),
+    name: textSchema.min(3).max(128),
     // The reference sets no maximum; ours is what the column holds, so a larger one is a 400, not a 500.
     limit: z.number().int().min(1).max(MAX_INT4),
     duration: z.number().int().min(1000),

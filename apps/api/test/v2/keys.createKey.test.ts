@@ -230,6 +230,8 @@ describe('400', () => {
     ['externalId', 'has space'],
     ['meta', 'text'],
     ['meta', [1]],
+    ['meta', { note: 'lone \ud800 surrogate' }],
+    ['name', 'lone \udc00 surrogate'],
     ['meta', Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, i]))],
     ['roles', Array.from({ length: 101 }, (_, i) => `r${i}`)],
     ['permissions', Array.from({ length: 1001 }, (_, i) => `p${i}`)],
@@ -281,6 +283,7 @@ describe('400', () => {
 
   it.each([
     [{ name: 'ab', limit: 1, duration: 1000 }, 'body.ratelimits[0].name'],
+    [{ name: 'has\u0000nul', limit: 1, duration: 1000 }, 'body.ratelimits[0].name'],
     [{ name: 'abc', limit: 0, duration: 1000 }, 'body.ratelimits[0].limit'],
     [{ name: 'abc', limit: 1, duration: 999 }, 'body.ratelimits[0].duration'],
     [{ name: 'abc', duration: 1000 }, 'body.ratelimits[0].limit'],

@@ -309,6 +309,7 @@ describe('400', () => {
     ['tags', ['']],
     // U+0000 cannot be stored: it must be refused here, not poison the batch its event is written in.
     ['tags', ['a\u0000b']],
+    ['tags', ['lone \ud800 surrogate']],
     ['migrationId', 'mig\u0000'],
     ['permissions', ''],
     ['credits', { cost: -1 }],
