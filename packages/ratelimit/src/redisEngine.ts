@@ -107,14 +107,16 @@ export class RedisRateLimitEngine implements RateLimitEngine {
     let replies: ScriptReply;
     try {
       replies = await this.#client.keyplaneRateLimit(counters.size, ...counters.keys(), ...args);
+      if (replies.length !== checks.length) {
+        throw new Error(`The rate-limit script answered ${replies.length} of ${checks.length} checks`);
+      }
     } catch (error) {
       const failure = error instanceof Error ? error : new Error(String(error));
       for (const { requests, options, resolve } of checks) resolve(this.#fallBack(failure, requests, options));
       return;
     }
-    checks.forEach(({ resolve }, index) => {
-      const [allPassed, limits] = replies[index] ?? [0, []];
-      resolve({
+    replies.forEach(([allPassed, limits], index) => {
+      checks[index]?.resolve({
         passed: allPassed === 1,
         results: limits.map(([passed, remaining, reset, limit]) => ({ passed: passed === 1, remaining, reset, limit })),
       });
