@@ -1,4 +1,4 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
@@ -7,6 +7,7 @@ import { Link } from '../router.tsx';
 import { type RouterOutputs, trpc } from '../trpc.ts';
 import { useDebouncedValue } from '../useDebouncedValue.ts';
 import { useDraft } from '../useDraft.ts';
+import { useKeyUpdate } from './useKeyUpdate.ts';
 
 interface KeyIdentityFormProps {
   keyData: RouterOutputs['keys']['getKey'];
@@ -25,15 +26,10 @@ export function KeyIdentityForm({ keyData, onSaved }: KeyIdentityFormProps) {
   const suggestions = useQuery(
     trpc.identities.listIdentities.queryOptions({ limit: 20, search: search || undefined }, { enabled: draft.edited }),
   );
-  const update = useMutation(
-    trpc.keys.updateKey.mutationOptions({
-      onSuccess: async () => {
-        await onSaved();
-        draft.discard();
-        setConfirmingUnlink(false);
-      },
-    }),
-  );
+  const update = useKeyUpdate(onSaved, () => {
+    draft.discard();
+    setConfirmingUnlink(false);
+  });
 
   const submit = (event: FormEvent) => {
     event.preventDefault();

@@ -1,9 +1,9 @@
-import { useMutation } from '@tanstack/react-query';
 import type { FormEvent } from 'react';
 import { RatelimitsEditor, toRatelimitRows } from '../components/RatelimitsEditor.tsx';
 import { SaveActions } from '../components/SaveActions.tsx';
-import { type RouterOutputs, trpc } from '../trpc.ts';
+import type { RouterOutputs } from '../trpc.ts';
 import { useDraft } from '../useDraft.ts';
+import { useKeyUpdate } from './useKeyUpdate.ts';
 
 interface KeyRatelimitsFormProps {
   keyData: RouterOutputs['keys']['getKey'];
@@ -15,14 +15,7 @@ export function KeyRatelimitsForm({ keyData, onSaved }: KeyRatelimitsFormProps) 
   const draft = useDraft({
     rows: toRatelimitRows(keyData.ratelimits),
   });
-  const update = useMutation(
-    trpc.keys.updateKey.mutationOptions({
-      onSuccess: async () => {
-        await onSaved();
-        draft.discard();
-      },
-    }),
-  );
+  const update = useKeyUpdate(onSaved, draft.discard);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();

@@ -1,10 +1,10 @@
-import { useMutation } from '@tanstack/react-query';
 import type { FormEvent } from 'react';
 import { MetaField, useMetaCheck } from '../components/MetaField.tsx';
 import { SaveActions } from '../components/SaveActions.tsx';
 import { formatMeta, parseLocalDateTime, toLocalDateTime } from '../format.ts';
-import { type RouterOutputs, trpc } from '../trpc.ts';
+import type { RouterOutputs } from '../trpc.ts';
 import { useDraft } from '../useDraft.ts';
+import { useKeyUpdate } from './useKeyUpdate.ts';
 
 interface KeySettingsFormProps {
   keyData: RouterOutputs['keys']['getKey'];
@@ -20,14 +20,7 @@ export function KeySettingsForm({ keyData, onSaved }: KeySettingsFormProps) {
     expires: keyData.expires === undefined ? '' : toLocalDateTime(keyData.expires),
   });
   const metaCheck = useMetaCheck();
-  const update = useMutation(
-    trpc.keys.updateKey.mutationOptions({
-      onSuccess: async () => {
-        await onSaved();
-        draft.discard();
-      },
-    }),
-  );
+  const update = useKeyUpdate(onSaved, draft.discard);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
