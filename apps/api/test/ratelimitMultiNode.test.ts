@@ -1,16 +1,13 @@
-import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type SpawnedServer, spawnServer } from '../../../bench/server.ts';
+import { describe, expect, it } from 'vitest';
+import type { SpawnedServer } from '../../../bench/server.ts';
 import { REDIS_URL } from './harness.ts';
 import { LONG_WINDOW } from './ratelimit.ts';
+import { useTwoNodes } from './twoNodes.ts';
 
 // ratelimit.* on two real server processes sharing one PostgreSQL, and one Redis when the
 // environment has one (CI does). Without Redis each process limits on its own, so the
 // assertions say what holds then: each node stays within the limit by itself.
-let database: TestDatabase;
-let nodeA: SpawnedServer;
-let nodeB: SpawnedServer;
-let rootKey: string;
+const cluster = useTwoNodes();
 
 interface LimitData {
   limit: number;
@@ -19,43 +16,19 @@ interface LimitData {
   overrideId?: string;
 }
 
-async function call<T>(node: SpawnedServer, procedure: string, body: unknown): Promise<{ status: number; data: T }> {
-  const response = await fetch(`${node.url}/v2/${procedure}`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}` },
-    body: JSON.stringify(body),
-  });
-  const parsed = (await response.json()) as { data: T };
-  return { status: response.status, data: parsed.data };
-}
-
 /** `count` concurrent calls, alternating between the nodes; the successes per node. */
 async function burst(count: number, procedure: string, body: unknown, succeeded: (data: never) => boolean) {
   const replies = await Promise.all(
     Array.from({ length: count }, async (_, index) => {
-      const node = index % 2 === 0 ? nodeA : nodeB;
-      return { node, reply: await call<never>(node, procedure, body) };
+      const node = index % 2 === 0 ? cluster.nodeA : cluster.nodeB;
+      return { node, reply: await cluster.call<never>(node, procedure, body) };
     }),
   );
   expect(replies.map(({ reply }) => reply.status)).toEqual(Array(count).fill(200));
   const passedOn = (node: SpawnedServer) =>
     replies.filter((entry) => entry.node === node && succeeded(entry.reply.data)).length;
-  return { a: passedOn(nodeA), b: passedOn(nodeB) };
+  return { a: passedOn(cluster.nodeA), b: passedOn(cluster.nodeB) };
 }
-
-beforeAll(async () => {
-  database = await createTestDatabase(inject('databaseUrl'), inject('templateDatabase'));
-  const env = { DATABASE_URL: database.url, ...(REDIS_URL ? { REDIS_URL } : {}) };
-  nodeA = await spawnServer(env);
-  nodeB = await spawnServer(env);
-  if (!nodeA.rootKey) throw new Error('the first node did not bootstrap the database');
-  rootKey = nodeA.rootKey;
-}, 60_000);
-
-afterAll(async () => {
-  await Promise.all([nodeA?.stop(), nodeB?.stop()]);
-  await database?.drop();
-});
 
 describe('ratelimit.limit on two server processes', () => {
   it('allows exactly the limit across both (each node on its own without Redis), never a 500', async () => {
@@ -71,20 +44,25 @@ describe('ratelimit.limit on two server processes', () => {
 
   it('applies an override set through one node to the next request on the other', async () => {
     const body = { namespace: 'multi_node_override', identifier: 'vip', limit: 5, duration: LONG_WINDOW };
-    expect((await call<LimitData>(nodeB, 'ratelimit.limit', body)).data.limit).toBe(5);
-    const set = await call<{ overrideId: string }>(nodeA, 'ratelimit.setOverride', {
+    expect((await cluster.call<LimitData>(cluster.nodeB, 'ratelimit.limit', body)).data.limit).toBe(5);
+    const set = await cluster.call<{ overrideId: string }>(cluster.nodeA, 'ratelimit.setOverride', {
       namespace: 'multi_node_override',
       identifier: 'v*',
       limit: 500,
       duration: LONG_WINDOW,
     });
     expect(set.status).toBe(200);
-    const after = await call<LimitData>(nodeB, 'ratelimit.limit', body);
+    const after = await cluster.call<LimitData>(cluster.nodeB, 'ratelimit.limit', body);
     expect(after.data).toMatchObject({ limit: 500, overrideId: set.data.overrideId });
     expect(
-      (await call(nodeA, 'ratelimit.deleteOverride', { namespace: 'multi_node_override', identifier: 'v*' })).status,
+      (
+        await cluster.call(cluster.nodeA, 'ratelimit.deleteOverride', {
+          namespace: 'multi_node_override',
+          identifier: 'v*',
+        })
+      ).status,
     ).toBe(200);
-    expect((await call<LimitData>(nodeB, 'ratelimit.limit', body)).data.limit).toBe(5);
+    expect((await cluster.call<LimitData>(cluster.nodeB, 'ratelimit.limit', body)).data.limit).toBe(5);
   });
 });
 
@@ -100,7 +78,7 @@ describe('ratelimit.multiLimit on two server processes', () => {
       expect(passed).toEqual({ a: 20, b: 20 });
     }
     // Nothing was charged for the failed calls: the first counter holds exactly the passes.
-    const check = await call<LimitData>(nodeA, 'ratelimit.limit', { ...first, cost: 0 });
+    const check = await cluster.call<LimitData>(cluster.nodeA, 'ratelimit.limit', { ...first, cost: 0 });
     expect(check.data.remaining).toBe(30 - (REDIS_URL ? 20 : passed.a));
   });
 });

@@ -1,0 +1,54 @@
+import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
+import { afterAll, beforeAll, inject } from 'vitest';
+import { type SpawnedServer, spawnServer } from '../../../bench/server.ts';
+import { REDIS_URL } from './harness.ts';
+
+/**
+ * Per test file: two real server processes on a database of their own, and on the environment's
+ * Redis when it has one (CI does), as in production. The first one bootstraps the workspace.
+ */
+export function useTwoNodes() {
+  let database: TestDatabase | undefined;
+  let nodes: { nodeA: SpawnedServer; nodeB: SpawnedServer; rootKey: string } | undefined;
+  const ready = () => {
+    if (!nodes) throw new Error('useTwoNodes() is used before its beforeAll ran');
+    return nodes;
+  };
+
+  beforeAll(async () => {
+    database = await createTestDatabase(inject('databaseUrl'), inject('templateDatabase'));
+    const env = { DATABASE_URL: database.url, ...(REDIS_URL ? { REDIS_URL } : {}) };
+    const nodeA = await spawnServer(env);
+    const nodeB = await spawnServer(env);
+    if (!nodeA.rootKey) throw new Error('the first node did not bootstrap the database');
+    nodes = { nodeA, nodeB, rootKey: nodeA.rootKey };
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all([nodes?.nodeA.stop(), nodes?.nodeB.stop()]);
+    await database?.drop();
+  });
+
+  return {
+    get nodeA() {
+      return ready().nodeA;
+    },
+    get nodeB() {
+      return ready().nodeB;
+    },
+    get database() {
+      if (!database) throw new Error('useTwoNodes() is used before its beforeAll ran');
+      return database;
+    },
+    /** POST /v2/<procedure> to one node with the bootstrap root key. */
+    async call<T>(node: SpawnedServer, procedure: string, body: unknown): Promise<{ status: number; data: T }> {
+      const response = await fetch(`${node.url}/v2/${procedure}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${ready().rootKey}` },
+        body: JSON.stringify(body),
+      });
+      const parsed = (await response.json()) as { data: T };
+      return { status: response.status, data: parsed.data };
+    },
+  };
+}
