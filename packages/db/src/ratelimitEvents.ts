@@ -16,13 +16,22 @@ export interface RatelimitEvent {
   latencyMs: number;
 }
 
+/** The batch's totals per minute bucket, which every rollup adds up (see verificationEvents.ts). */
+const minuteTotals = sql`
+  minute_totals as (
+    select workspace_id, ${bucketStart('minute', sql.ref('time'))} as time, namespace_id, identifier, passed,
+           count(*) as count
+    from input
+    group by 1, 2, 3, 4, 5
+  )`;
+
 /** Adds the batch's counts to one rollup table, locking rows in key order (see verificationEvents.ts). */
 function ratelimitRollup(granularity: Granularity) {
   return sql`
     insert into ${sql.table(rollupTable('ratelimit_events', granularity))} as r
       (workspace_id, time, namespace_id, identifier, passed, count)
-    select workspace_id, ${bucketStart(granularity, sql.ref('time'))}, namespace_id, identifier, passed, count(*)
-    from input
+    select workspace_id, ${bucketStart(granularity, sql.ref('time'))}, namespace_id, identifier, passed, sum(count)
+    from minute_totals
     group by 1, 2, 3, 4, 5
     order by 1, 2, 3, 4, 5
     on conflict (workspace_id, time, namespace_id, identifier, passed) do update set count = r.count + excluded.count`;
@@ -43,6 +52,7 @@ async function writeRatelimitEvents(orm: Orm, batch: RatelimitEvent[]): Promise<
           as t(time, request_id, workspace_id, namespace_id, identifier, passed, limit_, remaining, override_id,
                latency_ms)
       ),
+      ${minuteTotals},
       ${rollupUpserts(ratelimitRollup)}
       insert into ratelimit_events (time, request_id, workspace_id, namespace_id, identifier, passed, "limit",
                                     remaining, override_id, latency_ms)

@@ -18,6 +18,19 @@ export interface VerificationEvent {
 }
 
 /**
+ * The batch's totals per minute bucket and dimensions. Every rollup adds these up instead of
+ * grouping each event again: one pass over the events instead of four.
+ */
+const minuteTotals = sql`
+  minute_totals as (
+    select workspace_id, ${bucketStart('minute', sql.ref('time'))} as time, key_id, outcome, api_id,
+           coalesce(identity_id, '') as identity_id, coalesce(external_id, '') as external_id,
+           count(*) as count, sum(spent_credits) as spent_credits, sum(latency_ms) as latency_sum
+    from input
+    group by 1, 2, 3, 4, 5, 6, 7
+  )`;
+
+/**
  * Adds the batch's counts to one rollup table. Rows are locked in key order so that two nodes
  * flushing at once wait for each other instead of deadlocking.
  */
@@ -25,9 +38,9 @@ function verificationRollup(granularity: Granularity) {
   return sql`
     insert into ${sql.table(rollupTable('key_verifications', granularity))} as r
       (workspace_id, time, key_id, outcome, api_id, identity_id, external_id, count, spent_credits, latency_sum)
-    select workspace_id, ${bucketStart(granularity, sql.ref('time'))}, key_id, outcome, api_id,
-           coalesce(identity_id, ''), coalesce(external_id, ''), count(*), sum(spent_credits), sum(latency_ms)
-    from input
+    select workspace_id, ${bucketStart(granularity, sql.ref('time'))}, key_id, outcome, api_id, identity_id,
+           external_id, sum(count), sum(spent_credits), sum(latency_sum)
+    from minute_totals
     group by 1, 2, 3, 4, 5, 6, 7
     order by 1, 2, 3, 4, 5, 6, 7
     on conflict (workspace_id, time, key_id, outcome, api_id, identity_id, external_id) do update
@@ -56,6 +69,7 @@ async function writeVerifications(orm: Orm, batch: VerificationEvent[]): Promise
           as t(time, request_id, workspace_id, api_id, key_id, identity_id, external_id, outcome, tags_json,
                spent_credits, latency_ms)
       ),
+      ${minuteTotals},
       raw as (
         insert into key_verifications (time, request_id, workspace_id, api_id, key_id, identity_id, external_id,
                                        outcome, tags, spent_credits, latency_ms)

@@ -378,6 +378,8 @@ describe('rollups', () => {
     await recorder.flush();
     recorder.record(event(base + 3000, { latencyMs: 40 }));
     recorder.record(event(base + minute + 5000, { identityId: 'id_1', externalId: 'user_1' }));
+    // Two minutes of one hour in one flush: the coarser rollups add up both minutes' totals.
+    recorder.record(event(base + minute + 6000, { spentCredits: 2 }));
     await recorder.flush();
     recorder.record(event(base + 2 * minute + 1000)); // the next month
     recorder.record(event(base + 2 * minute + 2000, { spentCredits: 3 }));
@@ -400,7 +402,7 @@ describe('rollups', () => {
        from key_verifications_v1 where key_id = 'key_rollup' group by 1, 2, 3 order by 1, 2, 3`,
     );
     expect(rollup).toEqual(raw);
-    expect(rollup.reduce((sum, row) => sum + Number(row.n), 0)).toBe(6);
+    expect(rollup.reduce((sum, row) => sum + Number(row.n), 0)).toBe(7);
   });
 
   it('adds batches flushed into the same minute, including the average latency', async () => {
@@ -422,7 +424,7 @@ describe('rollups', () => {
          where key_id = 'key_rollup' group by 1, 2 order by 1 nulls first`,
       ),
     ).toEqual([
-      { identity_id: null, external_id: null, n: 5 },
+      { identity_id: null, external_id: null, n: 6 },
       { identity_id: 'id_1', external_id: 'user_1', n: 1 },
     ]);
   });
