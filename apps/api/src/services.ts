@@ -54,7 +54,7 @@ export async function startServices(options: {
         logger.error('rate limiting fell back to this process (Redis unreachable)', { error: error.message });
       },
     }),
-    credits: createCreditSpender(options.orm),
+    credits: createCreditSpender(options.databaseUrl),
     verifications: createVerificationRecorder(options.orm, {
       onError: (error) => logger.error('could not record verifications; will retry', { error: String(error) }),
       onRefused: (error) => logger.error('dropped a verification event the database refused', { error: String(error) }),
@@ -107,6 +107,7 @@ export async function startServices(options: {
       await services.verifications.close();
       await services.ratelimitEvents.close();
       await services.rootKeyUsage.close();
+      await services.credits.close();
       await services.rateLimiter.close();
     },
   };
