@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createApi } from './apis.ts';
+import { type CreditSpender, createCreditSpender } from './creditSpender.ts';
+import { createKey } from './keys.ts';
+import { rows, sql } from './sql.ts';
+import { createTestDatabase, type TestDatabase } from './testing/index.ts';
+import { bootstrapWorkspace } from './workspaces.ts';
+
+let database: TestDatabase;
+let spender: CreditSpender;
+
+beforeAll(async () => {
+  database = await createTestDatabase(inject('databaseUrl'), inject('templateDatabase'));
+  spender = createCreditSpender(database.url);
+});
+afterAll(async () => {
+  await spender.close();
+  await database.drop();
+});
+
+async function keyWithCredits(remaining: number | null): Promise<string> {
+  const em = database.orm.em.fork();
+  const { workspaceId } = await bootstrapWorkspace(em, { name: 'credits' });
+  const apiId = await createApi(em, workspaceId, 'credits');
+  const { keyId } = await createKey(
+    em,
+    { workspaceId },
+    { apiId, credits: { remaining }, enabled: true, recoverable: false },
+  );
+  return keyId;
+}
+
+async function storedBalance(keyId: string): Promise<string | null | undefined> {
+  const [row] = await rows(
+    database.orm.em.fork(),
+    sql<{ credits_remaining: string | null }>`select credits_remaining::text from keys where id = ${keyId}`,
+  );
+  return row?.credits_remaining;
+}
+
+describe('the credit spender', () => {
+  it('judges concurrent spends of one key in arrival order against what the earlier ones left', async () => {
+    const keyId = await keyWithCredits(10);
+    const spends = await Promise.all([4, 4, 4, 2].map((cost) => spender.spend(keyId, cost, 0)));
+    expect(spends).toEqual([
+      { available: 10, remaining: 6 },
+      { available: 6, remaining: 2 },
+      { available: 2, remaining: null },
+      { available: 2, remaining: 0 },
+    ]);
+    expect(await storedBalance(keyId)).toBe('0');
+  });
+
+  it('answers null for a key without a credit limit and for an unknown key', async () => {
+    const unlimited = await keyWithCredits(null);
+    expect(await spender.spend(unlimited, 1, 0)).toEqual({ available: null, remaining: null });
+    expect(await spender.spend('key_unknown', 1, 0)).toEqual({ available: null, remaining: null });
+  });
+
+  it('on close, settles the spends under way before closing its connections, and refuses later ones', async () => {
+    const keyId = await keyWithCredits(100);
+    const own = createCreditSpender(database.url);
+    const pending = Array.from({ length: 30 }, () => own.spend(keyId, 1, 0));
+    await own.close();
+    expect((await Promise.all(pending)).map((spend) => spend.remaining)).toEqual(
+      Array.from({ length: 30 }, (_, index) => 99 - index),
+    );
+    expect(await storedBalance(keyId)).toBe('70');
+    await expect(own.spend(keyId, 1, 0)).rejects.toThrow();
+    expect(await storedBalance(keyId)).toBe('70');
+  });
+});
