@@ -47,8 +47,10 @@ export class RedisRateLimitEngine implements RateLimitEngine {
     this.#client = new Redis(options.redisUrl, {
       enableOfflineQueue: false,
       commandTimeout: COMMAND_TIMEOUT_MS,
-      // Checks issued in the same tick share one write: under load that is most of them.
-      enableAutoPipelining: true,
+      // Off: the engine already sends one call per hash tag and turn, and each turn's calls go out
+      // from separate setImmediate callbacks, which auto-pipelining would not join anyway; it only
+      // added a pipeline object per call (about 3 us of CPU per check in batches of 12).
+      enableAutoPipelining: false,
       maxRetriesPerRequest: 1,
       lazyConnect: false,
     });
