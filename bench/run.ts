@@ -4,8 +4,8 @@
 // Without DATABASE_URL an embedded PostgreSQL is started in a temporary directory.
 // The server's CPU time per request (Linux) moves far less between runs than req/s does when the
 // load generator, PostgreSQL and the server share a few cores: compare changes by it.
-// The machine's speed drifts between runs and within one (shared hosts): each case is set against
-// a ceiling measured right before it, not against one measured at the start.
+// The machine's speed drifts between runs and within one (shared hosts): each case runs in short
+// rounds, each right after a round of the ceiling, and is set against those ceiling rounds.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadEnv } from '@keyplane/config';
@@ -13,13 +13,27 @@ import autocannon from 'autocannon';
 import { createDatabase } from './database.ts';
 import { spawnServer } from './server.ts';
 
-const DURATION_SECONDS = 10;
 const CONNECTIONS = 50;
+/** Each case runs in rounds, each right after a round of the ceiling, so both see the same machine. */
+const ROUNDS = 3;
+const SECONDS_PER_ROUND = 5;
+
+/** One autocannon run. */
+interface Run {
+  requests: number;
+  seconds: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  /** CPU time the server process spent during the run (Linux only). */
+  serverCpuSeconds: number | undefined;
+}
 
 interface Measured {
-  name: string;
   requestsPerSecond: number;
+  /** Median of the rounds' medians. */
   p50: number;
+  /** Worst of the rounds' p99s. */
   p99: number;
   non2xx: number;
   /** CPU time the server process spent per request, in microseconds (Linux only). */
@@ -39,10 +53,7 @@ function cpuSeconds(pid: number | undefined): number | undefined {
   }
 }
 
-const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
-
-async function measure(
-  name: string,
+async function run(
   url: string,
   init: { headers: Record<string, string>; body: string },
   serverPid: number | undefined,
@@ -54,20 +65,32 @@ async function measure(
     headers: init.headers,
     body: init.body,
     connections: CONNECTIONS,
-    duration: DURATION_SECONDS,
+    duration: SECONDS_PER_ROUND,
   });
   const cpuAfter = cpuSeconds(serverPid);
   return {
-    name,
-    requestsPerSecond: result.requests.average,
+    requests: result.requests.total,
+    seconds: result.duration,
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx + result.errors,
-    serverCpuMicros:
-      cpuBefore === undefined || cpuAfter === undefined
-        ? undefined
-        : ((cpuAfter - cpuBefore) * 1e6) / result.requests.total,
-  } satisfies Measured;
+    serverCpuSeconds: cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore,
+  } satisfies Run;
+}
+
+function summarise(runs: Run[]): Measured {
+  const requests = runs.reduce((sum, round) => sum + round.requests, 0);
+  const cpu = runs.map((round) => round.serverCpuSeconds);
+  const p50s = runs.map((round) => round.p50).sort((a, b) => a - b);
+  return {
+    requestsPerSecond: requests / runs.reduce((sum, round) => sum + round.seconds, 0),
+    p50: p50s[Math.floor(p50s.length / 2)] ?? 0,
+    p99: Math.max(...runs.map((round) => round.p99)),
+    non2xx: runs.reduce((sum, round) => sum + round.non2xx, 0),
+    serverCpuMicros: cpu.includes(undefined)
+      ? undefined
+      : (cpu.reduce<number>((sum, seconds) => sum + (seconds ?? 0), 0) * 1e6) / requests,
+  };
 }
 
 /** The ceiling: a bare node:http server answering a fixed JSON body, in its own process. */
@@ -114,30 +137,27 @@ try {
   });
   const headers = { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}` };
   const verifyUrl = `${server.url}/v2/keys.verifyKey`;
-  const measureCeiling = () =>
-    measure('ceiling: bare node:http, fixed JSON', ceiling.url, { headers, body: '{}' }, ceiling.child.pid);
-  const results: { measured: Measured; ceiling: Measured }[] = [];
+  const ceilingRuns: Run[] = [];
+  const results: { name: string; measured: Measured; ceiling: Measured }[] = [];
   const verifications: [name: string, key: string][] = [
     ['verifyKey: valid key, no limits', plain.key],
     ['verifyKey: credits + one rate limit', metered.key],
     ['verifyKey: unknown key', 'sk_unknown_garbage'],
   ];
   for (const [name, key] of verifications) {
-    const adjacentCeiling = await measureCeiling();
-    const measured = await measure(name, verifyUrl, { headers, body: JSON.stringify({ key }) }, server.pid);
-    results.push({ measured, ceiling: adjacentCeiling });
+    const adjacentCeiling: Run[] = [];
+    const rounds: Run[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      adjacentCeiling.push(await run(ceiling.url, { headers, body: '{}' }, ceiling.child.pid));
+      rounds.push(await run(verifyUrl, { headers, body: JSON.stringify({ key }) }, server.pid));
+    }
+    ceilingRuns.push(...adjacentCeiling);
+    results.push({ name, measured: summarise(rounds), ceiling: summarise(adjacentCeiling) });
   }
-  const ceilings = results.map((result) => result.ceiling);
-  const averageCeiling: Measured = {
-    name: 'ceiling: bare node:http, fixed JSON (mean)',
-    requestsPerSecond: mean(ceilings.map((run) => run.requestsPerSecond)),
-    p50: Math.max(...ceilings.map((run) => run.p50)),
-    p99: Math.max(...ceilings.map((run) => run.p99)),
-    non2xx: ceilings.reduce((sum, run) => sum + run.non2xx, 0),
-    serverCpuMicros: mean(ceilings.map((run) => run.serverCpuMicros ?? Number.NaN)),
-  };
+  const allCeiling = summarise(ceilingRuns);
+
   console.log(
-    `\n${CONNECTIONS} connections, ${DURATION_SECONDS} s per case, Redis: ${env.REDIS_URL ? 'yes' : 'no (in-process)'}\n`,
+    `\n${CONNECTIONS} connections; per case ${ROUNDS} rounds of ${SECONDS_PER_ROUND} s, each after a round of the ceiling; Redis: ${env.REDIS_URL ? 'yes' : 'no (in-process)'}\n`,
   );
   console.log(
     'case'.padEnd(42),
@@ -149,19 +169,20 @@ try {
     'non-2xx'.padStart(8),
     'server CPU us/req'.padStart(18),
   );
-  for (const { measured, ceiling } of [{ measured: averageCeiling, ceiling: averageCeiling }, ...results]) {
+  const rows = [{ name: 'ceiling: bare node:http, fixed JSON', measured: allCeiling, ceiling: allCeiling }, ...results];
+  for (const { name, measured, ceiling } of rows) {
     console.log(
-      measured.name.padEnd(42),
+      name.padEnd(42),
       measured.requestsPerSecond.toFixed(0).padStart(9),
       String(measured.p50).padStart(8),
       String(measured.p99).padStart(8),
       ceiling.requestsPerSecond.toFixed(0).padStart(9),
       `${((measured.requestsPerSecond / ceiling.requestsPerSecond) * 100).toFixed(1)}%`.padStart(11),
       String(measured.non2xx).padStart(8),
-      (Number.isNaN(measured.serverCpuMicros) ? '-' : (measured.serverCpuMicros?.toFixed(1) ?? '-')).padStart(18),
+      (measured.serverCpuMicros?.toFixed(1) ?? '-').padStart(18),
     );
   }
-  console.log('\nEach case is compared with the ceiling measured right before it (its "ceiling" column).');
+  console.log('\nEach case is compared with the ceiling rounds run between its own (its "ceiling" column).');
 } finally {
   ceiling.child.kill();
   await server.stop();
