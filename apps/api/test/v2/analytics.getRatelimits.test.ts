@@ -201,3 +201,26 @@ describe('retention', () => {
     expect(await rowsOf('select count(*) as n from ratelimits_v1')).toEqual([{ n: 6 }]);
   });
 });
+
+describe('rollups', () => {
+  it('add up the minutes of one flush into the coarser buckets', async () => {
+    const hourStart = Math.floor(NOW / 3_600_000) * 3_600_000;
+    const namespaceId = 'rlns_two_minutes';
+    for (const time of [hourStart + 1000, hourStart + 2000, hourStart + 61_000]) {
+      api.services.ratelimitEvents.record(decision(workspace.workspaceId, namespaceId, { time }));
+    }
+    await api.services.ratelimitEvents.flush();
+
+    const counts = (granularity: string) =>
+      rowsOf(
+        `select time, count from ratelimits_per_${granularity}_v1 where namespace_id = '${namespaceId}' order by time`,
+      );
+    expect(await counts('minute')).toEqual([
+      { time: hourStart, count: 2 },
+      { time: hourStart + 60_000, count: 1 },
+    ]);
+    expect(await counts('hour')).toEqual([{ time: hourStart, count: 3 }]);
+    expect((await counts('day')).map(({ count }) => count)).toEqual([3]);
+    expect((await counts('month')).map(({ count }) => count)).toEqual([3]);
+  });
+});
