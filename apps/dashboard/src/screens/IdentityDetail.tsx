@@ -94,14 +94,7 @@ function IdentityForm({ identity }: { identity: RouterOutputs['identities']['get
         problem={metaCheck.problem}
       />
       <RatelimitsEditor rows={draft.values.ratelimits} onChange={(ratelimits) => draft.edit({ ratelimits })} />
-      <SaveActions
-        label="Save identity"
-        pending={update.isPending}
-        error={update.error}
-        edited={draft.edited}
-        saved={update.isSuccess}
-        onDiscard={draft.discard}
-      />
+      <SaveActions label="Save identity" mutation={update} draft={draft} />
     </form>
   );
 }

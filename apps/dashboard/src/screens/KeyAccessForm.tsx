@@ -149,14 +149,7 @@ function GrantsForm<TOutput, TInput>({
         options={options}
         emptyHint={`No ${noun} yet: create them under Roles & permissions.`}
       />
-      <SaveActions
-        label={`Save ${noun}`}
-        pending={save.isPending}
-        error={save.error}
-        edited={draft.edited}
-        saved={save.isSuccess}
-        onDiscard={draft.discard}
-      />
+      <SaveActions label={`Save ${noun}`} mutation={save} draft={draft} />
     </form>
   );
 }

@@ -76,12 +76,10 @@ export function KeyIdentityForm({ keyData, onSaved }: KeyIdentityFormProps) {
         </div>
         <SaveActions
           label={identity ? 'Change identity' : 'Link identity'}
-          pending={update.isPending}
+          mutation={update}
+          draft={draft}
           // While the unlink dialog is open, it shows the error itself.
-          error={confirmingUnlink ? null : update.error}
-          edited={draft.edited}
-          saved={update.isSuccess}
-          onDiscard={draft.discard}
+          hideError={confirmingUnlink}
         >
           {identity ? (
             <button

@@ -25,14 +25,7 @@ export function KeyRatelimitsForm({ keyData, onSaved }: KeyRatelimitsFormProps) 
   return (
     <form onSubmit={submit} className="stack">
       <RatelimitsEditor rows={draft.values.rows} onChange={(rows) => draft.edit({ rows })} />
-      <SaveActions
-        label="Save rate limits"
-        pending={update.isPending}
-        error={update.error}
-        edited={draft.edited}
-        saved={update.isSuccess}
-        onDiscard={draft.discard}
-      />
+      <SaveActions label="Save rate limits" mutation={update} draft={draft} />
     </form>
   );
 }

@@ -73,14 +73,7 @@ export function KeySettingsForm({ keyData, onSaved }: KeySettingsFormProps) {
           Empty: the key never expires. A past time makes it stop working at once.
         </p>
       </div>
-      <SaveActions
-        label="Save settings"
-        pending={update.isPending}
-        error={update.error}
-        edited={draft.edited}
-        saved={update.isSuccess}
-        onDiscard={draft.discard}
-      />
+      <SaveActions label="Save settings" mutation={update} draft={draft} />
     </form>
   );
 }
