@@ -121,4 +121,10 @@ export {
   type VerificationEvent,
   type VerificationRecorder,
 } from './verificationEvents.ts';
-export { type Bootstrapped, bootstrapIfEmpty, bootstrapWorkspace, workspaceExists } from './workspaces.ts';
+export {
+  type Bootstrapped,
+  bootstrapIfEmpty,
+  bootstrapWorkspace,
+  setWorkspaceApiRateLimit,
+  workspaceExists,
+} from './workspaces.ts';

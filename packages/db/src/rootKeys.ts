@@ -32,6 +32,8 @@ export interface RootKeyRecord {
   permissions: string[];
   expiresAt: number | null;
   revokedAt: number | null;
+  /** The workspace's API rate limit, requests per minute; null: none. */
+  apiRequestsPerMinute: number | null;
 }
 
 /** The auth middleware's lookup: one indexed read, so a revocation is seen by the very next request. */
@@ -40,7 +42,8 @@ export async function findRootKeyByHash(em: EntityManager, hash: string): Promis
     em,
     sql<RootKeyRecord>`
       select r.id, r.workspace_id as "workspaceId", r.hash, r.permissions,
-             ${epochMs('r.expires_at')} as "expiresAt", ${epochMs('r.revoked_at')} as "revokedAt"
+             ${epochMs('r.expires_at')} as "expiresAt", ${epochMs('r.revoked_at')} as "revokedAt",
+             w.api_requests_per_minute as "apiRequestsPerMinute"
       from root_keys r join workspaces w on w.id = r.workspace_id
       where r.hash = ${hash} and w.deleted_at is null`,
   );

@@ -1,5 +1,6 @@
 import { allRootKeyPermissions, newId } from '@keyplane/core';
 import { Workspace } from './entities/index.ts';
+import { notifyInvalidation } from './invalidation.ts';
 import { createRootKey } from './rootKeys.ts';
 import { type EntityManager, rows, sql } from './sql.ts';
 import { enableVault } from './vault.ts';
@@ -38,6 +39,29 @@ export async function workspaceExists(em: EntityManager, workspaceId: string): P
     sql<{ one: number }>`select 1 as one from workspaces where id = ${workspaceId} and deleted_at is null`,
   );
   return found.length > 0;
+}
+
+/**
+ * Sets (null: removes) how many API requests per minute the workspace's root keys may make. Every
+ * node drops the workspace's cached root keys, which carry the limit. False when there is no such
+ * workspace.
+ */
+export async function setWorkspaceApiRateLimit(
+  em: EntityManager,
+  workspaceId: string,
+  requestsPerMinute: number | null,
+): Promise<boolean> {
+  return em.transactional(async (tx) => {
+    const updated = await rows(
+      tx,
+      sql<{ id: string }>`
+        update workspaces set api_requests_per_minute = ${requestsPerMinute}
+        where id = ${workspaceId} and deleted_at is null returning id`,
+    );
+    if (updated.length === 0) return false;
+    await notifyInvalidation(tx, { workspaceId });
+    return true;
+  });
 }
 
 /**

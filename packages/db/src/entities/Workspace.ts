@@ -8,6 +8,8 @@ const WorkspaceSchema = defineEntity({
     name: p.string().length(255),
     createdAt: p.datetime().onCreate(() => new Date()),
     deletedAt: p.datetime().nullable(),
+    /** Requests per minute the workspace's root keys may make; null: no limit (the reference's default). */
+    apiRequestsPerMinute: p.integer().nullable(),
   },
 });
 
