@@ -2,7 +2,7 @@ import type { Services } from '@keyplane/procedures';
 import type { RateLimitEngine } from '@keyplane/ratelimit';
 import { createApp } from '../src/http/app.ts';
 import { silentLogger } from '../src/log.ts';
-import { type Api, ERRORS_BASE_URL, MAX_BODY_BYTES, type Reply, TEST_MASTER_KEY } from './harness.ts';
+import { type Api, ERRORS_BASE_URL, MAX_BODY_BYTES, type Reply, replyOf, TEST_MASTER_KEY } from './harness.ts';
 
 export interface Variant {
   /** The server clock, in ms; the test app's clock when absent. */
@@ -46,6 +46,5 @@ export async function postOn<TData = Record<string, unknown>>(
     headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}` },
     body: JSON.stringify(body),
   });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+  return replyOf<TData>(response);
 }

@@ -15,11 +15,18 @@ export const REDIS_URL = loadEnv().REDIS_URL;
 
 export interface Reply<TData = Record<string, unknown>> {
   status: number;
+  headers: Headers;
   body: {
     meta: { requestId: string };
     data: TData;
     error: { title: string; detail: string; status: number; type: string; errors?: FieldErrorBody[] };
   };
+}
+
+/** A response as tests read it: status, headers and the parsed JSON body. */
+export async function replyOf<TData>(response: Response): Promise<Reply<TData>> {
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
 }
 
 interface FieldErrorBody {
@@ -74,8 +81,7 @@ export function useApi(options: { vaultMasterKey?: Buffer } = { vaultMasterKey: 
 
   async function request<TData>(path: string, init: RequestInit): Promise<Reply<TData>> {
     const response = await ready().app.request(path, init);
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined };
+    return replyOf<TData>(response);
   }
 
   return {

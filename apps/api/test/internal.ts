@@ -6,6 +6,7 @@ export interface InternalReply<TData> {
   data: TData;
   error?: { message: string; data: { code: string; httpStatus: number; type: string | null } };
   setCookie: string[];
+  headers: Headers;
 }
 
 export type Caller = { rootKey: string } | { session: string } | { headers: Record<string, string> };
@@ -35,6 +36,7 @@ export async function callInternal<TData = Record<string, unknown>>(
     data: body.result?.data as TData,
     error: body.error,
     setCookie: response.headers.getSetCookie(),
+    headers: response.headers,
   };
 }
 

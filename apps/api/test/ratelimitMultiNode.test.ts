@@ -1,3 +1,4 @@
+import { bootstrapWorkspace, setWorkspaceApiRateLimit } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
 import type { SpawnedServer } from '../../../bench/server.ts';
 import { REDIS_URL } from './harness.ts';
@@ -80,5 +81,30 @@ describe('ratelimit.multiLimit on two server processes', () => {
     // Nothing was charged for the failed calls: the first counter holds exactly the passes.
     const check = await cluster.call<LimitData>(cluster.nodeA, 'ratelimit.limit', { ...first, cost: 0 });
     expect(check.data.remaining).toBe(30 - (REDIS_URL ? 20 : passed.a));
+  });
+});
+
+describe('the workspace API rate limit on two server processes', () => {
+  it('is one budget for both nodes (each node its own without Redis)', async () => {
+    const em = () => cluster.database.orm.em.fork();
+    const { workspaceId, rootKey } = await bootstrapWorkspace(em(), { name: 'limited' });
+    await setWorkspaceApiRateLimit(em(), workspaceId, 4);
+    const statuses: Record<'a' | 'b', number[]> = { a: [], b: [] };
+    for (let index = 0; index < 12; index++) {
+      const [name, node] = index % 2 === 0 ? (['a', cluster.nodeA] as const) : (['b', cluster.nodeB] as const);
+      const response = await fetch(`${node.url}/v2/apis.createApi`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}` },
+        body: JSON.stringify({ name: `limited-${index}` }),
+      });
+      statuses[name].push(response.status);
+    }
+    const passed = (node: 'a' | 'b') => statuses[node].filter((status) => status === 200).length;
+    expect([...statuses.a, ...statuses.b].every((status) => status === 200 || status === 429)).toBe(true);
+    if (REDIS_URL) {
+      expect(passed('a') + passed('b')).toBe(4);
+    } else {
+      expect({ a: passed('a'), b: passed('b') }).toEqual({ a: 4, b: 4 });
+    }
   });
 });

@@ -3,7 +3,15 @@ import { inject } from 'vitest';
 import { createHttp } from '../src/http/app.ts';
 import { silentLogger } from '../src/log.ts';
 import { startServices } from '../src/services.ts';
-import { type Api, ERRORS_BASE_URL, MAX_BODY_BYTES, REDIS_URL, type Reply, TEST_MASTER_KEY } from './harness.ts';
+import {
+  type Api,
+  ERRORS_BASE_URL,
+  MAX_BODY_BYTES,
+  REDIS_URL,
+  type Reply,
+  replyOf,
+  TEST_MASTER_KEY,
+} from './harness.ts';
 
 export interface SecondNode {
   post<TData = Record<string, unknown>>(procedure: string, body: unknown, rootKey: string): Promise<Reply<TData>>;
@@ -40,8 +48,7 @@ export async function startSecondNode(api: Api): Promise<SecondNode> {
         headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}` },
         body: JSON.stringify(body),
       });
-      const text = await response.text();
-      return { status: response.status, body: text ? JSON.parse(text) : undefined };
+      return replyOf<TData>(response);
     },
     stop: () => running.stop(),
   };

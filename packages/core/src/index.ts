@@ -21,3 +21,4 @@ export * from './vault.ts';
 export * from './verification/permissionQuery.ts';
 export * from './verification/refill.ts';
 export * from './verification/verify.ts';
+export * from './workspaceRateLimit.ts';

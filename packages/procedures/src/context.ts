@@ -1,3 +1,4 @@
+import type { WorkspaceRateLimitState } from '@keyplane/core';
 import type { EntityManager } from '@keyplane/db';
 import type { Services } from './services.ts';
 
@@ -14,6 +15,8 @@ export interface Context {
   session?: SessionCarrier;
   /** The caller asked that this call not be recorded in analytics (`X-Unkey-Metrics: disabled`). */
   metricsDisabled?: boolean;
+  /** Told where the workspace API rate limit stands after this request counted, so the transport can show it. */
+  onWorkspaceRateLimit?(state: WorkspaceRateLimitState): void;
 }
 
 /** How a procedure reads and sets the browser's session cookie without knowing it is a cookie. */

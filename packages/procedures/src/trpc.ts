@@ -3,6 +3,7 @@ import type { Context } from './context.ts';
 import { recordChange } from './middleware/audit.ts';
 import { authenticate, type RootKeyPrincipal } from './middleware/auth.ts';
 import { domainErrorOf, toTRPCError } from './middleware/errors.ts';
+import { enforceWorkspaceRateLimit } from './middleware/workspaceRateLimit.ts';
 
 export interface ProcedureMeta {
   /** Served under `/v2/<service>.<procedure>`; everything else is reachable only natively at `/trpc`. */
@@ -37,13 +38,17 @@ const domainErrors = t.middleware(async ({ next }) => {
 });
 
 /**
- * Error conversion, authentication and the audit log in one step: each middleware level costs a
+ * Error conversion, authentication (with the workspace API rate limit) and the audit log in one step: each middleware level costs a
  * context copy, and verification is the hot path.
  */
 const authenticated = t.middleware(async ({ ctx, next, type, path, meta, getRawInput }) => {
   let rootKey: RootKeyPrincipal;
   try {
     rootKey = await authenticate(ctx);
+    // Checked here, not inside, so that workspaces without a limit (most) do not pay for an await.
+    if (rootKey.apiRequestsPerMinute !== null) {
+      await enforceWorkspaceRateLimit(ctx, rootKey.workspaceId, rootKey.apiRequestsPerMinute);
+    }
   } catch (error) {
     const domain = domainErrorOf(error);
     throw domain ? toTRPCError(domain) : error;

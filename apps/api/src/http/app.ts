@@ -11,6 +11,7 @@ import type { Logger } from '../log.ts';
 import { readIncomingBody, readWebBody } from './body.ts';
 import { createDashboardAssets } from './dashboardStatic.ts';
 import { type Problem, problemBody, problems } from './problem.ts';
+import { workspaceRateLimitHeaders } from './rateLimitHeaders.ts';
 import { logRequest } from './requestLog.ts';
 import { cookieSessionCarrier, crossSiteRefusal } from './sessionCookie.ts';
 import { type CallerHeaders, createV2Handler, metricsDisabledBy, type V2Answer } from './v2.ts';
@@ -57,6 +58,7 @@ export function createHttp(deps: AppDeps) {
       services: deps.services,
       session: caller.session,
       metricsDisabled: caller.metricsDisabled,
+      onWorkspaceRateLimit: caller.onWorkspaceRateLimit,
     });
   const handleV2 = createV2Handler({
     router,
@@ -109,7 +111,7 @@ export function createHttp(deps: AppDeps) {
       c.get('requestId'),
     );
     if (answer.failure !== undefined) c.set('failure', answer.failure);
-    if (answer.allow) c.header('Allow', answer.allow);
+    for (const [name, value] of Object.entries(answer.headers ?? {})) c.header(name, value);
     return c.json(answer.body, answer.status as never);
   });
 
@@ -132,6 +134,9 @@ export function createHttp(deps: AppDeps) {
           authorization,
           metricsDisabled: metricsDisabledBy(c.req.header(METRICS_HEADER)),
           session: authorization === undefined ? cookieSessionCarrier(c.req.raw, resHeaders) : undefined,
+          onWorkspaceRateLimit: (state) => {
+            for (const [name, value] of Object.entries(workspaceRateLimitHeaders(state))) resHeaders.set(name, value);
+          },
         }),
       onError: ({ error }) => {
         if (error.code === 'INTERNAL_SERVER_ERROR') c.set('failure', error.cause ?? error);
@@ -185,7 +190,7 @@ export function createHttp(deps: AppDeps) {
     response.writeHead(answer.status, {
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(payload),
-      ...(answer.allow ? { allow: answer.allow } : {}),
+      ...answer.headers,
     });
     response.end(payload);
     logRequest(deps.logger, logRequests, {

@@ -1,8 +1,10 @@
+import type { WorkspaceRateLimitState } from '@keyplane/core';
 import type { SessionCarrier } from '@keyplane/procedures';
 import type { AnyTRPCRouter } from '@trpc/server';
 import { BodyTooLargeError } from './body.ts';
 import { dispatch, publicProcedureTable } from './contract.ts';
 import { type Problem, problemBody, problems } from './problem.ts';
+import { workspaceRateLimitHeaders } from './rateLimitHeaders.ts';
 
 /** A `/v2/<procedure>` call, whatever transport it came by. */
 export interface V2Call {
@@ -16,11 +18,12 @@ export interface V2Call {
   signal?: AbortSignal;
 }
 
-/** What a context takes from the request's headers. */
+/** What a context takes from the request's headers, and how it hands back what the response shows. */
 export interface CallerHeaders {
   authorization: string | undefined;
   metricsDisabled: boolean;
   session?: SessionCarrier;
+  onWorkspaceRateLimit?(state: WorkspaceRateLimitState): void;
 }
 
 /** The reference's opt-out of analytics for one call. */
@@ -31,8 +34,8 @@ export function metricsDisabledBy(header: string | undefined): boolean {
 export interface V2Answer {
   status: number;
   body: unknown;
-  /** Set on 405. */
-  allow?: string;
+  /** Allow on 405; the workspace API rate limit's RateLimit-* and Retry-After. */
+  headers?: Record<string, string>;
   failure?: unknown;
 }
 
@@ -54,7 +57,9 @@ export function createV2Handler<TContext>(options: {
       body: problemBody(problem, requestId, options.errorsBaseUrl),
       ...extra,
     });
-    if (call.method !== 'POST') return answer(problems.methodNotAllowed(call.method), { allow: 'POST' });
+    if (call.method !== 'POST') {
+      return answer(problems.methodNotAllowed(call.method), { headers: { Allow: 'POST' } });
+    }
     if (!table.has(call.procedure)) return answer(problems.unknownProcedure(call.procedure));
     if (call.contentType !== undefined && !JSON_CONTENT_TYPE.test(call.contentType)) {
       return answer(problems.unsupportedMediaType(call.contentType));
@@ -75,19 +80,26 @@ export function createV2Handler<TContext>(options: {
     // Arrays pass on to the procedure's schema (a batch procedure may take one); scalars never do.
     if (typeof input !== 'object' || input === null) return answer(problems.notAnObject());
 
+    let headers: Record<string, string> | undefined;
     const result = await dispatch({
       router: options.router,
       table,
       path: call.procedure,
       input,
-      ctx: options.contextFor(requestId, { authorization: call.authorization, metricsDisabled: call.metricsDisabled }),
+      ctx: options.contextFor(requestId, {
+        authorization: call.authorization,
+        metricsDisabled: call.metricsDisabled,
+        onWorkspaceRateLimit: (state) => {
+          headers = workspaceRateLimitHeaders(state);
+        },
+      }),
       signal: call.signal,
     });
     if (result.ok) {
-      if (!result.list) return { status: 200, body: { meta: { requestId }, data: result.data } };
+      if (!result.list) return { status: 200, body: { meta: { requestId }, data: result.data }, headers };
       const { data, pagination } = result.data as { data: unknown; pagination: unknown };
-      return { status: 200, body: { meta: { requestId }, data, pagination } };
+      return { status: 200, body: { meta: { requestId }, data, pagination }, headers };
     }
-    return answer(result.problem, result.problem.status >= 500 ? { failure: result.cause } : {});
+    return answer(result.problem, { headers, ...(result.problem.status >= 500 ? { failure: result.cause } : {}) });
   };
 }

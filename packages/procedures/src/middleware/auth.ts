@@ -17,6 +17,8 @@ export interface RootKeyPrincipal {
   rootKeyId: string;
   workspaceId: string;
   permissions: string[];
+  /** The workspace's API rate limit per minute, applied to root-key requests; null: none. */
+  apiRequestsPerMinute: number | null;
   /** Set when the caller is the dashboard acting for a signed-in operator. */
   session?: { rootKeyName: string | null; expiresAt: number };
 }
@@ -56,6 +58,8 @@ async function authenticateSession(ctx: Context, presented: string): Promise<Roo
     rootKeyId: session.rootKeyId,
     workspaceId: session.workspaceId,
     permissions: session.permissions,
+    // The operator's own console is not throttled by the limit set for the workspace's API clients.
+    apiRequestsPerMinute: null,
     session: { rootKeyName: session.rootKeyName, expiresAt: session.expiresAt },
   };
 }
@@ -87,7 +91,12 @@ export async function authenticateRootKeyToken(ctx: Context, token: string): Pro
     throw unauthorized('The provided root key has expired.');
   }
   ctx.services.rootKeyUsage.touch(rootKey.id, Date.now());
-  return { rootKeyId: rootKey.id, workspaceId: rootKey.workspaceId, permissions: rootKey.permissions };
+  return {
+    rootKeyId: rootKey.id,
+    workspaceId: rootKey.workspaceId,
+    permissions: rootKey.permissions,
+    apiRequestsPerMinute: rootKey.apiRequestsPerMinute,
+  };
 }
 
 /** Throws 403 naming every required permission the root key lacks. */
