@@ -8,7 +8,9 @@ export type Command =
   | { name: 'root-keys create'; workspaceId: string; keyName?: string; permissions: string[]; expiresAt?: Date }
   | { name: 'root-keys revoke'; rootKeyId: string }
   | { name: 'root-keys list'; workspaceId: string }
-  | { name: 'vault enable'; workspaceId: string };
+  | { name: 'vault enable'; workspaceId: string }
+  | { name: 'rate-limit set'; workspaceId: string; requestsPerMinute: number }
+  | { name: 'rate-limit clear'; workspaceId: string };
 
 export interface CommandLine {
   command: Command;
@@ -22,6 +24,7 @@ const OPTIONS = {
   workspace: { type: 'string' },
   permission: { type: 'string', multiple: true },
   expires: { type: 'string' },
+  'per-minute': { type: 'string' },
 } as const satisfies ParseArgsOptionsConfig;
 
 type OptionName = keyof typeof OPTIONS;
@@ -34,6 +37,7 @@ interface Options {
   workspace?: string;
   permission: string[];
   expires?: string;
+  'per-minute'?: string;
 }
 
 interface CommandSpec {
@@ -44,6 +48,8 @@ interface CommandSpec {
 
 /** The width of the name columns in the database. */
 const MAX_NAME_LENGTH = 255;
+/** The largest value of the database's integer column. */
+const MAX_REQUESTS_PER_MINUTE = 2_147_483_647;
 /** The largest time a JavaScript Date can hold. */
 const MAX_DATE_MS = 8.64e15;
 
@@ -92,6 +98,26 @@ const COMMANDS = new Map<string, CommandSpec>([
       options: [],
       operands: ['WORKSPACE_ID'],
       build: ([workspaceId = '']) => ({ name: 'vault enable', workspaceId }),
+    },
+  ],
+  [
+    'rate-limit set',
+    {
+      options: ['per-minute'],
+      operands: ['WORKSPACE_ID'],
+      build: ([workspaceId = ''], options) => ({
+        name: 'rate-limit set',
+        workspaceId,
+        requestsPerMinute: parseRequestsPerMinute(options['per-minute']),
+      }),
+    },
+  ],
+  [
+    'rate-limit clear',
+    {
+      options: [],
+      operands: ['WORKSPACE_ID'],
+      build: ([workspaceId = '']) => ({ name: 'rate-limit clear', workspaceId }),
     },
   ],
 ]);
@@ -195,6 +221,15 @@ function checkedPermission(permission: string): string {
     throw new UsageError(`invalid permission "${permission}" (expected e.g. api.*.create_key)`);
   }
   return permission;
+}
+
+function parseRequestsPerMinute(value: string | undefined): number {
+  if (value === undefined) throw new UsageError('--per-minute REQUESTS is required');
+  const requests = Number(value);
+  if (!/^\d+$/.test(value) || requests > MAX_REQUESTS_PER_MINUTE) {
+    throw new UsageError(`--per-minute must be a whole number from 0 to ${MAX_REQUESTS_PER_MINUTE}, got "${value}"`);
+  }
+  return requests;
 }
 
 function parseExpires(value: string): Date {

@@ -8,6 +8,7 @@ import {
   listRootKeys,
   recordAuditEvent,
   revokeRootKey,
+  setWorkspaceApiRateLimit,
   workspaceExists,
 } from '@keyplane/db';
 import type { Command } from './args.ts';
@@ -44,6 +45,14 @@ export async function runCommand(command: DatabaseCommand, env: Env): Promise<Co
         enableWorkspaceVault(em, command.workspaceId, masterKey),
       );
     }
+    case 'rate-limit set':
+      return withDatabase(env, { mayInitialise: false }, (em, databaseUrl) =>
+        setRateLimit(em, databaseUrl, command.workspaceId, command.requestsPerMinute),
+      );
+    case 'rate-limit clear':
+      return withDatabase(env, { mayInitialise: false }, (em, databaseUrl) =>
+        setRateLimit(em, databaseUrl, command.workspaceId, null),
+      );
   }
 }
 
@@ -91,21 +100,31 @@ async function createKey(
   };
 }
 
-/** How long a revocation waits for running servers to acknowledge it (their caches expire within 1 s anyway). */
+/** How long a change waits for running servers to acknowledge it (their caches expire within 1 s anyway). */
 const ACKNOWLEDGEMENT_WAIT_MS = 1000;
 
-async function revokeKey(em: EntityManager, databaseUrl: string, rootKeyId: string): Promise<CommandOutput> {
+/**
+ * Makes a change that running servers cache, and returns once every one of them has dropped what
+ * it cached, so the change holds everywhere by the time the command says it is done.
+ */
+async function changeSeenByServers<T>(em: EntityManager, databaseUrl: string, change: () => Promise<T>): Promise<T> {
   // Running servers acknowledge through notifications: listen for them.
   const listener = await listenForInvalidations(databaseUrl, { onChange: () => {}, onReset: () => {} });
   try {
-    const revoked = await revokeRootKey(em, rootKeyId);
-    if (!revoked) throw new CommandError(`root key ${rootKeyId} not found`);
-    await recordCliChange(em, revoked.workspaceId, 'cli.rootKeys.revoke', { rootKeyId });
-    // Every running server has dropped the key from its cache before the command says it is revoked.
+    const result = await change();
     await listener.everyNodeCaughtUp(em, ACKNOWLEDGEMENT_WAIT_MS);
+    return result;
   } finally {
     await listener.close();
   }
+}
+
+async function revokeKey(em: EntityManager, databaseUrl: string, rootKeyId: string): Promise<CommandOutput> {
+  await changeSeenByServers(em, databaseUrl, async () => {
+    const revoked = await revokeRootKey(em, rootKeyId);
+    if (!revoked) throw new CommandError(`root key ${rootKeyId} not found`);
+    await recordCliChange(em, revoked.workspaceId, 'cli.rootKeys.revoke', { rootKeyId });
+  });
   return {
     json: { rootKeyId, revoked: true },
     text: lines(`Revoked root key ${rootKeyId}: it no longer authenticates.`),
@@ -129,6 +148,29 @@ async function enableWorkspaceVault(em: EntityManager, workspaceId: string, mast
       outcome === 'created'
         ? `Enabled the vault of workspace ${workspaceId}: keys created with recoverable: true from now on can be decrypted later.`
         : `The vault of workspace ${workspaceId} was already enabled; its data key is unchanged.`,
+    ),
+  };
+}
+
+async function setRateLimit(
+  em: EntityManager,
+  databaseUrl: string,
+  workspaceId: string,
+  requestsPerMinute: number | null,
+): Promise<CommandOutput> {
+  await changeSeenByServers(em, databaseUrl, async () => {
+    if (!(await setWorkspaceApiRateLimit(em, workspaceId, requestsPerMinute))) {
+      throw new CommandError(`workspace ${workspaceId} not found`);
+    }
+    const event = requestsPerMinute === null ? 'cli.rateLimit.clear' : 'cli.rateLimit.set';
+    await recordCliChange(em, workspaceId, event, { workspaceId });
+  });
+  return {
+    json: { workspaceId, requestsPerMinute },
+    text: lines(
+      requestsPerMinute === null
+        ? `Removed the API rate limit of workspace ${workspaceId}.`
+        : `Workspace ${workspaceId} may now make ${requestsPerMinute} API requests per minute.`,
     ),
   };
 }

@@ -11,6 +11,11 @@ Commands:
       List a workspace's root keys.
   vault enable WORKSPACE_ID
       Give a workspace a vault data key (needs VAULT_MASTER_KEY).
+  rate-limit set WORKSPACE_ID --per-minute REQUESTS
+      Limit the API requests the workspace's root keys may make per minute, across every node
+      (429 workspace_rate_limited past it; 0 refuses every request).
+  rate-limit clear WORKSPACE_ID
+      Remove the workspace's API rate limit.
   help
       Show this help.
 

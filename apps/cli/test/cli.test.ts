@@ -220,6 +220,69 @@ describe('vault enable', () => {
   });
 });
 
+describe('rate-limit set and clear', () => {
+  const storedLimit = async (workspaceId: string) => {
+    const [row] = await rows(
+      db.orm.em.fork(),
+      sql<{ limit: number | null }>`select api_requests_per_minute as limit from workspaces where id = ${workspaceId}`,
+    );
+    return row?.limit;
+  };
+
+  it("sets the workspace's API rate limit, which its root keys then carry, and clears it", async () => {
+    const { workspaceId, rootKey } = await newWorkspace();
+
+    const set = await keyplane(['rate-limit', 'set', workspaceId, '--per-minute', '120', '--json']);
+
+    expect(jsonOutput(set)).toEqual({ workspaceId, requestsPerMinute: 120 });
+    expect(await findRootKeyByHash(db.orm.em.fork(), hashKey(rootKey))).toMatchObject({ apiRequestsPerMinute: 120 });
+    expect(jsonOutput(await keyplane(['rate-limit', 'clear', workspaceId, '--json']))).toEqual({
+      workspaceId,
+      requestsPerMinute: null,
+    });
+    expect(await storedLimit(workspaceId)).toBeNull();
+    const audited = await listAuditEvents(db.orm.em.fork(), workspaceId, { count: 10 });
+    expect(audited.slice(0, 2).map(({ event, resources }) => ({ event, resources }))).toEqual([
+      { event: 'cli.rateLimit.clear', resources: { workspaceId } },
+      { event: 'cli.rateLimit.set', resources: { workspaceId } },
+    ]);
+  });
+
+  it('accepts 0, which refuses every request', async () => {
+    const { workspaceId } = await newWorkspace();
+
+    expect(jsonOutput(await keyplane(['rate-limit', 'set', workspaceId, '--per-minute', '0', '--json']))).toEqual({
+      workspaceId,
+      requestsPerMinute: 0,
+    });
+    expect(await storedLimit(workspaceId)).toBe(0);
+  });
+
+  it("returns only once a running server has dropped the workspace's cached root keys", async () => {
+    const { workspaceId } = await newWorkspace();
+    const handled: (string | undefined)[] = [];
+    const server = await listenForInvalidations(db.url, {
+      onChange: (change) => handled.push(change.workspaceId),
+      onReset: () => {},
+    });
+    try {
+      const run = await keyplane(['rate-limit', 'set', workspaceId, '--per-minute', '5', '--json']);
+      const handledWhenDone = [...handled];
+      expect(jsonOutput(run)).toEqual({ workspaceId, requestsPerMinute: 5 });
+      expect(handledWhenDone).toEqual([workspaceId]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('fails with exit code 1 for a workspace that does not exist, and changes nothing', async () => {
+    const run = await keyplane(['rate-limit', 'set', 'ws_missing', '--per-minute', '5', '--json']);
+
+    expectOneLineError(run, 1);
+    expect(run.stderr).toContain('ws_missing');
+  });
+});
+
 describe('bad arguments', () => {
   it.concurrent.each([
     ['an unknown command', ['keys', 'list', '--json'], '"keys"'],
@@ -235,6 +298,11 @@ describe('bad arguments', () => {
       '"1e12"',
     ],
     ['an unknown option', ['bootstrap', '--force', '--json'], '--force'],
+    ['a rate limit without --per-minute', ['rate-limit', 'set', 'ws_x'], '--per-minute'],
+    ['a negative rate limit', ['rate-limit', 'set', 'ws_x', '--per-minute=-1'], '"-1"'],
+    ['a fractional rate limit', ['rate-limit', 'set', 'ws_x', '--per-minute', '1.5'], '"1.5"'],
+    ['a rate limit beyond the column', ['rate-limit', 'set', 'ws_x', '--per-minute', '2147483648'], '"2147483648"'],
+    ['a rate limit with no workspace', ['rate-limit', 'clear'], 'WORKSPACE_ID'],
   ])('exit with code 2 and one line on stderr naming the problem for %s', async (_, args, named) => {
     const run = await keyplane(args);
 
