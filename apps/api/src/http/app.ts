@@ -44,7 +44,8 @@ const V2_PROCEDURE_PATH = /^\/v2\/([^/?#]+)(?:\?.*)?$/;
  * The HTTP host: `/v2` (the public contract), `/trpc` (internal typed callers) and liveness.
  * `app` serves everything (and is what in-process tests call); `listener` is what the Node server
  * runs: it answers `/v2` procedure calls straight on Node's request and response, which spares the
- * hot path the web Request/Response conversion, and hands everything else to `app`.
+ * hot path the web Request/Response conversion, and hands everything else to `app`. `handleV2` is
+ * the `/v2` pipeline without any transport (for measuring it alone).
  */
 export function createHttp(deps: AppDeps) {
   const router = deps.router ?? appRouter;
@@ -204,7 +205,7 @@ export function createHttp(deps: AppDeps) {
     });
   }
 
-  return { app, listener };
+  return { app, listener, handleV2 };
 }
 
 /** The Hono app alone, for in-process calls (`app.request`). */
