@@ -3,7 +3,8 @@ export type AnalyticsErrorCode =
   | 'invalid_analytics_query'
   | 'invalid_analytics_table'
   | 'invalid_analytics_function'
-  | 'invalid_analytics_query_type';
+  | 'invalid_analytics_query_type'
+  | 'query_range_exceeds_retention';
 
 export interface QueryPosition {
   /** 0-based index of the character in the query. */

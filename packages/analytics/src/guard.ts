@@ -15,6 +15,7 @@ import { loadModule, parseSync } from 'libpg-query';
 import { deparseSync } from 'pgsql-deparser';
 import { ALLOWED_FUNCTIONS, ALLOWED_OPERATORS, ALLOWED_SQL_VALUE_FUNCTIONS, ALLOWED_TYPES } from './allowlist.ts';
 import { type AnalyticsErrorCode, AnalyticsQueryError, positionAt, positionAtByte } from './errors.ts';
+import { timeLowerBounds } from './timeBounds.ts';
 
 export interface CompileOptions {
   /**
@@ -35,6 +36,11 @@ export interface CompiledQuery {
   tables: string[];
   /** The LIMIT the query now has. */
   limit: number;
+  /**
+   * The lower bounds the query puts on `time` (see timeBounds.ts), each as a SELECT of its value
+   * alone, so that the caller can hold them against the retention before running the query.
+   */
+  timeBounds: { sql: string; location: number | undefined }[];
 }
 
 /** Deeper trees than this are refused (two levels per node: about the reference's depth of 100 nodes). */
@@ -110,11 +116,16 @@ class Guard {
     assertShape(this, stmt);
     this.checkSelect(stmt.SelectStmt, undefined);
     this.assertAllChecked(stmt);
+    // Before the rewrites: the trusted derived tables bound no time.
+    const timeBounds = timeLowerBounds(stmt.SelectStmt).map(({ expression, location }) => ({
+      sql: this.printExpression(parsed.version, expression),
+      location,
+    }));
     for (const rewrite of this.rewrites) rewrite();
     const limit = this.clampLimit(stmt.SelectStmt);
 
     const sql = this.print({ version: parsed.version, stmts: [{ stmt }] });
-    return { sql, tables: [...new Set(this.tablesUsed)], limit };
+    return { sql, tables: [...new Set(this.tablesUsed)], limit, timeBounds };
   }
 
   /** The tree as SQL, which must parse back to exactly the tree that was checked. */
@@ -132,6 +143,16 @@ class Guard {
     const statements = reparsed.stmts ?? [];
     if (statements.length !== 1 || !sameTree(statements[0]?.stmt, tree.stmts?.[0]?.stmt)) refuse();
     return sql;
+  }
+
+  /** `SELECT <expression>` for an expression of the checked tree (which the whole query's print verifies). */
+  private printExpression(version: number | undefined, expression: Node): string {
+    const select: SelectStmt = {
+      targetList: [{ ResTarget: { val: expression } }],
+      limitOption: 'LIMIT_OPTION_DEFAULT',
+      op: 'SETOP_NONE',
+    };
+    return this.print({ version, stmts: [{ stmt: { SelectStmt: select } }] });
   }
 
   private parse(): ParseResult {

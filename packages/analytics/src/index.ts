@@ -1,3 +1,3 @@
 export { ALLOWED_FUNCTIONS, ALLOWED_OPERATORS, ALLOWED_TYPES } from './allowlist.ts';
-export { type AnalyticsErrorCode, AnalyticsQueryError, type QueryPosition } from './errors.ts';
+export { type AnalyticsErrorCode, AnalyticsQueryError, positionAtByte, type QueryPosition } from './errors.ts';
 export { type CompiledQuery, type CompileOptions, compileAnalyticsQuery } from './guard.ts';
