@@ -67,6 +67,7 @@ export async function startServices(options: {
       onError: (error) => logger.error('could not record root-key use; will retry', { error: String(error) }),
     }),
     analyticsQueriesPerHour: options.analyticsQueriesPerHour ?? DEFAULT_ANALYTICS_QUERIES_PER_HOUR,
+    analyticsRetentionDays: options.analyticsRetentionDays,
     sessionSigningKey: await loadServerSecret(options.orm.em.fork(), 'dashboard_session_signing', 32),
     reportError: (message, error) => logger.error(message, { error: String(error) }),
     now: Date.now,

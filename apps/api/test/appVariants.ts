@@ -13,12 +13,14 @@ export interface Variant {
   maxBodyBytes?: number;
   /** Another rate limiter, e.g. an in-memory one on a controlled clock (the Redis one uses Redis time). */
   rateLimiter?: RateLimitEngine;
+  /** Days of analytics the server keeps (the test app keeps everything). */
+  analyticsRetentionDays?: number;
 }
 
 /**
  * POST to an app that shares the test app's database and caches but differs in its clock, master
- * key, body limit or rate limiter: for refill boundaries, vault preconditions, large inputs and
- * rate-limit windows.
+ * key, body limit, rate limiter or analytics retention: for refill boundaries, vault preconditions,
+ * large inputs, rate-limit windows and queries reaching past the retention.
  */
 export async function postOn<TData = Record<string, unknown>>(
   api: Api,
@@ -27,11 +29,12 @@ export async function postOn<TData = Record<string, unknown>>(
   body: unknown,
   rootKey: string,
 ): Promise<Reply<TData>> {
-  const { now, rateLimiter } = variant;
+  const { now, rateLimiter, analyticsRetentionDays } = variant;
   const services: Services = {
     ...api.services,
     ...(now === undefined ? {} : { now: () => now }),
     ...(rateLimiter === undefined ? {} : { rateLimiter }),
+    ...(analyticsRetentionDays === undefined ? {} : { analyticsRetentionDays }),
   };
   const app = createApp({
     orm: api.orm,

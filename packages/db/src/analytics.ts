@@ -1,6 +1,6 @@
-import { AnalyticsQueryError, compileAnalyticsQuery } from '@keyplane/analytics';
+import { AnalyticsQueryError, compileAnalyticsQuery, positionAtByte } from '@keyplane/analytics';
 import { DomainError } from '@keyplane/core';
-import { CompiledQuery } from 'kysely';
+import { CompiledQuery, type QueryResult } from 'kysely';
 import { GRANULARITIES, rollupTable } from './rollups.ts';
 import { databaseErrorCode, type EntityManager, rows, sql } from './sql.ts';
 
@@ -72,9 +72,16 @@ export interface AnalyticsQuery {
   /** The caller's SQL. */
   query: string;
   limits?: Partial<typeof ANALYTICS_LIMITS>;
-  /** Runs once the query has been accepted, before it reaches the database; may refuse it by throwing. */
+  /**
+   * Days of analytics the service keeps: a query whose lower bound on `time` lies further back is
+   * refused (400 query_range_exceeds_retention). Undefined: no such check.
+   */
+  retentionDays?: number;
+  /** Runs once the query has been accepted, before it runs; may refuse it by throwing. */
   admit?: () => Promise<void>;
 }
+
+const DAY_MS = 86_400_000;
 
 /**
  * Runs a caller's analytics SELECT: checked and rewritten by @keyplane/analytics (throws
@@ -88,7 +95,6 @@ export async function queryAnalytics(em: EntityManager, request: AnalyticsQuery)
     tables: TABLES[request.dataset],
     maxRows: limits.maxRows,
   });
-  await request.admit?.();
   // A query that reads no table has no parameters; PostgreSQL refuses parameters it cannot type.
   const parameters = compiled.tables.length > 0 ? [request.workspaceId, request.restrictTo ?? null] : [];
   const started = Date.now();
@@ -102,6 +108,11 @@ export async function queryAnalytics(em: EntityManager, request: AnalyticsQuery)
                      set_config('standard_conforming_strings', 'on', true)`,
         );
         const kysely = tx.getKysely();
+        if (request.retentionDays !== undefined) {
+          await refuseBoundsBeforeRetention(kysely, request.query, compiled.timeBounds, request.retentionDays);
+        }
+        // Only a query that will run counts against the quota.
+        await request.admit?.();
         await kysely.executeQuery(
           CompiledQuery.raw(
             `declare analytics_result no scroll cursor for select row_to_json(q)::text as r from (${compiled.sql}) as q`,
@@ -131,6 +142,43 @@ export async function queryAnalytics(em: EntityManager, request: AnalyticsQuery)
   } catch (error) {
     throw translateQueryError(error, limits.timeoutMs);
   }
+}
+
+/**
+ * Evaluates each lower bound the query puts on `time` (constant expressions the guard accepted) and
+ * refuses the query when one lies before the retention window, on the database's clock.
+ */
+async function refuseBoundsBeforeRetention(
+  kysely: { executeQuery<R>(query: CompiledQuery<R>): Promise<QueryResult<R>> },
+  query: string,
+  bounds: { sql: string; location: number | undefined }[],
+  retentionDays: number,
+): Promise<void> {
+  for (const bound of bounds) {
+    const [evaluated] = (
+      await kysely.executeQuery<{ bound: unknown; retainedSince: number }>(
+        CompiledQuery.raw(
+          `select to_jsonb(b.*) -> 'value' as bound,
+                  (extract(epoch from now()) * 1000)::float8 - ${retentionDays * DAY_MS} as "retainedSince"
+           from (${bound.sql}) as b(value)`,
+          [],
+        ),
+      )
+    ).rows;
+    // A bound that is not a number is for PostgreSQL to refuse when the query runs.
+    if (!evaluated || typeof evaluated.bound !== 'number' || evaluated.bound >= evaluated.retainedSince) continue;
+    throw new AnalyticsQueryError(
+      'query_range_exceeds_retention',
+      `The query asks for rows from ${describeTime(evaluated.bound)}, before what analytics keeps: the last ${retentionDays} days (since ${describeTime(evaluated.retainedSince)}).`,
+      bound.location === undefined ? undefined : positionAtByte(query, bound.location),
+    );
+  }
+}
+
+/** Unix ms as an ISO time where a Date can hold it, else as the number. */
+function describeTime(ms: number): string {
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? `${ms} ms` : date.toISOString();
 }
 
 /** JSON numbers beyond 2^53 stay exact as strings rather than being rounded. */

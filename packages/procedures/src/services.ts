@@ -21,6 +21,8 @@ export interface Services {
   rootKeyUsage: RootKeyUsageTracker;
   /** Analytics queries one workspace may run per hour (429 query_quota_exceeded past it). */
   analyticsQueriesPerHour: number;
+  /** Days of analytics kept (400 query_range_exceeds_retention for queries reaching further back); undefined: kept forever. */
+  analyticsRetentionDays?: number;
   /** Signs dashboard session cookies; the same on every node (kept in the database). */
   sessionSigningKey: Uint8Array;
   /** A failure that must not fail the request it happened in (the change itself has committed). */

@@ -1,6 +1,7 @@
 import { deleteExpiredAnalytics, type RatelimitEvent } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type AnalyticsRow, analyticsRows, withAnalyticsQuota } from '../analytics.ts';
+import { postOn } from '../appVariants.ts';
 import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
 
 const api = useApi();
@@ -105,6 +106,19 @@ describe('400', () => {
     expect(reply.status).toBe(400);
     expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/user/bad_request/${name}`);
     expect(reply.body.error.errors?.[0]?.location).toBe('body.query');
+  });
+
+  it('a lower bound on time before the retention → query_range_exceeds_retention', async () => {
+    const reply = await postOn(
+      api,
+      { analyticsRetentionDays: 7 },
+      'analytics.getRatelimits',
+      { query: 'select count(*) from ratelimits_per_hour_v1 where time >= 0' },
+      workspace.rootKey,
+    );
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/user/bad_request/query_range_exceeds_retention`);
+    expect(reply.body.error.detail).toContain('the last 7 days');
   });
 });
 

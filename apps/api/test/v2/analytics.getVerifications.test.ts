@@ -1,6 +1,7 @@
 import { deleteExpiredAnalytics, rows, sql, type VerificationEvent } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type AnalyticsRow, analyticsRows, withAnalyticsQuota } from '../analytics.ts';
+import { postOn } from '../appVariants.ts';
 import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
 
 const api = useApi();
@@ -151,6 +152,25 @@ describe('200', () => {
   });
 });
 
+describe('200 within the retention', () => {
+  it.each([
+    "select count(*) as n from key_verifications_v1 where time >= (extract(epoch from now() - interval '29 days') * 1000)::int8",
+    'select count(*) as n from key_verifications_v1',
+    'select count(*) as n from key_verifications_v1 where time > 0 or outcome is not null',
+    'select count(*) as n from key_verifications_v1 where time < 4102444800000',
+  ])('a query bounded inside the retention, or not bounded below: %s', async (query) => {
+    const reply = await postOn<AnalyticsRow[]>(
+      api,
+      { analyticsRetentionDays: 30 },
+      'analytics.getVerifications',
+      { query },
+      workspace.rootKey,
+    );
+    expect(reply.status).toBe(200);
+    expect(reply.body.data).toEqual([{ n: 5 }]);
+  });
+});
+
 describe('400', () => {
   it.each([
     ['select * from keys', 'invalid_analytics_table'],
@@ -180,6 +200,29 @@ describe('400', () => {
   it('passes on what PostgreSQL says about a query it cannot run', async () => {
     const reply = await getVerifications('select 1 / 0');
     expect(reply.body.error.detail).toContain('division by zero');
+  });
+
+  it.each([
+    [
+      "select count(*) from key_verifications_v1\nwhere time >= (extract(epoch from now() - interval '31 days') * 1000)::int8",
+      2,
+      12,
+    ],
+    ['select * from key_verifications_v1 where key_id is not null and time between 0 and 1000', 1, 70],
+    ['select sum(count) from key_verifications_per_day_v1 where 0 < time', 1, 61],
+  ])('a lower bound on time before the retention: %s', async (query, line, column) => {
+    const reply = await postOn(
+      api,
+      { analyticsRetentionDays: 30 },
+      'analytics.getVerifications',
+      { query },
+      workspace.rootKey,
+    );
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/user/bad_request/query_range_exceeds_retention`);
+    expect(reply.body.error.detail).toContain('the last 30 days');
+    expect(reply.body.error.detail).toContain(`line ${line}, column ${column}`);
+    expect(reply.body.error.errors?.[0]?.location).toBe('body.query');
   });
 
   it.each([{}, { query: '' }, { query: 42 }, { query: 'x'.repeat(10_001) }])('a body of %j', async (body) => {
@@ -261,6 +304,14 @@ describe('429', () => {
     await withAnalyticsQuota(api, 1, async () => {
       expect((await getVerifications('delete from key_verifications_v1', limited.rootKey)).status).toBe(400);
       expect((await getVerifications('select * from keys', limited.rootKey)).status).toBe(400);
+      const beforeRetention = await postOn(
+        api,
+        { analyticsRetentionDays: 30 },
+        'analytics.getVerifications',
+        { query: 'select count(*) from key_verifications_v1 where time > 0' },
+        limited.rootKey,
+      );
+      expect(beforeRetention.status).toBe(400);
       expect((await getVerifications('select 1', limited.rootKey)).status).toBe(200);
       expect((await getVerifications('select 1', limited.rootKey)).status).toBe(429);
     });

@@ -52,6 +52,7 @@ export async function runAnalyticsQuery(
       workspaceId: rootKey.workspaceId,
       restrictTo,
       query,
+      retentionDays: services.analyticsRetentionDays,
       admit: async () => {
         const quota = analyticsQuotaCheck(rootKey.workspaceId, services.analyticsQueriesPerHour);
         const { passed } = await services.rateLimiter.check([quota], { hashTag: rootKey.workspaceId });
