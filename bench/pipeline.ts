@@ -10,6 +10,7 @@ import { createHttp } from '../apps/api/src/http/app.ts';
 import { silentLogger } from '../apps/api/src/log.ts';
 import { startServices } from '../apps/api/src/services.ts';
 import { createDatabase } from './database.ts';
+import { createVerifyCases } from './verifyCases.ts';
 
 /** Calls in flight at once, as the HTTP bench's connections. */
 const CONCURRENCY = 50;
@@ -51,11 +52,6 @@ try {
       },
       'req_bench',
     );
-  const data = async <T>(procedure: string, body: unknown) => {
-    const answer = await post(procedure, JSON.stringify(body));
-    if (answer.status !== 200) throw new Error(`${procedure}: ${JSON.stringify(answer.body)}`);
-    return (answer.body as { data: T }).data;
-  };
   const verify = async (text: string) => {
     const answer = await post('keys.verifyKey', text);
     if (answer.status !== 200) throw new Error(`keys.verifyKey: ${JSON.stringify(answer.body)}`);
@@ -63,12 +59,10 @@ try {
     JSON.stringify(answer.body);
   };
 
-  const { apiId } = await data<{ apiId: string }>('apis.createApi', { name: 'bench' });
-  const plain = await data<{ key: string }>('keys.createKey', { apiId });
-  const metered = await data<{ key: string }>('keys.createKey', {
-    apiId,
-    credits: { remaining: 1_000_000_000_000 },
-    ratelimits: [{ name: 'requests', limit: 1_000_000_000, duration: 60_000, autoApply: true }],
+  const cases = await createVerifyCases(async <T>(procedure: string, body: unknown) => {
+    const answer = await post(procedure, JSON.stringify(body));
+    if (answer.status !== 200) throw new Error(`${procedure}: ${JSON.stringify(answer.body)}`);
+    return (answer.body as { data: T }).data;
   });
 
   /** Wall and CPU time per call over `calls` calls, CONCURRENCY at a time. */
@@ -91,11 +85,6 @@ try {
     `\nkeys.verifyKey in-process through /v2 (no HTTP); ${CONCURRENCY} in flight; median of ${ROUNDS} rounds of ${CALLS_PER_ROUND}; Redis: ${env.REDIS_URL ? 'yes' : 'no (in-process)'}\n`,
   );
   console.log('case'.padEnd(42), 'calls/s'.padStart(9), 'wall us/call'.padStart(13), 'CPU us/call'.padStart(12));
-  const cases: [name: string, key: string][] = [
-    ['verifyKey: valid key, no limits', plain.key],
-    ['verifyKey: credits + one rate limit', metered.key],
-    ['verifyKey: unknown key', 'sk_unknown_garbage'],
-  ];
   for (const [name, key] of cases) {
     await round(key, WARM_UP_CALLS);
     const rounds = [];

@@ -12,6 +12,7 @@ import { loadEnv } from '@keyplane/config';
 import autocannon from 'autocannon';
 import { createDatabase } from './database.ts';
 import { spawnServer } from './server.ts';
+import { createVerifyCases } from './verifyCases.ts';
 
 const CONNECTIONS = 50;
 /** Each case runs in rounds, each right after a round of the ceiling, so both see the same machine. */
@@ -128,22 +129,13 @@ const ceiling = await startCeiling();
 try {
   const rootKey = server.rootKey;
   if (!rootKey) throw new Error('the server did not print a bootstrap root key');
-  const { apiId } = await post<{ apiId: string }>(`${server.url}/v2/apis.createApi`, rootKey, { name: 'bench' });
-  const plain = await post<{ key: string }>(`${server.url}/v2/keys.createKey`, rootKey, { apiId });
-  const metered = await post<{ key: string }>(`${server.url}/v2/keys.createKey`, rootKey, {
-    apiId,
-    credits: { remaining: 1_000_000_000_000 },
-    ratelimits: [{ name: 'requests', limit: 1_000_000_000, duration: 60_000, autoApply: true }],
-  });
+  const verifications = await createVerifyCases((procedure, body) =>
+    post(`${server.url}/v2/${procedure}`, rootKey, body),
+  );
   const headers = { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}` };
   const verifyUrl = `${server.url}/v2/keys.verifyKey`;
   const ceilingRuns: Run[] = [];
   const results: { name: string; measured: Measured; ceiling: Measured }[] = [];
-  const verifications: [name: string, key: string][] = [
-    ['verifyKey: valid key, no limits', plain.key],
-    ['verifyKey: credits + one rate limit', metered.key],
-    ['verifyKey: unknown key', 'sk_unknown_garbage'],
-  ];
   for (const [name, key] of verifications) {
     const adjacentCeiling: Run[] = [];
     const rounds: Run[] = [];
