@@ -145,8 +145,9 @@ export async function queryAnalytics(em: EntityManager, request: AnalyticsQuery)
 }
 
 /**
- * Evaluates each lower bound the query puts on `time` (constant expressions the guard accepted) and
- * refuses the query when one lies before the retention window, on the database's clock.
+ * Evaluates the lower bounds the query puts on `time` (constant expressions the guard accepted), all
+ * in one statement, and refuses the query when one lies before the retention window, on the
+ * database's clock.
  */
 async function refuseBoundsBeforeRetention(
   kysely: { executeQuery<R>(query: CompiledQuery<R>): Promise<QueryResult<R>> },
@@ -154,25 +155,28 @@ async function refuseBoundsBeforeRetention(
   bounds: { sql: string; location: number | undefined }[],
   retentionDays: number,
 ): Promise<void> {
-  for (const bound of bounds) {
-    const [evaluated] = (
-      await kysely.executeQuery<{ bound: unknown; retainedSince: number }>(
-        CompiledQuery.raw(
-          `select to_jsonb(b.*) -> 'value' as bound,
-                  (extract(epoch from now()) * 1000)::float8 - ${retentionDays * DAY_MS} as "retainedSince"
-           from (${bound.sql}) as b(value)`,
-          [],
-        ),
-      )
-    ).rows;
-    // A bound that is not a number is for PostgreSQL to refuse when the query runs.
-    if (!evaluated || typeof evaluated.bound !== 'number' || evaluated.bound >= evaluated.retainedSince) continue;
-    throw new AnalyticsQueryError(
-      'query_range_exceeds_retention',
-      `The query asks for rows from ${describeTime(evaluated.bound)}, before what analytics keeps: the last ${retentionDays} days (since ${describeTime(evaluated.retainedSince)}).`,
-      bound.location === undefined ? undefined : positionAtByte(query, bound.location),
-    );
-  }
+  if (bounds.length === 0) return;
+  const values = bounds.map((bound) => `(select to_jsonb(b.*) -> 'value' from (${bound.sql}) as b(value))`);
+  const [evaluated] = (
+    await kysely.executeQuery<{ values: unknown[]; retainedSince: number }>(
+      CompiledQuery.raw(
+        `select jsonb_build_array(${values.join(', ')}) as values,
+                (extract(epoch from now()) * 1000)::float8 - ${retentionDays * DAY_MS} as "retainedSince"`,
+        [],
+      ),
+    )
+  ).rows;
+  if (!evaluated) return;
+  const { retainedSince } = evaluated;
+  // A bound that is not a number is for PostgreSQL to refuse when the query runs.
+  const index = evaluated.values.findIndex((value) => typeof value === 'number' && value < retainedSince);
+  const bound = bounds[index];
+  if (bound === undefined) return;
+  throw new AnalyticsQueryError(
+    'query_range_exceeds_retention',
+    `The query asks for rows from ${describeTime(evaluated.values[index] as number)}, before what analytics keeps: the last ${retentionDays} days (since ${describeTime(retainedSince)}).`,
+    bound.location === undefined ? undefined : positionAtByte(query, bound.location),
+  );
 }
 
 /** Unix ms as an ISO time where a Date can hold it, else as the number. */
