@@ -38,6 +38,14 @@ type Env = {
 /** The reference's header for opting one call out of analytics. */
 const METRICS_HEADER = 'x-unkey-metrics';
 
+/** A `/v2` procedure call waiting for the end of the event loop's turn in which it arrived. */
+interface ArrivedCall {
+  request: IncomingMessage;
+  response: ServerResponse;
+  procedure: string;
+  started: number;
+}
+
 const V2_PROCEDURE_PATH = /^\/v2\/([^/?#]+)(?:\?.*)?$/;
 
 /**
@@ -163,14 +171,29 @@ export function createHttp(deps: AppDeps) {
   });
 
   const honoListener = getRequestListener(app.fetch);
+
+  // The /v2 calls that arrive in one turn of the event loop are answered together, once that turn's
+  // I/O is read: their pipelines then run interleaved, a stage for every call in a row, so the
+  // pipeline's code and data stay in the CPU caches. Answered one by one, the HTTP parsing of each
+  // next request evicts them, and a verification costs nearly twice the CPU (npm run bench).
+  let arrived: ArrivedCall[] = [];
+  const answerArrived = () => {
+    const batch = arrived;
+    arrived = [];
+    for (const call of batch) void answerV2(call);
+  };
+
   async function listener(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const procedure = V2_PROCEDURE_PATH.exec(request.url ?? '')?.[1];
     if (procedure === undefined || procedure === 'liveness') {
       await honoListener(request, response);
       return;
     }
+    if (arrived.push({ request, response, procedure, started: performance.now() }) === 1) setImmediate(answerArrived);
+  }
+
+  async function answerV2({ request, response, procedure, started }: ArrivedCall): Promise<void> {
     const requestId = newId('request');
-    const started = performance.now();
     let answer: V2Answer;
     try {
       answer = await handleV2(

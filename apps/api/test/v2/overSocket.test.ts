@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_BODY_BYTES, type TestWorkspace, useApi } from '../harness.ts';
+import { createTestApi, createTestKey, MAX_BODY_BYTES, type TestWorkspace, useApi } from '../harness.ts';
 
 // The production listener answers /v2 on Node's request and response; in-process tests never take that path.
 const api = useApi();
@@ -76,4 +76,74 @@ describe('/v2 over a socket', () => {
     expect(response.headers.get('content-type')).toBe('application/json');
     expect(((await response.json()) as { meta: { requestId: string } }).meta.requestId).toMatch(/^req_/);
   });
+
+  describe('calls that arrive together (answered in one batch)', () => {
+    const createKeys = async (count: number) => {
+      const apiId = await createTestApi(api, workspace.rootKey);
+      return Promise.all(
+        Array.from({ length: count }, (_, index) =>
+          createTestKey(api, workspace.rootKey, { apiId, name: `k${index}` }),
+        ),
+      );
+    };
+    const verifyBody = (key: string) => JSON.stringify({ key });
+
+    it('gives each call on its own connection its own answer', async () => {
+      const keys = await createKeys(30);
+      const replies = await Promise.all(
+        keys.map(async ({ key }) => {
+          const response = await fetch(`${baseUrl}/v2/keys.verifyKey`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${workspace.rootKey}` },
+            body: verifyBody(key),
+          });
+          return (await response.json()) as { meta: { requestId: string }; data: { keyId: string; name: string } };
+        }),
+      );
+      expect(replies.map((reply) => reply.data.keyId)).toEqual(keys.map((created) => created.keyId));
+      expect(replies.map((reply) => reply.data.name)).toEqual(keys.map((_, index) => `k${index}`));
+      expect(new Set(replies.map((reply) => reply.meta.requestId)).size).toBe(keys.length);
+    });
+
+    it('answers calls pipelined on one connection in order, failures among them', async () => {
+      const keys = await createKeys(10);
+      const request = (body: string) =>
+        `POST /v2/keys.verifyKey HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n` +
+        `Authorization: Bearer ${workspace.rootKey}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+      const bodies = keys.flatMap(({ key }, index) =>
+        index % 3 === 0 ? [verifyBody(key), '{"key":'] : [verifyBody(key)],
+      );
+      const answers = await pipelined(bodies.map(request).join(''), bodies.length);
+      expect(answers.map((answer) => answer.status)).toEqual(bodies.map((body) => (body === '{"key":' ? 400 : 200)));
+      const verified = answers.filter((answer) => answer.status === 200).map((answer) => answer.body.data.keyId);
+      expect(verified).toEqual(keys.map((created) => created.keyId));
+    });
+  });
 });
+
+/** Writes `raw` in one piece on a new connection and reads `count` responses off it, in order. */
+function pipelined(raw: string, count: number) {
+  return new Promise<{ status: number; body: { data: { keyId: string } } }[]>((resolve, reject) => {
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1', () => socket.write(raw));
+    let received = Buffer.alloc(0);
+    const answers: { status: number; body: { data: { keyId: string } } }[] = [];
+    socket.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      for (;;) {
+        const headEnd = received.indexOf('\r\n\r\n');
+        if (headEnd < 0) break;
+        const head = received.subarray(0, headEnd).toString();
+        const length = Number(/content-length: (\d+)/i.exec(head)?.[1]);
+        if (received.length < headEnd + 4 + length) break;
+        const body = received.subarray(headEnd + 4, headEnd + 4 + length).toString();
+        answers.push({ status: Number(head.split(' ')[1]), body: JSON.parse(body) });
+        received = received.subarray(headEnd + 4 + length);
+      }
+      if (answers.length === count) {
+        socket.destroy();
+        resolve(answers);
+      }
+    });
+    socket.on('error', reject);
+  });
+}
