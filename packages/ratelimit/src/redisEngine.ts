@@ -106,23 +106,27 @@ export class RedisRateLimitEngine implements RateLimitEngine {
         args.push(String(index), String(limit), String(durationMs), String(cost));
       }
     }
-    let replies: ScriptReply;
+    let reply: ScriptReply;
     try {
-      replies = await this.#client.keyplaneRateLimit(counters.size, ...counters.keys(), ...args);
-      if (replies.length !== checks.length) {
-        throw new Error(`The rate-limit script answered ${replies.length} of ${checks.length} checks`);
+      reply = await this.#client.keyplaneRateLimit(counters.size, ...counters.keys(), ...args);
+      const expected = checks.reduce((length, { requests }) => length + 1 + 4 * requests.length, 0);
+      if (reply.length !== expected) {
+        throw new Error(`The rate-limit script answered ${reply.length} values where ${expected} were due`);
       }
     } catch (error) {
       const failure = error instanceof Error ? error : new Error(String(error));
       for (const { requests, options, resolve } of checks) resolve(this.#fallBack(failure, requests, options));
       return;
     }
-    replies.forEach(([allPassed, limits], index) => {
-      checks[index]?.resolve({
-        passed: allPassed === 1,
-        results: limits.map(([passed, remaining, reset, limit]) => ({ passed: passed === 1, remaining, reset, limit })),
-      });
-    });
+    let at = 0;
+    // The length is checked above: every read is in the reply.
+    const next = () => reply[at++] ?? 0;
+    for (const { requests, resolve } of checks) {
+      const passed = next() === 1;
+      // Properties are evaluated in the order written, which is the reply's order.
+      const results = requests.map(() => ({ passed: next() === 1, remaining: next(), reset: next(), limit: next() }));
+      resolve({ passed, results });
+    }
   }
 
   async close(): Promise<void> {

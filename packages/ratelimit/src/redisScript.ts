@@ -2,10 +2,12 @@ import type { Result } from 'ioredis';
 
 export const RATE_LIMIT_COMMAND = 'keyplaneRateLimit';
 
-/** Per limit, in request order: passed (1/0), remaining, reset (unix ms), limit. */
-export type ScriptLimitReply = [passed: number, remaining: number, reset: number, limit: number];
-/** Per check, in the order the checks were given. */
-export type ScriptReply = [allPassed: number, limits: ScriptLimitReply[]][];
+/**
+ * One flat list (Redis turns each nested Lua table of a reply into RESP at a price): per check, in
+ * the order the checks were given, allPassed (1/0), then per limit in request order passed (1/0),
+ * remaining, reset (unix ms) and limit.
+ */
+export type ScriptReply = number[];
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
@@ -32,67 +34,89 @@ if not now then
   local time = redis.call('TIME')
   now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 end
+local floor, max = math.floor, math.max
 
-local counts = {}
-local function count(key)
-  local value = counts[key]
-  if value == nil then
-    value = tonumber(redis.call('GET', key) or 0)
-    counts[key] = value
+-- Each window a counter is read in, once per call: by KEYS index, then window number. Its key
+-- and the previous window's count are built and read only here, not once per limit: the script's
+-- cost is per limit, and a batch repeats the same few counters.
+local windows = {}
+local function window_of(index, window)
+  local of_counter = windows[index]
+  if of_counter == nil then
+    of_counter = {}
+    windows[index] = of_counter
   end
-  return value
+  local entry = of_counter[window]
+  if entry == nil then
+    local counter = KEYS[index]
+    local key = counter .. ':' .. window
+    entry = {
+      key = key,
+      count = tonumber(redis.call('GET', key) or 0),
+      previous = tonumber(redis.call('GET', counter .. ':' .. (window - 1)) or 0),
+      added = 0,
+    }
+    of_counter[window] = entry
+  end
+  return entry
 end
 
-local added = {}
 local added_order = {}
-local replies = {}
+local reply = {}
+local n = 0
+-- Reused by every check: its limits' counts as judged, before its own increments.
+local effective = {}
 local position = 3
 for check = 1, tonumber(ARGV[2]) do
-  local limits = {}
-  local all_passed = 1
   local size = tonumber(ARGV[position])
-  position = position + 1
+  local first = position + 1
+  position = first + size * 4
+  -- Judged against the counts before this check, all-or-nothing.
+  local all_passed = 1
   for i = 1, size do
-    local counter = KEYS[tonumber(ARGV[position])]
-    local limit = tonumber(ARGV[position + 1])
-    local duration = tonumber(ARGV[position + 2])
-    local cost = tonumber(ARGV[position + 3])
-    position = position + 4
-    local window = math.floor(now / duration)
-    local current_key = counter .. ':' .. window
-    local effective = count(current_key) + count(counter .. ':' .. (window - 1)) * (1 - (now % duration) / duration)
-    local passed = effective + cost <= limit
-    if not passed then
+    local at = first + (i - 1) * 4
+    local duration = tonumber(ARGV[at + 2])
+    local entry = window_of(tonumber(ARGV[at]), floor(now / duration))
+    local value = entry.count + entry.previous * (1 - (now % duration) / duration)
+    effective[i] = value
+    if value + tonumber(ARGV[at + 3]) > tonumber(ARGV[at + 1]) then
       all_passed = 0
     end
-    limits[i] = {
-      key = current_key, limit = limit, duration = duration, cost = cost,
-      effective = effective, passed = passed, reset = (window + 1) * duration,
-    }
   end
 
-  local results = {}
-  for i, l in ipairs(limits) do
-    local used = l.effective
+  n = n + 1
+  reply[n] = all_passed
+  for i = 1, size do
+    local at = first + (i - 1) * 4
+    local limit = tonumber(ARGV[at + 1])
+    local duration = tonumber(ARGV[at + 2])
+    local cost = tonumber(ARGV[at + 3])
+    local window = floor(now / duration)
+    local value = effective[i]
+    local used = value
     if all_passed == 1 then
-      used = used + l.cost
-      if l.cost > 0 then
-        counts[l.key] = counts[l.key] + l.cost
-        if added[l.key] == nil then
-          added[l.key] = { 0, l.duration }
-          added_order[#added_order + 1] = l.key
+      used = value + cost
+      if cost > 0 then
+        local entry = window_of(tonumber(ARGV[at]), window)
+        if entry.added == 0 then
+          entry.duration = duration
+          added_order[#added_order + 1] = entry
         end
-        added[l.key][1] = added[l.key][1] + l.cost
+        entry.count = entry.count + cost
+        entry.added = entry.added + cost
       end
     end
-    results[i] = { l.passed and 1 or 0, math.max(0, math.floor(l.limit - used)), l.reset, l.limit }
+    reply[n + 1] = value + cost <= limit and 1 or 0
+    reply[n + 2] = max(0, floor(limit - used))
+    reply[n + 3] = (window + 1) * duration
+    reply[n + 4] = limit
+    n = n + 4
   end
-  replies[check] = { all_passed, results }
 end
 
-for _, key in ipairs(added_order) do
-  redis.call('INCRBY', key, added[key][1])
-  redis.call('PEXPIRE', key, 2 * added[key][2])
+for _, entry in ipairs(added_order) do
+  redis.call('INCRBY', entry.key, entry.added)
+  redis.call('PEXPIRE', entry.key, 2 * entry.duration)
 end
-return replies
+return reply
 `;

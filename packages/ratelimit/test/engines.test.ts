@@ -151,6 +151,19 @@ describe.each(engines)('$name engine', ({ create }) => {
     ]);
   });
 
+  it('judges a counter named twice in one check against the counts before it, and adds both costs', async () => {
+    expect(await checkOne(request('a', 2))).toMatchObject({ passed: true, remaining: 8 });
+    const twice = await engine.check([request('a', 3), request('a', 4)]);
+    expect(twice).toEqual({
+      passed: true,
+      results: [
+        { passed: true, remaining: 5, reset: WINDOW_START + 1000, limit: 10 },
+        { passed: true, remaining: 4, reset: WINDOW_START + 1000, limit: 10 },
+      ],
+    });
+    expect(await checkOne(request('a', 0))).toMatchObject({ passed: true, remaining: 1 });
+  });
+
   it('keeps keys and hash tags independent', async () => {
     expect(await checkOne(request('a', 10))).toMatchObject({ passed: true });
     expect(await checkOne(request('a'))).toMatchObject({ passed: false });
