@@ -83,7 +83,11 @@ export function createCreditSpender(databaseUrl: string): CreditSpender {
         }
         const queue: PendingSpend[] = [{ cost, refillBoundary, resolve, reject }];
         queues.set(keyId, queue);
-        const run = drain(keyId, queue).finally(() => draining.delete(run));
+        // Started once this turn of the event loop is over, so that all the spends of the key it
+        // brings (a wave of verifications answered together) share the first transaction.
+        const run = new Promise((turnOver) => setImmediate(turnOver))
+          .then(() => drain(keyId, queue))
+          .finally(() => draining.delete(run));
         draining.add(run);
       });
     },
