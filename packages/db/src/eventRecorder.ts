@@ -29,7 +29,9 @@ export function createEventRecorder<TEvent>(
   writeBatch: (orm: Orm, batch: TEvent[]) => Promise<void>,
   options: RecorderOptions = {},
 ): EventRecorder<TEvent> {
-  const maxBatch = options.maxBatch ?? 1000;
+  // A batch's statement costs PostgreSQL ~1.7 ms beyond its rows (parse, plan, commit): at 1000
+  // events that was a seventh of an event's cost, at 5000 it is a few percent.
+  const maxBatch = options.maxBatch ?? 5000;
   const maxBuffered = options.maxBuffered ?? 100_000;
   let buffer: TEvent[] = [];
   let running: Promise<void> | undefined;

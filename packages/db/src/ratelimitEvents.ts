@@ -1,3 +1,4 @@
+import { scalarArrayLiteral, textArrayLiteral } from './arrayLiterals.ts';
 import { createEventRecorder, type EventRecorder, type RecorderOptions } from './eventRecorder.ts';
 import type { Orm } from './orm.ts';
 import { bucketStart, type Granularity, rollupTable, rollupUpserts } from './rollups.ts';
@@ -39,16 +40,19 @@ function ratelimitRollup(granularity: Granularity) {
 
 /** One batch of decisions and its per-minute, hour, day and month rollups, in one statement. */
 async function writeRatelimitEvents(orm: Orm, batch: RatelimitEvent[]): Promise<void> {
-  const column = <K extends keyof RatelimitEvent>(key: K) => batch.map((event) => event[key]);
+  const texts = (key: 'requestId' | 'workspaceId' | 'namespaceId' | 'identifier' | 'overrideId') =>
+    textArrayLiteral(batch.map((event) => event[key]));
+  const scalars = (key: 'time' | 'passed' | 'limit' | 'remaining' | 'latencyMs') =>
+    scalarArrayLiteral(batch.map((event) => event[key]));
   await rows(
     orm.em.fork(),
     sql`
       with input as (
-        select * from unnest(${column('time')}::float8[], ${column('requestId')}::text[],
-                             ${column('workspaceId')}::text[], ${column('namespaceId')}::text[],
-                             ${column('identifier')}::text[], ${column('passed')}::bool[], ${column('limit')}::int[],
-                             ${column('remaining')}::int[], ${column('overrideId')}::text[],
-                             ${column('latencyMs')}::float8[])
+        select * from unnest(${scalars('time')}::float8[], ${texts('requestId')}::text[],
+                             ${texts('workspaceId')}::text[], ${texts('namespaceId')}::text[],
+                             ${texts('identifier')}::text[], ${scalars('passed')}::bool[], ${scalars('limit')}::int[],
+                             ${scalars('remaining')}::int[], ${texts('overrideId')}::text[],
+                             ${scalars('latencyMs')}::float8[])
           as t(time, request_id, workspace_id, namespace_id, identifier, passed, limit_, remaining, override_id,
                latency_ms)
       ),

@@ -1,3 +1,4 @@
+import { scalarArrayLiteral, textArrayLiteral } from './arrayLiterals.ts';
 import { createEventRecorder, type EventRecorder, type RecorderOptions } from './eventRecorder.ts';
 import type { Orm } from './orm.ts';
 import { bucketStart, type Granularity, rollupTable, rollupUpserts } from './rollups.ts';
@@ -55,17 +56,19 @@ function verificationRollup(granularity: Granularity) {
  * leaves nothing behind, so its retry counts nothing twice.
  */
 async function writeVerifications(orm: Orm, batch: VerificationEvent[]): Promise<void> {
-  const column = <K extends keyof VerificationEvent>(key: K) => batch.map((event) => event[key]);
+  const texts = (key: 'requestId' | 'workspaceId' | 'apiId' | 'keyId' | 'identityId' | 'externalId' | 'outcome') =>
+    textArrayLiteral(batch.map((event) => event[key]));
+  const numbers = (key: 'time' | 'spentCredits' | 'latencyMs') => scalarArrayLiteral(batch.map((event) => event[key]));
   await orm.em.fork().transactional(async (tx) => {
     await rows(
       tx,
       sql`
       with input as (
-        select * from unnest(${column('time')}::float8[], ${column('requestId')}::text[],
-                             ${column('workspaceId')}::text[], ${column('apiId')}::text[], ${column('keyId')}::text[],
-                             ${column('identityId')}::text[], ${column('externalId')}::text[],
-                             ${column('outcome')}::text[], ${batch.map((event) => JSON.stringify(event.tags))}::jsonb[],
-                             ${column('spentCredits')}::bigint[], ${column('latencyMs')}::float8[])
+        select * from unnest(${numbers('time')}::float8[], ${texts('requestId')}::text[],
+                             ${texts('workspaceId')}::text[], ${texts('apiId')}::text[], ${texts('keyId')}::text[],
+                             ${texts('identityId')}::text[], ${texts('externalId')}::text[], ${texts('outcome')}::text[],
+                             ${textArrayLiteral(batch.map((event) => JSON.stringify(event.tags)))}::jsonb[],
+                             ${numbers('spentCredits')}::bigint[], ${numbers('latencyMs')}::float8[])
           as t(time, request_id, workspace_id, api_id, key_id, identity_id, external_id, outcome, tags_json,
                spent_credits, latency_ms)
       ),
@@ -87,7 +90,7 @@ async function writeVerifications(orm: Orm, batch: VerificationEvent[]): Promise
       sql`
         update keys k set last_used_at = greatest(k.last_used_at, u.used_at)
         from (select key_id, to_timestamp(max(time) / 1000.0) as used_at
-              from unnest(${column('keyId')}::text[], ${column('time')}::float8[]) as t(key_id, time)
+              from unnest(${texts('keyId')}::text[], ${numbers('time')}::float8[]) as t(key_id, time)
               group by key_id) u
         where k.id = u.key_id`,
     );
