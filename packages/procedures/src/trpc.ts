@@ -38,8 +38,8 @@ const domainErrors = t.middleware(async ({ next }) => {
 });
 
 /**
- * Error conversion, authentication (with the workspace API rate limit) and the audit log in one step: each middleware level costs a
- * context copy, and verification is the hot path.
+ * Error conversion, authentication (with the workspace API rate limit) and the audit log in one
+ * step: each middleware level costs a context copy, and verification is the hot path.
  */
 const authenticated = t.middleware(async ({ ctx, next, type, path, meta, getRawInput }) => {
   let rootKey: RootKeyPrincipal;
