@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { Redis } from 'ioredis';
 import { MemoryRateLimitEngine } from './memoryEngine.ts';
 import { RATE_LIMIT_COMMAND, RATE_LIMIT_SCRIPT, type ScriptReply } from './redisScript.ts';
-import { counterKey, DEFAULT_KEY_PREFIX, validateRequests } from './slidingWindow.ts';
+import { counterKey, DEFAULT_KEY_PREFIX, validateRequests, windowIndex } from './slidingWindow.ts';
 import type { CheckOptions, CheckResult, LimitRequest, RateLimitEngine } from './types.ts';
 
 export interface RedisRateLimitEngineOptions {
@@ -93,38 +93,63 @@ export class RedisRateLimitEngine implements RateLimitEngine {
   /** One script call for checks that share a hash tag (see redisScript.ts for the arguments). */
   async #send(checks: PendingCheck[]): Promise<void> {
     const counters = new Map<string, number>();
-    const args = [String(this.#now?.() ?? ''), String(checks.length)];
+    /** Spec index by counter index, limit and duration. */
+    const specs = new Map<string, number>();
+    const specArgs: string[] = [];
+    const checkArgs = [String(checks.length)];
     for (const { requests, options } of checks) {
-      args.push(String(requests.length));
+      checkArgs.push(String(requests.length));
       for (const { key, limit, durationMs, cost } of requests) {
         const counter = counterKey(this.#keyPrefix, key, options.hashTag);
-        let index = counters.get(counter);
-        if (index === undefined) {
-          index = counters.size + 1;
-          counters.set(counter, index);
+        let counterIndex = counters.get(counter);
+        if (counterIndex === undefined) {
+          counterIndex = counters.size + 1;
+          counters.set(counter, counterIndex);
         }
-        args.push(String(index), String(limit), String(durationMs), String(cost));
+        const spec = `${counterIndex}:${limit}:${durationMs}`;
+        let specIndex = specs.get(spec);
+        if (specIndex === undefined) {
+          specIndex = specs.size + 1;
+          specs.set(spec, specIndex);
+          specArgs.push(String(counterIndex), String(limit), String(durationMs));
+        }
+        checkArgs.push(String(specIndex), String(cost));
       }
     }
+    const limitCount = checks.reduce((count, { requests }) => count + requests.length, 0);
     let reply: ScriptReply;
     try {
-      reply = await this.#client.keyplaneRateLimit(counters.size, ...counters.keys(), ...args);
-      const expected = checks.reduce((length, { requests }) => length + 1 + 4 * requests.length, 0);
-      if (reply.length !== expected) {
-        throw new Error(`The rate-limit script answered ${reply.length} values where ${expected} were due`);
+      reply = await this.#client.keyplaneRateLimit(
+        counters.size,
+        ...counters.keys(),
+        String(this.#now?.() ?? ''),
+        String(specs.size),
+        ...specArgs,
+        ...checkArgs,
+      );
+      if (reply.length !== 1 + limitCount) {
+        throw new Error(`The rate-limit script answered ${reply.length} values where ${1 + limitCount} were due`);
       }
     } catch (error) {
       const failure = error instanceof Error ? error : new Error(String(error));
       for (const { requests, options, resolve } of checks) resolve(this.#fallBack(failure, requests, options));
       return;
     }
-    let at = 0;
     // The length is checked above: every read is in the reply.
-    const next = () => reply[at++] ?? 0;
+    const judgedAt = reply[0] ?? 0;
+    let at = 1;
     for (const { requests, resolve } of checks) {
-      const passed = next() === 1;
-      // Properties are evaluated in the order written, which is the reply's order.
-      const results = requests.map(() => ({ passed: next() === 1, remaining: next(), reset: next(), limit: next() }));
+      let passed = true;
+      const results = requests.map(({ limit, durationMs }) => {
+        const value = reply[at++] ?? 0;
+        if (value < 0) passed = false;
+        return {
+          passed: value >= 0,
+          remaining: value >= 0 ? value : -1 - value,
+          reset: (windowIndex(judgedAt, durationMs) + 1) * durationMs,
+          limit,
+        };
+      });
       resolve({ passed, results });
     }
   }

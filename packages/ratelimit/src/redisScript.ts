@@ -3,9 +3,10 @@ import type { Result } from 'ioredis';
 export const RATE_LIMIT_COMMAND = 'keyplaneRateLimit';
 
 /**
- * One flat list (Redis turns each nested Lua table of a reply into RESP at a price): per check, in
- * the order the checks were given, allPassed (1/0), then per limit in request order passed (1/0),
- * remaining, reset (unix ms) and limit.
+ * One flat list of integers (Redis turns every value of a reply into RESP, and the client decodes
+ * each at a price): the time the checks were judged at (unix ms), then one value per limit, in the
+ * order of the checks and of their limits: its remaining count when that limit alone passed, else
+ * -1 - remaining. A check passed when all its limits did; each limit's reset follows from the time.
  */
 export type ScriptReply = number[];
 
@@ -25,8 +26,10 @@ declare module 'ioredis' {
  *   slot, which the caller's hash tag (`{workspace}`) guarantees for the derived window keys too.
  * ARGV[1]: now in unix ms, or '' to use the Redis server clock so that processes with skewed
  *   clocks agree.
- * ARGV[2]: the number of checks; then per check its number of limits, then per limit: the index
- *   of its counter in KEYS, limit, durationMs, cost.
+ * ARGV[2]: the number of limit specs, the batch's distinct (counter, limit, duration); then per
+ *   spec: the index of its counter in KEYS, limit, durationMs. A batch repeats the same few specs:
+ *   each is sent, parsed and placed in its window once per call instead of once per check.
+ * Then the number of checks; per check its number of limits, then per limit: spec index, cost.
  */
 export const RATE_LIMIT_SCRIPT = `
 local now = tonumber(ARGV[1])
@@ -34,84 +37,81 @@ if not now then
   local time = redis.call('TIME')
   now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 end
-local floor, max = math.floor, math.max
+local floor, max, tonumber = math.floor, math.max, tonumber
 
--- Each window a counter is read in, once per call: by KEYS index, then window number. Its key
--- and the previous window's count are built and read only here, not once per limit: the script's
--- cost is per limit, and a batch repeats the same few counters.
+-- Each counter window read once per call, shared by the specs that fall in it.
 local windows = {}
-local function window_of(index, window)
-  local of_counter = windows[index]
-  if of_counter == nil then
-    of_counter = {}
-    windows[index] = of_counter
-  end
-  local entry = of_counter[window]
+local specs = {}
+local spec_count = tonumber(ARGV[2])
+for s = 1, spec_count do
+  local at = 3 + (s - 1) * 3
+  local counter = KEYS[tonumber(ARGV[at])]
+  local duration = tonumber(ARGV[at + 2])
+  local window = floor(now / duration)
+  local key = counter .. ':' .. window
+  local entry = windows[key]
   if entry == nil then
-    local counter = KEYS[index]
-    local key = counter .. ':' .. window
     entry = {
       key = key,
       count = tonumber(redis.call('GET', key) or 0),
       previous = tonumber(redis.call('GET', counter .. ':' .. (window - 1)) or 0),
       added = 0,
     }
-    of_counter[window] = entry
+    windows[key] = entry
   end
-  return entry
+  specs[s] = {
+    entry = entry,
+    limit = tonumber(ARGV[at + 1]),
+    duration = duration,
+    -- The share of the previous window that still overlaps the sliding window.
+    weight = 1 - (now % duration) / duration,
+  }
 end
 
 local added_order = {}
-local reply = {}
-local n = 0
+local reply = { now }
+local n = 1
 -- Reused by every check: its limits' counts as judged, before its own increments.
 local effective = {}
-local position = 3
-for check = 1, tonumber(ARGV[2]) do
+local position = 3 + spec_count * 3 + 1
+for check = 1, tonumber(ARGV[3 + spec_count * 3]) do
   local size = tonumber(ARGV[position])
   local first = position + 1
-  position = first + size * 4
+  position = first + size * 2
   -- Judged against the counts before this check, all-or-nothing.
-  local all_passed = 1
+  local all_passed = true
   for i = 1, size do
-    local at = first + (i - 1) * 4
-    local duration = tonumber(ARGV[at + 2])
-    local entry = window_of(tonumber(ARGV[at]), floor(now / duration))
-    local value = entry.count + entry.previous * (1 - (now % duration) / duration)
+    local at = first + (i - 1) * 2
+    local spec = specs[tonumber(ARGV[at])]
+    local value = spec.entry.count + spec.entry.previous * spec.weight
     effective[i] = value
-    if value + tonumber(ARGV[at + 3]) > tonumber(ARGV[at + 1]) then
-      all_passed = 0
+    if value + tonumber(ARGV[at + 1]) > spec.limit then
+      all_passed = false
     end
   end
 
-  n = n + 1
-  reply[n] = all_passed
   for i = 1, size do
-    local at = first + (i - 1) * 4
-    local limit = tonumber(ARGV[at + 1])
-    local duration = tonumber(ARGV[at + 2])
-    local cost = tonumber(ARGV[at + 3])
-    local window = floor(now / duration)
+    local at = first + (i - 1) * 2
+    local spec = specs[tonumber(ARGV[at])]
+    local cost = tonumber(ARGV[at + 1])
     local value = effective[i]
-    local used = value
-    if all_passed == 1 then
-      used = value + cost
+    if all_passed then
       if cost > 0 then
-        local entry = window_of(tonumber(ARGV[at]), window)
+        local entry = spec.entry
         if entry.added == 0 then
-          entry.duration = duration
+          entry.duration = spec.duration
           added_order[#added_order + 1] = entry
         end
         entry.count = entry.count + cost
         entry.added = entry.added + cost
       end
+      reply[n + i] = floor(spec.limit - value - cost)
+    else
+      local remaining = max(0, floor(spec.limit - value))
+      reply[n + i] = value + cost <= spec.limit and remaining or -1 - remaining
     end
-    reply[n + 1] = value + cost <= limit and 1 or 0
-    reply[n + 2] = max(0, floor(limit - used))
-    reply[n + 3] = (window + 1) * duration
-    reply[n + 4] = limit
-    n = n + 4
   end
+  n = n + size
 end
 
 for _, entry in ipairs(added_order) do

@@ -168,6 +168,25 @@ describe('redis engine', () => {
     expect(third?.results[0]).toMatchObject({ passed: true, remaining: 8 });
   });
 
+  it('judges limits of different sizes on one counter in a shared call each by its own size', async () => {
+    const keyPrefix = usePrefix();
+    const engine = await connectedEngine(keyPrefix, []);
+    const small = (cost: number): LimitRequest => ({ key: 'a', limit: 2, durationMs: WINDOW_MS, cost });
+    const large = (cost: number): LimitRequest => ({ key: 'a', limit: 5, durationMs: WINDOW_MS, cost });
+
+    const outcomes = await Promise.all(
+      [small(1), large(1), small(1), large(4), large(3)].map((limit) => engine.check([limit], { hashTag: 'ws_1' })),
+    );
+
+    expect(outcomes.map(({ passed, results }) => [passed, results[0]?.remaining, results[0]?.limit])).toEqual([
+      [true, 1, 2],
+      [true, 3, 5],
+      [false, 0, 2],
+      [false, 3, 5],
+      [true, 0, 5],
+    ]);
+  });
+
   it('answers every check of a failed shared call from memory', async () => {
     const fallbacks: Error[] = [];
     const { engine, proxy } = await engineBehindProxy(fallbacks);
