@@ -148,6 +148,22 @@ describe('redis engine', () => {
     await expect.poll(() => scriptCalls).toHaveLength(1);
   });
 
+  it('sends the checks of requests handled together as one call, however many steps in each makes its check', async () => {
+    const keyPrefix = usePrefix();
+    const engine = await connectedEngine(keyPrefix, []);
+    await engine.check([{ key: 'warm-up', limit: 1, durationMs: WINDOW_MS, cost: 0 }], { hashTag: 'ws_1' });
+    const scriptCalls = await watchScriptCalls(keyPrefix);
+    const handle = async (steps: number) => {
+      for (let step = 0; step < steps; step++) await Promise.resolve();
+      return engine.check([{ key: 'a', limit: 10, durationMs: WINDOW_MS, cost: 1 }], { hashTag: 'ws_1' });
+    };
+
+    const outcomes = await Promise.all([1, 3, 2, 5].map(handle));
+
+    expect(outcomes.map(({ results }) => results[0]?.remaining)).toEqual([9, 7, 8, 6]);
+    await expect.poll(() => scriptCalls).toHaveLength(1);
+  });
+
   it('keeps every check of a shared call all-or-nothing: a rejected one consumes none of its limits', async () => {
     const keyPrefix = usePrefix();
     const engine = await connectedEngine(keyPrefix, []);
