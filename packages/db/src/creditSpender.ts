@@ -51,23 +51,33 @@ export function createCreditSpender(databaseUrl: string): CreditSpender {
   // An idle connection the server dropped must not take the process down; the next spend reconnects.
   pool.on('error', () => {});
 
-  async function settle(keyId: string, batch: PendingSpend[]): Promise<void> {
+  /** One key's batch as one statement: each spend's outcome, in the batch's order. */
+  async function spendBatch(keyId: string, batch: PendingSpend[]): Promise<CreditSpend[]> {
     const refillBoundary = new Date(Math.max(...batch.map((spend) => spend.refillBoundary)));
     const { rows: outcomes } = await pool.query<CreditSpend>({
       ...SPEND_STATEMENT,
       values: [keyId, batch.map((spend) => spend.cost), refillBoundary],
     });
-    for (const [index, spend] of batch.entries())
-      spend.resolve(outcomes[index] ?? { available: null, remaining: null });
+    return batch.map((_, index) => outcomes[index] ?? { available: null, remaining: null });
   }
 
   async function drain(keyId: string, queue: PendingSpend[]): Promise<void> {
-    while (queue.length > 0) {
-      const batch = queue.splice(0, queue.length);
-      try {
-        await settle(keyId, batch);
-      } catch (error) {
-        for (const spend of batch) spend.reject(error);
+    let batch = queue.splice(0, queue.length);
+    let spending = spendBatch(keyId, batch);
+    while (batch.length > 0) {
+      const settled = await spending.then(
+        (outcomes) => ({ outcomes }),
+        (error: unknown) => ({ error }),
+      );
+      const answered = batch;
+      // The spends that came in meanwhile go out before this batch is answered: answering runs the
+      // rest of every verification in it, and the key's next transaction need not wait for that.
+      batch = queue.splice(0, queue.length);
+      if (batch.length > 0) spending = spendBatch(keyId, batch);
+      if ('error' in settled) {
+        for (const spend of answered) spend.reject(settled.error);
+      } else {
+        for (const [index, spend] of answered.entries()) spend.resolve(settled.outcomes[index] as CreditSpend);
       }
     }
     queues.delete(keyId);
@@ -83,9 +93,9 @@ export function createCreditSpender(databaseUrl: string): CreditSpender {
         }
         const queue: PendingSpend[] = [{ cost, refillBoundary, resolve, reject }];
         queues.set(keyId, queue);
-        // Started once this turn of the event loop is over, so that all the spends of the key it
-        // brings (a wave of verifications answered together) share the first transaction.
-        const run = new Promise((turnOver) => setImmediate(turnOver))
+        // Started once the microtask queue has drained, so that all the spends of the key that a
+        // wave of verifications answered together brings share the first transaction.
+        const run = new Promise((drained) => process.nextTick(drained))
           .then(() => drain(keyId, queue))
           .finally(() => draining.delete(run));
         draining.add(run);
