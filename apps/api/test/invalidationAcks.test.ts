@@ -62,4 +62,22 @@ describe('every node caught up', () => {
       await pinging.listener.close();
     }
   });
+
+  it('acknowledges pings sent at once, each of them, one query at a time', async () => {
+    const pinging = await observer();
+    const warnings: string[] = [];
+    const recordWarning = (warning: Error) => warnings.push(warning.message);
+    process.on('warning', recordWarning);
+    try {
+      const caughtUp = await Promise.all(
+        Array.from({ length: 10 }, () => pinging.listener.everyNodeCaughtUp(api.orm.em.fork(), 10_000)),
+      );
+      for (const { listeners, acknowledged } of caughtUp) expect(acknowledged).toBe(listeners);
+      // pg warns (once per process) when a connection is handed a query while another is running.
+      expect(warnings.filter((message) => message.includes('already executing a query'))).toEqual([]);
+    } finally {
+      process.off('warning', recordWarning);
+      await pinging.listener.close();
+    }
+  });
 });

@@ -127,6 +127,8 @@ export async function listenForInvalidations(
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,
     });
+    /** The acknowledgements sent on this connection, in order. */
+    let acknowledged = Promise.resolve();
     next.on('notification', (message) => {
       if (message.channel !== INVALIDATION_CHANNEL || !message.payload) return;
       let parsed: Invalidation & { ping?: string; ack?: string };
@@ -138,9 +140,17 @@ export async function listenForInvalidations(
       }
       // Acknowledgements reach every listener; only the pinging one is waiting for them.
       if (parsed.ack) pings.acknowledge(parsed.ack);
-      // Every ping is acknowledged, the sender's own included, after what came before it was handled.
-      else if (parsed.ping) void acknowledge(next, parsed.ping).catch((error: Error) => handlers.onError?.(error));
-      else handlers.onChange(parsed);
+      // Every ping is acknowledged, the sender's own included, after what came before it was handled;
+      // one at a time, as a connection runs one query at a time (pg would queue them, deprecated).
+      else if (parsed.ping) {
+        const nonce = parsed.ping;
+        acknowledged = acknowledged
+          .then(() => acknowledge(next, nonce))
+          .then(
+            () => {},
+            (error: Error) => handlers.onError?.(error),
+          );
+      } else handlers.onChange(parsed);
     });
     next.on('error', (error) => {
       handlers.onError?.(error);
