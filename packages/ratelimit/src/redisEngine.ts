@@ -49,8 +49,8 @@ export class RedisRateLimitEngine implements RateLimitEngine {
       enableOfflineQueue: false,
       commandTimeout: COMMAND_TIMEOUT_MS,
       // Off: the engine already sends one call per hash tag and wave, and each wave's calls go out
-      // from separate ticks, which auto-pipelining would not join anyway; it only
-      // added a pipeline object per call (about 3 us of CPU per check in batches of 12).
+      // from separate ticks, which auto-pipelining would not join anyway; it only added a pipeline
+      // object per call (about 3 us of CPU per check in batches of 12).
       enableAutoPipelining: false,
       maxRetriesPerRequest: 1,
       lazyConnect: false,
@@ -104,19 +104,10 @@ export class RedisRateLimitEngine implements RateLimitEngine {
     for (const { requests, options } of checks) {
       checkArgs.push(String(requests.length));
       for (const { key, limit, durationMs, cost } of requests) {
-        const counter = counterKey(this.#keyPrefix, key, options.hashTag);
-        let counterIndex = counters.get(counter);
-        if (counterIndex === undefined) {
-          counterIndex = counters.size + 1;
-          counters.set(counter, counterIndex);
-        }
-        const spec = `${counterIndex}:${limit}:${durationMs}`;
-        let specIndex = specs.get(spec);
-        if (specIndex === undefined) {
-          specIndex = specs.size + 1;
-          specs.set(spec, specIndex);
-          specArgs.push(String(counterIndex), String(limit), String(durationMs));
-        }
+        const counterIndex = positionIn(counters, counterKey(this.#keyPrefix, key, options.hashTag));
+        const knownSpecs = specs.size;
+        const specIndex = positionIn(specs, `${counterIndex}:${limit}:${durationMs}`);
+        if (specs.size > knownSpecs) specArgs.push(String(counterIndex), String(limit), String(durationMs));
         checkArgs.push(String(specIndex), String(cost));
       }
     }
@@ -171,4 +162,14 @@ export class RedisRateLimitEngine implements RateLimitEngine {
     this.#onFallback(error);
     return this.#insurance.check(requests, options);
   }
+}
+
+/** The 1-based position of `value` among the distinct values numbered so far, numbering it if new. */
+function positionIn(positions: Map<string, number>, value: string): number {
+  let position = positions.get(value);
+  if (position === undefined) {
+    position = positions.size + 1;
+    positions.set(value, position);
+  }
+  return position;
 }
