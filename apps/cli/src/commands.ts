@@ -104,14 +104,19 @@ async function createKey(
 const ACKNOWLEDGEMENT_WAIT_MS = 1000;
 
 /**
- * Makes a change that running servers cache, and returns once every one of them has dropped what
- * it cached, so the change holds everywhere by the time the command says it is done.
+ * Makes a change that running servers cache, with its audit entry, in one transaction, and returns
+ * once every server has dropped what it cached, so the change holds everywhere by the time the
+ * command says it is done.
  */
-async function changeSeenByServers<T>(em: EntityManager, databaseUrl: string, change: () => Promise<T>): Promise<T> {
+async function changeSeenByServers<T>(
+  em: EntityManager,
+  databaseUrl: string,
+  change: (tx: EntityManager) => Promise<T>,
+): Promise<T> {
   // Running servers acknowledge through notifications: listen for them.
   const listener = await listenForInvalidations(databaseUrl, { onChange: () => {}, onReset: () => {} });
   try {
-    const result = await change();
+    const result = await em.transactional(change);
     await listener.everyNodeCaughtUp(em, ACKNOWLEDGEMENT_WAIT_MS);
     return result;
   } finally {
@@ -120,10 +125,10 @@ async function changeSeenByServers<T>(em: EntityManager, databaseUrl: string, ch
 }
 
 async function revokeKey(em: EntityManager, databaseUrl: string, rootKeyId: string): Promise<CommandOutput> {
-  await changeSeenByServers(em, databaseUrl, async () => {
-    const revoked = await revokeRootKey(em, rootKeyId);
+  await changeSeenByServers(em, databaseUrl, async (tx) => {
+    const revoked = await revokeRootKey(tx, rootKeyId);
     if (!revoked) throw new CommandError(`root key ${rootKeyId} not found`);
-    await recordCliChange(em, revoked.workspaceId, 'cli.rootKeys.revoke', { rootKeyId });
+    await recordCliChange(tx, revoked.workspaceId, 'cli.rootKeys.revoke', { rootKeyId });
   });
   return {
     json: { rootKeyId, revoked: true },
@@ -158,12 +163,12 @@ async function setRateLimit(
   workspaceId: string,
   requestsPerMinute: number | null,
 ): Promise<CommandOutput> {
-  await changeSeenByServers(em, databaseUrl, async () => {
-    if (!(await setWorkspaceApiRateLimit(em, workspaceId, requestsPerMinute))) {
+  await changeSeenByServers(em, databaseUrl, async (tx) => {
+    if (!(await setWorkspaceApiRateLimit(tx, workspaceId, requestsPerMinute))) {
       throw new CommandError(`workspace ${workspaceId} not found`);
     }
     const event = requestsPerMinute === null ? 'cli.rateLimit.clear' : 'cli.rateLimit.set';
-    await recordCliChange(em, workspaceId, event, { workspaceId });
+    await recordCliChange(tx, workspaceId, event, { workspaceId });
   });
   return {
     json: { workspaceId, requestsPerMinute },
