@@ -59,13 +59,16 @@ async function writeVerifications(orm: Orm, batch: VerificationEvent[]): Promise
   const texts = (key: 'requestId' | 'workspaceId' | 'apiId' | 'keyId' | 'identityId' | 'externalId' | 'outcome') =>
     textArrayLiteral(batch.map((event) => event[key]));
   const numbers = (key: 'time' | 'spentCredits' | 'latencyMs') => scalarArrayLiteral(batch.map((event) => event[key]));
+  // Both statements take these two.
+  const keyIds = texts('keyId');
+  const times = numbers('time');
   await orm.em.fork().transactional(async (tx) => {
     await rows(
       tx,
       sql`
       with input as (
-        select * from unnest(${numbers('time')}::float8[], ${texts('requestId')}::text[],
-                             ${texts('workspaceId')}::text[], ${texts('apiId')}::text[], ${texts('keyId')}::text[],
+        select * from unnest(${times}::float8[], ${texts('requestId')}::text[],
+                             ${texts('workspaceId')}::text[], ${texts('apiId')}::text[], ${keyIds}::text[],
                              ${texts('identityId')}::text[], ${texts('externalId')}::text[], ${texts('outcome')}::text[],
                              ${textArrayLiteral(batch.map((event) => JSON.stringify(event.tags)))}::jsonb[],
                              ${numbers('spentCredits')}::bigint[], ${numbers('latencyMs')}::float8[])
@@ -90,7 +93,7 @@ async function writeVerifications(orm: Orm, batch: VerificationEvent[]): Promise
       sql`
         update keys k set last_used_at = greatest(k.last_used_at, u.used_at)
         from (select key_id, to_timestamp(max(time) / 1000.0) as used_at
-              from unnest(${texts('keyId')}::text[], ${numbers('time')}::float8[]) as t(key_id, time)
+              from unnest(${keyIds}::text[], ${times}::float8[]) as t(key_id, time)
               group by key_id) u
         where k.id = u.key_id`,
     );
