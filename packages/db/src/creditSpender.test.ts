@@ -1,6 +1,7 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createApi } from './apis.ts';
-import { type CreditSpender, createCreditSpender } from './creditSpender.ts';
+import { type CreditSpender, createCreditSpender, creditSpenderPoolConfig } from './creditSpender.ts';
 import { createKey } from './keys.ts';
 import { rows, sql } from './sql.ts';
 import { createTestDatabase, type TestDatabase } from './testing/index.ts';
@@ -68,5 +69,18 @@ describe('the credit spender', () => {
     expect(await storedBalance(keyId)).toBe('70');
     await expect(own.spend(keyId, 1, 0)).rejects.toThrow();
     expect(await storedBalance(keyId)).toBe('70');
+  });
+
+  it('commits on connections of its own that do not wait for the log flush', async () => {
+    const connection = new pg.Client(creditSpenderPoolConfig(database.url));
+    await connection.connect();
+    try {
+      const { rows: settings } = await connection.query(
+        `select current_setting('synchronous_commit') as commit, current_setting('application_name') as name`,
+      );
+      expect(settings).toEqual([{ commit: 'off', name: 'keyplane_credits' }]);
+    } finally {
+      await connection.end();
+    }
   });
 });

@@ -24,6 +24,24 @@ export interface CreditSpender {
 /** Spends of different keys run at once up to this many; one key's spends always run one batch at a time. */
 const CONNECTIONS = 4;
 
+/**
+ * The spender's connections. Their commits do not wait for PostgreSQL to flush its log to disk
+ * (`synchronous_commit=off`): that wait was half of a spend transaction's cost, and a metered
+ * verification waits for the transaction. A spend is still committed before it is answered, so
+ * every node sees it at once under the same row lock, and nothing is lost when Keyplane stops or
+ * crashes; only a crash of the PostgreSQL server itself can forget the spends of its last moments
+ * (at most three `wal_writer_delay`s, 600 ms by default), which gives those credits back to their
+ * keys and never overdraws one.
+ */
+export function creditSpenderPoolConfig(databaseUrl: string): pg.PoolConfig {
+  return {
+    connectionString: databaseUrl,
+    max: CONNECTIONS,
+    application_name: 'keyplane_credits',
+    options: '-c synchronous_commit=off',
+  };
+}
+
 /** One statement (see the spend_credits_function migration): lock, refill, judge in order, update, commit. */
 const SPEND_STATEMENT = {
   // Named: each connection parses and plans it once.
@@ -34,10 +52,10 @@ const SPEND_STATEMENT = {
 };
 
 /**
- * Spends credits exactly and durably, at the rate a hot key needs. Every spend of one key that
+ * Spends credits exactly, at the rate a hot key needs. Every spend of one key that
  * arrives while a transaction for that key is running waits for it, and then all of them go in the
  * next transaction: the row is locked once, each spend is judged in arrival order against the
- * balance the previous ones left, and one commit makes them all durable before any is answered.
+ * balance the previous ones left, and one commit makes them all visible before any is answered.
  * Across processes the row lock serialises the batches, so nothing is ever overdrawn.
  *
  * It has connections of its own and talks to them without the ORM: this is the one statement a
@@ -47,7 +65,7 @@ export function createCreditSpender(databaseUrl: string): CreditSpender {
   const queues = new Map<string, PendingSpend[]>();
   /** Each key's drain while it has spends to settle: close() lets them finish. */
   const draining = new Set<Promise<void>>();
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: CONNECTIONS, application_name: 'keyplane_credits' });
+  const pool = new pg.Pool(creditSpenderPoolConfig(databaseUrl));
   // An idle connection the server dropped must not take the process down; the next spend reconnects.
   pool.on('error', () => {});
 
