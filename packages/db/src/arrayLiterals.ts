@@ -1,7 +1,8 @@
 /**
- * PostgreSQL array literals for the bulk parameters of the event writers. pg turns an array
- * parameter into a literal by quoting and escaping every element on a generic path, which was
- * most of the Node side of writing a batch of events; identifiers and numbers need neither.
+ * PostgreSQL array literals for the bulk parameters of the event writers and the credit spender.
+ * pg turns an array parameter into a literal by quoting and escaping every element on a generic
+ * path, which was most of the Node side of writing a batch of events; identifiers and numbers need
+ * neither.
  */
 
 /** What an array literal may hold without quotes: no delimiters, quotes, backslashes or spaces. */

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { scalarArrayLiteral } from './arrayLiterals.ts';
 
 export interface CreditSpend {
   /** The balance the spend was judged against (after any due refill); null when the key is unlimited now. */
@@ -74,7 +75,7 @@ export function createCreditSpender(databaseUrl: string): CreditSpender {
     const refillBoundary = new Date(Math.max(...batch.map((spend) => spend.refillBoundary)));
     const { rows: outcomes } = await pool.query<CreditSpend>({
       ...SPEND_STATEMENT,
-      values: [keyId, batch.map((spend) => spend.cost), refillBoundary],
+      values: [keyId, scalarArrayLiteral(batch.map((spend) => spend.cost)), refillBoundary],
     });
     return batch.map((_, index) => outcomes[index] ?? { available: null, remaining: null });
   }
