@@ -45,6 +45,12 @@ describe('textArrayLiteral', () => {
     expect(await elementsOf(textArrayLiteral(values), 'text')).toEqual(values);
   });
 
+  it('encodes runs of one value the same way as single values, including runs of null and of quoted values', async () => {
+    const values = ['ws_1', 'ws_1', null, null, 'a "b"', 'a "b"', 'ws_1', 'NULL', 'NULL', null];
+    expect(textArrayLiteral(values)).toBe('{ws_1,ws_1,NULL,NULL,"a \\"b\\"","a \\"b\\"",ws_1,"NULL","NULL",NULL}');
+    expect(await elementsOf(textArrayLiteral(values), 'text')).toEqual(values);
+  });
+
   it('leaves identifiers bare and quotes only what needs it', () => {
     expect(textArrayLiteral(['key_1', 'VALID', null, 'Null', 'a b'])).toBe('{key_1,VALID,NULL,"Null","a b"}');
   });

@@ -13,13 +13,23 @@ const NULL_WORD = /^null$/i;
 /** A `text[]` literal; null elements stay null. */
 export function textArrayLiteral(values: readonly (string | null)[]): string {
   let literal = '{';
+  // A batch's columns hold runs of one value (one workspace, one hot key): each run is encoded once.
+  let previous: string | null | undefined;
+  let element = '';
   for (const [index, value] of values.entries()) {
     if (index > 0) literal += ',';
-    if (value === null) literal += 'NULL';
-    else if (BARE_ELEMENT.test(value) && !NULL_WORD.test(value)) literal += value;
-    else literal += `"${value.replace(/[\\"]/g, '\\$&')}"`;
+    if (value !== previous) {
+      previous = value;
+      element = value === null ? 'NULL' : textElement(value);
+    }
+    literal += element;
   }
   return `${literal}}`;
+}
+
+function textElement(value: string): string {
+  if (BARE_ELEMENT.test(value) && !NULL_WORD.test(value)) return value;
+  return `"${value.replace(/[\\"]/g, '\\$&')}"`;
 }
 
 /** A literal of numbers or booleans, for any numeric or `bool` array type. */

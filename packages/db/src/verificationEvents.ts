@@ -50,6 +50,11 @@ function verificationRollup(granularity: Granularity) {
           latency_sum = r.latency_sum + excluded.latency_sum`;
 }
 
+/** Each event's tags as JSON; null (read as no tags) for the many events without any. */
+function tagLists(batch: VerificationEvent[]): string {
+  return textArrayLiteral(batch.map(({ tags }) => (tags.length > 0 ? JSON.stringify(tags) : null)));
+}
+
 /**
  * One batch of verification events in one transaction: the raw events with their per-minute,
  * hour, day and month rollups (one statement), then `lastUsedAt` of their keys. A failed batch
@@ -70,7 +75,7 @@ async function writeVerifications(orm: Orm, batch: VerificationEvent[]): Promise
         select * from unnest(${times}::float8[], ${texts('requestId')}::text[],
                              ${texts('workspaceId')}::text[], ${texts('apiId')}::text[], ${keyIds}::text[],
                              ${texts('identityId')}::text[], ${texts('externalId')}::text[], ${texts('outcome')}::text[],
-                             ${textArrayLiteral(batch.map((event) => JSON.stringify(event.tags)))}::jsonb[],
+                             ${tagLists(batch)}::jsonb[],
                              ${numbers('spentCredits')}::bigint[], ${numbers('latencyMs')}::float8[])
           as t(time, request_id, workspace_id, api_id, key_id, identity_id, external_id, outcome, tags_json,
                spent_credits, latency_ms)
