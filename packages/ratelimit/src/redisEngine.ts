@@ -18,6 +18,12 @@ const COMMAND_TIMEOUT_MS = 200;
 /** Bounds one script's run, during which Redis serves nothing else. */
 const MAX_CHECKS_PER_CALL = 100;
 
+/** A counter of one script call: its 1-based position in KEYS and its distinct limit specs. */
+interface CounterSpecs {
+  position: number;
+  specs: { limit: number; durationMs: number; position: number }[];
+}
+
 interface PendingCheck {
   requests: readonly LimitRequest[];
   options: CheckOptions;
@@ -96,29 +102,39 @@ export class RedisRateLimitEngine implements RateLimitEngine {
 
   /** One script call for checks that share a hash tag (see redisScript.ts for the arguments). */
   async #send(checks: PendingCheck[]): Promise<void> {
-    const counters = new Map<string, number>();
-    /** Spec index by counter index, limit and duration. */
-    const specs = new Map<string, number>();
+    // By the checks' own keys: every check of one call has the same hash tag, so the full counter
+    // key is built once per counter rather than once per check.
+    const counters = new Map<string, CounterSpecs>();
+    let specCount = 0;
     const specArgs: string[] = [];
     const checkArgs = [String(checks.length)];
-    for (const { requests, options } of checks) {
+    for (const { requests } of checks) {
       checkArgs.push(String(requests.length));
       for (const { key, limit, durationMs, cost } of requests) {
-        const counterIndex = positionIn(counters, counterKey(this.#keyPrefix, key, options.hashTag));
-        const knownSpecs = specs.size;
-        const specIndex = positionIn(specs, `${counterIndex}:${limit}:${durationMs}`);
-        if (specs.size > knownSpecs) specArgs.push(String(counterIndex), String(limit), String(durationMs));
-        checkArgs.push(String(specIndex), String(cost));
+        let counter = counters.get(key);
+        if (counter === undefined) {
+          counter = { position: counters.size + 1, specs: [] };
+          counters.set(key, counter);
+        }
+        let spec = counter.specs.find((known) => known.limit === limit && known.durationMs === durationMs);
+        if (spec === undefined) {
+          spec = { limit, durationMs, position: ++specCount };
+          counter.specs.push(spec);
+          specArgs.push(String(counter.position), String(limit), String(durationMs));
+        }
+        checkArgs.push(String(spec.position), String(cost));
       }
     }
+    const hashTag = checks[0]?.options.hashTag;
+    const counterKeys = [...counters.keys()].map((key) => counterKey(this.#keyPrefix, key, hashTag));
     const limitCount = checks.reduce((count, { requests }) => count + requests.length, 0);
     let reply: ScriptReply;
     try {
       reply = await this.#client.keyplaneRateLimit(
-        counters.size,
-        ...counters.keys(),
+        counterKeys.length,
+        ...counterKeys,
         String(this.#now?.() ?? ''),
-        String(specs.size),
+        String(specCount),
         ...specArgs,
         ...checkArgs,
       );
@@ -162,14 +178,4 @@ export class RedisRateLimitEngine implements RateLimitEngine {
     this.#onFallback(error);
     return this.#insurance.check(requests, options);
   }
-}
-
-/** The 1-based position of `value` among the distinct values numbered so far, numbering it if new. */
-function positionIn(positions: Map<string, number>, value: string): number {
-  let position = positions.get(value);
-  if (position === undefined) {
-    position = positions.size + 1;
-    positions.set(value, position);
-  }
-  return position;
 }
