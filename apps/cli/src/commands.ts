@@ -57,8 +57,11 @@ export async function runCommand(command: DatabaseCommand, env: Env): Promise<Co
 }
 
 async function bootstrap(em: EntityManager, name: string, env: Env): Promise<CommandOutput> {
-  const created = await bootstrapWorkspace(em, { name, masterKey: env.VAULT_MASTER_KEY });
-  await recordCliChange(em, created.workspaceId, 'cli.bootstrap', { rootKeyId: created.rootKeyId });
+  const created = await em.transactional(async (tx) => {
+    const bootstrapped = await bootstrapWorkspace(tx, { name, masterKey: env.VAULT_MASTER_KEY });
+    await recordCliChange(tx, bootstrapped.workspaceId, 'cli.bootstrap', { rootKeyId: bootstrapped.rootKeyId });
+    return bootstrapped;
+  });
   return {
     json: { workspaceId: created.workspaceId, rootKeyId: created.rootKeyId, rootKey: created.rootKey },
     text: lines(
@@ -79,13 +82,16 @@ async function createKey(
   command: Extract<Command, { name: 'root-keys create' }>,
 ): Promise<CommandOutput> {
   await requireWorkspace(em, command.workspaceId);
-  const created = await createRootKey(em, {
-    workspaceId: command.workspaceId,
-    name: command.keyName,
-    permissions: command.permissions,
-    expiresAt: command.expiresAt,
+  const created = await em.transactional(async (tx) => {
+    const rootKey = await createRootKey(tx, {
+      workspaceId: command.workspaceId,
+      name: command.keyName,
+      permissions: command.permissions,
+      expiresAt: command.expiresAt,
+    });
+    await recordCliChange(tx, command.workspaceId, 'cli.rootKeys.create', { rootKeyId: rootKey.rootKeyId });
+    return rootKey;
   });
-  await recordCliChange(em, command.workspaceId, 'cli.rootKeys.create', { rootKeyId: created.rootKeyId });
   return {
     json: { rootKeyId: created.rootKeyId, rootKey: created.rootKey },
     text: lines(
@@ -145,8 +151,11 @@ async function listKeys(em: EntityManager, workspaceId: string): Promise<Command
 
 async function enableWorkspaceVault(em: EntityManager, workspaceId: string, masterKey: Buffer): Promise<CommandOutput> {
   await requireWorkspace(em, workspaceId);
-  const outcome = await enableVault(em, workspaceId, masterKey);
-  if (outcome === 'created') await recordCliChange(em, workspaceId, 'cli.vault.enable', {});
+  const outcome = await em.transactional(async (tx) => {
+    const enabled = await enableVault(tx, workspaceId, masterKey);
+    if (enabled === 'created') await recordCliChange(tx, workspaceId, 'cli.vault.enable', {});
+    return enabled;
+  });
   return {
     json: { workspaceId, vault: true },
     text: lines(
@@ -180,7 +189,10 @@ async function setRateLimit(
   };
 }
 
-/** Changes made from a terminal appear in the workspace's audit log too, with no root key as actor. */
+/**
+ * Changes made from a terminal appear in the workspace's audit log too, with no root key as actor;
+ * each command writes its entry in the transaction of its change, so neither lands without the other.
+ */
 function recordCliChange(em: EntityManager, workspaceId: string, event: string, resources: Record<string, string>) {
   return recordAuditEvent(em, { workspaceId, rootKeyId: null, event, resources });
 }

@@ -283,6 +283,81 @@ describe('rate-limit set and clear', () => {
   });
 });
 
+describe('a change whose audit entry cannot be written', () => {
+  /** Has PostgreSQL refuse audit entries of this event while `run` runs. */
+  async function withAuditRefused<T>(event: string, run: () => Promise<T>): Promise<T> {
+    const em = db.orm.em.fork();
+    await rows(
+      em,
+      sql`create function refuse_cli_audit() returns trigger language plpgsql as $$
+            begin raise exception 'audit entry refused'; end $$`,
+    );
+    await rows(
+      em,
+      sql`create trigger refuse_cli_audit before insert on audit_events for each row
+          when (new.event = ${sql.lit(event)}) execute function refuse_cli_audit()`,
+    );
+    try {
+      return await run();
+    } finally {
+      await rows(em, sql`drop function refuse_cli_audit() cascade`);
+    }
+  }
+
+  async function countRows(table: string, column: string, value: string): Promise<number | undefined> {
+    const [found] = await rows(
+      db.orm.em.fork(),
+      sql<{
+        count: number;
+      }>`select count(*)::int as count from ${sql.table(table)} where ${sql.ref(column)} = ${value}`,
+    );
+    return found?.count;
+  }
+
+  it('bootstrap fails and leaves no workspace behind', async () => {
+    const name = `refused-${Date.now()}`;
+    const run = await withAuditRefused('cli.bootstrap', () => keyplane(['bootstrap', '--name', name, '--json']));
+    expectOneLineError(run, 1);
+    expect(await countRows('workspaces', 'name', name)).toBe(0);
+  });
+
+  it('root-keys create fails and leaves no root key behind', async () => {
+    const { workspaceId } = await newWorkspace();
+    const run = await withAuditRefused('cli.rootKeys.create', () =>
+      keyplane(['root-keys', 'create', '--workspace', workspaceId, '--json']),
+    );
+    expectOneLineError(run, 1);
+    expect(await countRows('root_keys', 'workspace_id', workspaceId)).toBe(1);
+  });
+
+  it('root-keys revoke fails and leaves the key working', async () => {
+    const { rootKeyId, rootKey } = await newWorkspace();
+    const run = await withAuditRefused('cli.rootKeys.revoke', () =>
+      keyplane(['root-keys', 'revoke', rootKeyId, '--json']),
+    );
+    expectOneLineError(run, 1);
+    expect((await findRootKeyByHash(db.orm.em.fork(), hashKey(rootKey)))?.revokedAt).toBeNull();
+  });
+
+  it('vault enable fails and leaves the workspace without a data key', async () => {
+    const { workspaceId } = await newWorkspace();
+    const run = await withAuditRefused('cli.vault.enable', () =>
+      keyplane(['vault', 'enable', workspaceId, '--json'], { VAULT_MASTER_KEY: MASTER_KEY }),
+    );
+    expectOneLineError(run, 1);
+    expect(await countRows('vault_keys', 'workspace_id', workspaceId)).toBe(0);
+  });
+
+  it('rate-limit set fails and leaves the workspace without a limit', async () => {
+    const { workspaceId, rootKey } = await newWorkspace();
+    const run = await withAuditRefused('cli.rateLimit.set', () =>
+      keyplane(['rate-limit', 'set', workspaceId, '--per-minute', '5', '--json']),
+    );
+    expectOneLineError(run, 1);
+    expect((await findRootKeyByHash(db.orm.em.fork(), hashKey(rootKey)))?.apiRequestsPerMinute).toBeNull();
+  });
+});
+
 describe('bad arguments', () => {
   it.concurrent.each([
     ['an unknown command', ['keys', 'list', '--json'], '"keys"'],
