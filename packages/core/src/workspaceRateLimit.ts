@@ -7,9 +7,14 @@ const MINUTE_MS = 60_000;
 export interface WorkspaceRateLimitState {
   limit: number;
   remaining: number;
-  /** Whole seconds until the window resets, at least 1 (`RateLimit-Reset`, and `Retry-After` past the limit). */
+  /** Whole seconds until the window resets, at least 1 (`RateLimit-Reset`). */
   resetSeconds: number;
   exceeded: boolean;
+  /**
+   * Past the limit, whole seconds until a request could pass again, at least 1 (`Retry-After`): the
+   * window is sliding, so that is often well before its reset, and sometimes after it.
+   */
+  retryAfterSeconds?: number;
 }
 
 /** The counter each API request of a workspace spends, shared by every node through the rate-limit engine. */
@@ -30,6 +35,6 @@ export function workspaceRateLimited(state: WorkspaceRateLimitState): DomainErro
   return new DomainError(
     429,
     'user/too_many_requests/workspace_rate_limited',
-    `${allowance} Try again in ${state.resetSeconds} s.`,
+    `${allowance} Try again in ${state.retryAfterSeconds ?? state.resetSeconds} s.`,
   );
 }

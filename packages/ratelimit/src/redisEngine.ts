@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { MemoryRateLimitEngine } from './memoryEngine.ts';
 import { RATE_LIMIT_COMMAND, RATE_LIMIT_SCRIPT, type ScriptReply } from './redisScript.ts';
 import { counterKey, DEFAULT_KEY_PREFIX, validateRequests, windowIndex } from './slidingWindow.ts';
-import type { CheckOptions, CheckResult, LimitRequest, RateLimitEngine } from './types.ts';
+import type { CheckOptions, CheckResult, LimitRequest, LimitResult, RateLimitEngine } from './types.ts';
 
 export interface RedisRateLimitEngineOptions {
   redisUrl: string;
@@ -127,10 +127,9 @@ export class RedisRateLimitEngine implements RateLimitEngine {
     }
     const hashTag = checks[0]?.options.hashTag;
     const counterKeys = [...counters.keys()].map((key) => counterKey(this.#keyPrefix, key, hashTag));
-    const limitCount = checks.reduce((count, { requests }) => count + requests.length, 0);
-    let reply: ScriptReply;
+    let answers: CheckResult[];
     try {
-      reply = await this.#client.keyplaneRateLimit(
+      const reply = await this.#client.keyplaneRateLimit(
         counterKeys.length,
         ...counterKeys,
         String(this.#now?.() ?? ''),
@@ -138,31 +137,13 @@ export class RedisRateLimitEngine implements RateLimitEngine {
         ...specArgs,
         ...checkArgs,
       );
-      if (reply.length !== 1 + limitCount) {
-        throw new Error(`The rate-limit script answered ${reply.length} values where ${1 + limitCount} were due`);
-      }
+      answers = readReply(reply, checks);
     } catch (error) {
       const failure = error instanceof Error ? error : new Error(String(error));
       for (const { requests, options, resolve } of checks) resolve(this.#fallBack(failure, requests, options));
       return;
     }
-    // The length is checked above: every read is in the reply.
-    const judgedAt = reply[0] ?? 0;
-    let at = 1;
-    for (const { requests, resolve } of checks) {
-      let passed = true;
-      const results = requests.map(({ limit, durationMs }) => {
-        const value = reply[at++] ?? 0;
-        if (value < 0) passed = false;
-        return {
-          passed: value >= 0,
-          remaining: value >= 0 ? value : -1 - value,
-          reset: (windowIndex(judgedAt, durationMs) + 1) * durationMs,
-          limit,
-        };
-      });
-      resolve({ passed, results });
-    }
+    for (const [index, { resolve }] of checks.entries()) resolve(answers[index] as CheckResult);
   }
 
   async close(): Promise<void> {
@@ -178,4 +159,25 @@ export class RedisRateLimitEngine implements RateLimitEngine {
     this.#onFallback(error);
     return this.#insurance.check(requests, options);
   }
+}
+
+/** Each check's result from the script's reply (see ScriptReply), which must hold exactly them. */
+function readReply(reply: ScriptReply, checks: readonly PendingCheck[]): CheckResult[] {
+  const judgedAt = reply[0] ?? 0;
+  let at = 1;
+  const answers = checks.map(({ requests }) => {
+    let passed = true;
+    const results = requests.map(({ limit, durationMs }): LimitResult => {
+      const value = reply[at++] ?? 0;
+      const reset = (windowIndex(judgedAt, durationMs) + 1) * durationMs;
+      if (value >= 0) return { passed: true, remaining: value, reset, limit };
+      passed = false;
+      return { passed: false, remaining: -1 - value, reset, limit, retryAfter: reply[at++] ?? 0 };
+    });
+    return { passed, results };
+  });
+  if (at !== reply.length) {
+    throw new Error(`The rate-limit script answered ${reply.length} values where ${at} were due`);
+  }
+  return answers;
 }

@@ -4,9 +4,10 @@ export const RATE_LIMIT_COMMAND = 'keyplaneRateLimit';
 
 /**
  * One flat list of integers (Redis turns every value of a reply into RESP, and the client decodes
- * each at a price): the time the checks were judged at (unix ms), then one value per limit, in the
- * order of the checks and of their limits: its remaining count when that limit alone passed, else
- * -1 - remaining. A check passed when all its limits did; each limit's reset follows from the time.
+ * each at a price): the time the checks were judged at (unix ms), then per limit, in the order of
+ * the checks and of their limits: its remaining count when that limit alone passed, else
+ * -1 - remaining followed by its retry-after in ms. A check passed when all its limits did; each
+ * limit's reset follows from the time.
  */
 export type ScriptReply = number[];
 
@@ -37,7 +38,19 @@ if not now then
   local time = redis.call('TIME')
   now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 end
-local floor, max, tonumber = math.floor, math.max, tonumber
+local floor, ceil, max, tonumber = math.floor, math.ceil, math.max, tonumber
+
+-- slidingWindow.ts retryAfterMs: ms until a request of this cost could pass the limit it fails now.
+local function retry_after(current, previous, limit, cost, duration)
+  local elapsed = now % duration
+  if cost > limit then return duration - elapsed end
+  if current + cost <= limit then
+    return max(1, ceil(duration * (1 - (limit - current - cost) / previous) - elapsed))
+  end
+  local into_next = 0
+  if current > limit - cost then into_next = duration * (1 - (limit - cost) / current) end
+  return ceil(duration - elapsed + into_next)
+end
 
 -- Each counter window read once per call, shared by the specs that fall in it.
 local windows = {}
@@ -70,7 +83,6 @@ end
 
 local added_order = {}
 local reply = { now }
-local n = 1
 -- Reused by every check: its limits' counts as judged, before its own increments.
 local effective = {}
 local position = 3 + spec_count * 3 + 1
@@ -105,13 +117,17 @@ for check = 1, tonumber(ARGV[3 + spec_count * 3]) do
         entry.count = entry.count + cost
         entry.added = entry.added + cost
       end
-      reply[n + i] = floor(spec.limit - value - cost)
+      reply[#reply + 1] = floor(spec.limit - value - cost)
     else
       local remaining = max(0, floor(spec.limit - value))
-      reply[n + i] = value + cost <= spec.limit and remaining or -1 - remaining
+      if value + cost <= spec.limit then
+        reply[#reply + 1] = remaining
+      else
+        reply[#reply + 1] = -1 - remaining
+        reply[#reply + 1] = retry_after(spec.entry.count, spec.entry.previous, spec.limit, cost, spec.duration)
+      end
     end
   end
-  n = n + size
 end
 
 for _, entry in ipairs(added_order) do

@@ -1,4 +1,4 @@
-import type { CheckResult, LimitRequest } from './types.ts';
+import type { CheckResult, LimitRequest, LimitResult } from './types.ts';
 
 /**
  * Sliding window over two clock-aligned fixed windows: the previous window's count is weighted by
@@ -41,6 +41,24 @@ export function validateRequests(requests: readonly LimitRequest[]): void {
   }
 }
 
+/**
+ * Milliseconds from `nowMs` until a request of `cost` could pass a limit that refuses it now, if
+ * nothing more were counted: later in this window once enough of the previous window has slid out,
+ * or else in the next one, where this window's count becomes the previous. A cost above the limit
+ * never passes: until the window ends. The Lua script's retry_after is the same computation.
+ */
+export function retryAfterMs({ request, current, previous }: CountedRequest, nowMs: number): number {
+  const { limit, cost, durationMs } = request;
+  const elapsed = nowMs % durationMs;
+  if (cost > limit) return durationMs - elapsed;
+  if (current + cost <= limit) {
+    // Refused for the previous window's weight alone (so previous > 0): wait until enough has slid out.
+    return Math.max(1, Math.ceil(durationMs * (1 - (limit - current - cost) / previous) - elapsed));
+  }
+  const intoNextWindow = current > limit - cost ? durationMs * (1 - (limit - cost) / current) : 0;
+  return Math.ceil(durationMs - elapsed + intoNextWindow);
+}
+
 export function evaluateLimits(counted: readonly CountedRequest[], nowMs: number): CheckResult {
   const evaluated = counted.map(({ request, current, previous }) => {
     const elapsedShare = (nowMs % request.durationMs) / request.durationMs;
@@ -50,14 +68,16 @@ export function evaluateLimits(counted: readonly CountedRequest[], nowMs: number
   const passed = evaluated.every((limit) => limit.passed);
   return {
     passed,
-    results: evaluated.map(({ request, effective, passed: limitPassed }) => {
+    results: evaluated.map(({ request, effective, passed: limitPassed }, index) => {
       const used = passed ? effective + request.cost : effective;
-      return {
+      const result: LimitResult = {
         passed: limitPassed,
         remaining: Math.max(0, Math.floor(request.limit - used)),
         reset: (windowIndex(nowMs, request.durationMs) + 1) * request.durationMs,
         limit: request.limit,
       };
+      if (!limitPassed) result.retryAfter = retryAfterMs(counted[index] as CountedRequest, nowMs);
+      return result;
     }),
   };
 }

@@ -13,6 +13,12 @@ export interface LimitResult {
   /** End of the current fixed window, unix ms. */
   reset: number;
   limit: number;
+  /**
+   * Only when this limit refuses the request: milliseconds until a request of the same cost could
+   * pass it, counting what has been counted so far (a cost above the limit: until the window ends).
+   * With a sliding window that is usually not the window's end.
+   */
+  retryAfter?: number;
 }
 
 export interface CheckResult {

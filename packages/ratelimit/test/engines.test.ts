@@ -70,6 +70,43 @@ describe.each(engines)('$name engine', ({ create }) => {
       remaining: 0,
       reset: WINDOW_START + 1000,
       limit: 10,
+      retryAfter: 1100,
+    });
+  });
+
+  describe('retryAfter of a refused request: it passes then, and not a millisecond before', () => {
+    async function expectPassesAfter(refused: LimitRequest, waitMs: number) {
+      const refusedAt = nowMs;
+      expect(await checkOne(refused)).toMatchObject({ passed: false, retryAfter: waitMs });
+      nowMs = refusedAt + waitMs - 1;
+      expect(await checkOne(refused)).toMatchObject({ passed: false });
+      nowMs = refusedAt + waitMs;
+      expect(await checkOne(refused)).toMatchObject({ passed: true });
+    }
+
+    it('waits into the next window while this one still weighs', async () => {
+      expect(await checkOne(request('a', 10))).toMatchObject({ passed: true });
+      // At 100 ms into the next window these 10 weigh 9, leaving room for 1.
+      await expectPassesAfter(request('a'), 1100);
+    });
+
+    it('waits within this window until enough of the previous one has slid out', async () => {
+      expect(await checkOne(request('a', 10))).toMatchObject({ passed: true });
+      nowMs = WINDOW_START + 1500;
+      expect(await checkOne(request('a', 5))).toMatchObject({ passed: true, remaining: 0 });
+      // 5 here and 10 weighing 0.5: a request of 2 fits once the previous window weighs 3, at 1700.
+      await expectPassesAfter(request('a', 2), 200);
+    });
+
+    it('for a cost above the limit, which never passes, gives the end of the window', async () => {
+      nowMs = WINDOW_START + 250;
+      expect(await checkOne(request('a', 11))).toMatchObject({ passed: false, retryAfter: 750 });
+    });
+
+    it('is given only for the limits that refuse', async () => {
+      expect(await checkOne(request('burst', 2, 2))).toMatchObject({ passed: true });
+      const { results } = await engine.check([request('daily', 1, 100, 60_000), request('burst', 1, 2)]);
+      expect(results.map((result) => result.retryAfter)).toEqual([undefined, 1500]);
     });
   });
 
@@ -137,7 +174,7 @@ describe.each(engines)('$name engine', ({ create }) => {
       passed: false,
       results: [
         { passed: true, remaining: 100, reset: (Math.floor(nowMs / 60_000) + 1) * 60_000, limit: 100 },
-        { passed: false, remaining: 0, reset: WINDOW_START + 1000, limit: 2 },
+        { passed: false, remaining: 0, reset: WINDOW_START + 1000, limit: 2, retryAfter: 1500 },
       ],
     });
     expect(await checkOne(request('daily', 0, 100, 60_000))).toMatchObject({ passed: true, remaining: 100 });

@@ -37,9 +37,9 @@ function expectWorkspaceRateLimited(reply: Reply) {
   expect(reply.body.error.title).toBe('Too Many Requests');
   const headers = rateLimitHeaders(reply);
   expect(headers.remaining).toBe('0');
+  // The window slides: a retry may have to wait into the next minute, while the previous one weighs.
   expect(Number(headers.retryAfter)).toBeGreaterThanOrEqual(1);
-  expect(Number(headers.retryAfter)).toBeLessThanOrEqual(60);
-  expect(headers.retryAfter).toBe(headers.reset);
+  expect(Number(headers.retryAfter)).toBeLessThanOrEqual(120);
   expect(reply.body.error.detail).toContain(`Try again in ${headers.retryAfter} s.`);
 }
 

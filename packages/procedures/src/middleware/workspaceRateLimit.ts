@@ -20,12 +20,14 @@ export async function enforceWorkspaceRateLimit(ctx: Context, workspaceId: strin
     });
     const [result] = results;
     if (!result) return;
+    // The engine's window runs on the wall clock (Redis time), not on the services' clock.
+    const now = Date.now();
     state = {
       limit,
       remaining: result.remaining,
-      // The engine's window runs on the wall clock (Redis time), not on the services' clock.
-      resetSeconds: secondsUntil(result.reset, Date.now()),
+      resetSeconds: secondsUntil(result.reset, now),
       exceeded: !passed,
+      ...(result.retryAfter === undefined ? {} : { retryAfterSeconds: secondsUntil(now + result.retryAfter, now) }),
     };
   } catch (error) {
     services.reportError('the workspace API rate limit could not be checked; the request was let through', error);
