@@ -11,10 +11,10 @@ export interface WorkspaceRateLimitState {
   resetSeconds: number;
   exceeded: boolean;
   /**
-   * Past the limit, whole seconds until a request could pass again, at least 1 (`Retry-After`): the
+   * Whole seconds until a request could pass again, at least 1 (`Retry-After` past the limit): the
    * window is sliding, so that is often well before its reset, and sometimes after it.
    */
-  retryAfterSeconds?: number;
+  retryAfterSeconds: number;
 }
 
 /** The counter each API request of a workspace spends, shared by every node through the rate-limit engine. */
@@ -35,6 +35,6 @@ export function workspaceRateLimited(state: WorkspaceRateLimitState): DomainErro
   return new DomainError(
     429,
     'user/too_many_requests/workspace_rate_limited',
-    `${allowance} Try again in ${state.retryAfterSeconds ?? state.resetSeconds} s.`,
+    `${allowance} Try again in ${state.retryAfterSeconds} s.`,
   );
 }

@@ -7,6 +7,6 @@ export function workspaceRateLimitHeaders(state: WorkspaceRateLimitState): Recor
     'RateLimit-Remaining': String(state.remaining),
     'RateLimit-Reset': String(state.resetSeconds),
   };
-  if (state.exceeded) headers['Retry-After'] = String(state.retryAfterSeconds ?? state.resetSeconds);
+  if (state.exceeded) headers['Retry-After'] = String(state.retryAfterSeconds);
   return headers;
 }

@@ -27,7 +27,8 @@ export async function enforceWorkspaceRateLimit(ctx: Context, workspaceId: strin
       remaining: result.remaining,
       resetSeconds: secondsUntil(result.reset, now),
       exceeded: !passed,
-      ...(result.retryAfter === undefined ? {} : { retryAfterSeconds: secondsUntil(now + result.retryAfter, now) }),
+      // The engine gives retryAfter for a refused request only: a passing one could pass at once.
+      retryAfterSeconds: secondsUntil(now + (result.retryAfter ?? 0), now),
     };
   } catch (error) {
     services.reportError('the workspace API rate limit could not be checked; the request was let through', error);
