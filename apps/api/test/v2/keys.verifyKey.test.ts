@@ -203,6 +203,38 @@ describe('credits', () => {
     expect((await storedKey(em(), keyId))?.credits_remaining).toBe('0');
   });
 
+  // What each failed outcome needs: the key's own settings and the request.
+  const failures: [string, Record<string, unknown>, Record<string, unknown>][] = [
+    ['DISABLED', { enabled: false }, {}],
+    ['EXPIRED', { expires: Date.now() - 1000 }, {}],
+    ['INSUFFICIENT_PERMISSIONS', {}, { permissions: 'missing' }],
+    ['RATE_LIMITED', {}, { ratelimits: [{ name: 'closed', limit: 0, duration: 60_000 }] }],
+  ];
+
+  it.each(failures)('%s shows the current balance and spends nothing', async (code, settings, request) => {
+    const { keyId, key } = await newKey({ ...settings, credits: { remaining: 7 } });
+    expect(await verifyData({ key, ...request, credits: { cost: 3 } })).toMatchObject({
+      valid: false,
+      code,
+      credits: 7,
+    });
+    expect((await storedKey(em(), keyId))?.credits_remaining).toBe('7');
+  });
+
+  it.each(failures)('%s shows the balance with a due refill applied', async (code, settings, request) => {
+    const { key } = await newKey({ ...settings, credits: { remaining: 2, refill: { interval: 'daily', amount: 5 } } });
+    const nextMidnight = Math.ceil(Date.now() / 86_400_000) * 86_400_000;
+    expect(await verifyAt(nextMidnight - 1, { key, ...request })).toMatchObject({ code, credits: 2 });
+    expect(await verifyAt(nextMidnight, { key, ...request })).toMatchObject({ code, credits: 5 });
+  });
+
+  it.each(failures)('%s shows no credits for an unlimited key', async (code, settings, request) => {
+    const { key } = await newKey(settings);
+    const data = await verifyData({ key, ...request });
+    expect(data.code).toBe(code);
+    expect(data).not.toHaveProperty('credits');
+  });
+
   it('refills daily at 00:00 UTC, even if no verification happened at that moment', async () => {
     const { key } = await newKey({ credits: { remaining: 1, refill: { interval: 'daily', amount: 5 } } });
     const now = Date.now();

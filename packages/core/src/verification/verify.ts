@@ -105,7 +105,7 @@ export type VerifyOutcome =
   | {
       code: VerificationCode;
       key: VerificationKey;
-      /** The balance after this verification, when the key has limited credits. */
+      /** The balance after this verification (a failed one spends nothing), when the key has limited credits. */
       credits?: number;
       spentCredits: number;
       ratelimits?: CheckedRatelimit[];
@@ -137,10 +137,22 @@ export async function verifyKey(
     ...extra,
   });
 
-  if (!key.enabled) return found('DISABLED');
   const now = ports.now();
-  if (key.expires !== null && now > key.expires) return found('EXPIRED');
-  if (query && !evaluatePermissionQuery(query, key.permissions)) return found('INSUFFICIENT_PERMISSIONS');
+  const refillBoundary = key.refill ? latestRefillBoundary(key.refill, now) : 0;
+  /**
+   * A failed outcome spends nothing but still shows a limited key's balance. The balance is not
+   * cached, so it is read by spending nothing through the spender: judged in order with the key's
+   * concurrent spends, and with a due refill applied as any spend would.
+   */
+  const failed = async (code: VerificationCode, ratelimits?: CheckedRatelimit[]) => {
+    if (!key.limitedCredits) return found(code, { ratelimits });
+    const { available } = await ports.spendCredits(key.id, 0, refillBoundary);
+    return found(code, available === null ? { ratelimits } : { ratelimits, credits: available });
+  };
+
+  if (!key.enabled) return failed('DISABLED');
+  if (key.expires !== null && now > key.expires) return failed('EXPIRED');
+  if (query && !evaluatePermissionQuery(query, key.permissions)) return failed('INSUFFICIENT_PERMISSIONS');
 
   const planned = planRatelimits(key, request.ratelimits ?? []);
   let ratelimits: CheckedRatelimit[] | undefined;
@@ -165,13 +177,12 @@ export async function verifyKey(
         reset: result.reset,
       };
     });
-    if (!checked.passed) return found('RATE_LIMITED', { ratelimits });
+    if (!checked.passed) return failed('RATE_LIMITED', ratelimits);
   }
 
   if (!key.limitedCredits) return found('VALID', { ratelimits });
   const cost = request.creditCost ?? 1;
-  const boundary = key.refill ? latestRefillBoundary(key.refill, now) : 0;
-  const spend = await ports.spendCredits(key.id, cost, boundary);
+  const spend = await ports.spendCredits(key.id, cost, refillBoundary);
   if (spend.available === null) return found('VALID', { ratelimits });
   if (spend.remaining === null) return found('USAGE_EXCEEDED', { ratelimits, credits: spend.available });
   return found('VALID', { ratelimits, credits: spend.remaining, spentCredits: cost });
