@@ -31,6 +31,15 @@ async function keyWithCredits(remaining: number | null): Promise<string> {
   return keyId;
 }
 
+/** The transaction that wrote the key row's current version: it changes whenever the row is rewritten. */
+async function rowVersion(keyId: string): Promise<string | undefined> {
+  const [row] = await rows(
+    database.orm.em.fork(),
+    sql<{ xmin: string }>`select xmin::text from keys where id = ${keyId}`,
+  );
+  return row?.xmin;
+}
+
 async function storedBalance(keyId: string): Promise<string | null | undefined> {
   const [row] = await rows(
     database.orm.em.fork(),
@@ -50,6 +59,40 @@ describe('the credit spender', () => {
       { available: 2, remaining: 0 },
     ]);
     expect(await storedBalance(keyId)).toBe('0');
+  });
+
+  it('leaves the key row unwritten when a batch changes nothing: spends of 0, or refused ones', async () => {
+    const keyId = await keyWithCredits(5);
+    const before = await rowVersion(keyId);
+    const reads = await Promise.all([0, 0, 6].map((cost) => spender.spend(keyId, cost, 0)));
+    expect(reads).toEqual([
+      { available: 5, remaining: 5 },
+      { available: 5, remaining: 5 },
+      { available: 5, remaining: null },
+    ]);
+    expect(await rowVersion(keyId)).toBe(before);
+    expect(await spender.spend(keyId, 1, 0)).toEqual({ available: 5, remaining: 4 });
+    expect(await rowVersion(keyId)).not.toBe(before);
+  });
+
+  it('stamps a due refill for a spend of 0 even when it leaves the balance as it was, so it is applied once', async () => {
+    const keyId = await keyWithCredits(5);
+    await rows(
+      database.orm.em.fork(),
+      sql`update keys set refill_interval = 'daily', refill_amount = 5, last_refill_at = now() where id = ${keyId}`,
+    );
+    const boundary = Date.now() + 60_000;
+    expect(await spender.spend(keyId, 0, boundary)).toEqual({ available: 5, remaining: 5 });
+    const [stamped] = await rows(
+      database.orm.em.fork(),
+      sql<{
+        ms: number;
+      }>`select (extract(epoch from last_refill_at) * 1000)::float8 as ms from keys where id = ${keyId}`,
+    );
+    expect(stamped?.ms).toBe(boundary);
+    const refilled = await rowVersion(keyId);
+    expect(await spender.spend(keyId, 0, boundary)).toEqual({ available: 5, remaining: 5 });
+    expect(await rowVersion(keyId)).toBe(refilled);
   });
 
   it('answers null for a key without a credit limit and for an unknown key', async () => {

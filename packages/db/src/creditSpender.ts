@@ -43,7 +43,10 @@ export function creditSpenderPoolConfig(databaseUrl: string): pg.PoolConfig {
   };
 }
 
-/** One statement (see the spend_credits_function migration): lock, refill, judge in order, update, commit. */
+/**
+ * One statement (see the spend_credits migrations): lock, refill, judge in order, write the row only
+ * if that changed it (spends of 0 and refused ones leave it as it is), commit.
+ */
 const SPEND_STATEMENT = {
   // Named: each connection parses and plans it once.
   name: 'keyplane_spend_credits',
