@@ -306,6 +306,34 @@ describe('rate limits', () => {
     expect((await verifyData({ key: own.key })).code).toBe('VALID');
   });
 
+  it("answers the identity's limits without those a key limit of the same name hides", async () => {
+    const created = await api.post<{ identityId: string }>(
+      'identities.createIdentity',
+      {
+        externalId: 'hidden_limits',
+        ratelimits: [
+          { name: 'org', limit: 2, duration: 60_000 },
+          { name: 'daily', limit: 1000, duration: 86_400_000 },
+        ],
+      },
+      workspace.rootKey,
+    );
+    expect(created.status).toBe(200);
+    const { keyId, key } = await newKey({
+      externalId: 'hidden_limits',
+      ratelimits: [{ name: 'org', limit: 100, duration: 60_000 }],
+    });
+    const { identity } = await verifyData({ key });
+    expect(identity?.ratelimits).toEqual([expect.objectContaining({ name: 'daily', limit: 1000 })]);
+    // keys.getKey shows the identity as it is.
+    const stored = await api.post<{ identity?: { ratelimits?: { name: string }[] } }>(
+      'keys.getKey',
+      { keyId },
+      workspace.rootKey,
+    );
+    expect(stored.body.data.identity?.ratelimits?.map((limit) => limit.name).sort()).toEqual(['daily', 'org']);
+  });
+
   it('is all-or-nothing across several limits: a rejected request consumes none of them', async () => {
     const { key } = await newKey({
       ratelimits: [

@@ -188,18 +188,23 @@ export async function verifyKey(
   return found('VALID', { ratelimits, credits: spend.remaining, spentCredits: cost });
 }
 
+/** The identity's limits that apply to the key: a key limit of the same name hides the identity's. */
+export function identityRatelimitsOf(key: VerificationKey): RatelimitConfig[] {
+  const keyLimitNames = new Set(key.ratelimits.map((limit) => limit.name));
+  return key.identity?.ratelimits.filter((limit) => !keyLimitNames.has(limit.name)) ?? [];
+}
+
 /**
  * The auto-applied limits of the key and its identity (a key limit hides an identity limit of the
  * same name), with requested limits replacing auto-applied ones of the same name.
  */
 function planRatelimits(key: VerificationKey, requested: RequestedRatelimit[]): PlannedLimit[] {
+  const identityLimits = identityRatelimitsOf(key);
   const keyLimit = (name: string) => key.ratelimits.find((limit) => limit.name === name);
-  const identityLimit = (name: string) => key.identity?.ratelimits.find((limit) => limit.name === name);
+  const identityLimit = (name: string) => identityLimits.find((limit) => limit.name === name);
   const planned = new Map<string, PlannedLimit>();
-  for (const limit of key.identity?.ratelimits ?? []) {
-    if (limit.autoApply && !keyLimit(limit.name)) {
-      planned.set(limit.name, { config: limit, owner: `identity:${key.identity?.id}`, cost: 1 });
-    }
+  for (const limit of identityLimits) {
+    if (limit.autoApply) planned.set(limit.name, { config: limit, owner: `identity:${key.identity?.id}`, cost: 1 });
   }
   for (const limit of key.ratelimits) {
     if (limit.autoApply) planned.set(limit.name, { config: limit, owner: `key:${key.id}`, cost: 1 });
@@ -211,8 +216,7 @@ function planRatelimits(key: VerificationKey, requested: RequestedRatelimit[]): 
       continue;
     }
     const onKey = keyLimit(wanted.name);
-    const onIdentity = onKey ? undefined : identityLimit(wanted.name);
-    const config = onKey ?? onIdentity;
+    const config = onKey ?? identityLimit(wanted.name);
     if (!config) throw preconditionFailed(unknownRatelimitDetail(wanted.name, key));
     const owner = onKey ? `key:${key.id}` : `identity:${key.identity?.id}`;
     planned.set(wanted.name, { config, owner, cost: wanted.cost });

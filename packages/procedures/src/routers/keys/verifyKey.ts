@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { forbidden, hashKey, verifyKey as verify } from '@keyplane/core';
+import { forbidden, hashKey, identityRatelimitsOf, verifyKey as verify } from '@keyplane/core';
 import { completeKeyMigration, findKeyForVerification } from '@keyplane/db';
 import { z } from 'zod';
 import { apiPermission, hasAnyApiGrant, requirePermissions } from '../../middleware/auth.ts';
@@ -133,7 +133,7 @@ export const verifyKey = rootKeyProcedure
       enabled: key.enabled,
       permissions: nonEmpty(key.permissions),
       roles: nonEmpty(key.roles),
-      identity: key.identity ? identityData(key.identity) : undefined,
+      identity: key.identity ? identityData({ ...key.identity, ratelimits: identityRatelimitsOf(key) }) : undefined,
       ratelimits: outcome.ratelimits,
     };
   });
