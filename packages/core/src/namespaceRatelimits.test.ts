@@ -136,11 +136,18 @@ describe('ratelimitCounterKey', () => {
   });
 });
 
-/** The engine's rule for one check against a counter whose effective (weighted) count is `effective`. */
-function engineAnswer(check: CounterCheck, effective: number) {
-  const passed = effective + check.cost <= check.limit;
-  const used = passed ? effective + check.cost : effective;
-  return { passed, remaining: Math.max(0, Math.floor(check.limit - used)), reset: 1000 };
+/**
+ * The engine's rule for one call, each check against its counter's effective (weighted) count:
+ * counted only if all pass; a refusing check has 0 remaining, the others what they have left.
+ */
+function engineAnswers(checks: readonly CounterCheck[], effectiveOf: (key: string) => number) {
+  const passes = checks.map((check) => effectiveOf(check.key) + check.cost <= check.limit);
+  const counted = passes.every(Boolean);
+  return checks.map((check, index) => {
+    if (!passes[index]) return { passed: false, remaining: 0, reset: 1000 };
+    const used = effectiveOf(check.key) + (counted ? check.cost : 0);
+    return { passed: true, remaining: Math.floor(check.limit - used), reset: 1000 };
+  });
 }
 
 describe('combineCounterChecks', () => {
@@ -152,25 +159,34 @@ describe('combineCounterChecks', () => {
     expect(requests).toEqual(checks);
     const outcomes = [
       { passed: true, remaining: 3, reset: 1 },
-      { passed: false, remaining: 1, reset: 2 },
+      { passed: false, remaining: 0, reset: 2 },
     ];
     expect(spread(outcomes)).toEqual(outcomes);
   });
 
-  it('makes two checks of one counter at limit 1 one check of cost 2, which fails', () => {
+  it('makes two checks of one counter at limit 1 one check of cost 2, which fails with nothing remaining', () => {
     const { requests, spread } = combineCounterChecks([check('a', 1), check('a', 1)]);
     expect(requests).toEqual([check('a', 1, 2)]);
-    expect(spread([engineAnswer(requests[0] as CounterCheck, 0)])).toEqual([
-      { passed: false, remaining: 1, reset: 1000 },
-      { passed: false, remaining: 1, reset: 1000 },
+    expect(spread(engineAnswers(requests, () => 0))).toEqual([
+      { passed: false, remaining: 0, reset: 1000 },
+      { passed: false, remaining: 0, reset: 1000 },
     ]);
   });
 
   it('reports, on success, what remains after each check in order', () => {
     const { requests, spread } = combineCounterChecks([check('a', 10, 3), check('b', 4), check('a', 10, 2)]);
     expect(requests).toEqual([check('a', 10, 5), check('b', 4)]);
-    const answers = [engineAnswer(requests[0] as CounterCheck, 1), engineAnswer(requests[1] as CounterCheck, 0)];
+    const answers = engineAnswers(requests, (key) => (key === 'a' ? 1 : 0));
     expect(spread(answers).map((outcome) => outcome.remaining)).toEqual([6, 3, 4]);
+  });
+
+  it('reports, when another counter refuses the call, what each check had before it', () => {
+    const { requests, spread } = combineCounterChecks([check('a', 10, 3), check('b', 4, 5), check('a', 8, 2)]);
+    expect(spread(engineAnswers(requests, (key) => (key === 'a' ? 1 : 0)))).toEqual([
+      { passed: true, remaining: 9, reset: 1000 },
+      { passed: false, remaining: 0, reset: 1000 },
+      { passed: true, remaining: 7, reset: 1000 },
+    ]);
   });
 
   it('never takes a negative limit to the engine', () => {
@@ -183,7 +199,8 @@ describe('combineCounterChecks', () => {
     let seed = 7;
     const random = (below: number) => {
       seed = (seed * 1103515245 + 12345) % 2147483648;
-      return seed % below;
+      // The high bits: the low ones of this generator repeat with short periods.
+      return Math.floor(seed / 65536) % below;
     };
     for (let round = 0; round < 2000; round += 1) {
       const checks = Array.from({ length: 1 + random(5) }, () =>
@@ -196,26 +213,25 @@ describe('combineCounterChecks', () => {
       const sequential = checks.map((item) => {
         const before = effectiveOf(item.key) + (used.get(item.key) ?? 0);
         used.set(item.key, (used.get(item.key) ?? 0) + item.cost);
-        return engineAnswer(item, before);
+        const passed = before + item.cost <= item.limit;
+        return { passed, remaining: passed ? Math.floor(item.limit - before - item.cost) : 0, reset: 1000 };
       });
       const allPass = sequential.every((outcome) => outcome.passed);
+      const refusedCounters = new Set(checks.filter((_, index) => !sequential[index]?.passed).map((item) => item.key));
 
       const { requests, spread } = combineCounterChecks(checks);
-      const answers = requests.map((request) => engineAnswer(request, effectiveOf(request.key)));
+      const answers = engineAnswers(requests, effectiveOf);
       expect(answers.every((answer) => answer.passed)).toBe(allPass);
       const spreadOut = spread(answers);
       checks.forEach((item, index) => {
-        const got = spreadOut[index];
-        const oracle = sequential[index];
         if (allPass) {
-          expect(got).toEqual(oracle);
+          expect(spreadOut[index]).toEqual(sequential[index]);
+        } else if (refusedCounters.has(item.key)) {
+          expect(spreadOut[index]).toEqual({ passed: false, remaining: 0, reset: 1000 });
         } else {
-          // What the check had before the call (nothing was consumed), or 0 when that is unknown.
-          const before = Math.max(0, Math.floor(item.limit - effectiveOf(item.key)));
-          expect([before, 0]).toContain(got?.remaining);
-          if (new Set(checks.filter((other) => other.key === item.key).map((other) => other.limit)).size === 1) {
-            expect(got?.remaining).toBe(before);
-          }
+          // Nothing was counted: what the check had before the call.
+          const before = Math.floor(item.limit - effectiveOf(item.key));
+          expect(spreadOut[index]).toEqual({ passed: true, remaining: before, reset: 1000 });
         }
       });
     }

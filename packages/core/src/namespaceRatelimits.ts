@@ -152,7 +152,8 @@ export interface CounterOutcome {
  * stays within its limit. That holds for every i exactly when `effective + total <= total +
  * min_i(limit_i - prefix_i)`, which is one engine check of the total cost against that limit.
  * `spread` turns the engine's answers back into one per original check, in order: each check's
- * remaining after it (on success) or before the call (on failure).
+ * remaining after it when the call passed; when it was refused, 0 for the checks of a counter
+ * that refused it and, for the others, what they had before the call (nothing was counted).
  */
 export function combineCounterChecks(checks: readonly CounterCheck[]): {
   requests: CounterCheck[];
@@ -181,17 +182,20 @@ export function combineCounterChecks(checks: readonly CounterCheck[]): {
   }
   return {
     requests,
-    spread: (outcomes) =>
-      members.map(({ check, group, headroom }) => {
+    spread: (outcomes) => {
+      // The engine counted the call only if every one of its checks passed.
+      const counted = outcomes.every((outcome) => outcome.passed);
+      return members.map(({ check, group, headroom }) => {
         const outcome = outcomes[group.index] ?? { passed: false, remaining: 0, reset: 0 };
+        if (!outcome.passed) return { passed: false, remaining: 0, reset: outcome.reset };
         const merged = requests[group.index]?.limit ?? 0;
-        // The engine's remaining is floor(limit - count); the terms added here are integers, so
-        // the floor carries over exactly. A failure's remaining clamped at 0 says too little to
-        // recover this check's (when its limit is above the merged one): it reports 0 then.
-        let remaining = 0;
-        if (outcome.passed) remaining = outcome.remaining + headroom - (merged - group.total);
-        else if (outcome.remaining > 0) remaining = outcome.remaining + check.limit - merged;
-        return { passed: outcome.passed, remaining, reset: outcome.reset };
-      }),
+        // The engine's remaining is floor(limit - count), counted or not; the terms added here are
+        // integers, so the floor carries over exactly.
+        const remaining = counted
+          ? outcome.remaining + headroom - (merged - group.total)
+          : outcome.remaining + check.limit - merged;
+        return { passed: true, remaining, reset: outcome.reset };
+      });
+    },
   };
 }

@@ -172,7 +172,7 @@ function readReply(reply: ScriptReply, checks: readonly PendingCheck[]): CheckRe
       const reset = (windowIndex(judgedAt, durationMs) + 1) * durationMs;
       if (value >= 0) return { passed: true, remaining: value, reset, limit };
       passed = false;
-      return { passed: false, remaining: -1 - value, reset, limit, retryAfter: reply[at++] ?? 0 };
+      return { passed: false, remaining: 0, reset, limit, retryAfter: -value };
     });
     return { passed, results };
   });

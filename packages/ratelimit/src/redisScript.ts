@@ -4,10 +4,10 @@ export const RATE_LIMIT_COMMAND = 'keyplaneRateLimit';
 
 /**
  * One flat list of integers (Redis turns every value of a reply into RESP, and the client decodes
- * each at a price): the time the checks were judged at (unix ms), then per limit, in the order of
- * the checks and of their limits: its remaining count when that limit alone passed, else
- * -1 - remaining followed by its retry-after in ms. A check passed when all its limits did; each
- * limit's reset follows from the time.
+ * each at a price): the time the checks were judged at (unix ms), then one per limit, in the order
+ * of the checks and of their limits: its remaining count (>= 0) when that limit alone passed, else
+ * minus its retry-after in ms (which is at least 1; a refusing limit has 0 remaining). A check
+ * passed when all its limits did; each limit's reset follows from the time.
  */
 export type ScriptReply = number[];
 
@@ -118,14 +118,11 @@ for check = 1, tonumber(ARGV[3 + spec_count * 3]) do
         entry.added = entry.added + cost
       end
       reply[#reply + 1] = floor(spec.limit - value - cost)
+    elseif value + cost <= spec.limit then
+      -- Passed alone in a refused check: nothing was counted, so it keeps what it had.
+      reply[#reply + 1] = floor(spec.limit - value)
     else
-      local remaining = max(0, floor(spec.limit - value))
-      if value + cost <= spec.limit then
-        reply[#reply + 1] = remaining
-      else
-        reply[#reply + 1] = -1 - remaining
-        reply[#reply + 1] = retry_after(spec.entry.count, spec.entry.previous, spec.limit, cost, spec.duration)
-      end
+      reply[#reply + 1] = -retry_after(spec.entry.count, spec.entry.previous, spec.limit, cost, spec.duration)
     end
   end
 end

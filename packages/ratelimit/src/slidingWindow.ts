@@ -68,16 +68,21 @@ export function evaluateLimits(counted: readonly CountedRequest[], nowMs: number
   const passed = evaluated.every((limit) => limit.passed);
   return {
     passed,
-    results: evaluated.map(({ request, effective, passed: limitPassed }, index) => {
+    results: evaluated.map(({ request, effective, passed: limitPassed }, index): LimitResult => {
+      const { limit } = request;
+      const reset = (windowIndex(nowMs, request.durationMs) + 1) * request.durationMs;
+      if (!limitPassed) {
+        return {
+          passed: false,
+          remaining: 0,
+          reset,
+          limit,
+          retryAfter: retryAfterMs(counted[index] as CountedRequest, nowMs),
+        };
+      }
+      // Its cost is counted only when every limit passed; in a refused check it keeps what it had.
       const used = passed ? effective + request.cost : effective;
-      const result: LimitResult = {
-        passed: limitPassed,
-        remaining: Math.max(0, Math.floor(request.limit - used)),
-        reset: (windowIndex(nowMs, request.durationMs) + 1) * request.durationMs,
-        limit: request.limit,
-      };
-      if (!limitPassed) result.retryAfter = retryAfterMs(counted[index] as CountedRequest, nowMs);
-      return result;
+      return { passed: true, remaining: Math.floor(limit - used), reset, limit };
     }),
   };
 }

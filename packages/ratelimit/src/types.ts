@@ -9,6 +9,10 @@ export interface LimitRequest {
 
 export interface LimitResult {
   passed: boolean;
+  /**
+   * 0 when this limit refuses the request. Otherwise what it has left: after the cost when the
+   * whole check passed, before it (nothing was counted) when another limit refused the check.
+   */
   remaining: number;
   /** End of the current fixed window, unix ms. */
   reset: number;

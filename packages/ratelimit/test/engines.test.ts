@@ -160,9 +160,9 @@ describe.each(engines)('$name engine', ({ create }) => {
     });
   });
 
-  it('consumes nothing for a rejected request', async () => {
+  it('reports 0 remaining for a rejected request, though units are left, and consumes nothing', async () => {
     expect(await checkOne(request('a', 6))).toMatchObject({ passed: true, remaining: 4 });
-    expect(await checkOne(request('a', 5))).toMatchObject({ passed: false, remaining: 4 });
+    expect(await checkOne(request('a', 5))).toMatchObject({ passed: false, remaining: 0 });
     expect(await checkOne(request('a', 4))).toMatchObject({ passed: true, remaining: 0 });
   });
 
@@ -178,6 +178,14 @@ describe.each(engines)('$name engine', ({ create }) => {
       ],
     });
     expect(await checkOne(request('daily', 0, 100, 60_000))).toMatchObject({ passed: true, remaining: 100 });
+
+    // A limit refused for its cost alone reports 0 too, and the one that would pass keeps its units.
+    nowMs = WINDOW_START + 3000;
+    const tooCostly = await engine.check([request('daily', 5, 100, 60_000), request('burst', 3, 2)]);
+    expect(tooCostly.results.map(({ passed, remaining }) => ({ passed, remaining }))).toEqual([
+      { passed: true, remaining: 100 },
+      { passed: false, remaining: 0 },
+    ]);
 
     nowMs = WINDOW_START + 2000;
     const accepted = await engine.check([request('daily', 1, 100, 60_000), request('burst', 1, 2)]);

@@ -198,7 +198,7 @@ describe('redis engine', () => {
       [true, 1, 2],
       [true, 3, 5],
       [false, 0, 2],
-      [false, 3, 5],
+      [false, 0, 5],
       [true, 0, 5],
     ]);
   });

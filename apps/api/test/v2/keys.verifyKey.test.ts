@@ -341,11 +341,18 @@ describe('rate limits', () => {
         { name: 'narrow', limit: 5, duration: 60_000 },
       ],
     });
-    expect((await verifyData({ key, ratelimits: [{ name: 'narrow', cost: 5 }] })).code).toBe('VALID');
-    const rejected = await verifyData({ key, ratelimits: [{ name: 'narrow', cost: 1 }] });
+    expect((await verifyData({ key, ratelimits: [{ name: 'narrow', cost: 3 }] })).code).toBe('VALID');
+    const rejected = await verifyData({ key, ratelimits: [{ name: 'narrow', cost: 3 }] });
     expect(rejected.code).toBe('RATE_LIMITED');
-    expect(rejected.ratelimits?.find((limit) => limit.name === 'narrow')?.exceeded).toBe(true);
-    expect(rejected.ratelimits?.find((limit) => limit.name === 'wide')?.exceeded).toBe(false);
+    // The refusing limit reports 0 though 2 are left; the other what it had, its cost not spent.
+    expect(rejected.ratelimits?.find((limit) => limit.name === 'narrow')).toMatchObject({
+      exceeded: true,
+      remaining: 0,
+    });
+    expect(rejected.ratelimits?.find((limit) => limit.name === 'wide')).toMatchObject({
+      exceeded: false,
+      remaining: 2,
+    });
     // `wide` was not consumed by the rejected request: two more fit.
     expect((await verifyData({ key })).code).toBe('VALID');
     expect((await verifyData({ key })).code).toBe('VALID');

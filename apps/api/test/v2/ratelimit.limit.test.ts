@@ -237,12 +237,12 @@ describe('200: window and cost semantics on a controlled clock', () => {
     expect(new Set(answers.map((answer) => answer.reset))).toEqual(new Set([WINDOW + DURATION]));
   });
 
-  it('charges cost 3 then 7, and a rejected request consumes nothing', async () => {
+  it('charges cost 3 then 7, and a rejected request consumes nothing and reports 0 remaining', async () => {
     const clock = clockedLimiter(WINDOW);
     const body = fresh();
     const call = (cost: number) => clock.limit(api, { ...body, cost }, workspace.rootKey);
     expect((await call(3)).body.data).toMatchObject({ success: true, remaining: 7 });
-    expect((await call(8)).body.data).toMatchObject({ success: false, remaining: 7 });
+    expect((await call(8)).body.data).toMatchObject({ success: false, remaining: 0 });
     expect((await call(7)).body.data).toMatchObject({ success: true, remaining: 0 });
     expect((await call(1)).body.data).toMatchObject({ success: false, remaining: 0 });
   });

@@ -85,6 +85,13 @@ describe('200', () => {
       [false, 0],
     ]);
     expect(await remainingOf(open)).toBe(5);
+    // Two checks of the passing counter both report what it had before the call.
+    const twice = await multiLimit([{ ...open, cost: 2 }, { ...open, cost: 1 }, full]);
+    expect(twice.body.data.limits.map((limit) => [limit.passed, limit.remaining])).toEqual([
+      [true, 5],
+      [true, 5],
+      [false, 0],
+    ]);
     // With the full one left out the other passes and is charged.
     expect((await multiLimit([{ ...open, cost: 2 }])).body.data.passed).toBe(true);
     expect(await remainingOf(open)).toBe(3);
@@ -94,6 +101,10 @@ describe('200', () => {
     const same = check('multi_same_counter', { limit: 1 });
     const twice = await multiLimit([same, same]);
     expect(twice.body.data.passed).toBe(false);
+    expect(twice.body.data.limits.map((limit) => [limit.passed, limit.remaining])).toEqual([
+      [false, 0],
+      [false, 0],
+    ]);
     expect(await remainingOf(same)).toBe(1);
 
     const roomy = check('multi_same_counter', { identifier: 'roomy', limit: 3 });
@@ -153,7 +164,7 @@ describe('200', () => {
     const events = (await ratelimitEvents(em(), id)).filter((event) => event.identifier !== 'probe');
     expect(events.map((event) => [event.identifier, event.passed, event.limit, event.remaining])).toEqual([
       ['e1', false, 5, 5],
-      ['e2', false, 1, 1],
+      ['e2', false, 1, 0],
     ]);
     expect(new Set(events.map((event) => event.request_id))).toEqual(new Set([reply.body.meta.requestId]));
   });

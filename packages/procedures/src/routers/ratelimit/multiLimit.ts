@@ -22,8 +22,9 @@ export const multiLimitOutput = z.object({
 
 /**
  * All-or-nothing: `passed` only if every check passes, and then every counter is charged; if any
- * fails none is, and each entry's `remaining` is what it was before the call. Entries come back in
- * request order, each `passed` saying whether that check alone would have passed.
+ * fails none is, a failing entry's `remaining` is 0 and each other entry's is what it was before
+ * the call. Entries come back in request order, each `passed` saying whether that check alone
+ * would have passed.
  */
 export const multiLimit = rootKeyProcedure
   .meta({ public: true, audit: false })
