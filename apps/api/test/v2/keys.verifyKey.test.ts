@@ -285,6 +285,16 @@ describe('rate limits', () => {
     );
   });
 
+  it('counts an ad-hoc limit on the counter of the key limit with the same name and duration', async () => {
+    const { key } = await newKey({ ratelimits: [{ name: 'quota', limit: 5, duration: 60_000 }] });
+    expect(await verifyData({ key, ratelimits: [{ name: 'quota', cost: 3 }] })).toMatchObject({ code: 'VALID' });
+    const adhoc = await verifyData({ key, ratelimits: [{ name: 'quota', limit: 10, duration: 60_000 }] });
+    expect(adhoc.ratelimits).toEqual([expect.objectContaining({ id: '', name: 'quota', limit: 10, remaining: 6 })]);
+    // Another duration is another counter.
+    const longer = await verifyData({ key, ratelimits: [{ name: 'quota', limit: 10, duration: 120_000 }] });
+    expect(longer.ratelimits?.[0]?.remaining).toBe(9);
+  });
+
   it('shares identity limits across all of its keys, and a key limit of the same name hides it', async () => {
     const first = await newKey({ externalId: 'shared_identity' });
     const second = await newKey({ externalId: 'shared_identity' });

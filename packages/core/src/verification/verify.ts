@@ -212,7 +212,8 @@ function planRatelimits(key: VerificationKey, requested: RequestedRatelimit[]): 
   for (const wanted of requested) {
     if (wanted.limit !== undefined && wanted.duration !== undefined) {
       const config = { id: '', name: wanted.name, limit: wanted.limit, durationMs: wanted.duration, autoApply: false };
-      planned.set(wanted.name, { config, owner: `key:${key.id}:adhoc`, cost: wanted.cost });
+      // Counted as the key's own: a key limit of the same name and duration shares the counter.
+      planned.set(wanted.name, { config, owner: `key:${key.id}`, cost: wanted.cost });
       continue;
     }
     const onKey = keyLimit(wanted.name);
