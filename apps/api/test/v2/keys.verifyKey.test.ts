@@ -428,12 +428,24 @@ describe('403', () => {
 });
 
 describe('412', () => {
-  it('for a requested limit that exists on neither the key nor its identity', async () => {
+  it('for a requested limit that exists on neither the key nor its identity, in the reference wording', async () => {
+    const { keyId, key } = await newKey({ externalId: 'ghost_owner' });
+    const identityId = (await storedKey(em(), keyId))?.identity_id;
+    const reply = await verify({ key, ratelimits: [{ name: 'ghost' }] });
+    expect(reply.status).toBe(412);
+    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/precondition_failed`);
+    expect(reply.body.error.detail).toBe(
+      `ratelimit 'ghost' was requested but does not exist for key '${keyId}' nor identity: '${identityId}' external ID: 'ghost_owner'`,
+    );
+  });
+
+  it('for a requested limit of a key without an identity, in the reference wording', async () => {
     const { keyId, key } = await newKey();
     const reply = await verify({ key, ratelimits: [{ name: 'ghost' }] });
     expect(reply.status).toBe(412);
-    expect(reply.body.error.detail).toContain(`'ghost'`);
-    expect(reply.body.error.detail).toContain(keyId);
+    expect(reply.body.error.detail).toBe(
+      `ratelimit 'ghost' was requested but does not exist for key '${keyId}' and there is no identity connected.`,
+    );
   });
 });
 

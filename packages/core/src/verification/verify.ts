@@ -225,8 +225,10 @@ function planRatelimits(key: VerificationKey, requested: RequestedRatelimit[]): 
   return [...planned.values()];
 }
 
+/** The reference's wording, word for word (6.2): clients may match on it. */
 function unknownRatelimitDetail(name: string, key: VerificationKey): string {
+  const missing = `ratelimit '${name}' was requested but does not exist for key '${key.id}'`;
   return key.identity
-    ? `Ratelimit '${name}' was requested but does not exist for key '${key.id}' nor identity '${key.identity.id}' (external ID '${key.identity.externalId}').`
-    : `Ratelimit '${name}' was requested but does not exist for key '${key.id}', and the key has no identity.`;
+    ? `${missing} nor identity: '${key.identity.id}' external ID: '${key.identity.externalId}'`
+    : `${missing} and there is no identity connected.`;
 }
