@@ -511,6 +511,12 @@ describe('migrationId: on-demand rehash of imported prefixed keys', () => {
     expect(reply.body.error.detail).toMatch(/Invalid key format/);
   });
 
+  it('takes an empty migrationId as none: the key alone decides', async () => {
+    const { key } = await newKey();
+    expect(await verifyData({ key, migrationId: '' })).toMatchObject({ valid: true, code: 'VALID' });
+    expect(await verifyData({ key: 'acme_AAAA_BBBB', migrationId: '' })).toEqual({ valid: false, code: 'NOT_FOUND' });
+  });
+
   it("is NOT_FOUND for another workspace's migration", async () => {
     const other = await api.workspace();
     const reply = await verify({ key: 'acme_AAAA_BBBB', migrationId }, other.rootKey);

@@ -24,7 +24,8 @@ export const verifyKeyInput = z.strictObject({
     )
     .max(50)
     .optional(),
-  migrationId: textSchema.min(1).max(256).optional(),
+  // As the reference: any string up to 256 characters, "" included (it names no migration).
+  migrationId: textSchema.max(256).optional(),
 });
 
 const ratelimitSchema = z.object({ id: z.string(), name: z.string(), limit: z.number(), duration: z.number() });
