@@ -39,6 +39,11 @@ export function badRequest(detail: string, fieldErrors: FieldError[] = []): Doma
   return new DomainError(400, 'service/application/invalid_input', detail, fieldErrors);
 }
 
+/** A key of the wrong shape to be read at all (reference: `authentication/malformed`). */
+export function malformedKey(detail: string, fieldErrors: FieldError[] = []): DomainError {
+  return new DomainError(400, 'service/authentication/malformed', detail, fieldErrors);
+}
+
 export function unauthorized(detail: string): DomainError {
   return new DomainError(401, 'service/authentication/unauthorized', detail);
 }

@@ -1,6 +1,6 @@
 import {
-  badRequest,
   hashKey,
+  malformedKey,
   newId,
   notFound,
   PREFIXED_API_KEY_ALGORITHM,
@@ -210,7 +210,7 @@ async function insertKeys(
  * On-demand rehash of an imported key whose old system hashed only part of it: when the raw key
  * matches a key still pending in this migration, its hash becomes ours (SHA-256 of the full key)
  * and the migration is done for it. Returns what changed, or undefined when nothing matched. A
- * key of the wrong shape for the migration's algorithm is a 400.
+ * key of the wrong shape for the migration's algorithm is a 400 `authentication/malformed`.
  */
 export async function completeKeyMigration(
   em: EntityManager,
@@ -228,7 +228,7 @@ export async function completeKeyMigration(
     if (migration?.algorithm !== PREFIXED_API_KEY_ALGORITHM) return undefined;
     const parts = prefixedApiKeyParts(rawKey);
     if (!parts) {
-      throw badRequest('Invalid key format: keys of this migration have the form prefix_shortToken_longToken.', [
+      throw malformedKey('Invalid key format: keys of this migration have the form prefix_shortToken_longToken.', [
         { location: 'body.key', message: 'expected prefix_shortToken_longToken' },
       ]);
     }

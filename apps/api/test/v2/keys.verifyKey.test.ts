@@ -505,10 +505,12 @@ describe('migrationId: on-demand rehash of imported prefixed keys', () => {
     expect((await verifyData({ key: rawKey })).code).toBe('VALID');
   });
 
-  it('rejects a key that cannot be of this migration', async () => {
-    const reply = await verify({ key: 'no-underscores', migrationId });
+  it('rejects a key that cannot be of this migration as malformed', async () => {
+    const reply = await verify({ key: 'only_two', migrationId });
     expect(reply.status).toBe(400);
-    expect(reply.body.error.detail).toMatch(/Invalid key format/);
+    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/authentication/malformed`);
+    expect(reply.body.error.detail).toMatch(/^Invalid key format/);
+    expect(reply.body.error.errors?.[0]?.location).toBe('body.key');
   });
 
   it('takes an empty migrationId as none: the key alone decides', async () => {
