@@ -132,6 +132,13 @@ describe('permissions query', () => {
     const { key } = await newKey({ permissions });
     expect((await verifyData({ key, permissions: query })).code).toBe(code);
   });
+
+  it('takes a query of the longest length nested as deep as it can be', async () => {
+    const { key } = await newKey({ permissions: ['ab'] });
+    const deepest = `${'('.repeat(499)}ab${')'.repeat(499)}`;
+    expect(deepest).toHaveLength(1000);
+    expect((await verifyData({ key, permissions: deepest })).code).toBe('VALID');
+  });
 });
 
 describe('order of checks', () => {
@@ -379,6 +386,16 @@ describe('400', () => {
     expect(reply.body.error.detail).toMatch(/position 13/);
   });
 
+  it('answers a syntax error in a query of the longest length at the greatest depth', async () => {
+    const { key } = await newKey();
+    const unclosed = `${'('.repeat(500)}a${')'.repeat(499)}`;
+    expect(unclosed).toHaveLength(1000);
+    const reply = await verify({ key, permissions: unclosed });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/user/bad_request/permissions_query_syntax_error`);
+    expect(reply.body.error.detail).toBe("Expected ')' at position 1000 but found end of query.");
+  });
+
   it.each([
     ['key', ''],
     ['key', 'k'.repeat(513)],
@@ -389,6 +406,8 @@ describe('400', () => {
     ['tags', ['lone \ud800 surrogate']],
     ['migrationId', 'mig\u0000'],
     ['permissions', ''],
+    // The length bound is what bounds the parser's depth.
+    ['permissions', `${'('.repeat(500)}a${')'.repeat(500)}`],
     ['credits', { cost: -1 }],
     ['credits', { cost: 1_000_000_000_001 }],
     ['ratelimits', [{ name: 'x', duration: 10 }]],

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { DomainError } from '../errors.ts';
 import {
   evaluatePermissionQuery,
-  MAX_PERMISSION_QUERY_DEPTH,
   PERMISSION_QUERY_SYNTAX_ERROR,
   type PermissionQuery,
   parsePermissionQuery,
@@ -137,26 +136,25 @@ describe('parsePermissionQuery syntax errors', () => {
   });
 });
 
-describe('nesting depth guard', () => {
-  const nested = (depth: number) => `${'('.repeat(depth)}a${')'.repeat(depth)}`;
+describe('nesting depth', () => {
+  // The deepest a query of verifyKey's 1000 characters can nest: 499 levels around a 2-character name.
+  const MAX_QUERY_LENGTH = 1000;
+  const deepest = `${'('.repeat(499)}ab${')'.repeat(499)}`;
 
-  it(`accepts ${MAX_PERMISSION_QUERY_DEPTH} levels of parentheses`, () => {
-    expect(MAX_PERMISSION_QUERY_DEPTH).toBe(100);
-    expect(parsePermissionQuery(nested(MAX_PERMISSION_QUERY_DEPTH))).toEqual(p('a'));
+  it('accepts a query of the longest length at the greatest depth, with no cap of its own', () => {
+    expect(deepest).toHaveLength(MAX_QUERY_LENGTH);
+    expect(parsePermissionQuery(deepest)).toEqual(p('ab'));
+    const deepAnd = `${'(a AND '.repeat(124)}b${')'.repeat(124)}`;
+    expect(deepAnd.length).toBeLessThanOrEqual(MAX_QUERY_LENGTH);
+    expect(evaluatePermissionQuery(parsePermissionQuery(deepAnd), ['a', 'b'])).toBe(true);
   });
 
-  it('rejects one level more, at the offending parenthesis', () => {
-    const error = syntaxErrorOf(nested(MAX_PERMISSION_QUERY_DEPTH + 1));
-    expect(error.status).toBe(400);
-    expect(error.type).toBe(PERMISSION_QUERY_SYNTAX_ERROR);
-    expect(error.message).toBe('Parentheses are nested deeper than 100 levels at position 100.');
-  });
-
-  it('rejects hostile input without exhausting the stack', () => {
-    expect(syntaxErrorOf('('.repeat(100_000)).message).toBe(
-      'Parentheses are nested deeper than 100 levels at position 100.',
-    );
-    expect(syntaxErrorOf(`${'(a AND '.repeat(5_000)}b`).status).toBe(400);
+  it('reports a syntax error at that depth with its position', () => {
+    const unclosed = `${'('.repeat(500)}a${')'.repeat(499)}`;
+    expect(unclosed).toHaveLength(MAX_QUERY_LENGTH);
+    expect(syntaxErrorOf(unclosed).message).toBe("Expected ')' at position 1000 but found end of query.");
+    const empty = `${'('.repeat(500)}${')'.repeat(500)}`;
+    expect(syntaxErrorOf(empty).message).toBe("Unexpected ')' at position 500.");
   });
 
   it('counts depth, not the number of groups', () => {

@@ -11,9 +11,6 @@ export type PermissionQuery =
 
 export const PERMISSION_QUERY_SYNTAX_ERROR = 'user/bad_request/permissions_query_syntax_error';
 
-/** Parentheses deeper than this are rejected so a hostile `((((…` cannot exhaust the stack. */
-export const MAX_PERMISSION_QUERY_DEPTH = 100;
-
 type TokenKind = 'permission' | 'and' | 'or' | 'open' | 'close';
 
 interface Token {
@@ -81,7 +78,11 @@ function tokenize(query: string): Token[] {
   return tokens;
 }
 
-/** Recursive descent over the grammar `expr := and (OR and)*`, `and := primary (AND primary)*`. */
+/**
+ * Recursive descent over the grammar `expr := and (OR and)*`, `and := primary (AND primary)*`.
+ * Each `(` recurses three calls deeper, so the query's length bounds the depth: verifyKey's
+ * 1000 characters allow at most 499 levels, about 1500 frames, well within Node's stack.
+ */
 function parseTokens(query: string, tokens: readonly Token[]): PermissionQuery {
   let index = 0;
 
@@ -94,29 +95,29 @@ function parseTokens(query: string, tokens: readonly Token[]): PermissionQuery {
     return syntaxError(`Unexpected '${token.text}' at position ${token.position}.`);
   }
 
-  function parseExpression(depth: number): PermissionQuery {
-    const first = parseConjunction(depth);
+  function parseExpression(): PermissionQuery {
+    const first = parseConjunction();
     if (tokens[index]?.kind !== 'or') return first;
     const operands = [first];
     while (tokens[index]?.kind === 'or') {
       index++;
-      operands.push(parseConjunction(depth));
+      operands.push(parseConjunction());
     }
     return { kind: 'or', operands };
   }
 
-  function parseConjunction(depth: number): PermissionQuery {
-    const first = parsePrimary(depth);
+  function parseConjunction(): PermissionQuery {
+    const first = parsePrimary();
     if (tokens[index]?.kind !== 'and') return first;
     const operands = [first];
     while (tokens[index]?.kind === 'and') {
       index++;
-      operands.push(parsePrimary(depth));
+      operands.push(parsePrimary());
     }
     return { kind: 'and', operands };
   }
 
-  function parsePrimary(depth: number): PermissionQuery {
+  function parsePrimary(): PermissionQuery {
     const token = tokens[index];
     if (!token) throw expected("a permission or '('", token);
     let primary: PermissionQuery;
@@ -124,13 +125,8 @@ function parseTokens(query: string, tokens: readonly Token[]): PermissionQuery {
       index++;
       primary = { kind: 'permission', name: token.text };
     } else if (token.kind === 'open') {
-      if (depth >= MAX_PERMISSION_QUERY_DEPTH) {
-        throw syntaxError(
-          `Parentheses are nested deeper than ${MAX_PERMISSION_QUERY_DEPTH} levels at position ${token.position}.`,
-        );
-      }
       index++;
-      primary = parseExpression(depth + 1);
+      primary = parseExpression();
       const closing = tokens[index];
       if (closing?.kind !== 'close') throw expected("')'", closing);
       index++;
@@ -144,7 +140,7 @@ function parseTokens(query: string, tokens: readonly Token[]): PermissionQuery {
     return primary;
   }
 
-  const parsed = parseExpression(0);
+  const parsed = parseExpression();
   const trailing = tokens[index];
   if (trailing) throw unexpected(trailing);
   return parsed;
