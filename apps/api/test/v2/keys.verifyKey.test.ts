@@ -411,6 +411,8 @@ describe('400', () => {
     ['credits', { cost: -1 }],
     ['credits', { cost: 1_000_000_000_001 }],
     ['ratelimits', [{ name: 'x', duration: 10 }]],
+    ['ratelimits', [{ name: 'ab' }]],
+    ['ratelimits', [{ name: 'ab', limit: 1, duration: 1000 }]],
     ['apiId', 'api_1'],
   ])('rejects %s = %j', async (field, value) => {
     const reply = await verify({ key: 'some_key', [field]: value });

@@ -16,7 +16,7 @@ export const verifyKeyInput = z.strictObject({
   ratelimits: z
     .array(
       z.object({
-        name: z.string().min(1).max(255),
+        name: z.string().min(3).max(255),
         cost: z.number().int().min(0).default(1),
         limit: z.number().int().min(0).optional(),
         duration: z.number().int().min(1000).optional(),
