@@ -7,6 +7,7 @@ export {
   CREDITS_UPDATE_DETAILS,
   type CreditsState,
   effectiveRemaining,
+  MAX_CREDITS,
   rerolledKeyExpiry,
   rerolledKeyPrefix,
 } from './keyLifecycle.ts';

@@ -21,9 +21,16 @@ export function effectiveRemaining(credits: CreditsState, now: number): number |
   ).remaining;
 }
 
+/**
+ * The largest balance a key can hold: balances are JSON numbers, exact only up to 2^53 − 1. Every
+ * input is bounded by it (an integer beyond it is no exact number), so only a sum can pass it.
+ */
+export const MAX_CREDITS = Number.MAX_SAFE_INTEGER;
+
 export const CREDITS_UPDATE_DETAILS = {
   valueRequired: 'When specifying an increment or decrement operation, a value must be provided.',
   unlimited: 'You cannot increment or decrement a key with unlimited credits.',
+  tooLarge: `The increment would take the key's remaining credits past ${MAX_CREDITS}, the largest balance a key can hold.`,
 } as const;
 
 const MINUTE_MS = 60_000;

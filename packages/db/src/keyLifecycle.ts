@@ -7,6 +7,7 @@ import {
   generateKey,
   keyCreationPrecondition,
   latestRefillBoundary,
+  MAX_CREDITS,
   newId,
   notFound,
   rerolledKeyExpiry,
@@ -62,7 +63,8 @@ export type CreditsUpdate =
 /**
  * Changes a key's credits in one UPDATE under a row lock, so concurrent changes and spends never
  * lose one another. A refill whose boundary has passed is applied first (and recorded), exactly
- * as verification would, so the change acts on the balance a reader sees. Decrements stop at 0.
+ * as verification would, so the change acts on the balance a reader sees. Decrements stop at 0; an
+ * increment past {@link MAX_CREDITS} is refused, changing nothing.
  */
 export async function updateKeyCredits(
   em: EntityManager,
@@ -94,12 +96,20 @@ export async function updateKeyCredits(
       ? sql`last_refill_at = case when ${due} then ${boundary}::timestamptz else last_refill_at end`
       : sql`last_refill_at = last_refill_at`;
     const assignments = creditsAssignments(update, balance, refilled);
+    // Judged by the UPDATE itself, on the balance it changes: no other writer can slip in between.
+    const withinBound =
+      update.operation === 'increment' ? sql`${balance} + ${update.value} <= ${MAX_CREDITS}` : sql`true`;
     const [updated] = await rows(
       tx,
-      sql<RefillColumns>`update keys k set ${assignments}, updated_at = now() where k.id = ${keyId}
+      sql<RefillColumns>`update keys k set ${assignments}, updated_at = now() where k.id = ${keyId} and ${withinBound}
                          returning ${refillColumns('k')}`,
     );
-    if (!updated) throw keyNotFound(keyId);
+    // The row exists and is locked, so only the bound can have refused it; the rollback undoes any refill.
+    if (!updated) {
+      throw badRequest(CREDITS_UPDATE_DETAILS.tooLarge, [
+        { location: 'body.value', message: `would take the balance past ${MAX_CREDITS}` },
+      ]);
+    }
     const change = { workspaceId, keyHashes: [current.hash] };
     await notifyInvalidation(tx, change);
     return { credits: creditsStateOf(updated), change };

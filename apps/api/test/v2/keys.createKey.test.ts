@@ -265,10 +265,12 @@ describe('400', () => {
   it.each([
     [{ remaining: -1 }, 'body.credits.remaining'],
     [{ remaining: 1.5 }, 'body.credits.remaining'],
+    [{ remaining: 2 ** 53 }, 'body.credits.remaining'],
     [{}, 'body.credits.remaining'],
     [{ remaining: null, refill: { interval: 'daily', amount: 1 } }, 'body.credits.remaining'],
     [{ remaining: 1, refill: { interval: 'weekly', amount: 1 } }, 'body.credits.refill.interval'],
     [{ remaining: 1, refill: { interval: 'daily', amount: 0 } }, 'body.credits.refill.amount'],
+    [{ remaining: 1, refill: { interval: 'daily', amount: 2 ** 53 } }, 'body.credits.refill.amount'],
     [{ remaining: 1, refill: { interval: 'monthly', amount: 1 } }, 'body.credits.refill.refillDay'],
     [{ remaining: 1, refill: { interval: 'monthly', amount: 1, refillDay: 0 } }, 'body.credits.refill.refillDay'],
     [{ remaining: 1, refill: { interval: 'monthly', amount: 1, refillDay: 32 } }, 'body.credits.refill.refillDay'],

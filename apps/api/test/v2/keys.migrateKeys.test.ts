@@ -269,6 +269,8 @@ describe('400', () => {
     ['expires', -1],
     ['enabled', 'no'],
     ['credits', null],
+    ['credits', { remaining: 2 ** 53 }],
+    ['credits', { remaining: 1, refill: { interval: 'daily', amount: 2 ** 53 } }],
     ['ratelimits', [{ name: 'ab', limit: 1, duration: 1000 }]],
     ['ratelimits', [{ name: 'abc', limit: 2 ** 31, duration: 1000 }]],
     ['recoverable', true],

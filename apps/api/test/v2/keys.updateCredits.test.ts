@@ -1,3 +1,4 @@
+import { rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
 import { storedKey } from '../dbInspect.ts';
@@ -211,6 +212,38 @@ describe('400', () => {
       'When specifying an increment or decrement operation, a value must be provided.',
     );
     expect((await stored(keyId)).credits_remaining).toBe('10');
+  });
+
+  it('an increment past 2^53 − 1, naming the largest balance and changing nothing', async () => {
+    const { keyId } = await newKey({ credits: { remaining: Number.MAX_SAFE_INTEGER } });
+    const before = await api.post('keys.getKey', { keyId }, workspace.rootKey);
+    const reply = await expectInvalid({ keyId, operation: 'increment', value: 10 }, 'body.value');
+    expect(reply.body.error.detail).toBe(
+      "The increment would take the key's remaining credits past 9007199254740991, the largest balance a key can hold.",
+    );
+    expect((await stored(keyId)).credits_remaining).toBe('9007199254740991');
+    const after = await api.post('keys.getKey', { keyId }, workspace.rootKey);
+    expect(after.status).toBe(200);
+    expect(after.body.data).toEqual(before.body.data);
+    expect((await api.post('apis.listKeys', { apiId }, workspace.rootKey)).status).toBe(200);
+  });
+
+  it('an increment that only a due refill takes past 2^53 − 1, leaving the refill unapplied', async () => {
+    const refill = { interval: 'daily', amount: Number.MAX_SAFE_INTEGER };
+    const { keyId } = await newKey({ credits: { remaining: 0, refill } });
+    const lastRefill = async () =>
+      (await rows(em(), sql<{ at: string }>`select last_refill_at::text as at from keys where id = ${keyId}`))[0]?.at;
+    const refilledBefore = await lastRefill();
+    const reply = await postOn<Credits>(
+      api,
+      { now: Date.now() + DAY },
+      'keys.updateCredits',
+      { keyId, operation: 'increment', value: 1 },
+      workspace.rootKey,
+    );
+    expect(reply.status).toBe(400);
+    expect((await stored(keyId)).credits_remaining).toBe('0');
+    expect(await lastRefill()).toBe(refilledBefore);
   });
 
   it.each([['increment'], ['decrement']])('%s on a key with unlimited credits, changing nothing', async (operation) => {

@@ -384,9 +384,11 @@ describe('400', () => {
   it.each([
     [{ remaining: -1 }, 'body.credits.remaining'],
     [{ remaining: 1.5 }, 'body.credits.remaining'],
+    [{ remaining: 2 ** 53 }, 'body.credits.remaining'],
     [{ remaining: null, refill: { interval: 'daily', amount: 1 } }, 'body.credits.remaining'],
     [{ refill: { interval: 'weekly', amount: 1 } }, 'body.credits.refill.interval'],
     [{ refill: { interval: 'daily', amount: 0 } }, 'body.credits.refill.amount'],
+    [{ refill: { interval: 'daily', amount: 2 ** 53 } }, 'body.credits.refill.amount'],
     [{ refill: { interval: 'monthly', amount: 1 } }, 'body.credits.refill.refillDay'],
     [{ refill: { interval: 'monthly', amount: 1, refillDay: 32 } }, 'body.credits.refill.refillDay'],
     [{ refill: { interval: 'daily', amount: 1, refill_day: 2 } }, 'body.credits.refill.refill_day'],
