@@ -15,9 +15,13 @@ export async function rows<TRow>(em: EntityManager, statement: RawBuilder<TRow>)
   return result.rows;
 }
 
-/** A timestamptz column as unix milliseconds (a JS number): the connection hands raw dates back as strings. */
+/**
+ * A timestamptz column as whole unix milliseconds (a JS number): the connection hands raw dates back
+ * as strings, and the API gives times as integers. Rounded down, so the microseconds `now()` stamps
+ * never show and a time written from a JS Date reads back unchanged (`extract` is exact numeric).
+ */
 export function epochMs(column: string) {
-  return sql<number | null>`(extract(epoch from ${sql.ref(column)}) * 1000)::float8`;
+  return sql<number | null>`floor(extract(epoch from ${sql.ref(column)}) * 1000)::float8`;
 }
 
 /** The SQLSTATE of a PostgreSQL error, wherever the drivers wrapped it; undefined for anything else. */

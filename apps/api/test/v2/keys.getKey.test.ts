@@ -1,4 +1,5 @@
-import { rows, sql } from '@keyplane/db';
+import { randomBytes } from 'node:crypto';
+import { createKeyMigration, rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
 import { addIdentityRatelimit, createRole, grantRolePermission, storedKey } from '../dbInspect.ts';
@@ -88,6 +89,34 @@ describe('200', () => {
     const createdAt = reply.body.data.createdAt as number;
     expect(createdAt).toBeGreaterThanOrEqual(before - 1000);
     expect(createdAt).toBeLessThanOrEqual(after + 1000);
+  });
+
+  it('gives whole milliseconds for times the database stamped: updateCredits, rerollKey, migrateKeys', async () => {
+    const { keyId } = await newKey({ credits: { remaining: 1 } });
+    await api.post('keys.updateCredits', { keyId, operation: 'increment', value: 1 }, workspace.rootKey);
+    const credited = (await getKey({ keyId })).body.data;
+    const rerolled = await api.post<{ keyId: string }>('keys.rerollKey', { keyId, expiration: 0 }, workspace.rootKey);
+    const migrationId = await createKeyMigration(em(), workspace.workspaceId);
+    const migrated = await api.post<{ migrated: { keyId: string }[] }>(
+      'keys.migrateKeys',
+      { migrationId, apiId, keys: [{ hash: randomBytes(32).toString('hex') }] },
+      workspace.rootKey,
+    );
+    const times = [credited.createdAt, credited.updatedAt];
+    for (const id of [keyId, rerolled.body.data.keyId, migrated.body.data.migrated[0]?.keyId]) {
+      const reply = await getKey({ keyId: id });
+      expect(reply.status).toBe(200);
+      times.push(reply.body.data.createdAt, reply.body.data.updatedAt ?? 0);
+    }
+    expect(times.every(Number.isInteger)).toBe(true);
+  });
+
+  it('gives back an expiry set from a JS time exactly', async () => {
+    const expires = Date.now() + 123_457;
+    const { keyId } = await newKey({ expires });
+    expect((await getKey({ keyId })).body.data.expires).toBe(expires);
+    await api.post('keys.updateKey', { keyId, expires: expires + 1 }, workspace.rootKey);
+    expect((await getKey({ keyId })).body.data.expires).toBe(expires + 1);
   });
 
   it('omits every empty field of a bare key', async () => {
