@@ -37,11 +37,11 @@ const MINUTE_MS = 60_000;
 
 /**
  * When a rerolled (old) key stops working: `expirationMs` from now, rounded up to a whole minute,
- * or now for 0. A reroll never extends the old key's life, so an expired key is not revived.
+ * or now for 0 (reference 3.4). Whatever expiry it had gives way: the caller asked for this grace
+ * period, and could set any expiry with updateKey anyway.
  */
-export function rerolledKeyExpiry(now: number, expirationMs: number, currentExpires: number | null): number {
-  const expiry = expirationMs === 0 ? now : Math.ceil((now + expirationMs) / MINUTE_MS) * MINUTE_MS;
-  return currentExpires === null ? expiry : Math.min(expiry, currentExpires);
+export function rerolledKeyExpiry(now: number, expirationMs: number): number {
+  return expirationMs === 0 ? now : Math.ceil((now + expirationMs) / MINUTE_MS) * MINUTE_MS;
 }
 
 /**

@@ -18,7 +18,7 @@ import { findApi } from './apis.ts';
 import { type Invalidation, notifyInvalidation } from './invalidation.ts';
 import { creditsStateOf, type RefillColumns, refillColumns } from './keyDetails.ts';
 import type { KeyScope } from './keys.ts';
-import { type EntityManager, epochMs, rows, sql } from './sql.ts';
+import { type EntityManager, rows, sql } from './sql.ts';
 import { loadDataKey } from './vault.ts';
 
 // Every change here is announced to all nodes on commit and returned, so the caller can also
@@ -157,9 +157,8 @@ export async function rerollKey(
   return em.transactional(async (tx) => {
     const [old] = await rows(
       tx,
-      sql<{ apiId: string; hash: string; start: string; expires: number | null; recoverable: boolean }>`
-        select api_id as "apiId", hash, start, ${epochMs('expires_at')} as expires,
-               ciphertext is not null as recoverable
+      sql<{ apiId: string; hash: string; start: string; recoverable: boolean }>`
+        select api_id as "apiId", hash, start, ciphertext is not null as recoverable
         from keys where id = ${params.keyId} and workspace_id = ${scope.workspaceId} and deleted_at is null
         for update`,
     );
@@ -216,7 +215,7 @@ export async function rerollKey(
       sql`insert into keys_roles (key_id, role_id, created_at)
           select ${keyId}, role_id, now() from keys_roles where key_id = ${params.keyId}`,
     );
-    const oldExpiresAt = new Date(rerolledKeyExpiry(params.now, params.expirationMs, old.expires));
+    const oldExpiresAt = new Date(rerolledKeyExpiry(params.now, params.expirationMs));
     await rows(tx, sql`update keys set expires_at = ${oldExpiresAt}, updated_at = now() where id = ${params.keyId}`);
     // The old key's expiry changed; the new hash may be cached as unknown somewhere.
     const change = { workspaceId: scope.workspaceId, keyHashes: [old.hash, material.hash] };

@@ -140,12 +140,23 @@ describe('200', () => {
     expect(expires).toBeLessThanOrEqual(Math.ceil((after + 90_000) / MINUTE) * MINUTE);
   });
 
-  it('never extends the life of the old key', async () => {
+  it('gives the old key the grace period asked for, even past its earlier expiry; the new key keeps that one', async () => {
     const soon = Date.now() + 10_000;
     const old = await newKey({ expires: soon });
+    const before = Date.now();
     const fresh = (await reroll({ keyId: old.keyId, expiration: HOUR })).body.data;
-    expect((await stored(old.keyId)).expires_ms).toBe(soon);
+    const after = Date.now();
+    const expires = (await stored(old.keyId)).expires_ms ?? Number.NaN;
+    expect(expires).toBeGreaterThanOrEqual(Math.ceil((before + HOUR) / MINUTE) * MINUTE);
+    expect(expires).toBeLessThanOrEqual(Math.ceil((after + HOUR) / MINUTE) * MINUTE);
     expect((await stored(fresh.keyId)).expires_ms).toBe(soon);
+  });
+
+  it('gives an expired old key its grace period too', async () => {
+    const old = await newKey({ expires: Date.now() - MINUTE });
+    expect(await verify(old.key)).toMatchObject({ code: 'EXPIRED' });
+    await reroll({ keyId: old.keyId, expiration: HOUR });
+    expect(await verify(old.key)).toMatchObject({ valid: true, code: 'VALID' });
   });
 
   it('copies a disabled state and unlimited credits', async () => {
