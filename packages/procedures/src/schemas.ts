@@ -25,13 +25,13 @@ const RBAC_NAME = /^[a-zA-Z0-9_:\-.*]+$/;
 const rbacName = (maxLength: number) =>
   z.string().min(1).max(maxLength).regex(RBAC_NAME, 'may contain only letters, digits and the characters _ : - . *');
 
-export const roleNameSchema = rbacName(100);
-export const permissionSlugSchema = rbacName(100);
 /**
- * permissions.*: the reference allows 128 characters for slugs, role names and the id-or-name
- * lookups, where the keys.* fields (interface spec 4.1) allow 100.
+ * Role names, permission slugs and the id-or-name lookups of permissions.*: 1–128 characters, as the
+ * reference allows everywhere, so that every role or permission that can be created can be attached.
  */
 export const rbacNameSchema = rbacName(128);
+/** keys.createKey's roles and permissions alone: interface spec 4.1 binds them at 1–100 characters. */
+export const createKeyRbacNameSchema = rbacName(100);
 
 export const keyPrefixSchema = z
   .string()

@@ -36,6 +36,13 @@ describe('200', () => {
     expect(await keyPermissionSlugs(em(), keyId)).toEqual(['docs.delete', 'docs.read', 'docs.write']);
   });
 
+  it('takes a slug of 128 characters, as permissions.createPermission does', async () => {
+    const { keyId } = await newKey();
+    const slug = 'a'.repeat(128);
+    expect((await addPermissions({ keyId, permissions: [slug] })).status).toBe(200);
+    expect(await keyPermissionSlugs(em(), keyId)).toEqual([slug]);
+  });
+
   it('is idempotent: adding what the key has changes nothing', async () => {
     const { keyId } = await newKey({ permissions: ['idem.read'] });
     const first = await addPermissions({ keyId, permissions: ['idem.read', 'idem.read'] });
@@ -109,6 +116,7 @@ describe('400', () => {
     [{ keyId: 'key_x', permissions: 'a' }, 'body.permissions'],
     [{ keyId: 'key_x', permissions: Array.from({ length: 1001 }, (_, i) => `p${i}`) }, 'body.permissions'],
     [{ keyId: 'key_x', permissions: [''] }, 'body.permissions[0]'],
+    [{ keyId: 'key_x', permissions: ['a'.repeat(129)] }, 'body.permissions[0]'],
     [{ keyId: 'key_x', permissions: ['has space'] }, 'body.permissions[0]'],
     [{ keyId: 'key_x', permissions: [{ slug: 'a' }] }, 'body.permissions[0]'],
     [{ keyId: 'key_x', permissions: ['a'], extra: true }, 'body.extra'],

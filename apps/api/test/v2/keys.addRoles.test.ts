@@ -54,6 +54,14 @@ describe('200', () => {
     expect(await keyRoleNames(em(), keyId)).toEqual(['reader', 'writer']);
   });
 
+  it('takes a role name of 128 characters, as permissions.createRole does', async () => {
+    const name = 'a'.repeat(128);
+    expect((await api.post('permissions.createRole', { name }, workspace.rootKey)).status).toBe(200);
+    const { keyId } = await newKey();
+    expect((await addRoles({ keyId, roles: [name] })).status).toBe(200);
+    expect(await keyRoleNames(em(), keyId)).toEqual([name]);
+  });
+
   it('is idempotent', async () => {
     const { keyId } = await newKey({ roles: ['reader'] });
     const first = await addRoles({ keyId, roles: ['reader', 'reader'] });
@@ -88,7 +96,7 @@ describe('400', () => {
     [{ keyId: 'key_x', roles: [] }, 'body.roles'],
     [{ keyId: 'key_x', roles: Array.from({ length: 101 }, (_, i) => `r${i}`) }, 'body.roles'],
     [{ keyId: 'key_x', roles: [''] }, 'body.roles[0]'],
-    [{ keyId: 'key_x', roles: ['r'.repeat(101)] }, 'body.roles[0]'],
+    [{ keyId: 'key_x', roles: ['r'.repeat(129)] }, 'body.roles[0]'],
     [{ keyId: 'key_x', roles: ['reader'], extra: 1 }, 'body.extra'],
   ])('rejects %j', async (body, location) => {
     const reply = await addRoles(body);

@@ -249,7 +249,7 @@ describe('400', () => {
 
   it.each([
     ['empty', ''],
-    ['too long', 'r'.repeat(101)],
+    ['longer than 100 characters (interface spec 4.1)', 'r'.repeat(101)],
     ['with a forbidden character', 'ro le'],
   ])('rejects a role name that is %s', async (_, role) => {
     await expectInvalid(withApi({ roles: [role] }), 'body.roles[0]');
@@ -257,7 +257,7 @@ describe('400', () => {
 
   it.each([
     ['empty', ''],
-    ['too long', 'p'.repeat(101)],
+    ['longer than 100 characters (interface spec 4.1)', 'p'.repeat(101)],
   ])('rejects a permission that is %s', async (_, permission) => {
     await expectInvalid(withApi({ permissions: [permission] }), 'body.permissions[0]');
   });

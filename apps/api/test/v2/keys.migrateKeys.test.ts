@@ -210,6 +210,15 @@ describe('200', () => {
     expect((await verify(keys[999]?.plaintext ?? '')).code).toBe('VALID');
   });
 
+  it('takes role names and permission slugs of 128 characters, as permissions.* do', async () => {
+    const [role, slug] = ['m'.repeat(128), 'n'.repeat(128)];
+    const reply = await migrate([{ hash: legacyKey().hex, roles: [role], permissions: [slug] }]);
+    expect(reply.status).toBe(200);
+    const keyId = reply.body.data.migrated[0]?.keyId ?? '';
+    expect(await keyRoleNames(em(), keyId)).toEqual([role]);
+    expect(await keyPermissionSlugs(em(), keyId)).toEqual([slug]);
+  });
+
   it('with exactly api.<apiId>.create_key', async () => {
     const { rootKey } = await workspace.rootKeyWith([`api.${apiId}.create_key`]);
     const reply = await migrate(
@@ -265,6 +274,8 @@ describe('400', () => {
     ['externalId', 'has space'],
     ['meta', [1]],
     ['roles', ['']],
+    ['roles', ['r'.repeat(129)]],
+    ['permissions', ['p'.repeat(129)]],
     ['permissions', 'p'],
     ['expires', -1],
     ['enabled', 'no'],

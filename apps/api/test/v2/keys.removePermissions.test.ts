@@ -31,6 +31,14 @@ describe('200', () => {
     expect(await keyPermissionSlugs(em(), keyId)).toEqual(['docs.read']);
   });
 
+  it('takes a slug of 128 characters, as permissions.createPermission does', async () => {
+    const { keyId } = await newKey();
+    const slug = 'r'.repeat(128);
+    await api.post('keys.addPermissions', { keyId, permissions: [slug, 'docs.read'] }, workspace.rootKey);
+    expect((await removePermissions({ keyId, permissions: [slug] })).status).toBe(200);
+    expect(await keyPermissionSlugs(em(), keyId)).toEqual(['docs.read']);
+  });
+
   it('is a no-op for a permission that exists but is not attached, and when repeated', async () => {
     await newKey({ permissions: ['elsewhere.only'] });
     const { keyId } = await newKey({ permissions: ['mine.only'] });
@@ -74,7 +82,7 @@ describe('400', () => {
     [{ keyId: 'key_x' }, 'body.permissions'],
     [{ keyId: 'key_x', permissions: [] }, 'body.permissions'],
     [{ keyId: 'key_x', permissions: Array.from({ length: 1001 }, (_, i) => `p${i}`) }, 'body.permissions'],
-    [{ keyId: 'key_x', permissions: ['p'.repeat(101)] }, 'body.permissions[0]'],
+    [{ keyId: 'key_x', permissions: ['p'.repeat(129)] }, 'body.permissions[0]'],
     [{ keyId: 'key_x', permissions: ['a'], permanent: true }, 'body.permanent'],
   ])('rejects %j', async (body, location) => {
     const reply = await removePermissions(body);

@@ -25,6 +25,15 @@ const removeRoles = (body: Record<string, unknown>, rootKey = workspace.rootKey)
 const verify = (key: string, permissions: string) => verifyCode(api, workspace.rootKey, key, permissions);
 
 describe('200', () => {
+  it('takes a role name of 128 characters, as permissions.createRole does', async () => {
+    const name = 'r'.repeat(128);
+    expect((await api.post('permissions.createRole', { name }, workspace.rootKey)).status).toBe(200);
+    const { keyId } = await newKey({ roles: ['reader'] });
+    await api.post('keys.addRoles', { keyId, roles: [name] }, workspace.rootKey);
+    expect((await removeRoles({ keyId, roles: [name] })).status).toBe(200);
+    expect(await keyRoleNames(em(), keyId)).toEqual(['reader']);
+  });
+
   it("removes roles and answers the key's remaining roles", async () => {
     const { keyId } = await newKey({ roles: ['reader', 'writer'] });
     const reply = await removeRoles({ keyId, roles: ['writer'] });
@@ -70,6 +79,7 @@ describe('400', () => {
     [{ keyId: 'key_x', roles: [] }, 'body.roles'],
     [{ keyId: 'key_x', roles: Array.from({ length: 101 }, (_, i) => `r${i}`) }, 'body.roles'],
     [{ keyId: 'key_x', roles: ['no spaces'] }, 'body.roles[0]'],
+    [{ keyId: 'key_x', roles: ['r'.repeat(129)] }, 'body.roles[0]'],
     [{ keyId: 'key_x', roles: [7] }, 'body.roles[0]'],
   ])('rejects %j', async (body, location) => {
     const reply = await removeRoles(body);

@@ -48,6 +48,13 @@ describe('200', () => {
     expect(await countRows(em(), 'permissions')).toBe(before);
   });
 
+  it('takes a slug of 128 characters, as permissions.createPermission does', async () => {
+    const { keyId } = await newKey();
+    const slug = 's'.repeat(128);
+    expect((await setPermissions({ keyId, permissions: [slug] })).status).toBe(200);
+    expect(await keyPermissionSlugs(em(), keyId)).toEqual([slug]);
+  });
+
   it('is idempotent', async () => {
     const { keyId } = await newKey();
     const first = await setPermissions({ keyId, permissions: ['idem.x', 'idem.y'] });
@@ -81,6 +88,7 @@ describe('400', () => {
     [{ keyId: 'key_x', permissions: null }, 'body.permissions'],
     [{ keyId: 'key_x', permissions: Array.from({ length: 1001 }, (_, i) => `p${i}`) }, 'body.permissions'],
     [{ keyId: 'key_x', permissions: ['ok', 'not ok'] }, 'body.permissions[1]'],
+    [{ keyId: 'key_x', permissions: ['ok', 's'.repeat(129)] }, 'body.permissions[1]'],
     [{ keyId: 'key_x', permissions: [], roles: [] }, 'body.roles'],
   ])('rejects %j', async (body, location) => {
     const reply = await setPermissions(body);

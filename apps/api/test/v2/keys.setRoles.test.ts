@@ -37,6 +37,14 @@ describe('200', () => {
     expect(await keyRoleNames(em(), keyId)).toEqual(['admin', 'writer']);
   });
 
+  it('takes a role name of 128 characters, as permissions.createRole does', async () => {
+    const name = 's'.repeat(128);
+    expect((await api.post('permissions.createRole', { name }, workspace.rootKey)).status).toBe(200);
+    const { keyId } = await newKey();
+    expect((await setRoles({ keyId, roles: [name] })).status).toBe(200);
+    expect(await keyRoleNames(em(), keyId)).toEqual([name]);
+  });
+
   it('clears them with []', async () => {
     const { keyId } = await newKey({ roles: ['reader'] });
     const reply = await setRoles({ keyId, roles: [] });
@@ -77,6 +85,7 @@ describe('400', () => {
     [{ keyId: 'key_x', roles: null }, 'body.roles'],
     [{ keyId: 'key_x', roles: Array.from({ length: 101 }, (_, i) => `r${i}`) }, 'body.roles'],
     [{ keyId: 'key_x', roles: ['ok', ''] }, 'body.roles[1]'],
+    [{ keyId: 'key_x', roles: ['ok', 's'.repeat(129)] }, 'body.roles[1]'],
   ])('rejects %j', async (body, location) => {
     const reply = await setRoles(body);
     expect(reply.status).toBe(400);

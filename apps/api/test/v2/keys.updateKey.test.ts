@@ -240,6 +240,16 @@ describe('200', () => {
     expect(await keyPermissionSlugs(em(), keyId)).toEqual([]);
   });
 
+  it('takes role names and permission slugs of 128 characters, as permissions.* do', async () => {
+    const role = 'u'.repeat(128);
+    const slug = 'v'.repeat(128);
+    expect((await api.post('permissions.createRole', { name: role }, workspace.rootKey)).status).toBe(200);
+    const { keyId } = await newKey();
+    expect((await updateKey({ keyId, roles: [role], permissions: [slug] })).status).toBe(200);
+    expect(await keyRoleNames(em(), keyId)).toEqual([role]);
+    expect(await keyPermissionSlugs(em(), keyId)).toEqual([slug]);
+  });
+
   it('changes everything in one request', async () => {
     const { keyId } = await newKey(fullKey);
     const reply = await updateKey({
@@ -434,6 +444,8 @@ describe('400', () => {
   it('rejects bad role names and permission slugs', async () => {
     await expectInvalid({ keyId, roles: ['ro le'] }, 'body.roles[0]');
     await expectInvalid({ keyId, permissions: [''] }, 'body.permissions[0]');
+    await expectInvalid({ keyId, roles: ['r'.repeat(129)] }, 'body.roles[0]');
+    await expectInvalid({ keyId, permissions: ['p'.repeat(129)] }, 'body.permissions[0]');
   });
 
   it('rejects unknown fields', async () => {

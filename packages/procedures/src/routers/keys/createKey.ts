@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { apiPermission, requirePermissions } from '../../middleware/auth.ts';
 import {
   apiIdSchema,
+  createKeyRbacNameSchema,
   creditsSchema,
   expiresSchema,
   externalIdSchema,
@@ -10,9 +11,7 @@ import {
   keyNameSchema,
   keyPrefixSchema,
   metaSchema,
-  permissionSlugSchema,
   ratelimitsSchema,
-  roleNameSchema,
 } from '../../schemas.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
@@ -23,8 +22,8 @@ export const createKeyInput = z.strictObject({
   byteLength: keyByteLengthSchema.optional(),
   externalId: externalIdSchema.optional(),
   meta: metaSchema.optional(),
-  roles: z.array(roleNameSchema).max(100).optional(),
-  permissions: z.array(permissionSlugSchema).max(1000).optional(),
+  roles: z.array(createKeyRbacNameSchema).max(100).optional(),
+  permissions: z.array(createKeyRbacNameSchema).max(1000).optional(),
   expires: expiresSchema.optional(),
   credits: creditsSchema.optional(),
   ratelimits: ratelimitsSchema.optional(),

@@ -9,9 +9,8 @@ import {
   externalIdSchema,
   keyNameSchema,
   metaSchema,
-  permissionSlugSchema,
   ratelimitsSchema,
-  roleNameSchema,
+  rbacNameSchema,
   textSchema,
 } from '../../schemas.ts';
 import { settle } from '../../services.ts';
@@ -30,8 +29,8 @@ export const migrateKeysInput = z.strictObject({
         name: keyNameSchema.optional(),
         externalId: externalIdSchema.optional(),
         meta: metaSchema.optional(),
-        roles: z.array(roleNameSchema).max(100).optional(),
-        permissions: z.array(permissionSlugSchema).max(1000).optional(),
+        roles: z.array(rbacNameSchema).max(100).optional(),
+        permissions: z.array(rbacNameSchema).max(1000).optional(),
         expires: expiresSchema.optional(),
         enabled: z.boolean().default(true),
         credits: creditsSchema.optional(),

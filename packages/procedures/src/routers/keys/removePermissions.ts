@@ -2,13 +2,13 @@ import { changeKeyPermissions } from '@keyplane/db';
 import { z } from 'zod';
 import { rbacPermission } from '../../middleware/auth.ts';
 import { loadAuthorizedKey } from '../../middleware/keys.ts';
-import { permissionSchema, permissionSlugSchema, resourceIdSchema } from '../../schemas.ts';
+import { permissionSchema, rbacNameSchema, resourceIdSchema } from '../../schemas.ts';
 import { settle } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
 export const removePermissionsInput = z.strictObject({
   keyId: resourceIdSchema,
-  permissions: z.array(permissionSlugSchema).min(1).max(1000),
+  permissions: z.array(rbacNameSchema).min(1).max(1000),
 });
 
 /** The key's direct permissions after the change. */

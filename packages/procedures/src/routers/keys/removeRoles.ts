@@ -2,13 +2,13 @@ import { changeKeyRoles } from '@keyplane/db';
 import { z } from 'zod';
 
 import { loadAuthorizedKey } from '../../middleware/keys.ts';
-import { resourceIdSchema, roleNameSchema, roleSchema } from '../../schemas.ts';
+import { rbacNameSchema, resourceIdSchema, roleSchema } from '../../schemas.ts';
 import { settle } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
 export const removeRolesInput = z.strictObject({
   keyId: resourceIdSchema,
-  roles: z.array(roleNameSchema).min(1).max(100),
+  roles: z.array(rbacNameSchema).min(1).max(100),
 });
 
 /** The key's roles after the change, each with its permissions. */

@@ -6,10 +6,9 @@ import {
   externalIdSchema,
   keyNameSchema,
   metaSchema,
-  permissionSlugSchema,
   ratelimitsSchema,
+  rbacNameSchema,
   resourceIdSchema,
-  roleNameSchema,
   updateCreditsSchema,
 } from '../../schemas.ts';
 import { settle } from '../../services.ts';
@@ -24,8 +23,8 @@ export const updateKeyInput = z.strictObject({
   credits: updateCreditsSchema.nullable().optional(),
   ratelimits: ratelimitsSchema.optional(),
   enabled: z.boolean().optional(),
-  roles: z.array(roleNameSchema).max(100).optional(),
-  permissions: z.array(permissionSlugSchema).max(1000).optional(),
+  roles: z.array(rbacNameSchema).max(100).optional(),
+  permissions: z.array(rbacNameSchema).max(1000).optional(),
 });
 
 export const updateKeyOutput = z.object({});
