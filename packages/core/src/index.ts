@@ -11,7 +11,7 @@ export {
   rerolledKeyExpiry,
   rerolledKeyPrefix,
 } from './keyLifecycle.ts';
-export { isSha256Digest, PREFIXED_API_KEY_ALGORITHM, prefixedApiKeyParts, storedKeyHash } from './keyMigration.ts';
+export { PREFIXED_API_KEY_ALGORITHM, prefixedApiKeyParts, storedKeyHash } from './keyMigration.ts';
 export { type KeyCreationSetting, keyCreationPrecondition } from './keyPolicy.ts';
 export { DEFAULT_KEY_BYTES, type GeneratedKey, generateKey, hashesEqual, hashKey } from './keys.ts';
 export { type CreditsChange, type CreditsPatch, planCreditsChange } from './keyUpdates.ts';

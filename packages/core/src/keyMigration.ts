@@ -3,20 +3,16 @@ import { createHash } from 'node:crypto';
 const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
 const SHA256_BASE64 = /^[A-Za-z0-9+/]{43}=$/;
 
-/** Whether a hash imported from another system is a SHA-256 digest we can store: 64 hex or 44 base64 characters. */
-export function isSha256Digest(hash: string): boolean {
-  return SHA256_HEX.test(hash) || SHA256_BASE64.test(hash);
-}
-
 /**
- * A SHA-256 digest in our stored format (standard base64, what `hashKey` produces), so that the
- * original plaintext key verifies. Undefined for anything else.
+ * How a hash imported from another system is stored. A SHA-256 digest (64 hex or 44 base64
+ * characters) becomes our format (standard base64, what `hashKey` produces), so that the original
+ * plaintext key verifies; any other hash is kept as given, for a migration to rehash later.
  */
-export function storedKeyHash(digest: string): string | undefined {
-  if (SHA256_HEX.test(digest)) return Buffer.from(digest, 'hex').toString('base64');
+export function storedKeyHash(hash: string): string {
+  if (SHA256_HEX.test(hash)) return Buffer.from(hash, 'hex').toString('base64');
   // Re-encoding makes a non-canonical last character canonical.
-  if (SHA256_BASE64.test(digest)) return Buffer.from(digest, 'base64').toString('base64');
-  return undefined;
+  if (SHA256_BASE64.test(hash)) return Buffer.from(hash, 'base64').toString('base64');
+  return hash;
 }
 
 /** Keys imported from systems that hash only part of the key, rehashed on their first verification. */

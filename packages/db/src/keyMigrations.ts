@@ -29,7 +29,7 @@ export async function createKeyMigration(
 }
 
 export interface MigratedKeyParams {
-  /** The SHA-256 digest of the full key in the customer's system, hex or base64. */
+  /** The key's hash in the customer's system: a SHA-256 digest of the full key (hex or base64), or any other. */
   hash: string;
   name?: string;
   externalId?: string;
@@ -81,7 +81,7 @@ export async function migrateKeys(
     const planned = new Map<string, PlannedKey>();
     for (const key of params.keys) {
       const stored = storedKeyHash(key.hash);
-      if (stored !== undefined && !planned.has(stored)) {
+      if (!planned.has(stored)) {
         planned.set(stored, { id: newId('key'), hash: key.hash, stored, params: key });
       }
     }

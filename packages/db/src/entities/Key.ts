@@ -3,6 +3,9 @@ import { Api } from './Api.ts';
 import { Identity } from './Identity.ts';
 import { Workspace } from './Workspace.ts';
 
+/** The longest hash the `keys.hash` column holds: ours are 44 characters, imported ones may be longer. */
+export const MAX_KEY_HASH_LENGTH = 128;
+
 const KeySchema = defineEntity({
   name: 'Key',
   tableName: 'keys',
@@ -11,7 +14,7 @@ const KeySchema = defineEntity({
     workspace: () => p.manyToOne(Workspace).deleteRule('cascade'),
     api: () => p.manyToOne(Api).deleteRule('cascade'),
     /** SHA-256 of the full key; the hot path looks keys up by it. */
-    hash: p.string().length(128).unique(),
+    hash: p.string().length(MAX_KEY_HASH_LENGTH).unique(),
     start: p.string().length(64),
     name: p.string().length(255).nullable(),
     identity: () => p.manyToOne(Identity).nullable().deleteRule('set null').index(),

@@ -12,7 +12,7 @@ import { Api } from './Api.ts';
 import { AuditEvent } from './AuditEvent.ts';
 import { DashboardSession } from './DashboardSession.ts';
 import { Identity } from './Identity.ts';
-import { Key } from './Key.ts';
+import { Key, MAX_KEY_HASH_LENGTH } from './Key.ts';
 import { KeyMigration } from './KeyMigration.ts';
 import { KeyPermission } from './KeyPermission.ts';
 import { KeyRole } from './KeyRole.ts';
@@ -43,6 +43,7 @@ export {
   KeyVerificationPerHour,
   KeyVerificationPerMinute,
   KeyVerificationPerMonth,
+  MAX_KEY_HASH_LENGTH,
   Permission,
   Ratelimit,
   RatelimitEvent,

@@ -1,5 +1,4 @@
-import { isSha256Digest } from '@keyplane/core';
-import { migrateKeys as migrateKeyRecords } from '@keyplane/db';
+import { MAX_KEY_HASH_LENGTH, migrateKeys as migrateKeyRecords } from '@keyplane/db';
 import { z } from 'zod';
 import { apiPermission, requirePermissions } from '../../middleware/auth.ts';
 import {
@@ -23,9 +22,10 @@ export const migrateKeysInput = z.strictObject({
   keys: z
     .array(
       z.strictObject({
-        hash: z
-          .string()
-          .refine(isSha256Digest, 'must be the SHA-256 digest of the key: 64 hex characters or 44 base64 characters'),
+        // The hash in the customer's old system; a SHA-256 digest in hex or base64 is stored in our form.
+        hash: textSchema
+          .min(3)
+          .max(MAX_KEY_HASH_LENGTH, `must be at most ${MAX_KEY_HASH_LENGTH} characters, the longest hash stored`),
         name: keyNameSchema.optional(),
         externalId: externalIdSchema.optional(),
         meta: metaSchema.optional(),
