@@ -98,6 +98,19 @@ describe('200', () => {
     expect((await storedKey(em(), reply.body.data.migrated[0]?.keyId ?? ''))?.hash).toBe(hash);
   });
 
+  it('takes an externalId in any text, unlike createKey', async () => {
+    const externalId = 'user@example.com / team 7';
+    const reply = await migrate([{ hash: legacyKey().hex, externalId }]);
+    expect(reply.status).toBe(200);
+    const keyId = reply.body.data.migrated[0]?.keyId ?? '';
+    const [identity] = await rows(
+      em(),
+      sql<{ externalId: string }>`
+        select i.external_id as "externalId" from identities i join keys k on k.identity_id = i.id where k.id = ${keyId}`,
+    );
+    expect(identity?.externalId).toBe(externalId);
+  });
+
   it('stores every field, creating roles, permissions and identities that do not exist', async () => {
     await createRole(em(), workspace.workspaceId, 'existing-role');
     const legacy = legacyKey();
@@ -289,7 +302,8 @@ describe('400', () => {
 
   it.each([
     ['name', ''],
-    ['externalId', 'has space'],
+    ['externalId', ''],
+    ['externalId', 'x'.repeat(256)],
     ['meta', [1]],
     ['roles', ['']],
     ['roles', ['r'.repeat(129)]],

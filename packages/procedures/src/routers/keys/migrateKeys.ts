@@ -5,7 +5,6 @@ import {
   apiIdSchema,
   creditsSchema,
   expiresSchema,
-  externalIdSchema,
   keyNameSchema,
   metaSchema,
   ratelimitsSchema,
@@ -27,7 +26,8 @@ export const migrateKeysInput = z.strictObject({
           .min(3)
           .max(MAX_KEY_HASH_LENGTH, `must be at most ${MAX_KEY_HASH_LENGTH} characters, the longest hash stored`),
         name: keyNameSchema.optional(),
-        externalId: externalIdSchema.optional(),
+        // Unlike createKey's, any text (reference 3.4).
+        externalId: textSchema.min(1).max(255).optional(),
         meta: metaSchema.optional(),
         roles: z.array(rbacNameSchema).max(100).optional(),
         permissions: z.array(rbacNameSchema).max(1000).optional(),
