@@ -17,7 +17,7 @@ import { rootKeyProcedure } from '../../trpc.ts';
 export const migrateKeysInput = z.strictObject({
   migrationId: textSchema.min(3).max(255),
   apiId: apiIdSchema,
-  // The reference sets no maximum; one request imports at most 1000 keys, in one transaction.
+  // No maximum, as in the reference: the body-size limit bounds a request, imported in one transaction.
   keys: z
     .array(
       z.strictObject({
@@ -37,8 +37,7 @@ export const migrateKeysInput = z.strictObject({
         ratelimits: ratelimitsSchema.optional(),
       }),
     )
-    .min(1)
-    .max(1000),
+    .min(1),
 });
 
 export const migrateKeysOutput = z.object({
