@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { hashKey, PREFIXED_API_KEY_ALGORITHM } from '@keyplane/core';
-import { createKeyMigration } from '@keyplane/db';
+import { type CreditSpender, createKeyMigration } from '@keyplane/db';
+import type { Services } from '@keyplane/procedures';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/http/app.ts';
 import { silentLogger } from '../../src/log.ts';
@@ -234,6 +235,25 @@ describe('credits', () => {
     expect(await verifyAt(nextMidnight - 1, { key, ...request })).toMatchObject({ code, credits: 2 });
     expect(await verifyAt(nextMidnight, { key, ...request })).toMatchObject({ code, credits: 5 });
   });
+
+  it.each(failures)(
+    '%s still answers, without credits, when the balance cannot be read',
+    async (code, settings, request) => {
+      const { key } = await newKey({ ...settings, credits: { remaining: 7 } });
+      const unreachable: CreditSpender = {
+        spend: () => Promise.reject(new Error('connection refused')),
+        close: async () => {},
+      };
+      const reported: string[] = [];
+      const data = await verifyOn(
+        { credits: unreachable, reportError: (message) => void reported.push(message) },
+        { key, ...request },
+      );
+      expect(data).toMatchObject({ valid: false, code });
+      expect(data).not.toHaveProperty('credits');
+      expect(reported).toEqual(['could not read the credits of a key for a failed verification']);
+    },
+  );
 
   it.each(failures)('%s shows no credits for an unlimited key', async (code, settings, request) => {
     const { key } = await newKey(settings);
@@ -479,14 +499,19 @@ describe('cross-workspace isolation', () => {
 });
 
 /** Verifies on an app whose clock reads `time`, sharing everything else with the test app. */
-async function verifyAt(time: number, body: Record<string, unknown>): Promise<Verification> {
+function verifyAt(time: number, body: Record<string, unknown>): Promise<Verification> {
+  return verifyOn({ now: () => time }, body);
+}
+
+/** A verification on a server whose services differ from the test app's in `changed`. */
+async function verifyOn(changed: Partial<Services>, body: Record<string, unknown>): Promise<Verification> {
   const app = createApp({
     orm: api.orm,
     logger: silentLogger,
     errorsBaseUrl: ERRORS_BASE_URL,
     maxBodyBytes: MAX_BODY_BYTES,
     vaultMasterKey: undefined,
-    services: { ...api.services, now: () => time },
+    services: { ...api.services, ...changed },
   });
   const response = await app.request('/v2/keys.verifyKey', {
     method: 'POST',

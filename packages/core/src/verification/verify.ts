@@ -86,6 +86,11 @@ export interface VerifyPorts {
     cost: number,
     refillBoundary: number,
   ): Promise<{ available: number | null; remaining: number | null }>;
+  /**
+   * A limited key's balance for an outcome that spends nothing (a due refill applied), judged in
+   * order with the key's concurrent spends; undefined when it cannot be read: the outcome stands.
+   */
+  readCredits(keyId: string, refillBoundary: number): Promise<number | undefined>;
   now(): number;
 }
 
@@ -139,15 +144,11 @@ export async function verifyKey(
 
   const now = ports.now();
   const refillBoundary = key.refill ? latestRefillBoundary(key.refill, now) : 0;
-  /**
-   * A failed outcome spends nothing but still shows a limited key's balance. The balance is not
-   * cached, so it is read by spending nothing through the spender: judged in order with the key's
-   * concurrent spends, and with a due refill applied as any spend would.
-   */
+  // A failed outcome spends nothing but still shows a limited key's balance (not cached: read).
   const failed = async (code: VerificationCode, ratelimits?: CheckedRatelimit[]) => {
     if (!key.limitedCredits) return found(code, { ratelimits });
-    const { available } = await ports.spendCredits(key.id, 0, refillBoundary);
-    return found(code, available === null ? { ratelimits } : { ratelimits, credits: available });
+    const credits = await ports.readCredits(key.id, refillBoundary);
+    return found(code, credits === undefined ? { ratelimits } : { ratelimits, credits });
   };
 
   if (!key.enabled) return failed('DISABLED');
@@ -190,8 +191,10 @@ export async function verifyKey(
 
 /** The identity's limits that apply to the key: a key limit of the same name hides the identity's. */
 export function identityRatelimitsOf(key: VerificationKey): RatelimitConfig[] {
-  const keyLimitNames = new Set(key.ratelimits.map((limit) => limit.name));
-  return key.identity?.ratelimits.filter((limit) => !keyLimitNames.has(limit.name)) ?? [];
+  const identityLimits = key.identity?.ratelimits ?? [];
+  // Most keys have no identity limits, or no limits of their own to hide them: nothing to build.
+  if (identityLimits.length === 0 || key.ratelimits.length === 0) return identityLimits;
+  return identityLimits.filter((identityLimit) => !key.ratelimits.some((limit) => limit.name === identityLimit.name));
 }
 
 /**

@@ -95,6 +95,15 @@ export const verifyKey = rootKeyProcedure
           authorize: (apiId) => requirePermissions(rootKey, [apiPermission(apiId, 'verify_key')]),
           checkLimits: (checks, hashTag) => services.rateLimiter.check(checks, { hashTag }),
           spendCredits: (keyId, cost, boundary) => services.credits.spend(keyId, cost, boundary),
+          // Spending nothing through the spender reads the balance in order with concurrent spends.
+          readCredits: (keyId, boundary) =>
+            services.credits.spend(keyId, 0, boundary).then(
+              ({ available }) => available ?? undefined,
+              (error: unknown) => {
+                services.reportError('could not read the credits of a key for a failed verification', error);
+                return undefined;
+              },
+            ),
           now: services.now,
         },
       );
