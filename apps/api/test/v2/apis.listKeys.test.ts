@@ -1,4 +1,4 @@
-import { rows, sql } from '@keyplane/db';
+import { createKeyMigration, rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
 import { createRole, grantRolePermission } from '../dbInspect.ts';
@@ -172,6 +172,20 @@ describe('200', () => {
     expect(unknown.status).toBe(200);
     expect(unknown.body.data).toEqual([]);
     expect(unknown.body.pagination).toEqual({ hasMore: false });
+  });
+
+  it("filters by an externalId outside createKey's pattern, as keys.migrateKeys may create", async () => {
+    const apiId = await createTestApi(api, workspace.rootKey);
+    const migrationId = await createKeyMigration(em(), workspace.workspaceId);
+    const imported = await api.post<{ migrated: { keyId: string }[] }>(
+      'keys.migrateKeys',
+      { migrationId, apiId, keys: [{ hash: 'old-system-hash-1', externalId: 'alice@example.com' }] },
+      workspace.rootKey,
+    );
+    expect(imported.status).toBe(200);
+    const reply = await listKeys({ apiId, externalId: 'alice@example.com' });
+    expect(reply.status).toBe(200);
+    expect(reply.body.data.map((key) => key.keyId)).toEqual(imported.body.data.migrated.map((key) => key.keyId));
   });
 
   it('searches (our addition) the name, id or start, case-insensitively, across pages', async () => {
