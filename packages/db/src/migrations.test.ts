@@ -1,0 +1,54 @@
+import { MAX_CREDITS } from '@keyplane/core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createApi } from './apis.ts';
+import { findKeyDetails } from './keyDetails.ts';
+import { createKey } from './keys.ts';
+import { rows, sql } from './sql.ts';
+import { createTestDatabase, type TestDatabase } from './testing/index.ts';
+import { bootstrapWorkspace } from './workspaces.ts';
+
+let database: TestDatabase;
+
+beforeAll(async () => {
+  database = await createTestDatabase(inject('databaseUrl'), inject('templateDatabase'));
+});
+afterAll(async () => {
+  await database.drop();
+});
+
+describe('Migration20261124170000_clamp_oversized_credits', () => {
+  const migration = 'Migration20261124170000_clamp_oversized_credits';
+
+  it('brings balances past 2^53-1 back to it, so those keys can be read again, and leaves the rest', async () => {
+    const em = database.orm.em.fork();
+    const { workspaceId } = await bootstrapWorkspace(em, { name: 'clamp' });
+    const apiId = await createApi(em, workspaceId, 'clamp');
+    const keyWith = async (remaining: number | null) =>
+      (await createKey(em, { workspaceId }, { apiId, credits: { remaining }, enabled: true, recoverable: false }))
+        .keyId;
+    const oversized = await keyWith(1);
+    const [largest, small, unlimited] = [await keyWith(MAX_CREDITS), await keyWith(5), await keyWith(null)];
+    // As the old increment left it (the column takes any bigint).
+    await rows(em, sql`update keys set credits_remaining = 9007199254740991::bigint * 3 where id = ${oversized}`);
+    const remainingOf = async (keyId: string) =>
+      (await findKeyDetails(em.fork(), workspaceId, { keyId }))?.credits.remaining;
+    // Not a number any response may carry (and one a spend of 1 cannot change).
+    expect(Number.isSafeInteger(await remainingOf(oversized))).toBe(false);
+
+    await database.orm.migrator.down({ migrations: [migration] });
+    await database.orm.migrator.up({ migrations: [migration] });
+
+    const stored = await rows(
+      em.fork(),
+      sql<{ id: string; remaining: string | null }>`select id, credits_remaining::text as remaining from keys
+                                                     where workspace_id = ${workspaceId}`,
+    );
+    expect(Object.fromEntries(stored.map(({ id, remaining }) => [id, remaining]))).toEqual({
+      [oversized]: String(MAX_CREDITS),
+      [largest]: String(MAX_CREDITS),
+      [small]: '5',
+      [unlimited]: null,
+    });
+    expect(await remainingOf(oversized)).toBe(MAX_CREDITS);
+  });
+});
