@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RedisRateLimitEngine } from '../src/redisEngine.ts';
 import type { LimitRequest } from '../src/types.ts';
-import { startFreezableProxy } from './freezableProxy.ts';
+import { type RedisProxy, startRedisProxy } from './redisProxy.ts';
 import { deleteKeysWithPrefix, REDIS_URL, randomKeyPrefix } from './redisTesting.ts';
 
 const DEAD_REDIS_URL = 'redis://127.0.0.1:6390';
@@ -26,9 +26,12 @@ async function connectedEngine(keyPrefix: string, fallbacks: Error[]): Promise<R
   return engine;
 }
 
-/** A connected engine whose Redis replies can be held back (`proxy.freeze()`), as on a stalled network. */
-async function engineBehindProxy(fallbacks: Error[]) {
-  const proxy = await startFreezableProxy(6379);
+/**
+ * A connected engine talking to Redis through a proxy of its own, which counts its commands and can
+ * hold the replies back (`proxy.freeze()`), as on a stalled network.
+ */
+async function engineBehindProxy(fallbacks: Error[] = []) {
+  const proxy = await startRedisProxy(6379);
   cleanups.push(() => proxy.close());
   const engine = new RedisRateLimitEngine({
     redisUrl: proxy.url,
@@ -48,20 +51,10 @@ async function adminClient(): Promise<Redis> {
   return admin;
 }
 
-/** The script calls (eval or evalsha) Redis receives from now on for keys under `keyPrefix`. */
-async function watchScriptCalls(keyPrefix: string): Promise<string[]> {
-  const monitor = await (await adminClient()).monitor();
-  cleanups.push(async () => {
-    monitor.disconnect();
-  });
-  const scriptCalls: string[] = [];
-  monitor.on('monitor', (_time: string, args: string[]) => {
-    const [command] = args;
-    if (command !== undefined && /^eval(sha)?$/i.test(command) && args.some((arg) => arg.startsWith(keyPrefix))) {
-      scriptCalls.push(command.toLowerCase());
-    }
-  });
-  return scriptCalls;
+/** The script calls (eval or evalsha) the engine behind `proxy` makes from now on. */
+function watchScriptCalls(proxy: RedisProxy): () => string[] {
+  const earlier = proxy.commands.length;
+  return () => proxy.commands.slice(earlier).filter((name) => /^eval(sha)?$/.test(name));
 }
 
 function usePrefix(): string {
@@ -119,21 +112,18 @@ describe('redis engine', () => {
   });
 
   it('sends the script once per connection, then only its hash', async () => {
-    const keyPrefix = usePrefix();
-    const engine = await connectedEngine(keyPrefix, []);
-    const scriptCalls = await watchScriptCalls(keyPrefix);
+    const { engine, proxy } = await engineBehindProxy();
+    const scriptCalls = watchScriptCalls(proxy);
 
     for (let i = 0; i < 5; i++) await engine.check([{ key: 'a', limit: 10, durationMs: WINDOW_MS, cost: 1 }]);
-    await expect.poll(() => scriptCalls).toHaveLength(5);
 
-    expect(scriptCalls).toEqual(['eval', 'evalsha', 'evalsha', 'evalsha', 'evalsha']);
+    expect(scriptCalls()).toEqual(['eval', 'evalsha', 'evalsha', 'evalsha', 'evalsha']);
   });
 
   it('sends checks of one hash tag made together as one script call, judged in the order they were made', async () => {
-    const keyPrefix = usePrefix();
-    const engine = await connectedEngine(keyPrefix, []);
+    const { engine, proxy } = await engineBehindProxy();
     await engine.check([{ key: 'warm-up', limit: 1, durationMs: WINDOW_MS, cost: 0 }], { hashTag: 'ws_1' });
-    const scriptCalls = await watchScriptCalls(keyPrefix);
+    const scriptCalls = watchScriptCalls(proxy);
     const limit: LimitRequest = { key: 'a', limit: 3, durationMs: WINDOW_MS, cost: 1 };
 
     const outcomes = await Promise.all(Array.from({ length: 5 }, () => engine.check([limit], { hashTag: 'ws_1' })));
@@ -145,14 +135,13 @@ describe('redis engine', () => {
       [false, 0],
       [false, 0],
     ]);
-    await expect.poll(() => scriptCalls).toHaveLength(1);
+    expect(scriptCalls()).toHaveLength(1);
   });
 
   it('sends the checks of requests handled together as one call, however many steps in each makes its check', async () => {
-    const keyPrefix = usePrefix();
-    const engine = await connectedEngine(keyPrefix, []);
+    const { engine, proxy } = await engineBehindProxy();
     await engine.check([{ key: 'warm-up', limit: 1, durationMs: WINDOW_MS, cost: 0 }], { hashTag: 'ws_1' });
-    const scriptCalls = await watchScriptCalls(keyPrefix);
+    const scriptCalls = watchScriptCalls(proxy);
     const handle = async (steps: number) => {
       for (let step = 0; step < steps; step++) await Promise.resolve();
       return engine.check([{ key: 'a', limit: 10, durationMs: WINDOW_MS, cost: 1 }], { hashTag: 'ws_1' });
@@ -161,7 +150,7 @@ describe('redis engine', () => {
     const outcomes = await Promise.all([1, 3, 2, 5].map(handle));
 
     expect(outcomes.map(({ results }) => results[0]?.remaining)).toEqual([9, 7, 8, 6]);
-    await expect.poll(() => scriptCalls).toHaveLength(1);
+    expect(scriptCalls()).toHaveLength(1);
   });
 
   it('keeps every check of a shared call all-or-nothing: a rejected one consumes none of its limits', async () => {
