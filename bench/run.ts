@@ -79,6 +79,9 @@ async function run(
   } satisfies Run;
 }
 
+const rate = (round: Run) => round.requests / round.seconds;
+const percent = (ratio: number) => (ratio * 100).toFixed(0);
+
 function summarise(runs: Run[]): Measured {
   const requests = runs.reduce((sum, round) => sum + round.requests, 0);
   const cpu = runs.map((round) => round.serverCpuSeconds);
@@ -135,7 +138,7 @@ try {
   const headers = { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}` };
   const verifyUrl = `${server.url}/v2/keys.verifyKey`;
   const ceilingRuns: Run[] = [];
-  const results: { name: string; measured: Measured; ceiling: Measured }[] = [];
+  const results: { name: string; measured: Measured; ceiling: Measured; roundRatios?: number[] }[] = [];
   for (const [name, key] of verifications) {
     const adjacentCeiling: Run[] = [];
     const rounds: Run[] = [];
@@ -144,7 +147,9 @@ try {
       rounds.push(await run(verifyUrl, { headers, body: JSON.stringify({ key }) }, server.pid));
     }
     ceilingRuns.push(...adjacentCeiling);
-    results.push({ name, measured: summarise(rounds), ceiling: summarise(adjacentCeiling) });
+    // Each round against the ceiling round just before it: how far the ratio moves within one run.
+    const roundRatios = rounds.map((round, index) => rate(round) / rate(adjacentCeiling[index] as Run));
+    results.push({ name, measured: summarise(rounds), ceiling: summarise(adjacentCeiling), roundRatios });
   }
   const allCeiling = summarise(ceilingRuns);
 
@@ -158,11 +163,12 @@ try {
     'p99 ms'.padStart(8),
     'ceiling'.padStart(9),
     'of ceiling'.padStart(11),
+    'rounds'.padStart(12),
     'non-2xx'.padStart(8),
     'server CPU us/req'.padStart(18),
   );
   const rows = [{ name: 'ceiling: bare node:http, fixed JSON', measured: allCeiling, ceiling: allCeiling }, ...results];
-  for (const { name, measured, ceiling } of rows) {
+  for (const { name, measured, ceiling, roundRatios } of rows) {
     console.log(
       name.padEnd(42),
       measured.requestsPerSecond.toFixed(0).padStart(9),
@@ -170,11 +176,15 @@ try {
       String(measured.p99).padStart(8),
       ceiling.requestsPerSecond.toFixed(0).padStart(9),
       `${((measured.requestsPerSecond / ceiling.requestsPerSecond) * 100).toFixed(1)}%`.padStart(11),
+      (roundRatios ? `${percent(Math.min(...roundRatios))}-${percent(Math.max(...roundRatios))}%` : '').padStart(12),
       String(measured.non2xx).padStart(8),
       (measured.serverCpuMicros?.toFixed(1) ?? '-').padStart(18),
     );
   }
-  console.log('\nEach case is compared with the ceiling rounds run between its own (its "ceiling" column).');
+  console.log(
+    '\nEach case is compared with the ceiling rounds run between its own (its "ceiling" column); "rounds" is the\n' +
+      'range of its rounds, each against the ceiling round just before it.',
+  );
 } finally {
   ceiling.child.kill();
   await server.stop();
