@@ -1,7 +1,5 @@
-import { RateLimiterMemory } from 'rate-limiter-flexible';
 import {
   counterKey,
-  counterTtlMs,
   DEFAULT_KEY_PREFIX,
   evaluateLimits,
   validateRequests,
@@ -10,21 +8,29 @@ import {
 } from './slidingWindow.ts';
 import type { CheckOptions, CheckResult, LimitRequest, RateLimitEngine } from './types.ts';
 
-/**
- * The store expires a counter with a Node timer, and Node fires a timer of more than 2^31 - 1 ms
- * at once: a counter kept for longer (windows over about 12 days) would vanish as it is written.
- */
-const MAX_TIMER_SECONDS = Math.floor(2_147_483_647 / 1000);
+/** One fixed window's count, kept while it still weighs in the sliding window. */
+interface WindowCount {
+  durationMs: number;
+  count: number;
+  /** The end of the window after it: from then on it is neither the current nor the previous window. */
+  weighsUntil: number;
+}
+
+/** A window's count as Redis would hold it. */
+export interface CountedWindow {
+  /** The window's key, as the Redis script names it. */
+  key: string;
+  hashTag: string | undefined;
+  durationMs: number;
+  count: number;
+}
 
 /**
- * How long the store keeps a window's counter, in seconds. One a timer cannot hold is kept
- * without expiry (0): exact counting for windows up to 30 days matters more than reclaiming the
- * memory of their counters, whose keys are few (one per identifier and window).
+ * How often, on the engine's clock, windows that no longer weigh are dropped. Only memory is at
+ * stake (a window is found by its index, so a stale count is never read as a current one), and a
+ * sweep visits every window kept.
  */
-function counterTtlSeconds(durationMs: number): number {
-  const seconds = Math.ceil(counterTtlMs(durationMs) / 1000);
-  return seconds > MAX_TIMER_SECONDS ? 0 : seconds;
-}
+const PRUNE_INTERVAL_MS = 10_000;
 
 export interface MemoryRateLimitEngineOptions {
   keyPrefix?: string;
@@ -32,65 +38,92 @@ export interface MemoryRateLimitEngineOptions {
 }
 
 /**
- * In-process engine. Window counters live in a RateLimiterMemory used as an expiring counter store
- * (`get` / `penalty`). Its expiry runs on the wall clock, which only reclaims memory: window keys
- * carry their index, so a stale counter is never read as a current one.
+ * In-process engine: exact for one process. Window counts live in plain maps, read and written
+ * synchronously, so a check is atomic without queueing, and counting admissions made elsewhere (see
+ * `record`) costs a few map lookups: by hash tag, then key, then window index, so that no key string
+ * is built or hashed on the way (building one cost ten times as much).
  */
 export class MemoryRateLimitEngine implements RateLimitEngine {
-  readonly #counters = new RateLimiterMemory({ points: 0, duration: 0, keyPrefix: '' });
+  readonly #counters = new Map<string | undefined, Map<string, Map<number, WindowCount>>>();
   readonly #keyPrefix: string;
   readonly #now: () => number;
-  #pending: Promise<unknown> = Promise.resolve();
+  #nextPruneAt = 0;
 
   constructor(options: MemoryRateLimitEngineOptions = {}) {
     this.#keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
     this.#now = options.now ?? Date.now;
   }
 
-  check(requests: readonly LimitRequest[], options: CheckOptions = {}): Promise<CheckResult> {
-    // The counter store is asynchronous, so checks run one at a time to keep read-decide-increment
-    // atomic across concurrent calls.
-    const result = this.#pending.then(() => this.#checkNow(requests, options));
-    this.#pending = result.catch(() => undefined);
+  async check(requests: readonly LimitRequest[], { hashTag }: CheckOptions = {}): Promise<CheckResult> {
+    validateRequests(requests);
+    const nowMs = this.#now();
+    const byKey = this.#counters.get(hashTag);
+    const counted = requests.map((request) => {
+      const windows = byKey?.get(request.key);
+      const window = windowIndex(nowMs, request.durationMs);
+      return {
+        request,
+        current: windows?.get(window)?.count ?? 0,
+        previous: windows?.get(window - 1)?.count ?? 0,
+      };
+    });
+    const result = evaluateLimits(counted, nowMs);
+    if (result.passed) this.record(requests, { hashTag }, nowMs);
     return result;
+  }
+
+  /** Counts the costs of `requests` as admitted at `nowMs`, in the windows of that time. */
+  record(requests: readonly LimitRequest[], { hashTag }: CheckOptions, nowMs: number): void {
+    this.#prune(nowMs);
+    let byKey = this.#counters.get(hashTag);
+    for (const { key, durationMs, cost } of requests) {
+      if (cost === 0) continue;
+      if (byKey === undefined) {
+        byKey = new Map();
+        this.#counters.set(hashTag, byKey);
+      }
+      let windows = byKey.get(key);
+      if (windows === undefined) {
+        windows = new Map();
+        byKey.set(key, windows);
+      }
+      const window = windowIndex(nowMs, durationMs);
+      const counted = windows.get(window);
+      if (counted === undefined) {
+        windows.set(window, { durationMs, count: cost, weighsUntil: (window + 2) * durationMs });
+      } else {
+        counted.count += cost;
+      }
+    }
+  }
+
+  /** The windows counted here that still weigh at `nowMs`. */
+  *weighingWindows(nowMs: number): Generator<CountedWindow> {
+    for (const [hashTag, byKey] of this.#counters) {
+      for (const [key, windows] of byKey) {
+        const counter = counterKey(this.#keyPrefix, key, hashTag);
+        for (const [window, { durationMs, count, weighsUntil }] of windows) {
+          if (weighsUntil > nowMs) yield { key: windowKey(counter, window), hashTag, durationMs, count };
+        }
+      }
+    }
   }
 
   async close(): Promise<void> {
-    await this.#pending;
+    this.#counters.clear();
   }
 
-  async #checkNow(requests: readonly LimitRequest[], { hashTag }: CheckOptions): Promise<CheckResult> {
-    validateRequests(requests);
-    const nowMs = this.#now();
-    const counted = await Promise.all(
-      requests.map(async (request) => {
-        const counter = counterKey(this.#keyPrefix, request.key, hashTag);
-        const window = windowIndex(nowMs, request.durationMs);
-        const currentKey = windowKey(counter, window);
-        const [current, previous] = await Promise.all([
-          this.#count(currentKey),
-          this.#count(windowKey(counter, window - 1)),
-        ]);
-        return { request, current, previous, currentKey };
-      }),
-    );
-    const result = evaluateLimits(counted, nowMs);
-    if (result.passed) {
-      await Promise.all(
-        counted
-          .filter(({ request }) => request.cost > 0)
-          .map(({ request, currentKey }) =>
-            this.#counters.penalty(currentKey, request.cost, {
-              customDuration: counterTtlSeconds(request.durationMs),
-            }),
-          ),
-      );
+  #prune(nowMs: number): void {
+    if (nowMs < this.#nextPruneAt) return;
+    this.#nextPruneAt = nowMs + PRUNE_INTERVAL_MS;
+    for (const [hashTag, byKey] of this.#counters) {
+      for (const [key, windows] of byKey) {
+        for (const [window, { weighsUntil }] of windows) {
+          if (weighsUntil <= nowMs) windows.delete(window);
+        }
+        if (windows.size === 0) byKey.delete(key);
+      }
+      if (byKey.size === 0) this.#counters.delete(hashTag);
     }
-    return result;
-  }
-
-  async #count(key: string): Promise<number> {
-    const stored = await this.#counters.get(key);
-    return stored?.consumedPoints ?? 0;
   }
 }

@@ -1,22 +1,44 @@
 import { once } from 'node:events';
-import { Redis } from 'ioredis';
-import { MemoryRateLimitEngine } from './memoryEngine.ts';
-import { RATE_LIMIT_COMMAND, RATE_LIMIT_SCRIPT, type ScriptReply } from './redisScript.ts';
-import { counterKey, DEFAULT_KEY_PREFIX, validateRequests, windowIndex } from './slidingWindow.ts';
-import type { CheckOptions, CheckResult, LimitRequest, LimitResult, RateLimitEngine } from './types.ts';
+import type { Redis } from 'ioredis';
+import { type CountedWindow, MemoryRateLimitEngine } from './memoryEngine.ts';
+import { closeRedis, connectRedis } from './redisClient.ts';
+import {
+  RATE_LIMIT_COMMAND,
+  RATE_LIMIT_SCRIPT,
+  type ScriptReply,
+  WRITE_BACK_COMMAND,
+  WRITE_BACK_SCRIPT,
+} from './redisScript.ts';
+import { counterKey, counterTtlMs, DEFAULT_KEY_PREFIX, validateRequests, windowEnd } from './slidingWindow.ts';
+import type {
+  CheckOptions,
+  CheckResult,
+  LimitRequest,
+  LimitResult,
+  RateLimitEngine,
+  RedisFailureMode,
+} from './types.ts';
 
 export interface RedisRateLimitEngineOptions {
   redisUrl: string;
   keyPrefix?: string;
   /** Replaces the Redis server clock (tests). */
   now?: () => number;
-  /** Called for every check answered from memory because Redis is unreachable. */
+  /** How checks are answered while Redis is unreachable; `local` when omitted. */
+  redisFailure?: RedisFailureMode;
+  /** Called for every check answered without Redis because it is unreachable. */
   onFallback?: (error: Error) => void;
 }
 
-const COMMAND_TIMEOUT_MS = 200;
 /** Bounds one script's run, during which Redis serves nothing else. */
 const MAX_CHECKS_PER_CALL = 100;
+/** Likewise for a write-back call. */
+const MAX_WINDOWS_PER_WRITE_BACK = 1000;
+/**
+ * retryAfter of a check refused because Redis is unreachable (`closed`): Redis may answer again at
+ * any moment, and a client told to wait out the window would wait far longer than most outages.
+ */
+const UNREACHABLE_RETRY_AFTER_MS = 1000;
 
 /** A counter of one script call: its 1-based position in KEYS and its distinct limit specs. */
 interface CounterSpecs {
@@ -31,42 +53,47 @@ interface PendingCheck {
 }
 
 /**
- * Exact across processes sharing one Redis; answers from an in-memory engine (rate-limiter-flexible's
- * insurance pattern) while Redis is not ready or a command fails or times out. Checks of one hash
- * tag made together (by the requests of one wave, see check) go to Redis as one script call, judged
- * in the order they were made: under load a round trip and a command per request cost more than the
- * check.
+ * Exact across processes sharing one Redis. Checks of one hash tag made together (by the requests of
+ * one wave, see check) go to Redis as one script call, judged in the order they were made: under
+ * load a round trip and a command per request cost more than the check.
+ *
+ * While Redis is not ready, or a command fails or times out, each check is answered as its
+ * RedisFailureMode says. Unless that is `open`, this process also counts in memory what it admits
+ * through Redis, as it admits it: without Redis, `local` checks go on from this process's own count
+ * of the window, not from zero, and Redis gets the counts back when it returns (see #writeBack).
  */
 export class RedisRateLimitEngine implements RateLimitEngine {
   readonly #client: Redis;
-  readonly #insurance: MemoryRateLimitEngine;
+  /** What this process admitted itself, through Redis or without it; judges `local` checks without Redis. */
+  readonly #ownCounts: MemoryRateLimitEngine;
   readonly #keyPrefix: string;
   readonly #now: (() => number) | undefined;
+  readonly #redisFailure: RedisFailureMode;
   readonly #onFallback: (error: Error) => void;
   /** Checks waiting for this turn's script call, by hash tag. */
   readonly #pending = new Map<string, PendingCheck[]>();
+  /** The Redis clock minus this process's at the last reply: own counts use Redis's windows. */
+  #redisClockOffsetMs = 0;
+  /** Redis may lack some of this process's own counts: they are written back before its next call. */
+  #writeBackDue = false;
+  #writingBack: Promise<void> | undefined;
 
   constructor(options: RedisRateLimitEngineOptions) {
     this.#keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
     this.#now = options.now;
+    this.#redisFailure = options.redisFailure ?? 'local';
     this.#onFallback = options.onFallback ?? (() => {});
-    this.#insurance = new MemoryRateLimitEngine({ keyPrefix: this.#keyPrefix, now: options.now });
-    this.#client = new Redis(options.redisUrl, {
-      enableOfflineQueue: false,
-      commandTimeout: COMMAND_TIMEOUT_MS,
-      // Off: the engine already sends one call per hash tag and wave, and each wave's calls go out
-      // from separate ticks, which auto-pipelining would not join anyway; it only added a pipeline
-      // object per call (about 3 us of CPU per check in batches of 12).
-      enableAutoPipelining: false,
-      maxRetriesPerRequest: 1,
-      lazyConnect: false,
+    this.#ownCounts = new MemoryRateLimitEngine({ keyPrefix: this.#keyPrefix, now: () => this.#clock() });
+    this.#client = connectRedis(options.redisUrl);
+    // Also when no check noticed that Redis was gone: it may have restarted empty.
+    this.#client.on('ready', () => {
+      this.#writeBackDue = true;
     });
-    // Without a listener ioredis prints connection errors itself; they reach the caller via onFallback.
-    this.#client.on('error', () => {});
     this.#client.defineCommand(RATE_LIMIT_COMMAND, { lua: RATE_LIMIT_SCRIPT });
+    this.#client.defineCommand(WRITE_BACK_COMMAND, { lua: WRITE_BACK_SCRIPT });
   }
 
-  /** Resolves once connected, rejects on a connection error; until connected, checks are answered from memory. */
+  /** Resolves once connected, rejects on a connection error; until connected, checks are answered without Redis. */
   async ready(): Promise<void> {
     if (this.#client.status !== 'ready') await once(this.#client, 'ready');
   }
@@ -102,6 +129,11 @@ export class RedisRateLimitEngine implements RateLimitEngine {
 
   /** One script call for checks that share a hash tag (see redisScript.ts for the arguments). */
   async #send(checks: PendingCheck[]): Promise<void> {
+    try {
+      while (this.#writeBackDue || this.#writingBack !== undefined) await this.#writeBack();
+    } catch (error) {
+      return this.#fallBackAll(checks, error);
+    }
     // By the checks' own keys: every check of one call has the same hash tag, so the full counter
     // key is built once per counter rather than once per check.
     const counters = new Map<string, CounterSpecs>();
@@ -127,9 +159,10 @@ export class RedisRateLimitEngine implements RateLimitEngine {
     }
     const hashTag = checks[0]?.options.hashTag;
     const counterKeys = [...counters.keys()].map((key) => counterKey(this.#keyPrefix, key, hashTag));
+    let reply: ScriptReply;
     let answers: CheckResult[];
     try {
-      const reply = await this.#client.keyplaneRateLimit(
+      reply = await this.#client.keyplaneRateLimit(
         counterKeys.length,
         ...counterKeys,
         String(this.#now?.() ?? ''),
@@ -139,26 +172,129 @@ export class RedisRateLimitEngine implements RateLimitEngine {
       );
       answers = readReply(reply, checks);
     } catch (error) {
-      const failure = error instanceof Error ? error : new Error(String(error));
-      for (const { requests, options, resolve } of checks) resolve(this.#fallBack(failure, requests, options));
-      return;
+      return this.#fallBackAll(checks, error);
     }
-    for (const [index, { resolve }] of checks.entries()) resolve(answers[index] as CheckResult);
+    const judgedAt = reply[0] ?? 0;
+    if (this.#now === undefined) this.#redisClockOffsetMs = judgedAt - Date.now();
+    for (const [index, { requests, options, resolve }] of checks.entries()) {
+      const answer = answers[index] as CheckResult;
+      if (answer.passed && this.#failureMode(options) !== 'open') this.#ownCounts.record(requests, options, judgedAt);
+      resolve(answer);
+    }
   }
 
   async close(): Promise<void> {
-    await this.#insurance.close();
-    if (this.#client.status === 'ready') {
-      await this.#client.quit();
-    } else {
-      this.#client.disconnect();
+    await this.#ownCounts.close();
+    await closeRedis(this.#client);
+  }
+
+  /**
+   * Writes this process's own counts of the windows that still weigh back into Redis, raising
+   * lower counts (see WRITE_BACK_SCRIPT): after it admitted without Redis (`local`), and on every
+   * connection, as a Redis that restarted without persistence would otherwise grant a fresh window.
+   * Checks wait for it (concurrent ones share it), so none is judged by a Redis that lacks them.
+   */
+  #writeBack(): Promise<void> {
+    this.#writingBack ??= this.#writeBackNow().finally(() => {
+      this.#writingBack = undefined;
+    });
+    return this.#writingBack;
+  }
+
+  async #writeBackNow(): Promise<void> {
+    // Cleared first: what is admitted without Redis from now on is due again.
+    this.#writeBackDue = false;
+    const calls = writeBackCalls(this.#ownCounts.weighingWindows(this.#clock()));
+    try {
+      await Promise.all(
+        calls.map((windows) =>
+          this.#client.keyplaneWriteBack(
+            windows.length,
+            ...windows.map(({ key }) => key),
+            ...windows.flatMap(({ count, durationMs }) => [String(count), String(counterTtlMs(durationMs))]),
+          ),
+        ),
+      );
+    } catch (error) {
+      this.#writeBackDue = true;
+      throw error;
     }
+  }
+
+  #fallBackAll(checks: readonly PendingCheck[], error: unknown): void {
+    const failure = error instanceof Error ? error : new Error(String(error));
+    for (const { requests, options, resolve } of checks) resolve(this.#fallBack(failure, requests, options));
   }
 
   #fallBack(error: Error, requests: readonly LimitRequest[], options: CheckOptions): Promise<CheckResult> {
     this.#onFallback(error);
-    return this.#insurance.check(requests, options);
+    switch (this.#failureMode(options)) {
+      case 'open':
+        return Promise.resolve(passedUncounted(requests, this.#clock()));
+      case 'closed':
+        return Promise.resolve(refusedUnreachable(requests, this.#clock()));
+      case 'local':
+        this.#writeBackDue = true;
+        return this.#ownCounts.check(requests, options);
+    }
   }
+
+  #failureMode(options: CheckOptions): RedisFailureMode {
+    return options.redisFailure ?? this.#redisFailure;
+  }
+
+  /** Redis's time as this process last saw it (or the injected clock). */
+  #clock(): number {
+    return this.#now?.() ?? Date.now() + this.#redisClockOffsetMs;
+  }
+}
+
+/** Windows in write-back calls: one hash tag each (one Cluster slot), in bounded numbers. */
+function writeBackCalls(windows: Iterable<CountedWindow>): CountedWindow[][] {
+  const calls: CountedWindow[][] = [];
+  const filling = new Map<string, CountedWindow[]>();
+  for (const window of windows) {
+    // Without a hash tag two keys may live in different Cluster slots: alone.
+    if (window.hashTag === undefined) {
+      calls.push([window]);
+      continue;
+    }
+    let call = filling.get(window.hashTag);
+    if (call === undefined || call.length === MAX_WINDOWS_PER_WRITE_BACK) {
+      call = [];
+      filling.set(window.hashTag, call);
+      calls.push(call);
+    }
+    call.push(window);
+  }
+  return calls;
+}
+
+/** `open`: every limit passes and nothing is counted, so each has its whole limit left. */
+function passedUncounted(requests: readonly LimitRequest[], nowMs: number): CheckResult {
+  return {
+    passed: true,
+    results: requests.map(({ limit, durationMs }) => ({
+      passed: true,
+      remaining: limit,
+      reset: windowEnd(nowMs, durationMs),
+      limit,
+    })),
+  };
+}
+
+/** `closed`: every limit refuses, as exceeded. */
+function refusedUnreachable(requests: readonly LimitRequest[], nowMs: number): CheckResult {
+  return {
+    passed: false,
+    results: requests.map(({ limit, durationMs }) => ({
+      passed: false,
+      remaining: 0,
+      reset: windowEnd(nowMs, durationMs),
+      limit,
+      retryAfter: UNREACHABLE_RETRY_AFTER_MS,
+    })),
+  };
 }
 
 /** Each check's result from the script's reply (see ScriptReply), which must hold exactly them. */
@@ -169,7 +305,7 @@ function readReply(reply: ScriptReply, checks: readonly PendingCheck[]): CheckRe
     let passed = true;
     const results = requests.map(({ limit, durationMs }): LimitResult => {
       const value = reply[at++] ?? 0;
-      const reset = (windowIndex(judgedAt, durationMs) + 1) * durationMs;
+      const reset = windowEnd(judgedAt, durationMs);
       if (value >= 0) return { passed: true, remaining: value, reset, limit };
       passed = false;
       return { passed: false, remaining: 0, reset, limit, retryAfter: -value };

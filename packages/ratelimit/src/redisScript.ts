@@ -1,6 +1,7 @@
 import type { Result } from 'ioredis';
 
 export const RATE_LIMIT_COMMAND = 'keyplaneRateLimit';
+export const WRITE_BACK_COMMAND = 'keyplaneWriteBack';
 
 /**
  * One flat list of integers (Redis turns every value of a reply into RESP, and the client decodes
@@ -14,6 +15,7 @@ export type ScriptReply = number[];
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     keyplaneRateLimit(numberOfKeys: number, ...keysAndArgs: string[]): Result<ScriptReply, Context>;
+    keyplaneWriteBack(numberOfKeys: number, ...keysAndArgs: string[]): Result<null, Context>;
   }
 }
 
@@ -132,4 +134,22 @@ for _, entry in ipairs(added_order) do
   redis.call('PEXPIRE', entry.key, 2 * entry.duration)
 end
 return reply
+`;
+
+/**
+ * Writes one process's own counts of windows back after Redis was unreachable: each window's count
+ * is raised to the process's where it is lower, never lowered and never added to. A Redis that
+ * restarted empty then knows at least what this process admitted, and one that kept its counts is
+ * not charged twice for what this process admitted through it.
+ *
+ * KEYS: window keys, named as the rate-limit script names them (counter key, ':', window index).
+ * ARGV: per key, the process's count and how long to keep the window in ms.
+ */
+export const WRITE_BACK_SCRIPT = `
+for i, key in ipairs(KEYS) do
+  local count = tonumber(ARGV[i * 2 - 1])
+  if count > tonumber(redis.call('GET', key) or 0) then
+    redis.call('SET', key, count, 'PX', ARGV[i * 2])
+  end
+end
 `;

@@ -17,6 +17,11 @@ export function windowIndex(nowMs: number, durationMs: number): number {
   return Math.floor(nowMs / durationMs);
 }
 
+/** The end of the fixed window `nowMs` falls in, unix ms: a limit's `reset`. */
+export function windowEnd(nowMs: number, durationMs: number): number {
+  return (windowIndex(nowMs, durationMs) + 1) * durationMs;
+}
+
 export function counterKey(keyPrefix: string, key: string, hashTag: string | undefined): string {
   return hashTag === undefined ? `${keyPrefix}${key}` : `${keyPrefix}{${hashTag}}:${key}`;
 }
@@ -70,7 +75,7 @@ export function evaluateLimits(counted: readonly CountedRequest[], nowMs: number
     passed,
     results: evaluated.map(({ request, effective, passed: limitPassed }, index): LimitResult => {
       const { limit } = request;
-      const reset = (windowIndex(nowMs, request.durationMs) + 1) * request.durationMs;
+      const reset = windowEnd(nowMs, request.durationMs);
       if (!limitPassed) {
         return {
           passed: false,

@@ -31,12 +31,21 @@ export interface CheckResult {
   results: LimitResult[];
 }
 
+/**
+ * How checks are answered while Redis is unreachable. `local`: in this process, from the counts of
+ * what it admitted itself, so it never admits more than one window's limit per window. `open`:
+ * every check passes, uncounted. `closed`: every check is refused as exceeded.
+ */
+export type RedisFailureMode = 'local' | 'open' | 'closed';
+
 export interface CheckOptions {
   /**
    * Shard part of every key of the call (e.g. the workspace id), wrapped in a Redis Cluster hash tag
    * so that all keys of one call live in the same slot.
    */
   hashTag?: string;
+  /** This check's answer while Redis is unreachable, instead of the engine's. */
+  redisFailure?: RedisFailureMode;
 }
 
 export interface RateLimitEngine {
