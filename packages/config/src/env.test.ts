@@ -1,0 +1,102 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { EnvError, loadBenchEnv, loadEnv } from './env.ts';
+
+/** The names loadEnv looks up, recorded from the source it reads them from. */
+function variablesRead(): string[] {
+  const names = new Set<string>();
+  loadEnv(
+    new Proxy<Record<string, string | undefined>>(
+      {},
+      {
+        get(_source, name) {
+          if (typeof name === 'string') names.add(name);
+          return undefined;
+        },
+      },
+    ),
+  );
+  return [...names];
+}
+
+const turbo = JSON.parse(readFileSync(new URL('../../../turbo.json', import.meta.url), 'utf8')) as {
+  tasks: Record<string, { env?: string[] }>;
+};
+
+// Turbo hands a task only the variables its definition lists, and hashes those: one left out would
+// not reach the server under `npm run dev`, and a test run against another database would be served
+// from the cache.
+describe('every variable the configuration reads', () => {
+  it.each(['dev', 'test'])('is passed to the %s task by turbo', (task) => {
+    expect(variablesRead().length).toBeGreaterThan(0);
+    expect(turbo.tasks[task]?.env ?? []).toEqual(expect.arrayContaining(variablesRead()));
+  });
+});
+
+describe('RATELIMIT_REDIS_FAILURE', () => {
+  it('is local unless set', () => {
+    expect(loadEnv({}).RATELIMIT_REDIS_FAILURE).toBe('local');
+  });
+
+  it.each(['local', 'open', 'closed'])('takes %s', (mode) => {
+    expect(loadEnv({ RATELIMIT_REDIS_FAILURE: mode }).RATELIMIT_REDIS_FAILURE).toBe(mode);
+  });
+
+  it('refuses anything else, naming the variable', () => {
+    const load = () => loadEnv({ RATELIMIT_REDIS_FAILURE: 'fail-open' });
+    expect(load).toThrow(EnvError);
+    expect(load).toThrow(/RATELIMIT_REDIS_FAILURE/);
+  });
+});
+
+describe('EVENT_SPOOL_DIR', () => {
+  it('is the spool directory under DATA_DIR when unset', () => {
+    expect(loadEnv({ DATA_DIR: '/var/lib/keyplane' }).EVENT_SPOOL_DIR).toBe('/var/lib/keyplane/spool');
+  });
+
+  it('is made absolute', () => {
+    expect(loadEnv({ EVENT_SPOOL_DIR: 'spool' }).EVENT_SPOOL_DIR).toBe(`${process.cwd()}/spool`);
+  });
+
+  it('is refused, naming it, when it is too long to hold a Unix socket', () => {
+    expect(() => loadEnv({ EVENT_SPOOL_DIR: `/${'d'.repeat(85)}` })).toThrow(EnvError);
+    expect(() => loadEnv({ DATA_DIR: `/${'d'.repeat(80)}` })).toThrow(
+      /EVENT_SPOOL_DIR: must be a path of at most 85 bytes/,
+    );
+  });
+});
+
+describe('EVENT_SPOOL_MAX_BYTES', () => {
+  it('is 1 GiB by default and at least 1 MiB', () => {
+    expect(loadEnv({}).EVENT_SPOOL_MAX_BYTES).toBe(1024 ** 3);
+    expect(() => loadEnv({ EVENT_SPOOL_MAX_BYTES: '1000' })).toThrow(/EVENT_SPOOL_MAX_BYTES/);
+  });
+});
+
+describe('LOG_LEVEL', () => {
+  it('is info unless set', () => {
+    expect(loadEnv({}).LOG_LEVEL).toBe('info');
+  });
+
+  it.each(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])('takes %s', (level) => {
+    expect(loadEnv({ LOG_LEVEL: level }).LOG_LEVEL).toBe(level);
+  });
+
+  it.each(['verbose', 'INFO', '30'])('refuses %s, naming the variable', (level) => {
+    expect(() => loadEnv({ LOG_LEVEL: level })).toThrow(EnvError);
+    expect(() => loadEnv({ LOG_LEVEL: level })).toThrow(/LOG_LEVEL: /);
+  });
+});
+
+describe('BENCH_COMPARE_LOGGING', () => {
+  it('is off unless set to 1', () => {
+    expect(loadBenchEnv({}).BENCH_COMPARE_LOGGING).toBe(false);
+    expect(loadBenchEnv({ BENCH_COMPARE_LOGGING: '' }).BENCH_COMPARE_LOGGING).toBe(false);
+    expect(loadBenchEnv({ BENCH_COMPARE_LOGGING: '0' }).BENCH_COMPARE_LOGGING).toBe(false);
+    expect(loadBenchEnv({ BENCH_COMPARE_LOGGING: '1' }).BENCH_COMPARE_LOGGING).toBe(true);
+  });
+
+  it('refuses anything else, naming the variable', () => {
+    expect(() => loadBenchEnv({ BENCH_COMPARE_LOGGING: 'yes' })).toThrow(/BENCH_COMPARE_LOGGING/);
+  });
+});
