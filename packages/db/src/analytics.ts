@@ -1,8 +1,13 @@
-import { AnalyticsQueryError, compileAnalyticsQuery, positionAtByte } from '@keyplane/analytics';
+import {
+  AnalyticsQueryError,
+  type CompiledQuery as CompiledAnalyticsQuery,
+  createAnalyticsCompiler,
+  positionAtByte,
+} from '@keyplane/analytics';
 import { DomainError } from '@keyplane/core';
-import { CompiledQuery, type QueryResult } from 'kysely';
+import pg from 'pg';
 import { GRANULARITIES, rollupTable } from './rollups.ts';
-import { databaseErrorCode, type EntityManager, rows, sql } from './sql.ts';
+import { databaseErrorCode } from './sql.ts';
 
 export type AnalyticsDataset = 'verifications' | 'ratelimits';
 
@@ -57,12 +62,33 @@ const TABLES: Record<AnalyticsDataset, Record<string, string>> = {
 
 export const ANALYTICS_LIMITS = {
   maxRows: 10_000,
+  /** The whole query's budget: waiting for a connection (half of it at most), checking the time range, running. */
   timeoutMs: 5_000,
   /** The reference answers 422 query_memory_limit_exceeded for results over 4 MiB. */
   maxResultBytes: 4 * 1024 * 1024,
   /** Rows per FETCH: the result size is checked between fetches, so a huge result is never held whole. */
   fetchSize: 500,
 };
+
+/**
+ * Connections each process keeps for analytics queries, by default. A heavy query keeps one core
+ * of the database server busy until its timeout: with one connection a node's analytics take one
+ * core at most, and leave the others to verification even on a small server shared with the node.
+ */
+export const DEFAULT_ANALYTICS_CONNECTIONS = 1;
+
+/**
+ * Set in each analytics transaction (none needs a superuser): a modest memory for each sort or
+ * hash, whatever the server's default, so a query spills to disk sooner than it takes the
+ * database server's memory; UTC and standard strings so that values print the same on any server.
+ * (Parallel workers need no setting: PostgreSQL never plans a cursor's query in parallel, so a
+ * query takes one core of the database server at most.)
+ */
+const TRANSACTION_SETTINGS = `
+  select set_config('statement_timeout', $1, true),
+         set_config('work_mem', '4MB', true),
+         set_config('TimeZone', 'UTC', true),
+         set_config('standard_conforming_strings', 'on', true)`;
 
 export interface AnalyticsQuery {
   dataset: AnalyticsDataset;
@@ -81,66 +107,174 @@ export interface AnalyticsQuery {
   admit?: () => Promise<void>;
 }
 
+export interface AnalyticsDatabase {
+  /**
+   * Runs a caller's analytics SELECT: checked and rewritten by @keyplane/analytics on its own
+   * thread (throws AnalyticsQueryError), then executed in a read-only transaction with a statement
+   * timeout, through a cursor so the result's size is bounded while it is read. Values come back as
+   * JSON (row_to_json), so bigint and numeric become numbers and timestamps ISO strings (UTC).
+   */
+  query(request: AnalyticsQuery): Promise<Record<string, unknown>[]>;
+  /** Closes the connections once the queries running on them have finished; queries not yet running fail. */
+  close(): Promise<void>;
+}
+
 const DAY_MS = 86_400_000;
 
 /**
- * Runs a caller's analytics SELECT: checked and rewritten by @keyplane/analytics (throws
- * AnalyticsQueryError), then executed in a read-only transaction with a statement timeout,
- * through a cursor so the result's size is bounded while it is read. Values come back as JSON
- * (row_to_json), so bigint and numeric become numbers and timestamps ISO strings (UTC).
+ * The connections analytics queries run on, and nothing else does: a node's verifications and
+ * management calls never wait behind a caller's SQL. A query waits for a free connection in
+ * arrival order, and the wait counts against its time budget, but it waits at most half of it:
+ * one that gets no connection by then is refused, before it is compiled, runs or counts against
+ * any quota, with 429 analytics_busy. So the queue never outgrows what the connections can serve,
+ * and a query that runs has at least half its budget to do so (a 422 timeout means it is too
+ * heavy, not that it queued).
  */
-export async function queryAnalytics(em: EntityManager, request: AnalyticsQuery): Promise<Record<string, unknown>[]> {
-  const limits = { ...ANALYTICS_LIMITS, ...request.limits };
-  const compiled = await compileAnalyticsQuery(request.query, {
-    tables: TABLES[request.dataset],
-    maxRows: limits.maxRows,
+export function createAnalyticsDatabase(
+  databaseUrl: string,
+  options: { connections?: number } = {},
+): AnalyticsDatabase {
+  const connections = options.connections ?? DEFAULT_ANALYTICS_CONNECTIONS;
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: connections,
+    application_name: 'keyplane_analytics',
+    connectionTimeoutMillis: ANALYTICS_LIMITS.timeoutMs,
   });
+  // An idle connection the server dropped must not take the process down; the next query reconnects.
+  pool.on('error', () => {});
+  const turns = new Turns(connections);
+  const compiler = createAnalyticsCompiler();
+
+  return {
+    async query(request) {
+      const limits = { ...ANALYTICS_LIMITS, ...request.limits };
+      const started = Date.now();
+      const maxWaitMs = limits.timeoutMs / 2;
+      if (!(await turns.take(maxWaitMs))) throw analyticsBusy(maxWaitMs);
+      try {
+        const budget = {
+          timeoutMs: limits.timeoutMs,
+          deadline: started + limits.timeoutMs,
+          waitedMs: Date.now() - started,
+        };
+        // Compiled only once it has a connection to run on: a query refused as busy costs no CPU.
+        const compiled = await compiler.compile(request.query, {
+          tables: TABLES[request.dataset],
+          maxRows: limits.maxRows,
+        });
+        const client = await pool.connect();
+        let reusable = true;
+        try {
+          return await runQuery(client, compiled, request, limits, budget);
+        } catch (error) {
+          reusable = await client.query('rollback').then(
+            () => true,
+            () => false,
+          );
+          throw translateQueryError(error, budget);
+        } finally {
+          client.release(!reusable);
+        }
+      } finally {
+        turns.give();
+      }
+    },
+    async close() {
+      await pool.end();
+      await compiler.close();
+    },
+  };
+}
+
+/**
+ * At most `capacity` holders at once, served in arrival order; a caller that is not served within
+ * its wait gives up. Holding a turn means a pool connection is free for the holder, so the pool's
+ * own queue, which waits without a limit, is never used.
+ */
+class Turns {
+  #free: number;
+  readonly #waiting: { serve: () => void }[] = [];
+
+  constructor(capacity: number) {
+    this.#free = capacity;
+  }
+
+  /** Resolves true once the caller holds a turn (it must give it back), false after `waitMs` without one. */
+  take(waitMs: number): Promise<boolean> {
+    if (this.#free > 0) {
+      this.#free--;
+      return Promise.resolve(true);
+    }
+    return new Promise((resolve) => {
+      const waiter = {
+        serve: () => {
+          clearTimeout(timer);
+          resolve(true);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.#waiting.splice(this.#waiting.indexOf(waiter), 1);
+        resolve(false);
+      }, waitMs);
+      this.#waiting.push(waiter);
+    });
+  }
+
+  give(): void {
+    const next = this.#waiting.shift();
+    if (next) next.serve();
+    else this.#free++;
+  }
+}
+
+/** A query's time: `timeoutMs` from when it asked for a connection, `waitedMs` of it spent getting one. */
+interface Budget {
+  timeoutMs: number;
+  deadline: number;
+  waitedMs: number;
+}
+
+async function runQuery(
+  client: pg.PoolClient,
+  compiled: CompiledAnalyticsQuery,
+  request: AnalyticsQuery,
+  limits: typeof ANALYTICS_LIMITS,
+  budget: Budget,
+): Promise<Record<string, unknown>[]> {
+  // Each statement may take what is left of the budget, so the timeout bounds the whole query.
+  const remaining = () => {
+    const left = budget.deadline - Date.now();
+    if (left <= 0) throw timeoutError(budget);
+    return String(left);
+  };
+  await client.query('begin transaction read only');
+  await client.query(TRANSACTION_SETTINGS, [remaining()]);
+  if (request.retentionDays !== undefined) {
+    await refuseBoundsBeforeRetention(client, request.query, compiled.timeBounds, request.retentionDays);
+  }
+  // Only a query that will run counts against the quota.
+  await request.admit?.();
   // A query that reads no table has no parameters; PostgreSQL refuses parameters it cannot type.
   const parameters = compiled.tables.length > 0 ? [request.workspaceId, request.restrictTo ?? null] : [];
-  const started = Date.now();
-  try {
-    return await em.transactional(
-      async (tx) => {
-        await rows(
-          tx,
-          sql`select set_config('statement_timeout', ${String(limits.timeoutMs)}, true),
-                     set_config('TimeZone', 'UTC', true),
-                     set_config('standard_conforming_strings', 'on', true)`,
-        );
-        const kysely = tx.getKysely();
-        if (request.retentionDays !== undefined) {
-          await refuseBoundsBeforeRetention(kysely, request.query, compiled.timeBounds, request.retentionDays);
-        }
-        // Only a query that will run counts against the quota.
-        await request.admit?.();
-        await kysely.executeQuery(
-          CompiledQuery.raw(
-            `declare analytics_result no scroll cursor for select row_to_json(q)::text as r from (${compiled.sql}) as q`,
-            parameters,
-          ),
-        );
-        const result: Record<string, unknown>[] = [];
-        let bytes = 0;
-        for (;;) {
-          // Each FETCH is a statement: the timeout left is what bounds the whole query.
-          const remaining = limits.timeoutMs - (Date.now() - started);
-          if (remaining <= 0) throw timeoutError(limits.timeoutMs);
-          await rows(tx, sql`select set_config('statement_timeout', ${String(remaining)}, true)`);
-          const fetched = await kysely.executeQuery<{ r: string }>(
-            CompiledQuery.raw(`fetch forward ${limits.fetchSize} from analytics_result`, []),
-          );
-          for (const { r } of fetched.rows) {
-            bytes += Buffer.byteLength(r);
-            if (bytes > limits.maxResultBytes) throw memoryLimitError(limits.maxResultBytes);
-            result.push(parseRow(r));
-          }
-          if (fetched.rows.length < limits.fetchSize) return result;
-        }
-      },
-      { readOnly: true },
-    );
-  } catch (error) {
-    throw translateQueryError(error, limits.timeoutMs);
+  await client.query(
+    `declare analytics_result no scroll cursor for select row_to_json(q)::text as r from (${compiled.sql}) as q`,
+    parameters,
+  );
+  const result: Record<string, unknown>[] = [];
+  let bytes = 0;
+  for (;;) {
+    await client.query(`select set_config('statement_timeout', $1, true)`, [remaining()]);
+    const fetched = await client.query<{ r: string }>(`fetch forward ${limits.fetchSize} from analytics_result`);
+    for (const { r } of fetched.rows) {
+      bytes += Buffer.byteLength(r);
+      if (bytes > limits.maxResultBytes) throw memoryLimitError(limits.maxResultBytes);
+      result.push(parseRow(r));
+    }
+    if (fetched.rows.length < limits.fetchSize) {
+      await client.query('commit');
+      return result;
+    }
   }
 }
 
@@ -150,7 +284,7 @@ export async function queryAnalytics(em: EntityManager, request: AnalyticsQuery)
  * database's clock.
  */
 async function refuseBoundsBeforeRetention(
-  kysely: { executeQuery<R>(query: CompiledQuery<R>): Promise<QueryResult<R>> },
+  client: pg.PoolClient,
   query: string,
   bounds: { sql: string; location: number | undefined }[],
   retentionDays: number,
@@ -158,12 +292,9 @@ async function refuseBoundsBeforeRetention(
   if (bounds.length === 0) return;
   const values = bounds.map((bound) => `(select to_jsonb(b.*) -> 'value' from (${bound.sql}) as b(value))`);
   const [evaluated] = (
-    await kysely.executeQuery<{ values: unknown[]; retainedSince: number }>(
-      CompiledQuery.raw(
-        `select jsonb_build_array(${values.join(', ')}) as values,
-                (extract(epoch from now()) * 1000)::float8 - ${retentionDays * DAY_MS} as "retainedSince"`,
-        [],
-      ),
+    await client.query<{ values: unknown[]; retainedSince: number }>(
+      `select jsonb_build_array(${values.join(', ')}) as values,
+              (extract(epoch from now()) * 1000)::float8 - ${retentionDays * DAY_MS} as "retainedSince"`,
     )
   ).rows;
   if (!evaluated) return;
@@ -185,8 +316,13 @@ function describeTime(ms: number): string {
   return Number.isNaN(date.getTime()) ? `${ms} ms` : date.toISOString();
 }
 
-/** JSON numbers beyond 2^53 stay exact as strings rather than being rounded. */
+/**
+ * JSON numbers beyond 2^53 stay exact as strings rather than being rounded. Such a number has at
+ * least 16 digits; rows without a run of 16 digits skip the reviver, which costs four times the
+ * parse itself (rows are parsed on the event loop that verifications need).
+ */
 function parseRow(text: string): Record<string, unknown> {
+  if (!/\d{16}/.test(text)) return JSON.parse(text);
   return JSON.parse(text, (_key, value: unknown, context?: { source?: string }) =>
     typeof value === 'number' && !Number.isSafeInteger(value) && /^-?\d+$/.test(context?.source ?? '')
       ? context?.source
@@ -194,12 +330,27 @@ function parseRow(text: string): Record<string, unknown> {
   );
 }
 
-function timeoutError(timeoutMs: number): DomainError {
+function timeoutError(budget: Budget): DomainError {
+  // Said when it was a noticeable part of the budget: the query itself had that much less time.
+  const waited =
+    budget.waitedMs >= 100 ? `, ${seconds(budget.waitedMs)} of it waiting for a free analytics connection` : '';
   return new DomainError(
     422,
     'user/unprocessable_entity/query_execution_timeout',
-    `The query ran longer than ${timeoutMs / 1000} s. Narrow the time range, filter by key, or read a rollup table (…_per_hour_v1, …_per_day_v1).`,
+    `The query ran longer than ${seconds(budget.timeoutMs)}${waited}. Narrow the time range, filter by key, or read a rollup table (…_per_hour_v1, …_per_day_v1).`,
   );
+}
+
+function analyticsBusy(waitedMs: number): DomainError {
+  return new DomainError(
+    429,
+    'user/too_many_requests/analytics_busy',
+    `Analytics is busy: no analytics connection came free in ${seconds(waitedMs)}. Retry in a few seconds.`,
+  );
+}
+
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))} s`;
 }
 
 function memoryLimitError(maxBytes: number): DomainError {
@@ -215,11 +366,11 @@ function memoryLimitError(maxBytes: number): DomainError {
  * names only public columns and values the caller wrote); timeouts and resource limits 422s;
  * anything else stays an internal error.
  */
-function translateQueryError(error: unknown, timeoutMs: number): unknown {
+function translateQueryError(error: unknown, budget: Budget): unknown {
   if (error instanceof DomainError || error instanceof AnalyticsQueryError) return error;
   const code = databaseErrorCode(error);
   if (code === undefined) return error;
-  if (code === '57014') return timeoutError(timeoutMs);
+  if (code === '57014') return timeoutError(budget);
   if (code.startsWith('53') || code.startsWith('54')) {
     return new DomainError(
       422,

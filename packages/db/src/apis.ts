@@ -1,8 +1,10 @@
-import { newId } from '@keyplane/core';
+import { type ApiDeletionStore, newId } from '@keyplane/core';
+import type { Selectable } from 'kysely';
+import type { Database } from './entities/database.ts';
 import { Api } from './entities/index.ts';
-import { notifyInvalidation } from './invalidation.ts';
+import type { ChangeLog } from './invalidation.ts';
 import { containsAny, type PageQuery, startingAt } from './listing.ts';
-import { type EntityManager, epochMs, rows, sql } from './sql.ts';
+import { type EntityManager, sql, typed } from './sql.ts';
 
 export interface ApiRecord {
   id: string;
@@ -22,32 +24,56 @@ export async function createApi(em: EntityManager, workspaceId: string, name: st
   return api.id;
 }
 
-const apiColumns = sql`
-  id, workspace_id as "workspaceId", name, key_auth_enabled as "keyAuthEnabled",
-  encryption_enabled as "encryptionEnabled", default_prefix as "defaultPrefix", default_bytes as "defaultBytes",
-  delete_protection as "deleteProtection", ${epochMs('created_at')} as "createdAt"`;
+const apiColumns = [
+  'id',
+  'workspace_id',
+  'name',
+  'key_auth_enabled',
+  'encryption_enabled',
+  'default_prefix',
+  'default_bytes',
+  'delete_protection',
+  'created_at',
+] as const;
+
+type ApiRow = Pick<Selectable<Database['apis']>, (typeof apiColumns)[number]>;
+
+function apiRecord(row: ApiRow): ApiRecord {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    name: row.name,
+    keyAuthEnabled: row.key_auth_enabled,
+    encryptionEnabled: row.encryption_enabled,
+    defaultPrefix: row.default_prefix,
+    defaultBytes: row.default_bytes,
+    deleteProtection: row.delete_protection,
+    createdAt: row.created_at.getTime(),
+  };
+}
+
+const liveApis = (em: EntityManager, workspaceId: string) =>
+  typed(em)
+    .selectFrom('apis')
+    .select(apiColumns)
+    .where('workspace_id', '=', workspaceId)
+    .where('deleted_at', 'is', null);
 
 /** A live API of the workspace; an API of another workspace does not exist for the caller. */
 export async function findApi(em: EntityManager, workspaceId: string, apiId: string): Promise<ApiRecord | undefined> {
-  const [found] = await rows(
-    em,
-    sql<ApiRecord>`
-      select ${apiColumns} from apis where id = ${apiId} and workspace_id = ${workspaceId} and deleted_at is null`,
-  );
-  return found;
+  const row = await liveApis(em, workspaceId).where('id', '=', apiId).executeTakeFirst();
+  return row && apiRecord(row);
 }
 
 /** A page of the workspace's live APIs in id order; `search` matches the id or the name. */
 export async function listApis(em: EntityManager, workspaceId: string, query: PageQuery): Promise<ApiRecord[]> {
-  return rows(
-    em,
-    sql<ApiRecord>`
-      select ${apiColumns} from apis
-      where workspace_id = ${workspaceId} and deleted_at is null
-        and ${startingAt('id', query.fromId)} and ${containsAny(['id', 'name'], query.search)}
-      order by id
-      limit ${query.count}`,
-  );
+  const found = await liveApis(em, workspaceId)
+    .where(startingAt('id', query.fromId))
+    .where(containsAny(['id', 'name'], query.search))
+    .orderBy('id')
+    .limit(query.count)
+    .execute();
+  return found.map(apiRecord);
 }
 
 export interface ApiChanges {
@@ -76,28 +102,24 @@ export async function updateApi(
   return updated > 0;
 }
 
-/** What {@link deleteApi} did: only `deleted` changed anything. */
-export type ApiDeletion = 'deleted' | 'not_found' | 'protected';
-
 /**
- * Soft-deletes a live API of the workspace unless it has delete protection. Its keys stay as rows
- * but exist for no procedure (every key lookup joins live APIs). The row lock orders this against
- * a concurrent change of the protection; the NOTIFY, delivered on commit, makes every node forget
- * the workspace's cached keys.
+ * Deleting an API on a transaction. The row lock orders a deletion against a concurrent change of
+ * the delete protection; the NOTIFY, delivered on commit, makes every node forget the workspace's
+ * cached keys (every key lookup joins live APIs).
  */
-export async function deleteApi(em: EntityManager, workspaceId: string, apiId: string): Promise<ApiDeletion> {
-  return em.transactional(async (tx) => {
-    const [api] = await rows(
-      tx,
-      sql<{ deleteProtection: boolean }>`
-        select delete_protection as "deleteProtection" from apis
-        where id = ${apiId} and workspace_id = ${workspaceId} and deleted_at is null
-        for update`,
-    );
-    if (!api) return 'not_found';
-    if (api.deleteProtection) return 'protected';
-    await rows(tx, sql`update apis set deleted_at = now(), updated_at = now() where id = ${apiId}`);
-    await notifyInvalidation(tx, { workspaceId });
-    return 'deleted';
-  });
+export function apiDeletionStore(tx: EntityManager, changeLog: ChangeLog): ApiDeletionStore {
+  return {
+    async lockLiveApi(workspaceId, apiId) {
+      const api = await liveApis(tx, workspaceId).where('id', '=', apiId).forUpdate().executeTakeFirst();
+      return api && { deleteProtection: api.delete_protection };
+    },
+    async markApiDeleted(workspaceId, apiId) {
+      await typed(tx)
+        .updateTable('apis')
+        .set({ deleted_at: sql`now()`, updated_at: sql`now()` })
+        .where('id', '=', apiId)
+        .execute();
+      await changeLog.announce(tx, { workspaceId });
+    },
+  };
 }

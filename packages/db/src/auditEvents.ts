@@ -1,6 +1,6 @@
 import { newId } from '@keyplane/core';
 import type { PageQuery } from './listing.ts';
-import { type EntityManager, epochMs, rows, sql } from './sql.ts';
+import { type EntityManager, sql, typed } from './sql.ts';
 
 export interface AuditEntry {
   workspaceId: string;
@@ -20,13 +20,17 @@ export interface AuditEventRecord {
 }
 
 export async function recordAuditEvent(em: EntityManager, entry: AuditEntry): Promise<void> {
-  await rows(
-    em,
-    sql`
-      insert into audit_events (id, workspace_id, time, root_key_id, event, resources)
-      values (${newId('auditEvent')}, ${entry.workspaceId}, now(), ${entry.rootKeyId}, ${entry.event},
-              ${JSON.stringify(entry.resources)}::jsonb)`,
-  );
+  await typed(em)
+    .insertInto('audit_events')
+    .values({
+      id: newId('auditEvent'),
+      workspace_id: entry.workspaceId,
+      time: sql`now()`,
+      root_key_id: entry.rootKeyId,
+      event: entry.event,
+      resources: entry.resources,
+    })
+    .execute();
 }
 
 /** Newest first: a page holds the rows with ids at or below the cursor. */
@@ -35,13 +39,17 @@ export async function listAuditEvents(
   workspaceId: string,
   query: Omit<PageQuery, 'search'>,
 ): Promise<AuditEventRecord[]> {
-  return rows(
-    em,
-    sql<AuditEventRecord>`
-      select id, ${epochMs('time')} as time, root_key_id as "rootKeyId", event, resources
-      from audit_events
-      where workspace_id = ${workspaceId} and ${query.fromId === undefined ? sql`true` : sql`id <= ${query.fromId}`}
-      order by id desc
-      limit ${query.count}`,
-  );
+  let events = typed(em)
+    .selectFrom('audit_events')
+    .select(['id', 'time', 'root_key_id', 'event', 'resources'])
+    .where('workspace_id', '=', workspaceId);
+  if (query.fromId !== undefined) events = events.where('id', '<=', query.fromId);
+  const found = await events.orderBy('id', 'desc').limit(query.count).execute();
+  return found.map((event) => ({
+    id: event.id,
+    time: event.time.getTime(),
+    rootKeyId: event.root_key_id,
+    event: event.event,
+    resources: event.resources,
+  }));
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { newId } from '@keyplane/core';
-import { type EntityManager, epochMs, rows, sql } from './sql.ts';
+import { type EntityManager, epochMs, sql, typed, unixMs } from './sql.ts';
 
 export interface DashboardSessionRecord {
   sessionId: string;
@@ -19,13 +19,17 @@ export async function createDashboardSession(
   session: { workspaceId: string; rootKeyId: string; tokenHash: string; expiresAt: number },
 ): Promise<string> {
   const sessionId = newId('session');
-  await rows(
-    em,
-    sql`
-      insert into dashboard_sessions (id, workspace_id, root_key_id, token_hash, created_at, expires_at)
-      values (${sessionId}, ${session.workspaceId}, ${session.rootKeyId}, ${session.tokenHash}, now(),
-              to_timestamp(${session.expiresAt} / 1000.0))`,
-  );
+  await typed(em)
+    .insertInto('dashboard_sessions')
+    .values({
+      id: sessionId,
+      workspace_id: session.workspaceId,
+      root_key_id: session.rootKeyId,
+      token_hash: session.tokenHash,
+      created_at: sql`now()`,
+      expires_at: new Date(session.expiresAt),
+    })
+    .execute();
   return sessionId;
 }
 
@@ -34,23 +38,45 @@ export async function findDashboardSession(
   em: EntityManager,
   tokenHash: string,
 ): Promise<DashboardSessionRecord | undefined> {
-  const [found] = await rows(
-    em,
-    sql<DashboardSessionRecord>`
-      select s.id as "sessionId", s.workspace_id as "workspaceId", r.id as "rootKeyId", r.name as "rootKeyName",
-             r.permissions, ${epochMs('s.expires_at')} as "expiresAt",
-             ${epochMs('r.expires_at')} as "rootKeyExpiresAt", ${epochMs('r.revoked_at')} as "rootKeyRevokedAt"
-      from dashboard_sessions s
-        join root_keys r on r.id = s.root_key_id
-        join workspaces w on w.id = s.workspace_id
-      where s.token_hash = ${tokenHash} and s.expires_at > now() and w.deleted_at is null`,
+  const found = await typed(em)
+    .selectFrom('dashboard_sessions as s')
+    .innerJoin('root_keys as r', 'r.id', 's.root_key_id')
+    .innerJoin('workspaces as w', 'w.id', 's.workspace_id')
+    .select([
+      's.id',
+      's.workspace_id',
+      's.expires_at',
+      'r.name',
+      'r.permissions',
+      'r.revoked_at',
+      'r.id as root_key_id',
+    ])
+    // Under another name a timestamp is not converted to a Date: this one is read as milliseconds.
+    .select(epochMs('r.expires_at').as('root_key_expires_at'))
+    .where('s.token_hash', '=', tokenHash)
+    .where('s.expires_at', '>', sql<Date>`now()`)
+    .where('w.deleted_at', 'is', null)
+    .executeTakeFirst();
+  return (
+    found && {
+      sessionId: found.id,
+      workspaceId: found.workspace_id,
+      rootKeyId: found.root_key_id,
+      rootKeyName: found.name,
+      permissions: found.permissions,
+      expiresAt: found.expires_at.getTime(),
+      rootKeyExpiresAt: found.root_key_expires_at,
+      rootKeyRevokedAt: unixMs(found.revoked_at),
+    }
   );
-  return found;
 }
 
 /** Ends the session (sign-out), and sweeps the expired ones while at it. */
 export async function deleteDashboardSession(em: EntityManager, tokenHash: string): Promise<void> {
-  await rows(em, sql`delete from dashboard_sessions where token_hash = ${tokenHash} or expires_at < now()`);
+  await typed(em)
+    .deleteFrom('dashboard_sessions')
+    .where((eb) => eb.or([eb('token_hash', '=', tokenHash), eb('expires_at', '<', sql<Date>`now()`)]))
+    .execute();
 }
 
 /**
@@ -58,12 +84,16 @@ export async function deleteDashboardSession(em: EntityManager, tokenHash: strin
  * first: concurrent first starts race on the primary key and all read the winner's value.
  */
 export async function loadServerSecret(em: EntityManager, name: string, bytes: number): Promise<Uint8Array> {
-  await rows(
-    em,
-    sql`insert into server_secrets (name, value, created_at) values (${name}, ${randomBytes(bytes)}, now())
-        on conflict (name) do nothing`,
-  );
-  const [found] = await rows(em, sql<{ value: Buffer }>`select value from server_secrets where name = ${name}`);
+  await typed(em)
+    .insertInto('server_secrets')
+    .values({ name, value: randomBytes(bytes), created_at: sql`now()` })
+    .onConflict((conflict) => conflict.column('name').doNothing())
+    .execute();
+  const found = await typed(em)
+    .selectFrom('server_secrets')
+    .select('value')
+    .where('name', '=', name)
+    .executeTakeFirst();
   if (!found) throw new Error(`server secret ${name} could not be created`);
   return new Uint8Array(found.value);
 }

@@ -1,14 +1,15 @@
-import { conflict, newId, type RatelimitConfig } from '@keyplane/core';
-import type { EntityData } from '@mikro-orm/core';
-import { Identity } from './entities/index.ts';
-import { notifyInvalidation } from './invalidation.ts';
+import { newId, type RatelimitConfig } from '@keyplane/core';
+import type { InferResult } from 'kysely';
+import { RowExists } from './errors.ts';
+import type { ChangeLog } from './invalidation.ts';
 import { ratelimitsOf } from './keyFragments.ts';
 import type { KeyRatelimit } from './keys.ts';
 import { containsAny, type PageQuery, startingAt } from './listing.ts';
+import { namedBy } from './lookup.ts';
 import { replaceRatelimits } from './ratelimits.ts';
-import { type EntityManager, rows, sql } from './sql.ts';
+import { type EntityManager, sql, typed } from './sql.ts';
 
-/** A live identity as the management API shows it (`Identity`, reference 3.1). */
+/** A live identity as the management API shows it (`Identity`, docs/contract.md#identities). */
 export interface IdentityRecord {
   id: string;
   externalId: string;
@@ -34,18 +35,29 @@ export interface IdentityChanges {
 /** `{}` is stored as no meta: it clears, as in the reference, and reads back as none. */
 const storedMeta = (meta: Record<string, unknown> | null) => (meta && Object.keys(meta).length > 0 ? meta : null);
 
-const identityColumns = sql`
-  i.id, i.external_id as "externalId", i.meta, ${ratelimitsOf('identity_id', sql.ref('i.id'))} as ratelimits`;
+/** The id of the live identity of the workspace named by `identity`, its id or its externalId. */
+const liveIdentityNamed = (em: EntityManager, workspaceId: string, identity: string) =>
+  typed(em)
+    .selectFrom('identities')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where('deleted_at', 'is', null)
+    .$call(namedBy('external_id', identity));
 
-/**
- * The id of the live identity of the workspace named by `identity`, its id or its externalId. An
- * externalId may look like another identity's id: the id wins, as in the reference.
- */
-const liveIdentityId = (workspaceId: string, identity: string) => sql<{ id: string }>`
-  select id from identities
-  where workspace_id = ${workspaceId} and deleted_at is null and (id = ${identity} or external_id = ${identity})
-  order by id = ${identity} desc
-  limit 1`;
+const identities = (em: EntityManager) =>
+  typed(em)
+    .selectFrom('identities as i')
+    .select(['i.id', 'i.external_id', 'i.meta'])
+    .select(ratelimitsOf('identity_id', sql.ref('i.id')).as('ratelimits'));
+
+type IdentityRow = InferResult<ReturnType<typeof identities>>[number];
+
+const identityRecord = (row: IdentityRow): IdentityRecord => ({
+  id: row.id,
+  externalId: row.external_id,
+  meta: row.meta,
+  ratelimits: row.ratelimits,
+});
 
 /**
  * Creates an identity with its limits. A live identity of the workspace with this externalId is a
@@ -54,21 +66,23 @@ const liveIdentityId = (workspaceId: string, identity: string) => sql<{ id: stri
  */
 export async function createIdentity(em: EntityManager, workspaceId: string, params: NewIdentity): Promise<string> {
   return em.transactional(async (tx) => {
-    const id = newId('identity');
-    const meta = storedMeta(params.meta);
-    const [created] = await rows(
-      tx,
-      sql<{ id: string }>`
-        insert into identities (id, workspace_id, external_id, meta, created_at)
-        values (${id}, ${workspaceId}, ${params.externalId}, ${meta === null ? null : JSON.stringify(meta)}::jsonb, now())
-        on conflict (workspace_id, external_id) where deleted_at is null do nothing
-        returning id`,
-    );
-    if (!created) {
-      throw conflict('identity', `Identity with externalId '${params.externalId}' already exists in this workspace.`);
-    }
-    await replaceRatelimits(tx, { workspaceId, column: 'identity_id', id }, params.ratelimits);
-    return id;
+    const created = await typed(tx)
+      .insertInto('identities')
+      .values({
+        id: newId('identity'),
+        workspace_id: workspaceId,
+        external_id: params.externalId,
+        meta: storedMeta(params.meta),
+        created_at: sql`now()`,
+      })
+      .onConflict((conflict) =>
+        conflict.columns(['workspace_id', 'external_id']).where('deleted_at', 'is', null).doNothing(),
+      )
+      .returning('id')
+      .executeTakeFirst();
+    if (!created) throw new RowExists('identity', params.externalId);
+    await replaceRatelimits(tx, { workspaceId, column: 'identity_id', id: created.id }, params.ratelimits);
+    return created.id;
   });
 }
 
@@ -78,11 +92,10 @@ export async function findIdentity(
   workspaceId: string,
   identity: string,
 ): Promise<IdentityRecord | undefined> {
-  const [found] = await rows(
-    em,
-    sql<IdentityRecord>`select ${identityColumns} from identities i where i.id = (${liveIdentityId(workspaceId, identity)})`,
-  );
-  return found;
+  const found = await identities(em)
+    .where('i.id', '=', liveIdentityNamed(em, workspaceId, identity))
+    .executeTakeFirst();
+  return found && identityRecord(found);
 }
 
 /**
@@ -94,15 +107,15 @@ export async function listIdentities(
   workspaceId: string,
   query: PageQuery,
 ): Promise<IdentityRecord[]> {
-  return rows(
-    em,
-    sql<IdentityRecord>`
-      select ${identityColumns} from identities i
-      where i.workspace_id = ${workspaceId} and i.deleted_at is null
-        and ${startingAt('i.id', query.fromId)} and ${containsAny(['i.id', 'i.external_id'], query.search)}
-      order by i.id
-      limit ${query.count}`,
-  );
+  const found = await identities(em)
+    .where('i.workspace_id', '=', workspaceId)
+    .where('i.deleted_at', 'is', null)
+    .where(startingAt('i.id', query.fromId))
+    .where(containsAny(['i.id', 'i.external_id'], query.search))
+    .orderBy('i.id')
+    .limit(query.count)
+    .execute();
+  return found.map(identityRecord);
 }
 
 /**
@@ -112,6 +125,7 @@ export async function listIdentities(
  */
 export async function updateIdentity(
   em: EntityManager,
+  changeLog: ChangeLog,
   workspaceId: string,
   identity: string,
   changes: IdentityChanges,
@@ -119,20 +133,26 @@ export async function updateIdentity(
   return em.transactional(async (tx) => {
     // Locked, so concurrent updates apply one after the other; re-checked after the wait, so an
     // identity deleted meanwhile is not found.
-    const [locked] = await rows(
-      tx,
-      sql<{ id: string }>`
-        select id from identities where id = (${liveIdentityId(workspaceId, identity)}) and deleted_at is null
-        for update`,
-    );
+    const locked = await typed(tx)
+      .selectFrom('identities')
+      .select('id')
+      .where('id', '=', liveIdentityNamed(tx, workspaceId, identity))
+      .where('deleted_at', 'is', null)
+      .forUpdate()
+      .executeTakeFirst();
     if (!locked) return undefined;
-    const data: EntityData<Identity> = { updatedAt: new Date() };
-    if (changes.meta !== undefined) data.meta = storedMeta(changes.meta);
-    await tx.nativeUpdate(Identity, { id: locked.id }, data);
+    await typed(tx)
+      .updateTable('identities')
+      .set({
+        updated_at: new Date(),
+        ...(changes.meta === undefined ? {} : { meta: storedMeta(changes.meta) }),
+      })
+      .where('id', '=', locked.id)
+      .execute();
     if (changes.ratelimits) {
       await replaceRatelimits(tx, { workspaceId, column: 'identity_id', id: locked.id }, changes.ratelimits);
     }
-    await notifyInvalidation(tx, { workspaceId });
+    await changeLog.announce(tx, { workspaceId });
     return findIdentity(tx, workspaceId, locked.id);
   });
 }
@@ -142,17 +162,22 @@ export async function updateIdentity(
  * keep `identity_id` but every lookup joins live identities only, so they verify as keys without
  * an identity: every node forgets the workspace's keys when the transaction commits.
  */
-export async function deleteIdentity(em: EntityManager, workspaceId: string, identity: string): Promise<boolean> {
+export async function deleteIdentity(
+  em: EntityManager,
+  changeLog: ChangeLog,
+  workspaceId: string,
+  identity: string,
+): Promise<boolean> {
   return em.transactional(async (tx) => {
-    const deleted = await rows(
-      tx,
-      sql`
-        update identities set deleted_at = now(), updated_at = now()
-        where id = (${liveIdentityId(workspaceId, identity)}) and deleted_at is null
-        returning id`,
-    );
-    if (deleted.length === 0) return false;
-    await notifyInvalidation(tx, { workspaceId });
+    const deleted = await typed(tx)
+      .updateTable('identities')
+      .set({ deleted_at: sql`now()`, updated_at: sql`now()` })
+      .where('id', '=', liveIdentityNamed(tx, workspaceId, identity))
+      .where('deleted_at', 'is', null)
+      .returning('id')
+      .executeTakeFirst();
+    if (!deleted) return false;
+    await changeLog.announce(tx, { workspaceId });
     return true;
   });
 }

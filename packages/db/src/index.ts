@@ -1,22 +1,23 @@
-export { ANALYTICS_LIMITS, type AnalyticsDataset, type AnalyticsQuery, queryAnalytics } from './analytics.ts';
 export {
-  deleteExpiredAnalytics,
-  type RetentionResult,
-  type RetentionSchedule,
-  scheduleAnalyticsRetention,
-} from './analyticsRetention.ts';
+  ANALYTICS_LIMITS,
+  type AnalyticsDatabase,
+  type AnalyticsDataset,
+  type AnalyticsQuery,
+  createAnalyticsDatabase,
+  DEFAULT_ANALYTICS_CONNECTIONS,
+} from './analytics.ts';
+export { deleteExpiredAnalytics, type RetentionResult } from './analyticsRetention.ts';
 export {
   type ApiChanges,
-  type ApiDeletion,
   type ApiRecord,
+  apiDeletionStore,
   createApi,
-  deleteApi,
   findApi,
   listApis,
   updateApi,
 } from './apis.ts';
+export { scalarArrayLiteral, textArrayLiteral } from './arrayLiterals.ts';
 export { type AuditEntry, type AuditEventRecord, listAuditEvents, recordAuditEvent } from './auditEvents.ts';
-export { type CreditSpend, type CreditSpender, createCreditSpender } from './creditSpender.ts';
 export {
   createDashboardSession,
   type DashboardSessionRecord,
@@ -24,9 +25,8 @@ export {
   findDashboardSession,
   loadServerSecret,
 } from './dashboardSessions.ts';
-export { type EmbeddedDatabase, findRunningEmbedded, startEmbeddedPostgres } from './embedded.ts';
 export * from './entities/index.ts';
-export type { EventRecorder, RecorderOptions } from './eventRecorder.ts';
+export { RowExists, RowNotFound } from './errors.ts';
 export {
   createIdentity,
   deleteIdentity,
@@ -38,21 +38,15 @@ export {
   updateIdentity,
 } from './identities.ts';
 export {
-  type CatchUp,
+  type ChangeLog,
+  createChangeLog,
+  INVALIDATION_CHANNEL,
+  INVALIDATION_LISTENER_NAME,
   type Invalidation,
-  type InvalidationListener,
-  listenForInvalidations,
-  notifyInvalidation,
 } from './invalidation.ts';
 export { creditsStateOf, findKeyDetails, type KeyDetails, type KeyPageQuery, listKeyDetails } from './keyDetails.ts';
-export { type CreditsUpdate, deleteKey, type RerollParams, rerollKey, updateKeyCredits } from './keyLifecycle.ts';
-export {
-  completeKeyMigration,
-  createKeyMigration,
-  type KeyMigrationResult,
-  type MigratedKeyParams,
-  migrateKeys,
-} from './keyMigrations.ts';
+export { deleteKey, keyCreditsStore, keyRerollStore } from './keyLifecycle.ts';
+export { createKeyMigration, keyMigrationStore } from './keyMigrations.ts';
 export {
   type BeforeCreatingPermissions,
   changeKeyPermissions,
@@ -63,7 +57,7 @@ export {
   type RoleRecord,
 } from './keyRbac.ts';
 export { findKeyRecord, type KeyRecord } from './keyRecords.ts';
-export { type CreateKeyParams, createKey, type KeyCredits, type KeyRatelimit, type KeyScope } from './keys.ts';
+export { keyCreationStore } from './keys.ts';
 export { type KeyChanges, updateKey } from './keyUpdates.ts';
 export { lazyFork } from './lazyFork.ts';
 export { containsAny, type PageQuery, startingAt } from './listing.ts';
@@ -75,17 +69,16 @@ export {
   listPermissions,
   type NewPermission,
 } from './permissions.ts';
-export { createRatelimitRecorder, type RatelimitEvent, type RatelimitRecorder } from './ratelimitEvents.ts';
+export { type RatelimitEvent, writeRatelimitEvents } from './ratelimitEvents.ts';
 export {
   createRatelimitNamespaces,
   deleteRatelimitNamespace,
+  findExactOverride,
   findLiveRatelimitNamespace,
-  findRatelimitTargets,
+  findRatelimitNamespace,
   listRatelimitNamespaces,
   type RatelimitNamespaceListing,
   type RatelimitNamespaceRecord,
-  type RatelimitTarget,
-  type RatelimitTargetQuery,
 } from './ratelimitNamespaces.ts';
 export {
   deleteRatelimitOverride,
@@ -102,29 +95,25 @@ export {
   setRolePermissions,
 } from './roles.ts';
 export {
-  createRootKey,
-  createRootKeyUsageTracker,
   findRootKeyByHash,
   listRootKeys,
-  type RootKeyChange,
   type RootKeyListing,
   type RootKeyRecord,
-  type RootKeyUsageTracker,
-  revokeRootKey,
-  setRootKeyExpiry,
+  recordRootKeyUses,
+  rootKeyChangeStore,
+  rootKeyStore,
 } from './rootKeys.ts';
-export { type EntityManager, rows, sql } from './sql.ts';
-export { enableVault, loadDataKey } from './vault.ts';
+export {
+  databaseIdOf,
+  forgetMarks,
+  forgetMarksBefore,
+  markedRuns,
+  markWritten,
+  type PositionRun,
+  positionRuns,
+} from './spoolMarks.ts';
+export { databaseErrorCode, type EntityManager, refusedData, rows, sql, unixMs } from './sql.ts';
+export { storeDataKey, vaultStore } from './vault.ts';
 export { findKeyForVerification } from './verification.ts';
-export {
-  createVerificationRecorder,
-  type VerificationEvent,
-  type VerificationRecorder,
-} from './verificationEvents.ts';
-export {
-  type Bootstrapped,
-  bootstrapIfEmpty,
-  bootstrapWorkspace,
-  setWorkspaceApiRateLimit,
-  workspaceExists,
-} from './workspaces.ts';
+export { type VerificationEvent, writeVerificationEvents } from './verificationEvents.ts';
+export { setWorkspaceApiRateLimit, workspaceExists, workspaceStore } from './workspaces.ts';

@@ -1,18 +1,23 @@
-import { randomUUID } from 'node:crypto';
-import pg from 'pg';
 import { type EntityManager, rows, sql } from './sql.ts';
 
 /**
- * What changed, so every node can evict what it cached: keys and root keys by hash, or every key
- * of a workspace (role and permission changes reach many keys at once).
+ * What changed, so every node can evict what it cached: keys and root keys by hash, rate-limit
+ * namespaces and overrides by id, name and identifier; or, with `workspaceId` alone, everything of a
+ * workspace (role and permission changes reach many keys at once).
  */
 export interface Invalidation {
   keyHashes?: string[];
   rootKeyHashes?: string[];
+  /** Namespaces whose snapshot changed, cached by id and by name (a new name may be cached as none). */
+  ratelimitNamespaces?: { id: string; name: string }[];
+  /** Overrides of exactly these identifiers changed. */
+  ratelimitOverrides?: { namespaceId: string; identifier: string }[];
   workspaceId?: string;
 }
 
 export const INVALIDATION_CHANNEL = 'keyplane_invalidation';
+/** Names the listeners' connections, so a node can count how many nodes must acknowledge a ping. */
+export const INVALIDATION_LISTENER_NAME = 'keyplane-invalidations';
 /** NOTIFY payloads must stay under 8000 bytes; larger changes widen to the whole workspace. */
 const MAX_PAYLOAD_BYTES = 7000;
 
@@ -21,156 +26,32 @@ const MAX_PAYLOAD_BYTES = 7000;
  * no node hears of a change that was rolled back. Every process sharing the database hears it:
  * other API nodes, and the server when the CLI revokes a root key.
  */
-export async function notifyInvalidation(em: EntityManager, change: Invalidation & { workspaceId: string }) {
+async function notifyInvalidation(em: EntityManager, change: Invalidation & { workspaceId: string }) {
   let payload = JSON.stringify(change);
   if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES) payload = JSON.stringify({ workspaceId: change.workspaceId });
   await rows(em, sql`select pg_notify(${INVALIDATION_CHANNEL}, ${payload})`);
 }
 
-/** Names the listeners' connections, so a node can count how many nodes must acknowledge a ping. */
-const LISTENER_APPLICATION_NAME = 'keyplane-invalidations';
-
 /**
- * Sends a marker after everything this process has committed and answers how many listeners (nodes,
- * this one included) will acknowledge it. Postgres delivers notifications to each listener in commit
- * order, so a listener that acknowledges the marker has handled every earlier announcement.
+ * What one request (or CLI command) changed of the state nodes cache. A write that changes such state
+ * can announce it only through here, inside its transaction; whoever made the log settles it before
+ * answering (the procedures' middleware, the CLI), so no call answers before every node has
+ * forgotten what it changed.
  */
-async function pingInvalidations(em: EntityManager, nonce: string): Promise<number> {
-  const [listening] = await rows(
-    em,
-    sql<{ listeners: number }>`
-      select count(*)::int as listeners from pg_stat_activity
-      where datname = current_database() and application_name = ${LISTENER_APPLICATION_NAME}`,
-  );
-  await rows(em, sql`select pg_notify(${INVALIDATION_CHANNEL}, ${JSON.stringify({ ping: nonce })})`);
-  return listening?.listeners ?? 0;
+export interface ChangeLog {
+  /** Tells every node (NOTIFY, delivered when `tx` commits) and keeps the change for settling. */
+  announce(tx: EntityManager, change: Invalidation & { workspaceId: string }): Promise<void>;
+  /** The changes announced so far, in order. */
+  readonly changes: readonly Invalidation[];
 }
 
-function acknowledge(client: pg.Client, nonce: string) {
-  return client.query('select pg_notify($1, $2)', [INVALIDATION_CHANNEL, JSON.stringify({ ack: nonce })]);
-}
-
-export interface CatchUp {
-  /** Listeners on the database when the ping was sent, this one included. */
-  listeners: number;
-  /** How many acknowledged it in time. */
-  acknowledged: number;
-}
-
-export interface InvalidationListener {
-  /**
-   * Resolves once every node listening on the database has acknowledged a ping sent now, so has
-   * handled every announcement committed before this call; or after `timeoutMs` regardless.
-   */
-  everyNodeCaughtUp(em: EntityManager, timeoutMs: number): Promise<CatchUp>;
-  close(): Promise<void>;
-}
-
-/** Pings of this process waiting for their acknowledgements, by nonce. */
-function pendingPings() {
-  const waiting = new Map<string, { expected: number; heard: number; done: () => void }>();
-  const settleIfComplete = (nonce: string) => {
-    const ping = waiting.get(nonce);
-    if (ping && ping.heard >= ping.expected) ping.done();
-  };
+export function createChangeLog(): ChangeLog {
+  const changes: Invalidation[] = [];
   return {
-    async ping(em: EntityManager, timeoutMs: number): Promise<CatchUp> {
-      const nonce = randomUUID();
-      const entry = { expected: Number.POSITIVE_INFINITY, heard: 0, done: () => {} };
-      const heard = new Promise<void>((resolve) => {
-        const timer = setTimeout(() => entry.done(), timeoutMs);
-        entry.done = () => {
-          clearTimeout(timer);
-          waiting.delete(nonce);
-          resolve();
-        };
-      });
-      waiting.set(nonce, entry);
-      try {
-        entry.expected = await pingInvalidations(em, nonce);
-      } catch (error) {
-        entry.done();
-        throw error;
-      }
-      settleIfComplete(nonce);
-      await heard;
-      return { listeners: entry.expected, acknowledged: Math.min(entry.heard, entry.expected) };
-    },
-    acknowledge(nonce: string): void {
-      const ping = waiting.get(nonce);
-      if (ping) ping.heard += 1;
-      settleIfComplete(nonce);
-    },
-  };
-}
-
-/**
- * Listens on a dedicated connection. When the connection drops, `onReset` is called (the caller
- * forgets everything, having possibly missed messages) and the listener reconnects.
- */
-export async function listenForInvalidations(
-  databaseUrl: string,
-  handlers: {
-    onChange: (change: Invalidation) => void;
-    onReset: () => void;
-    onError?: (error: Error) => void;
-  },
-): Promise<InvalidationListener> {
-  let client: pg.Client | undefined;
-  let closed = false;
-  const pings = pendingPings();
-  const connect = async () => {
-    const next = new pg.Client({
-      connectionString: databaseUrl,
-      application_name: LISTENER_APPLICATION_NAME,
-      // And the other way round: notice a vanished database server, and reconnect.
-      keepAlive: true,
-      keepAliveInitialDelayMillis: 10_000,
-    });
-    /** The acknowledgements sent on this connection, in order. */
-    let acknowledged = Promise.resolve();
-    next.on('notification', (message) => {
-      if (message.channel !== INVALIDATION_CHANNEL || !message.payload) return;
-      let parsed: Invalidation & { ping?: string; ack?: string };
-      try {
-        parsed = JSON.parse(message.payload);
-      } catch {
-        handlers.onReset();
-        return;
-      }
-      // Acknowledgements reach every listener; only the pinging one is waiting for them.
-      if (parsed.ack) pings.acknowledge(parsed.ack);
-      // Every ping is acknowledged, the sender's own included, after what came before it was handled;
-      // one at a time, as a connection runs one query at a time (pg would queue them, deprecated).
-      else if (parsed.ping) {
-        const nonce = parsed.ping;
-        acknowledged = acknowledged
-          .then(() => acknowledge(next, nonce))
-          .then(
-            () => {},
-            (error: Error) => handlers.onError?.(error),
-          );
-      } else handlers.onChange(parsed);
-    });
-    next.on('error', (error) => {
-      handlers.onError?.(error);
-      handlers.onReset();
-      void next.end().catch(() => {});
-      if (!closed) setTimeout(() => void connect().catch(() => {}), 500);
-    });
-    await next.connect();
-    // Other nodes wait for this listener's acknowledgements while Postgres counts it as connected: if
-    // this machine vanishes without closing the connection, let its backend notice within ~25 s.
-    await next.query('set tcp_keepalives_idle = 10; set tcp_keepalives_interval = 5; set tcp_keepalives_count = 3');
-    await next.query(`listen ${INVALIDATION_CHANNEL}`);
-    client = next;
-  };
-  await connect();
-  return {
-    everyNodeCaughtUp: (em, timeoutMs) => pings.ping(em, timeoutMs),
-    async close() {
-      closed = true;
-      await client?.end();
+    changes,
+    async announce(tx, change) {
+      await notifyInvalidation(tx, change);
+      changes.push(change);
     },
   };
 }

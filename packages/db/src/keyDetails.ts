@@ -1,7 +1,9 @@
-import type { CreditsState, KeyIdentity, RatelimitConfig, RefillInterval } from '@keyplane/core';
+import type { CreditsState, KeyIdentity, RatelimitConfig } from '@keyplane/core';
+import type { Selectable } from 'kysely';
+import type { Database } from './entities/database.ts';
 import { permissionSlugsOf, ratelimitsOf, roleNamesOf } from './keyFragments.ts';
 import { containsAny, type PageQuery, startingAt } from './listing.ts';
-import { type EntityManager, epochMs, rows, sql } from './sql.ts';
+import { type EntityManager, sql, typed } from './sql.ts';
 
 /** Everything the management API shows about a key (`KeyResponseData`), as stored. */
 export interface KeyDetails {
@@ -27,95 +29,99 @@ export interface KeyDetails {
   ciphertext: string | null;
 }
 
-/** The refill columns of a key row, as selected by {@link refillColumns}. */
-export interface RefillColumns {
-  remaining: number | null;
-  refillInterval: RefillInterval | null;
-  refillAmount: number | null;
-  refillDay: number | null;
-  lastRefillAt: number | null;
-}
+/** The credit columns of `keys`, as {@link creditsStateOf} reads them. */
+export const creditColumns = [
+  'credits_remaining',
+  'refill_interval',
+  'refill_amount',
+  'refill_day',
+  'last_refill_at',
+] as const;
 
-/** Selects the credit columns of `keys` (aliased `alias`) in the shape of {@link RefillColumns}. */
-export const refillColumns = (alias: string) => sql`
-  ${sql.ref(`${alias}.credits_remaining`)}::float8 as remaining,
-  ${sql.ref(`${alias}.refill_interval`)} as "refillInterval",
-  ${sql.ref(`${alias}.refill_amount`)}::float8 as "refillAmount",
-  ${sql.ref(`${alias}.refill_day`)} as "refillDay",
-  ${epochMs(`${alias}.last_refill_at`)} as "lastRefillAt"`;
+type CreditColumns = Pick<Selectable<Database['keys']>, (typeof creditColumns)[number]>;
 
-export function creditsStateOf(row: RefillColumns): CreditsState {
+export function creditsStateOf(row: CreditColumns): CreditsState {
   return {
-    remaining: row.remaining,
+    remaining: row.credits_remaining,
     refill:
-      row.refillInterval && row.refillAmount !== null
-        ? { interval: row.refillInterval, amount: row.refillAmount, refillDay: row.refillDay }
+      row.refill_interval && row.refill_amount !== null
+        ? { interval: row.refill_interval, amount: row.refill_amount, refillDay: row.refill_day }
         : null,
-    lastRefillAt: row.lastRefillAt,
+    lastRefillAt: row.last_refill_at?.getTime() ?? null,
   };
 }
 
-interface KeyDetailsRow extends RefillColumns {
-  id: string;
-  workspaceId: string;
-  apiId: string;
-  start: string;
-  name: string | null;
-  meta: Record<string, unknown> | null;
-  enabled: boolean;
-  createdAt: number;
-  updatedAt: number | null;
-  lastUsedAt: number | null;
-  expires: number | null;
-  identityId: string | null;
-  externalId: string | null;
-  identityMeta: Record<string, unknown> | null;
-  keyRatelimits: RatelimitConfig[];
-  identityRatelimits: RatelimitConfig[];
-  permissions: string[];
-  roles: string[];
-  ciphertext: string | null;
-}
-
 /**
- * The columns of {@link KeyDetailsRow} for a `keys k` row with its live identity `i`. The shared
- * fragments are correlated subqueries: one statement answers for one key or for a page of them.
+ * What is shown of a key `k` with its live identity `i` (left-joined). The shared fragments are
+ * correlated subqueries: one statement answers for one key or for a page of them.
  */
-const keyDetailsColumns = sql`
-  k.id, k.workspace_id as "workspaceId", k.api_id as "apiId", k.start, k.name, k.meta, k.enabled,
-  ${epochMs('k.created_at')} as "createdAt", ${epochMs('k.updated_at')} as "updatedAt",
-  ${epochMs('k.last_used_at')} as "lastUsedAt", ${epochMs('k.expires_at')} as expires,
-  ${refillColumns('k')}, k.ciphertext,
-  i.id as "identityId", i.external_id as "externalId", i.meta as "identityMeta",
-  ${ratelimitsOf('key_id', sql.ref('k.id'))} as "keyRatelimits",
-  ${ratelimitsOf('identity_id', sql.ref('i.id'))} as "identityRatelimits",
-  ${permissionSlugsOf(sql.ref('k.id'))} as permissions,
-  ${roleNamesOf(sql.ref('k.id'))} as roles`;
+const keyDetailsColumns = [
+  'k.id',
+  'k.workspace_id',
+  'k.api_id',
+  'k.start',
+  'k.name',
+  'k.meta',
+  'k.enabled',
+  'k.created_at',
+  'k.updated_at',
+  'k.last_used_at',
+  'k.expires_at',
+  'k.ciphertext',
+  'k.credits_remaining',
+  'k.refill_interval',
+  'k.refill_amount',
+  'k.refill_day',
+  'k.last_refill_at',
+  'i.id as identity_id',
+  'i.external_id',
+  'i.meta as identity_meta',
+  ratelimitsOf('key_id', sql.ref('k.id')).as('key_ratelimits'),
+  ratelimitsOf('identity_id', sql.ref('i.id')).as('identity_ratelimits'),
+  permissionSlugsOf(sql.ref('k.id')).as('permissions'),
+  roleNamesOf(sql.ref('k.id')).as('roles'),
+] as const;
+
+type KeyDetailsRow = Awaited<ReturnType<ReturnType<typeof findKeyDetailsQuery>['executeTakeFirstOrThrow']>>;
 
 function keyDetailsOf(row: KeyDetailsRow): KeyDetails {
   return {
     id: row.id,
-    workspaceId: row.workspaceId,
-    apiId: row.apiId,
+    workspaceId: row.workspace_id,
+    apiId: row.api_id,
     start: row.start,
     name: row.name,
     meta: row.meta,
     enabled: row.enabled,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    lastUsedAt: row.lastUsedAt,
-    expires: row.expires,
+    createdAt: row.created_at.getTime(),
+    updatedAt: row.updated_at?.getTime() ?? null,
+    lastUsedAt: row.last_used_at?.getTime() ?? null,
+    expires: row.expires_at?.getTime() ?? null,
     credits: creditsStateOf(row),
     identity:
-      row.identityId && row.externalId
-        ? { id: row.identityId, externalId: row.externalId, meta: row.identityMeta, ratelimits: row.identityRatelimits }
+      row.identity_id && row.external_id
+        ? {
+            id: row.identity_id,
+            externalId: row.external_id,
+            meta: row.identity_meta,
+            ratelimits: row.identity_ratelimits,
+          }
         : null,
-    ratelimits: row.keyRatelimits,
+    ratelimits: row.key_ratelimits,
     permissions: row.permissions,
     roles: row.roles,
     ciphertext: row.ciphertext,
   };
 }
+
+const findKeyDetailsQuery = (em: EntityManager, workspaceId: string) =>
+  typed(em)
+    .selectFrom('keys as k')
+    .innerJoin('apis as a', (join) => join.onRef('a.id', '=', 'k.api_id').on('a.deleted_at', 'is', null))
+    .leftJoin('identities as i', (join) => join.onRef('i.id', '=', 'k.identity_id').on('i.deleted_at', 'is', null))
+    .select(keyDetailsColumns)
+    .where('k.workspace_id', '=', workspaceId)
+    .where('k.deleted_at', 'is', null);
 
 /**
  * A live key of the workspace, by id or by hash, with everything shown about it. Deleted keys,
@@ -127,17 +133,12 @@ export async function findKeyDetails(
   workspaceId: string,
   lookup: { keyId: string } | { hash: string },
 ): Promise<KeyDetails | undefined> {
-  const match = 'keyId' in lookup ? sql`k.id = ${lookup.keyId}` : sql`k.hash = ${lookup.hash}`;
-  const [row] = await rows(
-    em,
-    sql<KeyDetailsRow>`
-      select ${keyDetailsColumns}
-      from keys k
-      join apis a on a.id = k.api_id and a.deleted_at is null
-      left join identities i on i.id = k.identity_id and i.deleted_at is null
-      where ${match} and k.workspace_id = ${workspaceId} and k.deleted_at is null`,
-  );
-  return row ? keyDetailsOf(row) : undefined;
+  const query = findKeyDetailsQuery(em, workspaceId);
+  const row = await ('keyId' in lookup
+    ? query.where('k.id', '=', lookup.keyId)
+    : query.where('k.hash', '=', lookup.hash)
+  ).executeTakeFirst();
+  return row && keyDetailsOf(row);
 }
 
 export interface KeyPageQuery extends PageQuery {
@@ -156,26 +157,30 @@ export async function listKeyDetails(
   workspaceId: string,
   query: KeyPageQuery,
 ): Promise<KeyDetails[]> {
-  const ofIdentity =
-    query.externalId === undefined
-      ? sql`true`
-      : sql`p.identity_id = (select id from identities
-          where workspace_id = ${workspaceId} and external_id = ${query.externalId} and deleted_at is null)`;
-  const found = await rows(
-    em,
-    sql<KeyDetailsRow>`
-      select ${keyDetailsColumns}
-      from (
-        select p.* from keys p
-        join apis a on a.id = p.api_id and a.deleted_at is null
-        where p.api_id = ${query.apiId} and p.workspace_id = ${workspaceId} and p.deleted_at is null
-          and ${startingAt('p.id', query.fromId)} and ${ofIdentity}
-          and ${containsAny(['p.id', 'p.name', 'p.start'], query.search)}
-        order by p.id
-        limit ${query.count}
-      ) k
-      left join identities i on i.id = k.identity_id and i.deleted_at is null
-      order by k.id`,
-  );
+  const db = typed(em);
+  let page = db
+    .selectFrom('keys as p')
+    .innerJoin('apis as a', (join) => join.onRef('a.id', '=', 'p.api_id').on('a.deleted_at', 'is', null))
+    .selectAll('p')
+    .where('p.api_id', '=', query.apiId)
+    .where('p.workspace_id', '=', workspaceId)
+    .where('p.deleted_at', 'is', null)
+    .where(startingAt('p.id', query.fromId))
+    .where(containsAny(['p.id', 'p.name', 'p.start'], query.search));
+  if (query.externalId !== undefined) {
+    const identity = db
+      .selectFrom('identities')
+      .select('id')
+      .where('workspace_id', '=', workspaceId)
+      .where('external_id', '=', query.externalId)
+      .where('deleted_at', 'is', null);
+    page = page.where('p.identity_id', '=', identity);
+  }
+  const found = await db
+    .selectFrom(page.orderBy('p.id').limit(query.count).as('k'))
+    .leftJoin('identities as i', (join) => join.onRef('i.id', '=', 'k.identity_id').on('i.deleted_at', 'is', null))
+    .select(keyDetailsColumns)
+    .orderBy('k.id')
+    .execute();
   return found.map(keyDetailsOf);
 }

@@ -1,6 +1,9 @@
 import type { RatelimitConfig } from '@keyplane/core';
 import { sql } from './sql.ts';
 
+// Raw: correlated subqueries that aggregate into JSON and arrays. As `sql` fragments they fit typed
+// queries (`fragment.as(name)`) as well as raw ones, with their result type declared here once.
+
 /** A key id column of the outer query, or one key's id as a parameter. */
 type ColumnRef = ReturnType<typeof sql.ref> | string;
 

@@ -1,18 +1,10 @@
-import {
-  hashKey,
-  malformedKey,
-  newId,
-  notFound,
-  PREFIXED_API_KEY_ALGORITHM,
-  prefixedApiKeyParts,
-  storedKeyHash,
-} from '@keyplane/core';
+import { type ImportedKey, type KeyMigrationStore, newId } from '@keyplane/core';
 import { findApi } from './apis.ts';
 import { KeyMigration } from './entities/index.ts';
-import { type Invalidation, notifyInvalidation } from './invalidation.ts';
+import type { ChangeLog } from './invalidation.ts';
 import { ensureRoles, findPermissions } from './keyRbac.ts';
-import { ensureIdentities, ensurePermissions, type KeyCredits, type KeyRatelimit } from './keys.ts';
-import { type EntityManager, rows, sql } from './sql.ts';
+import { ensureIdentities, ensurePermissions } from './keys.ts';
+import { type EntityManager, rows, sql, typed } from './sql.ts';
 
 /**
  * Registers an import of keys hashed by another system; `keys.migrateKeys` refers to it. There is
@@ -28,101 +20,53 @@ export async function createKeyMigration(
   return migration.id;
 }
 
-export interface MigratedKeyParams {
-  /** The key's hash in the customer's system: a SHA-256 digest of the full key (hex or base64), or any other. */
-  hash: string;
-  name?: string;
-  externalId?: string;
-  meta?: Record<string, unknown>;
-  roles?: string[];
-  permissions?: string[];
-  expiresAt?: Date;
-  enabled: boolean;
-  credits?: KeyCredits;
-  ratelimits?: KeyRatelimit[];
-}
-
-export interface KeyMigrationResult {
-  /** Hashes as the caller sent them. */
-  migrated: { hash: string; keyId: string }[];
-  /** Hashes that already belong to a key (anywhere: hashes are globally unique), or repeat an earlier item. */
-  failed: string[];
-  invalidation: Invalidation;
-}
-
-interface PlannedKey {
-  id: string;
-  hash: string;
-  stored: string;
-  params: MigratedKeyParams;
+/** What core's migrateKeys and completeKeyMigration read and write, on the transaction `tx`; changes are announced on `changeLog`. */
+export function keyMigrationStore(tx: EntityManager, changeLog: ChangeLog): KeyMigrationStore {
+  return {
+    findApi: (workspaceId, apiId) => findApi(tx, workspaceId, apiId),
+    findMigration: (workspaceId, migrationId) =>
+      typed(tx)
+        .selectFrom('key_migrations')
+        .select('algorithm')
+        .where('id', '=', migrationId)
+        .where('workspace_id', '=', workspaceId)
+        .executeTakeFirst(),
+    async takenHashes(storedHashes) {
+      const taken = await typed(tx)
+        .selectFrom('keys')
+        .select('hash')
+        .where((eb) => eb('hash', '=', eb.fn.any(eb.val(storedHashes))))
+        .execute();
+      return taken.map((key) => key.hash);
+    },
+    insertImportedKeys: (workspaceId, target, keys) => insertImportedKeys(tx, changeLog, workspaceId, target, keys),
+    rehashKey: (workspaceId, migrationId, rehash) => rehashKey(tx, changeLog, workspaceId, migrationId, rehash),
+  };
 }
 
 /**
- * Inserts keys whose hashes were computed elsewhere, in one transaction. Roles, permissions and
- * identities they name are created when missing. A hash that is already taken is reported as failed
- * rather than failing the whole import.
+ * Inserts the keys with their identities, limits, roles and permissions; returns the ids inserted.
+ * Raw: each statement writes any number of rows from one jsonb parameter (an import has no
+ * maximum size, and a statement at most 65535 parameters).
  */
-export async function migrateKeys(
-  em: EntityManager,
+async function insertImportedKeys(
+  tx: EntityManager,
+  changeLog: ChangeLog,
   workspaceId: string,
-  params: { migrationId: string; apiId: string; keys: MigratedKeyParams[] },
-): Promise<KeyMigrationResult> {
-  return em.transactional(async (tx) => {
-    const api = await findApi(tx, workspaceId, params.apiId);
-    if (!api) throw notFound('api', `The API '${params.apiId}' was not found.`);
-    const [migration] = await rows(
-      tx,
-      sql<{ id: string }>`
-        select id from key_migrations where id = ${params.migrationId} and workspace_id = ${workspaceId}`,
-    );
-    if (!migration) throw notFound('migration', `The migration '${params.migrationId}' was not found.`);
-
-    // One key per hash: a repeat within the request fails like a hash that is already taken.
-    const planned = new Map<string, PlannedKey>();
-    for (const key of params.keys) {
-      const stored = storedKeyHash(key.hash);
-      if (!planned.has(stored)) {
-        planned.set(stored, { id: newId('key'), hash: key.hash, stored, params: key });
-      }
-    }
-    const taken = await rows(
-      tx,
-      sql<{ hash: string }>`select hash from keys where hash = any(${[...planned.keys()]}::text[])`,
-    );
-    for (const { hash } of taken) planned.delete(hash);
-
-    // A concurrent import may take a hash between the check and the insert: insertKeys skips it.
-    const inserted = await insertKeys(tx, workspaceId, params, [...planned.values()]);
-    const migrated = [...planned.values()].filter((key) => inserted.has(key.id));
-    const migratedItems = new Set(migrated.map((key) => key.params));
-    const failed = params.keys.filter((key) => !migratedItems.has(key)).map((key) => key.hash);
-
-    const migratedHashes = migrated.map((key) => key.stored);
-    const invalidation = { workspaceId, keyHashes: migratedHashes };
-    // A node may have cached these hashes as unknown.
-    if (migrated.length > 0) await notifyInvalidation(tx, invalidation);
-    return { migrated: migrated.map((key) => ({ hash: key.hash, keyId: key.id })), failed, invalidation };
-  });
-}
-
-/** Inserts the keys with their identities, limits, roles and permissions; returns the ids inserted. */
-async function insertKeys(
-  em: EntityManager,
-  workspaceId: string,
-  params: { migrationId: string; apiId: string },
-  keys: PlannedKey[],
+  target: { apiId: string; migrationId: string },
+  keys: ImportedKey[],
 ): Promise<Set<string>> {
   if (keys.length === 0) return new Set();
   // In hash order, so that concurrent imports of overlapping keys lock them in one order.
-  const ordered = [...keys].sort((a, b) => (a.stored < b.stored ? -1 : a.stored > b.stored ? 1 : 0));
+  const ordered = [...keys].sort((a, b) => (a.storedHash < b.storedHash ? -1 : a.storedHash > b.storedHash ? 1 : 0));
   const identities = await ensureIdentities(
-    em,
+    tx,
     workspaceId,
-    keys.flatMap((key) => (key.params.externalId ? [key.params.externalId] : [])),
+    keys.flatMap(({ key }) => (key.externalId ? [key.externalId] : [])),
   );
-  const rowsJson = ordered.map(({ id, stored, params: key }) => ({
+  const rowsJson = ordered.map(({ id, storedHash, key }) => ({
     id,
-    hash: stored,
+    hash: storedHash,
     name: key.name ?? null,
     identityId: key.externalId ? (identities.get(key.externalId) ?? null) : null,
     meta: key.meta ?? null,
@@ -134,14 +78,14 @@ async function insertKeys(
     refillDay: key.credits?.refill?.refillDay ?? null,
   }));
   const inserted = await rows(
-    em,
+    tx,
     sql<{ id: string }>`
       insert into keys (id, workspace_id, api_id, hash, start, name, identity_id, meta, expires_at, enabled,
         credits_remaining, refill_interval, refill_amount, refill_day, last_refill_at, pending_migration_id, created_at)
-      select t.id, ${workspaceId}, ${params.apiId}, t.hash, '', t.name, t."identityId", t.meta,
+      select t.id, ${workspaceId}, ${target.apiId}, t.hash, '', t.name, t."identityId", t.meta,
         timestamptz 'epoch' + t."expiresMs" * interval '1 millisecond', t.enabled,
         t.remaining, t."refillInterval", t."refillAmount", t."refillDay",
-        case when t."refillInterval" is not null then now() end, ${params.migrationId}, now()
+        case when t."refillInterval" is not null then now() end, ${target.migrationId}, now()
       from jsonb_to_recordset(${JSON.stringify(rowsJson)}::jsonb) as t(id text, hash text, name text,
         "identityId" text, meta jsonb, "expiresMs" bigint, enabled boolean, remaining bigint,
         "refillInterval" text, "refillAmount" bigint, "refillDay" smallint)
@@ -152,32 +96,30 @@ async function insertKeys(
   const done = keys.filter((key) => insertedIds.has(key.id));
 
   const roleIds = await ensureRoles(
-    em,
+    tx,
     workspaceId,
-    done.flatMap((key) => key.params.roles ?? []),
+    done.flatMap(({ key }) => key.roles ?? []),
   );
-  const slugs = done.flatMap((key) => key.params.permissions ?? []);
-  await ensurePermissions(em, workspaceId, slugs);
+  const slugs = done.flatMap(({ key }) => key.permissions ?? []);
+  await ensurePermissions(tx, workspaceId, slugs);
   const permissionIds = new Map(
-    (await findPermissions(em, workspaceId, slugs)).map((permission) => [permission.slug, permission.id]),
+    (await findPermissions(tx, workspaceId, slugs)).map((permission) => [permission.slug, permission.id]),
   );
   const links = (names: string[] | undefined, ids: Map<string, string>) =>
     [...new Set(names ?? [])].flatMap((name) => {
       const id = ids.get(name);
       return id ? [id] : [];
     });
-  const roleLinks = done.flatMap((key) =>
-    links(key.params.roles, roleIds).map((roleId) => ({ keyId: key.id, roleId })),
+  const roleLinks = done.flatMap(({ id, key }) => links(key.roles, roleIds).map((roleId) => ({ keyId: id, roleId })));
+  const permissionLinks = done.flatMap(({ id, key }) =>
+    links(key.permissions, permissionIds).map((permissionId) => ({ keyId: id, permissionId })),
   );
-  const permissionLinks = done.flatMap((key) =>
-    links(key.params.permissions, permissionIds).map((permissionId) => ({ keyId: key.id, permissionId })),
-  );
-  const limits = done.flatMap((key) =>
-    (key.params.ratelimits ?? []).map((limit) => ({ id: newId('ratelimit'), keyId: key.id, ...limit })),
+  const limits = done.flatMap(({ id, key }) =>
+    (key.ratelimits ?? []).map((limit) => ({ id: newId('ratelimit'), keyId: id, ...limit })),
   );
   if (roleLinks.length > 0) {
     await rows(
-      em,
+      tx,
       sql`
         insert into keys_roles (key_id, role_id, created_at)
         select t."keyId", t."roleId", now() from jsonb_to_recordset(${JSON.stringify(roleLinks)}::jsonb)
@@ -186,7 +128,7 @@ async function insertKeys(
   }
   if (permissionLinks.length > 0) {
     await rows(
-      em,
+      tx,
       sql`
         insert into keys_permissions (key_id, permission_id, created_at)
         select t."keyId", t."permissionId", now() from jsonb_to_recordset(${JSON.stringify(permissionLinks)}::jsonb)
@@ -195,7 +137,7 @@ async function insertKeys(
   }
   if (limits.length > 0) {
     await rows(
-      em,
+      tx,
       sql`
         insert into ratelimits (id, workspace_id, key_id, name, "limit", duration_ms, auto_apply, created_at)
         select t.id, ${workspaceId}, t."keyId", t.name, t."limit", t."durationMs", t."autoApply", now()
@@ -203,46 +145,30 @@ async function insertKeys(
           as t(id text, "keyId" text, name text, "limit" int, "durationMs" bigint, "autoApply" boolean)`,
     );
   }
+  // A node may have cached these hashes as unknown.
+  if (done.length > 0) {
+    await changeLog.announce(tx, { workspaceId, keyHashes: done.map((imported) => imported.storedHash) });
+  }
   return insertedIds;
 }
 
-/**
- * On-demand rehash of an imported key whose old system hashed only part of it: when the raw key
- * matches a key still pending in this migration, its hash becomes ours (SHA-256 of the full key)
- * and the migration is done for it. Returns what changed, or undefined when nothing matched. A
- * key of the wrong shape for the migration's algorithm is a 400 `authentication/malformed`.
- */
-export async function completeKeyMigration(
-  em: EntityManager,
+/** Gives the key pending in the migration under the imported hash our hash and start. */
+async function rehashKey(
+  tx: EntityManager,
+  changeLog: ChangeLog,
   workspaceId: string,
   migrationId: string,
-  rawKey: string,
-): Promise<Invalidation | undefined> {
-  return em.transactional(async (tx) => {
-    const [migration] = await rows(
-      tx,
-      sql<{
-        algorithm: string;
-      }>`select algorithm from key_migrations where id = ${migrationId} and workspace_id = ${workspaceId}`,
-    );
-    if (migration?.algorithm !== PREFIXED_API_KEY_ALGORITHM) return undefined;
-    const parts = prefixedApiKeyParts(rawKey);
-    if (!parts) {
-      throw malformedKey('Invalid key format: keys of this migration have the form prefix_shortToken_longToken.', [
-        { location: 'body.key', message: 'expected prefix_shortToken_longToken' },
-      ]);
-    }
-    const newHash = hashKey(rawKey);
-    const [migrated] = await rows(
-      tx,
-      sql<{ id: string }>`
-        update keys set hash = ${newHash}, start = ${parts.start}, pending_migration_id = null, updated_at = now()
-        where hash = ${parts.importedHash} and pending_migration_id = ${migrationId} and workspace_id = ${workspaceId}
-        returning id`,
-    );
-    if (!migrated) return undefined;
-    const change = { workspaceId, keyHashes: [newHash] };
-    await notifyInvalidation(tx, change);
-    return change;
-  });
+  rehash: { importedHash: string; hash: string; start: string },
+): Promise<boolean> {
+  const rehashed = await typed(tx)
+    .updateTable('keys')
+    .set({ hash: rehash.hash, start: rehash.start, pending_migration_id: null, updated_at: new Date() })
+    .where('hash', '=', rehash.importedHash)
+    .where('pending_migration_id', '=', migrationId)
+    .where('workspace_id', '=', workspaceId)
+    .returning('id')
+    .executeTakeFirst();
+  if (!rehashed) return false;
+  await changeLog.announce(tx, { workspaceId, keyHashes: [rehash.hash] });
+  return true;
 }

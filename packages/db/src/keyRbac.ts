@@ -1,9 +1,12 @@
-import { newId, notFound } from '@keyplane/core';
-import { type Invalidation, notifyInvalidation } from './invalidation.ts';
+import { newId } from '@keyplane/core';
+import type { Selectable } from 'kysely';
+import type { Database } from './entities/database.ts';
+import { RowNotFound } from './errors.ts';
+import type { ChangeLog, Invalidation } from './invalidation.ts';
 import { directPermissionSlugsOf, roleNamesOf, rolePermissionsOf } from './keyFragments.ts';
 import { findKeyRecord, type KeyRecord } from './keyRecords.ts';
 import { ensurePermissions, findRoleIds } from './keys.ts';
-import { type EntityManager, rows, sql } from './sql.ts';
+import { type EntityManager, rows, sql, typed } from './sql.ts';
 
 export interface PermissionRecord {
   id: string;
@@ -33,7 +36,7 @@ export function keyInvalidation(key: KeyRecord): Invalidation & { workspaceId: s
  */
 export async function lockKey(em: EntityManager, key: KeyRecord): Promise<void> {
   const locked = await findKeyRecord(em, key.workspaceId, key.id, { forUpdate: true });
-  if (!locked) throw notFound('key', `The key '${key.id}' was not found.`);
+  if (!locked) throw new RowNotFound('key', key.id);
 }
 
 /**
@@ -48,12 +51,13 @@ export async function findPermissions(
   slugs: string[],
 ): Promise<{ id: string; slug: string }[]> {
   if (slugs.length === 0) return [];
-  return rows(
-    em,
-    sql<{ id: string; slug: string }>`
-      select id, slug from permissions where workspace_id = ${workspaceId} and slug = any(${[...new Set(slugs)]}::text[])
-      for key share`,
-  );
+  return typed(em)
+    .selectFrom('permissions')
+    .select(['id', 'slug'])
+    .where('workspace_id', '=', workspaceId)
+    .where((eb) => eb('slug', '=', eb.fn.any(eb.val([...new Set(slugs)]))))
+    .forKeyShare()
+    .execute();
 }
 
 /** Called with the slugs that do not exist yet, before they are created; throws to refuse. */
@@ -87,6 +91,7 @@ export async function ensureRoles(
   // Sorted, as in ensurePermissions.
   const unique = [...new Set(names)].sort();
   const ids = unique.map(() => newId('role'));
+  // Raw, as in ensurePermissions.
   await rows(
     em,
     sql`
@@ -94,12 +99,13 @@ export async function ensureRoles(
       select id, ${workspaceId}, name, now() from unnest(${ids}::text[], ${unique}::text[]) as t(id, name)
       on conflict (workspace_id, name) do nothing`,
   );
-  const found = await rows(
-    em,
-    sql<{ id: string; name: string }>`
-      select id, name from roles where workspace_id = ${workspaceId} and name = any(${unique}::text[])
-      for key share`,
-  );
+  const found = await typed(em)
+    .selectFrom('roles')
+    .select(['id', 'name'])
+    .where('workspace_id', '=', workspaceId)
+    .where((eb) => eb('name', '=', eb.fn.any(eb.val(unique))))
+    .forKeyShare()
+    .execute();
   return new Map(found.map((role) => [role.name, role.id]));
 }
 
@@ -130,6 +136,7 @@ export async function linkRole(
   await applyLinks(em, 'rolePermissions', roleId, operation, permissionIds);
 }
 
+// Raw: one statement shape for the three link tables, named at run time, and the insert is set-based.
 async function applyLinks(
   em: EntityManager,
   links: keyof typeof LINK_TABLES,
@@ -160,22 +167,14 @@ async function applyLinks(
   }
 }
 
-export interface PermissionRow {
-  id: string;
-  name: string;
-  slug: string;
-  description: string | null;
-}
+export type PermissionRow = Pick<Selectable<Database['permissions']>, 'id' | 'name' | 'slug' | 'description'>;
 
 export const permissionRecord = ({ description, ...permission }: PermissionRow): PermissionRecord =>
   description === null ? permission : { ...permission, description };
 
-export interface RoleRow {
-  id: string;
-  name: string;
-  description: string | null;
+export type RoleRow = Pick<Selectable<Database['roles']>, 'id' | 'name' | 'description'> & {
   permissions: PermissionRow[];
-}
+};
 
 export const roleRecord = ({ description, permissions, ...role }: RoleRow): RoleRecord => ({
   ...role,
@@ -185,25 +184,25 @@ export const roleRecord = ({ description, permissions, ...role }: RoleRow): Role
 
 /** The key's direct permissions (not those it has through roles), by slug. */
 export async function keyDirectPermissions(em: EntityManager, keyId: string): Promise<PermissionRecord[]> {
-  const found = await rows(
-    em,
-    sql<PermissionRow>`
-      select p.id, p.name, p.slug, p.description
-      from keys_permissions kp join permissions p on p.id = kp.permission_id
-      where kp.key_id = ${keyId} order by p.slug`,
-  );
+  const found = await typed(em)
+    .selectFrom('keys_permissions as kp')
+    .innerJoin('permissions as p', 'p.id', 'kp.permission_id')
+    .select(['p.id', 'p.name', 'p.slug', 'p.description'])
+    .where('kp.key_id', '=', keyId)
+    .orderBy('p.slug')
+    .execute();
   return found.map(permissionRecord);
 }
 
 /** The key's roles, each with its permissions, by name. */
 export async function keyDirectRoles(em: EntityManager, keyId: string): Promise<RoleRecord[]> {
-  const found = await rows(
-    em,
-    sql<RoleRow>`
-      select r.id, r.name, r.description, ${rolePermissionsOf(sql.ref('r.id'))} as permissions
-      from keys_roles kr join roles r on r.id = kr.role_id
-      where kr.key_id = ${keyId} order by r.name`,
-  );
+  const found = await typed(em)
+    .selectFrom('keys_roles as kr')
+    .innerJoin('roles as r', 'r.id', 'kr.role_id')
+    .select(['r.id', 'r.name', 'r.description', rolePermissionsOf(sql.ref('r.id')).as('permissions')])
+    .where('kr.key_id', '=', keyId)
+    .orderBy('r.name')
+    .execute();
   return found.map(roleRecord);
 }
 
@@ -214,11 +213,12 @@ export async function keyDirectRoles(em: EntityManager, keyId: string): Promise<
  */
 export async function changeKeyPermissions(
   em: EntityManager,
+  changeLog: ChangeLog,
   key: KeyRecord,
   operation: LinkOperation,
   slugs: string[],
   beforeCreating: BeforeCreatingPermissions = () => {},
-): Promise<{ permissions: PermissionRecord[]; invalidation: Invalidation }> {
+): Promise<PermissionRecord[]> {
   return em.transactional(async (tx) => {
     await lockKey(tx, key);
     const permissionIds = await resolvePermissions(
@@ -227,14 +227,13 @@ export async function changeKeyPermissions(
       slugs,
       operation === 'remove'
         ? (missing) => {
-            throw notFound('permission', `Permission '${missing[0]}' was not found.`);
+            throw new RowNotFound('permission', missing[0]);
           }
         : beforeCreating,
     );
     await linkKey(tx, key.id, 'permissions', operation, permissionIds);
-    const invalidation = keyInvalidation(key);
-    await notifyInvalidation(tx, invalidation);
-    return { permissions: await keyDirectPermissions(tx, key.id), invalidation };
+    await changeLog.announce(tx, keyInvalidation(key));
+    return keyDirectPermissions(tx, key.id);
   });
 }
 
@@ -244,17 +243,17 @@ export async function changeKeyPermissions(
  */
 export async function changeKeyRoles(
   em: EntityManager,
+  changeLog: ChangeLog,
   key: KeyRecord,
   operation: LinkOperation,
   names: string[],
-): Promise<{ roles: RoleRecord[]; invalidation: Invalidation }> {
+): Promise<RoleRecord[]> {
   return em.transactional(async (tx) => {
     await lockKey(tx, key);
     const roleIds = await findRoleIds(tx, key.workspaceId, names);
     await linkKey(tx, key.id, 'roles', operation, roleIds);
-    const invalidation = keyInvalidation(key);
-    await notifyInvalidation(tx, invalidation);
-    return { roles: await keyDirectRoles(tx, key.id), invalidation };
+    await changeLog.announce(tx, keyInvalidation(key));
+    return keyDirectRoles(tx, key.id);
   });
 }
 
@@ -263,10 +262,7 @@ export async function findKeyGrants(
   em: EntityManager,
   keyId: string,
 ): Promise<{ roles: string[]; directPermissions: string[] }> {
-  const [found] = await rows(
-    em,
-    sql<{ roles: string[]; directPermissions: string[] }>`
-      select ${roleNamesOf(keyId)} as roles, ${directPermissionSlugsOf(keyId)} as "directPermissions"`,
-  );
-  return found ?? { roles: [], directPermissions: [] };
+  return typed(em)
+    .selectNoFrom([roleNamesOf(keyId).as('roles'), directPermissionSlugsOf(keyId).as('directPermissions')])
+    .executeTakeFirstOrThrow();
 }

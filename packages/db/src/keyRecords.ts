@@ -1,4 +1,4 @@
-import { type EntityManager, rows, sql } from './sql.ts';
+import { type EntityManager, typed } from './sql.ts';
 
 export interface KeyRecord {
   id: string;
@@ -18,13 +18,21 @@ export async function findKeyRecord(
   keyId: string,
   options: { forUpdate?: boolean } = {},
 ): Promise<KeyRecord | undefined> {
-  const [found] = await rows(
-    em,
-    sql<KeyRecord>`
-      select k.id, k.workspace_id as "workspaceId", k.api_id as "apiId", k.hash, k.identity_id as "identityId"
-      from keys k join apis a on a.id = k.api_id and a.deleted_at is null
-      where k.id = ${keyId} and k.workspace_id = ${workspaceId} and k.deleted_at is null
-      ${options.forUpdate ? sql`for update of k` : sql``}`,
+  const query = typed(em)
+    .selectFrom('keys as k')
+    .innerJoin('apis as a', (join) => join.onRef('a.id', '=', 'k.api_id').on('a.deleted_at', 'is', null))
+    .select(['k.id', 'k.workspace_id', 'k.api_id', 'k.hash', 'k.identity_id'])
+    .where('k.id', '=', keyId)
+    .where('k.workspace_id', '=', workspaceId)
+    .where('k.deleted_at', 'is', null);
+  const found = await (options.forUpdate ? query.forUpdate('k') : query).executeTakeFirst();
+  return (
+    found && {
+      id: found.id,
+      workspaceId: found.workspace_id,
+      apiId: found.api_id,
+      hash: found.hash,
+      identityId: found.identity_id,
+    }
   );
-  return found;
 }

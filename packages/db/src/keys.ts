@@ -1,109 +1,89 @@
-import {
-  DEFAULT_KEY_BYTES,
-  encryptKeyMaterial,
-  generateKey,
-  keyCreationPrecondition,
-  newId,
-  notFound,
-} from '@keyplane/core';
+import { type KeyCreationStore, type NewKey, newId } from '@keyplane/core';
 import { findApi } from './apis.ts';
-import { Key, KeyPermission, KeyRole, Ratelimit } from './entities/index.ts';
-import { notifyInvalidation } from './invalidation.ts';
-import { type EntityManager, rows, sql } from './sql.ts';
-import { loadDataKey } from './vault.ts';
+import { RowNotFound } from './errors.ts';
+import type { ChangeLog } from './invalidation.ts';
+import { type EntityManager, rows, sql, typed } from './sql.ts';
+import { vaultStore } from './vault.ts';
 
-export interface KeyCredits {
-  /** null: unlimited. */
-  remaining: number | null;
-  refill?: { interval: 'daily' | 'monthly'; amount: number; refillDay: number | null };
-}
+// Still named here for the modules that configure limits on identities too.
+export type { KeyRatelimit } from '@keyplane/core';
 
-export interface KeyRatelimit {
-  name: string;
-  limit: number;
-  durationMs: number;
-  autoApply: boolean;
-}
-
-export interface CreateKeyParams {
-  apiId: string;
-  prefix?: string;
-  name?: string;
-  byteLength?: number;
-  externalId?: string;
-  meta?: Record<string, unknown>;
-  roles?: string[];
-  permissions?: string[];
-  expiresAt?: Date;
-  credits?: KeyCredits;
-  ratelimits?: KeyRatelimit[];
-  enabled: boolean;
-  recoverable: boolean;
-}
-
-export interface KeyScope {
-  workspaceId: string;
-  vaultMasterKey?: Uint8Array;
+/** What core's createKey reads and writes, on the transaction `tx`; what changes is announced on `changeLog`. */
+export function keyCreationStore(tx: EntityManager, changeLog: ChangeLog): KeyCreationStore {
+  return {
+    ...vaultStore(tx),
+    findApi: (workspaceId, apiId) => findApi(tx, workspaceId, apiId),
+    insertKey: (key) => insertKey(tx, changeLog, key),
+  };
 }
 
 /**
- * Creates a key with everything attached to it in one transaction: a failure (an unknown role, a
- * precondition) leaves nothing behind. Returns the plaintext, which is stored nowhere.
+ * Inserts a key with everything attached to it: its limits, its roles (every one must exist), its
+ * permissions and its identity (created when missing). Inside the caller's transaction, so a
+ * failure (an unknown role) leaves nothing behind.
  */
-export async function createKey(
-  em: EntityManager,
-  scope: KeyScope,
-  params: CreateKeyParams,
-): Promise<{ keyId: string; key: string }> {
-  return em.transactional(async (tx) => {
-    const api = await findApi(tx, scope.workspaceId, params.apiId);
-    if (!api) throw notFound('api', `The API '${params.apiId}' was not found.`);
-    const dataKey = params.recoverable ? await loadDataKey(tx, scope.workspaceId, scope.vaultMasterKey) : undefined;
-    const unmet = keyCreationPrecondition({
-      recoverable: params.recoverable,
-      vaultReady: dataKey !== undefined,
-      keyAuthEnabled: api.keyAuthEnabled,
-      encryptionEnabled: api.encryptionEnabled,
-    });
-    if (unmet) throw unmet;
-
-    const roleIds = await findRoleIds(tx, scope.workspaceId, params.roles ?? []);
-    const permissionIds = await ensurePermissions(tx, scope.workspaceId, params.permissions ?? []);
-    const identityId = params.externalId ? await ensureIdentity(tx, scope.workspaceId, params.externalId) : null;
-
-    const keyId = newId('key');
-    const material = generateKey({
-      prefix: params.prefix ?? api.defaultPrefix,
-      byteLength: params.byteLength ?? api.defaultBytes ?? DEFAULT_KEY_BYTES,
-    });
-    tx.create(Key, {
-      id: keyId,
-      workspace: scope.workspaceId,
-      api: api.id,
-      hash: material.hash,
-      start: material.start,
-      name: params.name ?? null,
-      identity: identityId,
-      meta: params.meta ?? null,
-      expiresAt: params.expiresAt ?? null,
-      enabled: params.enabled,
-      creditsRemaining: params.credits?.remaining ?? null,
-      refillInterval: params.credits?.refill?.interval ?? null,
-      refillAmount: params.credits?.refill?.amount ?? null,
-      refillDay: params.credits?.refill?.refillDay ?? null,
-      lastRefillAt: params.credits?.refill ? new Date() : null,
-      ciphertext: dataKey ? encryptKeyMaterial(dataKey, material.key, keyId) : null,
-    });
-    for (const limit of params.ratelimits ?? []) {
-      tx.create(Ratelimit, { id: newId('ratelimit'), workspace: scope.workspaceId, key: keyId, ...limit });
-    }
-    for (const role of roleIds) tx.create(KeyRole, { key: keyId, role });
-    for (const permission of permissionIds) tx.create(KeyPermission, { key: keyId, permission });
-    await tx.flush();
-    // A node may have cached this hash as unknown.
-    await notifyInvalidation(tx, { workspaceId: scope.workspaceId, keyHashes: [material.hash] });
-    return { keyId, key: material.key };
-  });
+async function insertKey(tx: EntityManager, changeLog: ChangeLog, key: NewKey): Promise<void> {
+  const roleIds = await findRoleIds(tx, key.workspaceId, key.roles ?? []);
+  const permissionIds = await ensurePermissions(tx, key.workspaceId, key.permissions ?? []);
+  const identityId = key.externalId ? await ensureIdentity(tx, key.workspaceId, key.externalId) : null;
+  const db = typed(tx);
+  const now = new Date();
+  const refill = key.credits?.refill;
+  await db
+    .insertInto('keys')
+    .values({
+      id: key.id,
+      workspace_id: key.workspaceId,
+      api_id: key.apiId,
+      hash: key.hash,
+      start: key.start,
+      name: key.name ?? null,
+      identity_id: identityId,
+      meta: key.meta ?? null,
+      expires_at: key.expiresAt ?? null,
+      enabled: key.enabled,
+      credits_remaining: key.credits?.remaining ?? null,
+      refill_interval: refill?.interval ?? null,
+      refill_amount: refill?.amount ?? null,
+      refill_day: refill?.refillDay ?? null,
+      // The first refill comes at the next boundary.
+      last_refill_at: refill ? now : null,
+      ciphertext: key.ciphertext,
+      created_at: now,
+    })
+    .execute();
+  const limits = key.ratelimits ?? [];
+  if (limits.length > 0) {
+    await db
+      .insertInto('ratelimits')
+      .values(
+        limits.map((limit) => ({
+          id: newId('ratelimit'),
+          workspace_id: key.workspaceId,
+          key_id: key.id,
+          name: limit.name,
+          limit: limit.limit,
+          duration_ms: limit.durationMs,
+          auto_apply: limit.autoApply,
+          created_at: now,
+        })),
+      )
+      .execute();
+  }
+  if (roleIds.length > 0) {
+    await db
+      .insertInto('keys_roles')
+      .values(roleIds.map((roleId) => ({ key_id: key.id, role_id: roleId, created_at: now })))
+      .execute();
+  }
+  if (permissionIds.length > 0) {
+    await db
+      .insertInto('keys_permissions')
+      .values(permissionIds.map((permissionId) => ({ key_id: key.id, permission_id: permissionId, created_at: now })))
+      .execute();
+  }
+  // A node may have cached this hash as unknown.
+  await changeLog.announce(tx, { workspaceId: key.workspaceId, keyHashes: [key.hash] });
 }
 
 /**
@@ -114,14 +94,15 @@ export async function createKey(
 export async function findRoleIds(em: EntityManager, workspaceId: string, names: string[]): Promise<string[]> {
   if (names.length === 0) return [];
   const unique = [...new Set(names)];
-  const found = await rows(
-    em,
-    sql<{ id: string; name: string }>`
-      select id, name from roles where workspace_id = ${workspaceId} and name = any(${unique}::text[])
-      for key share`,
-  );
+  const found = await typed(em)
+    .selectFrom('roles')
+    .select(['id', 'name'])
+    .where('workspace_id', '=', workspaceId)
+    .where((eb) => eb('name', '=', eb.fn.any(eb.val(unique))))
+    .forKeyShare()
+    .execute();
   const missing = unique.find((name) => !found.some((role) => role.name === name));
-  if (missing !== undefined) throw notFound('role', `Role '${missing}' was not found.`);
+  if (missing !== undefined) throw new RowNotFound('role', missing);
   return found.map((role) => role.id);
 }
 
@@ -134,6 +115,7 @@ export async function ensurePermissions(em: EntityManager, workspaceId: string, 
   // Sorted: concurrent inserts of the same new slugs take their locks in one order and cannot deadlock.
   const unique = [...new Set(slugs)].sort();
   const ids = unique.map(() => newId('permission'));
+  // Raw: one statement and two array parameters for any number of slugs.
   await rows(
     em,
     sql`
@@ -141,13 +123,13 @@ export async function ensurePermissions(em: EntityManager, workspaceId: string, 
       select id, ${workspaceId}, slug, slug, now() from unnest(${ids}::text[], ${unique}::text[]) as t(id, slug)
       on conflict (workspace_id, slug) do nothing`,
   );
-  const found = await rows(
-    em,
-    sql<{
-      id: string;
-    }>`select id from permissions where workspace_id = ${workspaceId} and slug = any(${unique}::text[])
-       for key share`,
-  );
+  const found = await typed(em)
+    .selectFrom('permissions')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where((eb) => eb('slug', '=', eb.fn.any(eb.val(unique))))
+    .forKeyShare()
+    .execute();
   return found.map((permission) => permission.id);
 }
 
@@ -173,6 +155,7 @@ export async function ensureIdentities(
   for (let round = 0; round < 3 && resolved.size < unique.length; round++) {
     const missing = unique.filter((externalId) => !resolved.has(externalId));
     const ids = missing.map(() => newId('identity'));
+    // Raw, as in ensurePermissions.
     await rows(
       em,
       sql`
@@ -180,14 +163,15 @@ export async function ensureIdentities(
         select id, ${workspaceId}, external_id, now() from unnest(${ids}::text[], ${missing}::text[]) as t(id, external_id)
         on conflict (workspace_id, external_id) where deleted_at is null do nothing`,
     );
-    const found = await rows(
-      em,
-      sql<{ id: string; externalId: string }>`
-        select id, external_id as "externalId" from identities
-        where workspace_id = ${workspaceId} and external_id = any(${missing}::text[]) and deleted_at is null
-        for share`,
-    );
-    for (const identity of found) resolved.set(identity.externalId, identity.id);
+    const found = await typed(em)
+      .selectFrom('identities')
+      .select(['id', 'external_id'])
+      .where('workspace_id', '=', workspaceId)
+      .where((eb) => eb('external_id', '=', eb.fn.any(eb.val(missing))))
+      .where('deleted_at', 'is', null)
+      .forShare()
+      .execute();
+    for (const identity of found) resolved.set(identity.external_id, identity.id);
   }
   return resolved;
 }

@@ -1,11 +1,12 @@
-import { MAX_CREDITS } from '@keyplane/core';
+import { bootstrapWorkspace, createKey, MAX_CREDITS } from '@keyplane/core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createApi } from './apis.ts';
+import { createChangeLog } from './invalidation.ts';
 import { findKeyDetails } from './keyDetails.ts';
-import { createKey } from './keys.ts';
+import { keyCreationStore } from './keys.ts';
 import { rows, sql } from './sql.ts';
 import { createTestDatabase, type TestDatabase } from './testing/index.ts';
-import { bootstrapWorkspace } from './workspaces.ts';
+import { workspaceStore } from './workspaces.ts';
 
 let database: TestDatabase;
 
@@ -16,16 +17,33 @@ afterAll(async () => {
   await database.drop();
 });
 
+describe('the committed migrations', () => {
+  it('build exactly the schema the entities describe (a change to either alone fails here)', async () => {
+    // The test database is a clone of one migrated by every committed migration.
+    const diff = await database.orm.schema.getUpdateSchemaSQL({ wrap: false });
+    expect(diff.trim()).toBe('');
+  });
+});
+
 describe('Migration20261124170000_clamp_oversized_credits', () => {
   const migration = 'Migration20261124170000_clamp_oversized_credits';
 
   it('brings balances past 2^53-1 back to it, so those keys can be read again, and leaves the rest', async () => {
     const em = database.orm.em.fork();
-    const { workspaceId } = await bootstrapWorkspace(em, { name: 'clamp' });
+    const { workspaceId } = await em.transactional((tx) => bootstrapWorkspace(workspaceStore(tx), { name: 'clamp' }));
     const apiId = await createApi(em, workspaceId, 'clamp');
     const keyWith = async (remaining: number | null) =>
-      (await createKey(em, { workspaceId }, { apiId, credits: { remaining }, enabled: true, recoverable: false }))
-        .keyId;
+      (
+        await em.transactional((tx) =>
+          createKey(keyCreationStore(tx, createChangeLog()), {
+            workspaceId,
+            apiId,
+            credits: { remaining },
+            enabled: true,
+            recoverable: false,
+          }),
+        )
+      ).keyId;
     const oversized = await keyWith(1);
     const [largest, small, unlimited] = [await keyWith(MAX_CREDITS), await keyWith(5), await keyWith(null)];
     // As the old increment left it (the column takes any bigint).

@@ -1,8 +1,10 @@
-import { conflict, newId } from '@keyplane/core';
-import { type Invalidation, notifyInvalidation } from './invalidation.ts';
-import { type PermissionRecord, type PermissionRow, permissionRecord } from './keyRbac.ts';
+import { newId } from '@keyplane/core';
+import { RowExists } from './errors.ts';
+import type { ChangeLog } from './invalidation.ts';
+import { type PermissionRecord, permissionRecord } from './keyRbac.ts';
 import { containsAny, type PageQuery, startingAt } from './listing.ts';
-import { type EntityManager, rows, sql } from './sql.ts';
+import { namedBy } from './lookup.ts';
+import { type EntityManager, sql, typed } from './sql.ts';
 
 export interface NewPermission {
   name: string;
@@ -19,28 +21,33 @@ export async function createPermission(
   workspaceId: string,
   permission: NewPermission,
 ): Promise<string> {
-  const [created] = await rows(
-    em,
-    sql<{ id: string }>`
-      insert into permissions (id, workspace_id, name, slug, description, created_at)
-      values (${newId('permission')}, ${workspaceId}, ${permission.name}, ${permission.slug},
-              ${permission.description ?? null}, now())
-      on conflict (workspace_id, slug) do nothing
-      returning id`,
-  );
-  if (!created) {
-    throw conflict('permission', `A permission with slug '${permission.slug}' already exists in this workspace`);
-  }
+  const created = await typed(em)
+    .insertInto('permissions')
+    .values({
+      id: newId('permission'),
+      workspace_id: workspaceId,
+      name: permission.name,
+      slug: permission.slug,
+      description: permission.description ?? null,
+      created_at: sql`now()`,
+    })
+    .onConflict((conflict) => conflict.columns(['workspace_id', 'slug']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (!created) throw new RowExists('permission', permission.slug);
   return created.id;
 }
 
-/**
- * The id of the workspace's permission with this id or slug. A slug may look like another
- * permission's id; the id wins then, so a lookup never matches two rows.
- */
-const permissionIdFor = (workspaceId: string, permission: string) => sql<{ id: string }>`
-  select id from permissions where workspace_id = ${workspaceId} and (id = ${permission} or slug = ${permission})
-  order by id = ${permission} desc limit 1`;
+/** The id of the workspace's permission with this id or slug. */
+const permissionNamed = (em: EntityManager, workspaceId: string, permission: string) =>
+  typed(em)
+    .selectFrom('permissions')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .$call(namedBy('slug', permission));
+
+const permissions = (em: EntityManager) =>
+  typed(em).selectFrom('permissions').select(['id', 'name', 'slug', 'description']);
 
 /** The workspace's permission with this id or slug. */
 export async function findPermission(
@@ -48,11 +55,9 @@ export async function findPermission(
   workspaceId: string,
   permission: string,
 ): Promise<PermissionRecord | undefined> {
-  const [found] = await rows(
-    em,
-    sql<PermissionRow>`
-      select id, name, slug, description from permissions where id = (${permissionIdFor(workspaceId, permission)})`,
-  );
+  const found = await permissions(em)
+    .where('id', '=', permissionNamed(em, workspaceId, permission))
+    .executeTakeFirst();
   return found && permissionRecord(found);
 }
 
@@ -62,37 +67,35 @@ export async function listPermissions(
   workspaceId: string,
   page: PageQuery,
 ): Promise<PermissionRecord[]> {
-  const found = await rows(
-    em,
-    sql<PermissionRow>`
-      select id, name, slug, description from permissions
-      where workspace_id = ${workspaceId}
-        and ${startingAt('id', page.fromId)}
-        and ${containsAny(['id', 'name', 'slug', 'description'], page.search)}
-      order by id limit ${page.count}`,
-  );
+  const found = await permissions(em)
+    .where('workspace_id', '=', workspaceId)
+    .where(startingAt('id', page.fromId))
+    .where(containsAny(['id', 'name', 'slug', 'description'], page.search))
+    .orderBy('id')
+    .limit(page.count)
+    .execute();
   return found.map(permissionRecord);
 }
 
 /**
  * Deletes the permission with this id or slug; the foreign keys take it off every role and key.
- * Undefined when there is none; otherwise what every node must forget: the keys holding it,
- * directly or through roles, are the whole workspace as far as the caches can tell.
+ * False when there is none. Every node forgets the keys holding it, directly or through roles: the
+ * whole workspace as far as the caches can tell.
  */
 export async function deletePermission(
   em: EntityManager,
+  changeLog: ChangeLog,
   workspaceId: string,
   permission: string,
-): Promise<Invalidation | undefined> {
+): Promise<boolean> {
   return em.transactional(async (tx) => {
-    const [deleted] = await rows(
-      tx,
-      sql<{ id: string }>`
-        delete from permissions where id = (${permissionIdFor(workspaceId, permission)}) returning id`,
-    );
-    if (!deleted) return undefined;
-    const invalidation = { workspaceId };
-    await notifyInvalidation(tx, invalidation);
-    return invalidation;
+    const deleted = await typed(tx)
+      .deleteFrom('permissions')
+      .where('id', '=', permissionNamed(tx, workspaceId, permission))
+      .returning('id')
+      .executeTakeFirst();
+    if (!deleted) return false;
+    await changeLog.announce(tx, { workspaceId });
+    return true;
   });
 }

@@ -1,8 +1,6 @@
 import { scalarArrayLiteral, textArrayLiteral } from './arrayLiterals.ts';
-import { createEventRecorder, type EventRecorder, type RecorderOptions } from './eventRecorder.ts';
-import type { Orm } from './orm.ts';
 import { bucketStart, type Granularity, rollupTable, rollupUpserts } from './rollups.ts';
-import { rows, sql } from './sql.ts';
+import { type EntityManager, rows, sql } from './sql.ts';
 
 export interface RatelimitEvent {
   time: number;
@@ -38,14 +36,14 @@ function ratelimitRollup(granularity: Granularity) {
     on conflict (workspace_id, time, namespace_id, identifier, passed) do update set count = r.count + excluded.count`;
 }
 
-/** One batch of decisions and its per-minute, hour, day and month rollups, in one statement. */
-async function writeRatelimitEvents(orm: Orm, batch: RatelimitEvent[]): Promise<void> {
+/** One batch of decisions and its per-minute, hour, day and month rollups, in one statement of the caller's transaction. */
+export async function writeRatelimitEvents(tx: EntityManager, batch: RatelimitEvent[]): Promise<void> {
   const texts = (key: 'requestId' | 'workspaceId' | 'namespaceId' | 'identifier' | 'overrideId') =>
     textArrayLiteral(batch.map((event) => event[key]));
   const scalars = (key: 'time' | 'passed' | 'limit' | 'remaining' | 'latencyMs') =>
     scalarArrayLiteral(batch.map((event) => event[key]));
   await rows(
-    orm.em.fork(),
+    tx,
     sql`
       with input as (
         select * from unnest(${scalars('time')}::float8[], ${texts('requestId')}::text[],
@@ -64,11 +62,4 @@ async function writeRatelimitEvents(orm: Orm, batch: RatelimitEvent[]): Promise<
              remaining, override_id, latency_ms
       from input`,
   );
-}
-
-export type RatelimitRecorder = EventRecorder<RatelimitEvent>;
-
-/** Every ratelimit decision, recorded for analytics in batches off the request path. */
-export function createRatelimitRecorder(orm: Orm, options: RecorderOptions = {}): RatelimitRecorder {
-  return createEventRecorder(orm, writeRatelimitEvents, options);
 }

@@ -1,75 +1,100 @@
-import { newId, type RatelimitOverrideRule } from '@keyplane/core';
+import { newId, type RatelimitNamespaceSnapshot, type RatelimitOverrideRule, WILDCARD } from '@keyplane/core';
+import type { ChangeLog } from './invalidation.ts';
 import { containsAny, type PageQuery, startingAt } from './listing.ts';
-import { type EntityManager, epochMs, rows, sql } from './sql.ts';
+import { namedBy } from './lookup.ts';
+import { type EntityManager, sql, typed } from './sql.ts';
 
-/** A namespace of the workspace, deleted ones included: limiting answers 410 for those. */
+/** A live namespace, as every node caches it: by id and by name within its workspace. */
 export interface RatelimitNamespaceRecord {
+  workspaceId: string;
   id: string;
   name: string;
-  deleted: boolean;
 }
 
-/** What one `ratelimit.limit` check needs from the database. */
-export interface RatelimitTarget {
-  /** Undefined when the workspace has no namespace with this id or name. */
-  namespace: RatelimitNamespaceRecord | undefined;
-  /** The live overrides that could apply to the identifier: its exact one and every wildcard pattern. */
-  overrides: RatelimitOverrideRule[];
-}
-
-export interface RatelimitTargetQuery {
-  /** The namespace's id or name. */
-  namespace: string;
-  identifier: string;
-}
+/** The workspace's namespace with this id or name, deleted ones included. */
+const namespaceNamed = (em: EntityManager, workspaceId: string, namespace: string) =>
+  typed(em)
+    .selectFrom('ratelimit_namespaces')
+    .select(['id', 'name', 'deleted_at'])
+    .where('workspace_id', '=', workspaceId)
+    .$call(namedBy('name', namespace));
 
 /**
- * The workspace's namespace named by `namespace`, its id or its name. A name may look like
- * another namespace's id: the id wins, so a lookup never matches two rows.
+ * What limiting needs of a namespace, in one statement: the namespace (by id or name, deleted ones
+ * included), its live pattern overrides, and how many live overrides name an identifier exactly.
+ * Undefined when the workspace has no such namespace.
  */
-const namespaceNamed = (workspaceId: string, namespace: ReturnType<typeof sql.ref> | string) => sql<{
-  id: string;
-  name: string;
-  deleted_at: string | null;
-}>`
-  select id, name, deleted_at from ratelimit_namespaces
-  where workspace_id = ${workspaceId} and (id = ${namespace} or name = ${namespace})
-  order by id = ${namespace} desc
-  limit 1`;
-
-/**
- * For each check, in order, its namespace and the overrides that may apply, in one statement:
- * the request path of `ratelimit.limit` reads overrides fresh on every call, so a changed override
- * holds for the next request on every node.
- */
-export async function findRatelimitTargets(
+export async function findRatelimitNamespace(
   em: EntityManager,
   workspaceId: string,
-  queries: readonly RatelimitTargetQuery[],
-): Promise<RatelimitTarget[]> {
-  const found = await rows(
-    em,
-    sql<{
-      id: string | null;
-      name: string | null;
-      deleted: boolean | null;
-      overrides: RatelimitOverrideRule[];
-    }>`
-      select n.id, n.name, n.deleted_at is not null as deleted,
-             coalesce((select json_agg(json_build_object('id', o.id, 'identifier', o.identifier,
-                         'limit', o."limit", 'durationMs', o.duration_ms) order by o.id)
-                       from ratelimit_overrides o
-                       where o.namespace_id = n.id and o.deleted_at is null
-                         and (o.identifier = q.identifier or strpos(o.identifier, '*') > 0)), '[]'::json) as overrides
-      from unnest(${queries.map((query) => query.namespace)}::text[], ${queries.map((query) => query.identifier)}::text[])
-        with ordinality as q(namespace, identifier, position)
-      left join lateral (${namespaceNamed(workspaceId, sql.ref('q.namespace'))}) n on true
-      order by q.position`,
-  );
-  return found.map((row) => ({
-    namespace: row.id === null ? undefined : { id: row.id, name: row.name ?? '', deleted: row.deleted === true },
-    overrides: row.overrides,
-  }));
+  namespace: string,
+): Promise<RatelimitNamespaceSnapshot | undefined> {
+  const found = await typed(em)
+    .selectFrom(namespaceNamed(em, workspaceId, namespace).as('n'))
+    .select((eb) => {
+      const liveOverrides = () =>
+        eb
+          .selectFrom('ratelimit_overrides as o')
+          .whereRef('o.namespace_id', '=', 'n.id')
+          .where('o.deleted_at', 'is', null);
+      const isPattern = sql<boolean>`strpos(o.identifier, ${WILDCARD}) > 0`;
+      return [
+        'n.id',
+        'n.name',
+        'n.deleted_at',
+        liveOverrides()
+          .where(isPattern)
+          .select(
+            sql<RatelimitOverrideRow[]>`coalesce(json_agg(json_build_object('id', o.id, 'identifier', o.identifier,
+              'limit', o."limit", 'duration_ms', o.duration_ms) order by o.id), '[]'::json)`.as('patterns'),
+          )
+          .as('patterns'),
+        liveOverrides()
+          .where(sql<boolean>`not ${isPattern}`)
+          .select(sql<number>`count(*)::int`.as('exact'))
+          .as('exact'),
+      ];
+    })
+    .executeTakeFirst();
+  if (!found) return undefined;
+  return {
+    workspaceId,
+    id: found.id,
+    name: found.name,
+    deleted: found.deleted_at !== null,
+    patternOverrides: (found.patterns ?? []).map(overrideRule),
+    exactOverrides: found.exact ?? 0,
+  };
+}
+
+interface RatelimitOverrideRow {
+  id: string;
+  identifier: string;
+  limit: number;
+  duration_ms: number;
+}
+
+const overrideRule = (row: RatelimitOverrideRow): RatelimitOverrideRule => ({
+  id: row.id,
+  identifier: row.identifier,
+  limit: row.limit,
+  durationMs: row.duration_ms,
+});
+
+/** The namespace's live override for exactly this identifier (a pattern is matched as text). */
+export async function findExactOverride(
+  em: EntityManager,
+  namespaceId: string,
+  identifier: string,
+): Promise<RatelimitOverrideRule | undefined> {
+  const found = await typed(em)
+    .selectFrom('ratelimit_overrides')
+    .select(['id', 'identifier', 'limit', 'duration_ms'])
+    .where('namespace_id', '=', namespaceId)
+    .where('identifier', '=', identifier)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return found && overrideRule(found);
 }
 
 /**
@@ -80,23 +105,30 @@ export async function findRatelimitTargets(
  */
 export async function createRatelimitNamespaces(
   em: EntityManager,
+  changeLog: ChangeLog,
   workspaceId: string,
   names: readonly string[],
 ): Promise<Map<string, string>> {
   const sorted = [...new Set(names)].sort();
   if (sorted.length === 0) return new Map();
-  const created = await rows(
-    em,
-    sql<{ id: string; name: string }>`
-      insert into ratelimit_namespaces (id, workspace_id, name, created_at)
-      select t.id, ${workspaceId}, t.name, now()
-      from unnest(${sorted.map(() => newId('ratelimitNamespace'))}::text[], ${sorted}::text[])
-        with ordinality as t(id, name, position)
-      order by t.position
-      on conflict (workspace_id, name) do nothing
-      returning id, name`,
-  );
-  return new Map(created.map((row) => [row.name, row.id]));
+  return em.transactional(async (tx) => {
+    const created = await typed(tx)
+      .insertInto('ratelimit_namespaces')
+      .values(
+        sorted.map((name) => ({
+          id: newId('ratelimitNamespace'),
+          workspace_id: workspaceId,
+          name,
+          created_at: sql<Date>`now()`,
+        })),
+      )
+      .onConflict((conflict) => conflict.columns(['workspace_id', 'name']).doNothing())
+      .returning(['id', 'name'])
+      .execute();
+    // A node may have cached these names as no namespace.
+    if (created.length > 0) await changeLog.announce(tx, { workspaceId, ratelimitNamespaces: created });
+    return new Map(created.map((row) => [row.name, row.id]));
+  });
 }
 
 /** The workspace's live namespace with this id or name. */
@@ -105,9 +137,9 @@ export async function findLiveRatelimitNamespace(
   workspaceId: string,
   namespace: string,
 ): Promise<RatelimitNamespaceRecord | undefined> {
-  const [found] = await rows(em, namespaceNamed(workspaceId, namespace));
+  const found = await namespaceNamed(em, workspaceId, namespace).executeTakeFirst();
   if (!found || found.deleted_at !== null) return undefined;
-  return { id: found.id, name: found.name, deleted: false };
+  return { workspaceId, id: found.id, name: found.name };
 }
 
 /**
@@ -116,17 +148,25 @@ export async function findLiveRatelimitNamespace(
  */
 export async function deleteRatelimitNamespace(
   em: EntityManager,
-  workspaceId: string,
-  namespaceId: string,
+  changeLog: ChangeLog,
+  namespace: RatelimitNamespaceRecord,
 ): Promise<boolean> {
-  const deleted = await rows(
-    em,
-    sql`
-      update ratelimit_namespaces set deleted_at = now()
-      where id = ${namespaceId} and workspace_id = ${workspaceId} and deleted_at is null
-      returning id`,
-  );
-  return deleted.length > 0;
+  return em.transactional(async (tx) => {
+    const deleted = await typed(tx)
+      .updateTable('ratelimit_namespaces')
+      .set({ deleted_at: sql`now()` })
+      .where('id', '=', namespace.id)
+      .where('workspace_id', '=', namespace.workspaceId)
+      .where('deleted_at', 'is', null)
+      .returning('id')
+      .executeTakeFirst();
+    if (!deleted) return false;
+    await changeLog.announce(tx, {
+      workspaceId: namespace.workspaceId,
+      ratelimitNamespaces: [{ id: namespace.id, name: namespace.name }],
+    });
+    return true;
+  });
 }
 
 export interface RatelimitNamespaceListing {
@@ -141,13 +181,19 @@ export async function listRatelimitNamespaces(
   workspaceId: string,
   query: PageQuery,
 ): Promise<RatelimitNamespaceListing[]> {
-  return rows(
-    em,
-    sql<RatelimitNamespaceListing>`
-      select id, name, ${epochMs('created_at')} as "createdAt" from ratelimit_namespaces
-      where workspace_id = ${workspaceId} and deleted_at is null
-        and ${startingAt('id', query.fromId)} and ${containsAny(['id', 'name'], query.search)}
-      order by id
-      limit ${query.count}`,
-  );
+  const found = await typed(em)
+    .selectFrom('ratelimit_namespaces')
+    .select(['id', 'name', 'created_at'])
+    .where('workspace_id', '=', workspaceId)
+    .where('deleted_at', 'is', null)
+    .where(startingAt('id', query.fromId))
+    .where(containsAny(['id', 'name'], query.search))
+    .orderBy('id')
+    .limit(query.count)
+    .execute();
+  return found.map((namespace) => ({
+    id: namespace.id,
+    name: namespace.name,
+    createdAt: namespace.created_at.getTime(),
+  }));
 }

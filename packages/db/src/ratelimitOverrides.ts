@@ -1,14 +1,21 @@
 import { newId, type RatelimitOverrideRule } from '@keyplane/core';
+import type { ChangeLog } from './invalidation.ts';
 import { type PageQuery, startingAt } from './listing.ts';
-import { type EntityManager, rows, sql } from './sql.ts';
+import type { RatelimitNamespaceRecord } from './ratelimitNamespaces.ts';
+import { type EntityManager, sql, typed } from './sql.ts';
+
+/** A changed override changes its namespace's snapshot too (its patterns, its count of exact ones). */
+const overrideChange = (namespace: RatelimitNamespaceRecord, identifier: string) => ({
+  workspaceId: namespace.workspaceId,
+  ratelimitNamespaces: [{ id: namespace.id, name: namespace.name }],
+  ratelimitOverrides: [{ namespaceId: namespace.id, identifier }],
+});
 
 export interface NewRatelimitOverride {
   identifier: string;
   limit: number;
   durationMs: number;
 }
-
-const overrideColumns = sql`id, identifier, "limit", duration_ms::float8 as "durationMs"`;
 
 /**
  * Sets the namespace's override for this identifier (exact, or a `*` pattern) and answers its id.
@@ -17,37 +24,58 @@ const overrideColumns = sql`id, identifier, "limit", duration_ms::float8 as "dur
  */
 export async function setRatelimitOverride(
   em: EntityManager,
-  namespaceId: string,
+  changeLog: ChangeLog,
+  namespace: RatelimitNamespaceRecord,
   override: NewRatelimitOverride,
 ): Promise<string> {
-  const [set] = await rows(
-    em,
-    sql<{ id: string }>`
-      insert into ratelimit_overrides (id, namespace_id, identifier, "limit", duration_ms, created_at)
-      values (${newId('ratelimitOverride')}, ${namespaceId}, ${override.identifier}, ${override.limit},
-              ${override.durationMs}, now())
-      on conflict (namespace_id, identifier) where deleted_at is null
-        do update set "limit" = excluded."limit", duration_ms = excluded.duration_ms, updated_at = now()
-      returning id`,
-  );
-  if (!set) throw new Error('the override upsert returned no row');
-  return set.id;
+  return em.transactional(async (tx) => {
+    const set = await typed(tx)
+      .insertInto('ratelimit_overrides')
+      .values({
+        id: newId('ratelimitOverride'),
+        namespace_id: namespace.id,
+        identifier: override.identifier,
+        limit: override.limit,
+        duration_ms: override.durationMs,
+        created_at: sql`now()`,
+      })
+      .onConflict((conflict) =>
+        conflict
+          .columns(['namespace_id', 'identifier'])
+          .where('deleted_at', 'is', null)
+          .doUpdateSet((eb) => ({
+            limit: eb.ref('excluded.limit'),
+            duration_ms: eb.ref('excluded.duration_ms'),
+            updated_at: sql<Date>`now()`,
+          })),
+      )
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await changeLog.announce(tx, overrideChange(namespace, override.identifier));
+    return set.id;
+  });
 }
 
 /** Soft-deletes the live override with exactly this identifier (a pattern is matched as text); false when there is none. */
 export async function deleteRatelimitOverride(
   em: EntityManager,
-  namespaceId: string,
+  changeLog: ChangeLog,
+  namespace: RatelimitNamespaceRecord,
   identifier: string,
 ): Promise<boolean> {
-  const deleted = await rows(
-    em,
-    sql`
-      update ratelimit_overrides set deleted_at = now(), updated_at = now()
-      where namespace_id = ${namespaceId} and identifier = ${identifier} and deleted_at is null
-      returning id`,
-  );
-  return deleted.length > 0;
+  return em.transactional(async (tx) => {
+    const deleted = await typed(tx)
+      .updateTable('ratelimit_overrides')
+      .set({ deleted_at: sql`now()`, updated_at: sql`now()` })
+      .where('namespace_id', '=', namespace.id)
+      .where('identifier', '=', identifier)
+      .where('deleted_at', 'is', null)
+      .returning('id')
+      .executeTakeFirst();
+    if (!deleted) return false;
+    await changeLog.announce(tx, overrideChange(namespace, identifier));
+    return true;
+  });
 }
 
 /** One page of the namespace's live overrides in id order. */
@@ -56,12 +84,19 @@ export async function listRatelimitOverrides(
   namespaceId: string,
   page: PageQuery,
 ): Promise<RatelimitOverrideRule[]> {
-  return rows(
-    em,
-    sql<RatelimitOverrideRule>`
-      select ${overrideColumns} from ratelimit_overrides
-      where namespace_id = ${namespaceId} and deleted_at is null and ${startingAt('id', page.fromId)}
-      order by id
-      limit ${page.count}`,
-  );
+  const found = await typed(em)
+    .selectFrom('ratelimit_overrides')
+    .select(['id', 'identifier', 'limit', 'duration_ms'])
+    .where('namespace_id', '=', namespaceId)
+    .where('deleted_at', 'is', null)
+    .where(startingAt('id', page.fromId))
+    .orderBy('id')
+    .limit(page.count)
+    .execute();
+  return found.map((override) => ({
+    id: override.id,
+    identifier: override.identifier,
+    limit: override.limit,
+    durationMs: override.duration_ms,
+  }));
 }

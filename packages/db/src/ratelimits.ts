@@ -1,6 +1,6 @@
 import { newId } from '@keyplane/core';
 import type { KeyRatelimit } from './keys.ts';
-import { type EntityManager, rows, sql } from './sql.ts';
+import { type EntityManager, sql, typed } from './sql.ts';
 
 /** What a configured limit belongs to: a key or an identity (the `ratelimits` row has exactly one). */
 export interface RatelimitOwner {
@@ -19,19 +19,33 @@ export async function replaceRatelimits(
   owner: RatelimitOwner,
   limits: readonly KeyRatelimit[],
 ): Promise<void> {
-  const column = sql.ref(owner.column);
   const names = limits.map((limit) => limit.name);
-  await rows(em, sql`delete from ratelimits where ${column} = ${owner.id} and not (name = any(${names}::text[]))`);
+  let stale = typed(em).deleteFrom('ratelimits').where(owner.column, '=', owner.id);
+  if (names.length > 0) stale = stale.where('name', 'not in', names);
+  await stale.execute();
   if (limits.length === 0) return;
-  const incoming = limits.map((limit) => ({ id: newId('ratelimit'), ...limit }));
-  await rows(
-    em,
-    sql`
-      insert into ratelimits (id, workspace_id, ${column}, name, "limit", duration_ms, auto_apply, created_at)
-      select t.id, ${owner.workspaceId}, ${owner.id}, t.name, t."limit", t."durationMs", t."autoApply", now()
-      from jsonb_to_recordset(${JSON.stringify(incoming)}::jsonb)
-        as t(id text, name text, "limit" int, "durationMs" bigint, "autoApply" boolean)
-      on conflict (${column}, name) do update set "limit" = excluded."limit", duration_ms = excluded.duration_ms,
-        auto_apply = excluded.auto_apply, updated_at = now()`,
-  );
+  await typed(em)
+    .insertInto('ratelimits')
+    .values(
+      limits.map((limit) => ({
+        id: newId('ratelimit'),
+        workspace_id: owner.workspaceId,
+        key_id: owner.column === 'key_id' ? owner.id : null,
+        identity_id: owner.column === 'identity_id' ? owner.id : null,
+        name: limit.name,
+        limit: limit.limit,
+        duration_ms: limit.durationMs,
+        auto_apply: limit.autoApply,
+        created_at: sql<Date>`now()`,
+      })),
+    )
+    .onConflict((conflict) =>
+      conflict.columns([owner.column, 'name']).doUpdateSet((eb) => ({
+        limit: eb.ref('excluded.limit'),
+        duration_ms: eb.ref('excluded.duration_ms'),
+        auto_apply: eb.ref('excluded.auto_apply'),
+        updated_at: sql<Date>`now()`,
+      })),
+    )
+    .execute();
 }

@@ -1,17 +1,18 @@
-import { conflict, newId, notFound } from '@keyplane/core';
-import { type Invalidation, notifyInvalidation } from './invalidation.ts';
+import { newId } from '@keyplane/core';
+import { RowExists, RowNotFound } from './errors.ts';
+import type { ChangeLog } from './invalidation.ts';
 import { rolePermissionsOf } from './keyFragments.ts';
 import {
   type BeforeCreatingPermissions,
   linkRole,
   type PermissionRecord,
   type RoleRecord,
-  type RoleRow,
   resolvePermissions,
   roleRecord,
 } from './keyRbac.ts';
 import { containsAny, type PageQuery, startingAt } from './listing.ts';
-import { type EntityManager, rows, sql } from './sql.ts';
+import { namedBy } from './lookup.ts';
+import { type EntityManager, sql, typed } from './sql.ts';
 
 export interface NewRole {
   name: string;
@@ -35,70 +36,75 @@ export async function createRole(
     // Who may create the missing slugs is settled first (403 before 409); a conflict below rolls
     // back any permission created here.
     const permissionIds = await resolvePermissions(tx, workspaceId, role.permissions, beforeCreating);
-    const [created] = await rows(
-      tx,
-      sql<{ id: string }>`
-        insert into roles (id, workspace_id, name, description, created_at)
-        values (${newId('role')}, ${workspaceId}, ${role.name}, ${role.description ?? null}, now())
-        on conflict (workspace_id, name) do nothing
-        returning id`,
-    );
-    if (!created) throw conflict('role', `A role with name '${role.name}' already exists in this workspace`);
+    const created = await typed(tx)
+      .insertInto('roles')
+      .values({
+        id: newId('role'),
+        workspace_id: workspaceId,
+        name: role.name,
+        description: role.description ?? null,
+        created_at: sql`now()`,
+      })
+      .onConflict((conflict) => conflict.columns(['workspace_id', 'name']).doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    if (!created) throw new RowExists('role', role.name);
     await linkRole(tx, created.id, 'add', permissionIds);
     return created.id;
   });
 }
 
-/** The id of the workspace's role with this id or name; the id wins when a name looks like another role's id. */
-const roleIdFor = (workspaceId: string, role: string) => sql<{ id: string }>`
-  select id from roles where workspace_id = ${workspaceId} and (id = ${role} or name = ${role})
-  order by id = ${role} desc limit 1`;
+/** The id of the workspace's role with this id or name. */
+const roleNamed = (em: EntityManager, workspaceId: string, role: string) =>
+  typed(em).selectFrom('roles').select('id').where('workspace_id', '=', workspaceId).$call(namedBy('name', role));
+
+/** Roles with their permissions: a subquery, so a page of roles comes in one statement. */
+const roles = (em: EntityManager) =>
+  typed(em)
+    .selectFrom('roles as r')
+    .select(['r.id', 'r.name', 'r.description'])
+    .select(rolePermissionsOf(sql.ref('r.id')).as('permissions'));
 
 /** The workspace's role with this id or name, with its permissions. */
 export async function findRole(em: EntityManager, workspaceId: string, role: string): Promise<RoleRecord | undefined> {
-  const [found] = await rows(
-    em,
-    sql<RoleRow>`
-      select r.id, r.name, r.description, ${rolePermissionsOf(sql.ref('r.id'))} as permissions
-      from roles r where r.id = (${roleIdFor(workspaceId, role)})`,
-  );
+  const found = await roles(em)
+    .where('r.id', '=', roleNamed(em, workspaceId, role))
+    .executeTakeFirst();
   return found && roleRecord(found);
 }
 
-/** A page of the workspace's roles by id, each with its permissions, in one statement. */
+/** A page of the workspace's roles by id, each with its permissions. */
 export async function listRoles(em: EntityManager, workspaceId: string, page: PageQuery): Promise<RoleRecord[]> {
-  const found = await rows(
-    em,
-    sql<RoleRow>`
-      select r.id, r.name, r.description, ${rolePermissionsOf(sql.ref('r.id'))} as permissions
-      from roles r
-      where r.workspace_id = ${workspaceId}
-        and ${startingAt('r.id', page.fromId)}
-        and ${containsAny(['r.id', 'r.name', 'r.description'], page.search)}
-      order by r.id limit ${page.count}`,
-  );
+  const found = await roles(em)
+    .where('r.workspace_id', '=', workspaceId)
+    .where(startingAt('r.id', page.fromId))
+    .where(containsAny(['r.id', 'r.name', 'r.description'], page.search))
+    .orderBy('r.id')
+    .limit(page.count)
+    .execute();
   return found.map(roleRecord);
 }
 
 /**
- * Deletes the role with this id or name; the foreign keys take it off every key. Undefined when
- * there is none; otherwise what every node must forget: the keys that held it, which the caches
- * cannot single out, so the whole workspace.
+ * Deletes the role with this id or name; the foreign keys take it off every key. False when there
+ * is none. Every node forgets the keys that held it, which the caches cannot single out, so the
+ * whole workspace.
  */
 export async function deleteRole(
   em: EntityManager,
+  changeLog: ChangeLog,
   workspaceId: string,
   role: string,
-): Promise<Invalidation | undefined> {
+): Promise<boolean> {
   return em.transactional(async (tx) => {
-    const [deleted] = await rows(
-      tx,
-      sql<{ id: string }>`delete from roles where id = (${roleIdFor(workspaceId, role)}) returning id`,
-    );
-    if (!deleted) return undefined;
-    const invalidation = { workspaceId };
-    await notifyInvalidation(tx, invalidation);
-    return invalidation;
+    const deleted = await typed(tx)
+      .deleteFrom('roles')
+      .where('id', '=', roleNamed(tx, workspaceId, role))
+      .returning('id')
+      .executeTakeFirst();
+    if (!deleted) return false;
+    await changeLog.announce(tx, { workspaceId });
+    return true;
   });
 }
 
@@ -109,25 +115,27 @@ export async function deleteRole(
  */
 export async function setRolePermissions(
   em: EntityManager,
+  changeLog: ChangeLog,
   workspaceId: string,
   roleId: string,
   slugs: string[],
   beforeCreating: BeforeCreatingPermissions,
-): Promise<{ permissions: PermissionRecord[]; invalidation: Invalidation }> {
+): Promise<PermissionRecord[]> {
   return em.transactional(async (tx) => {
     // NO KEY UPDATE: concurrent changes of this role's permissions (and its deletion) wait, while
     // keys may still be given the role meanwhile (their foreign keys take KEY SHARE).
-    const [locked] = await rows(
-      tx,
-      sql<{ id: string }>`
-        select id from roles where id = ${roleId} and workspace_id = ${workspaceId} for no key update`,
-    );
-    if (!locked) throw notFound('role', 'The requested role does not exist.');
+    const locked = await typed(tx)
+      .selectFrom('roles')
+      .select('id')
+      .where('id', '=', roleId)
+      .where('workspace_id', '=', workspaceId)
+      .forNoKeyUpdate()
+      .executeTakeFirst();
+    if (!locked) throw new RowNotFound('role');
     const permissionIds = await resolvePermissions(tx, workspaceId, slugs, beforeCreating);
     await linkRole(tx, roleId, 'set', permissionIds);
-    const invalidation = { workspaceId };
-    await notifyInvalidation(tx, invalidation);
+    await changeLog.announce(tx, { workspaceId });
     const after = await findRole(tx, workspaceId, roleId);
-    return { permissions: after?.permissions ?? [], invalidation };
+    return after?.permissions ?? [];
   });
 }

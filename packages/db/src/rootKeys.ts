@@ -1,28 +1,26 @@
-import { generateKey, newId } from '@keyplane/core';
-import { RootKey } from './entities/index.ts';
-import { notifyInvalidation } from './invalidation.ts';
-import type { Orm } from './orm.ts';
-import { type EntityManager, epochMs, rows, sql } from './sql.ts';
+import type { RootKeyChangeStore, RootKeyStore } from '@keyplane/core';
+import type { ChangeLog } from './invalidation.ts';
+import { type EntityManager, rows, sql, typed, unixMs } from './sql.ts';
 
-const ROOT_KEY_PREFIX = 'kproot';
-const ROOT_KEY_BYTES = 24;
-
-export async function createRootKey(
-  em: EntityManager,
-  options: { workspaceId: string; name?: string; permissions: string[]; expiresAt?: Date },
-): Promise<{ rootKeyId: string; rootKey: string }> {
-  const material = generateKey({ prefix: ROOT_KEY_PREFIX, byteLength: ROOT_KEY_BYTES });
-  const rootKey = em.create(RootKey, {
-    id: newId('rootKey'),
-    workspace: options.workspaceId,
-    name: options.name ?? null,
-    hash: material.hash,
-    start: material.start,
-    permissions: [...new Set(options.permissions)],
-    expiresAt: options.expiresAt ?? null,
-  });
-  await em.flush();
-  return { rootKeyId: rootKey.id, rootKey: material.key };
+/** Root keys stored as core issues them, on the caller's transaction. */
+export function rootKeyStore(em: EntityManager): RootKeyStore {
+  return {
+    async insertRootKey(rootKey) {
+      await typed(em)
+        .insertInto('root_keys')
+        .values({
+          id: rootKey.id,
+          workspace_id: rootKey.workspaceId,
+          name: rootKey.name,
+          hash: rootKey.hash,
+          start: rootKey.start,
+          permissions: rootKey.permissions,
+          expires_at: rootKey.expiresAt,
+          created_at: sql`now()`,
+        })
+        .execute();
+    },
+  };
 }
 
 export interface RootKeyRecord {
@@ -38,106 +36,84 @@ export interface RootKeyRecord {
 
 /** The auth middleware's lookup: one indexed read, so a revocation is seen by the very next request. */
 export async function findRootKeyByHash(em: EntityManager, hash: string): Promise<RootKeyRecord | undefined> {
-  const [found] = await rows(
-    em,
-    sql<RootKeyRecord>`
-      select r.id, r.workspace_id as "workspaceId", r.hash, r.permissions,
-             ${epochMs('r.expires_at')} as "expiresAt", ${epochMs('r.revoked_at')} as "revokedAt",
-             w.api_requests_per_minute as "apiRequestsPerMinute"
-      from root_keys r join workspaces w on w.id = r.workspace_id
-      where r.hash = ${hash} and w.deleted_at is null`,
-  );
-  return found;
-}
-
-/**
- * Revokes a root key; false when there is no such key. Revoking twice keeps the first time. Every
- * node that cached the key hears of it before this returns (from the CLI as well as the server).
- */
-export async function revokeRootKey(
-  em: EntityManager,
-  rootKeyId: string,
-  workspaceId?: string,
-): Promise<RootKeyChange> {
-  return changeRootKey(em, rootKeyId, workspaceId, sql`revoked_at = coalesce(revoked_at, now())`);
-}
-
-/** Sets (or, with null, clears) when the root key expires. */
-export async function setRootKeyExpiry(
-  em: EntityManager,
-  workspaceId: string,
-  rootKeyId: string,
-  expiresAt: number | null,
-): Promise<RootKeyChange> {
-  const expires = expiresAt === null ? sql`null` : sql`to_timestamp(${expiresAt} / 1000.0)`;
-  return changeRootKey(em, rootKeyId, workspaceId, sql`expires_at = ${expires}`);
-}
-
-/** The workspace of the root key that changed, or undefined when there is no such key. */
-export type RootKeyChange = { workspaceId: string } | undefined;
-
-/** One change to a root key, announced to every node that may have cached it before this returns. */
-async function changeRootKey(
-  em: EntityManager,
-  rootKeyId: string,
-  workspaceId: string | undefined,
-  assignment: ReturnType<typeof sql>,
-): Promise<RootKeyChange> {
-  const inWorkspace = workspaceId === undefined ? sql`true` : sql`workspace_id = ${workspaceId}`;
-  return em.transactional(async (tx) => {
-    const [changed] = await rows(
-      tx,
-      sql<{ hash: string; workspaceId: string }>`
-        update root_keys set ${assignment} where id = ${rootKeyId} and ${inWorkspace}
-        returning hash, workspace_id as "workspaceId"`,
-    );
-    if (!changed) return undefined;
-    await notifyInvalidation(tx, { workspaceId: changed.workspaceId, rootKeyHashes: [changed.hash] });
-    return { workspaceId: changed.workspaceId };
-  });
-}
-
-/**
- * Records when root keys were last used: many uses within a flush interval become one write per
- * key, off the request path, so authentication stays a cache hit.
- */
-export function createRootKeyUsageTracker(
-  orm: Orm,
-  options: { flushIntervalMs?: number; onError?: (error: unknown) => void } = {},
-) {
-  let lastUse = new Map<string, number>();
-  const flush = async (): Promise<void> => {
-    if (lastUse.size === 0) return;
-    const batch = lastUse;
-    lastUse = new Map();
-    try {
-      await rows(
-        orm.em.fork(),
-        sql`
-          update root_keys r set last_used_at = greatest(r.last_used_at, to_timestamp(u.time / 1000.0))
-          from unnest(${[...batch.keys()]}::text[], ${[...batch.values()]}::float8[]) as u(id, time)
-          where r.id = u.id`,
-      );
-    } catch (error) {
-      for (const [id, time] of batch) lastUse.set(id, Math.max(time, lastUse.get(id) ?? 0));
-      options.onError?.(error);
+  const found = await typed(em)
+    .selectFrom('root_keys as r')
+    .innerJoin('workspaces as w', 'w.id', 'r.workspace_id')
+    .select(['r.id', 'r.workspace_id', 'r.hash', 'r.permissions', 'r.expires_at', 'r.revoked_at'])
+    .select('w.api_requests_per_minute')
+    .where('r.hash', '=', hash)
+    .where('w.deleted_at', 'is', null)
+    .executeTakeFirst();
+  return (
+    found && {
+      id: found.id,
+      workspaceId: found.workspace_id,
+      hash: found.hash,
+      permissions: found.permissions,
+      expiresAt: unixMs(found.expires_at),
+      revokedAt: unixMs(found.revoked_at),
+      apiRequestsPerMinute: found.api_requests_per_minute,
     }
-  };
-  const timer = setInterval(() => void flush(), options.flushIntervalMs ?? 5000);
-  timer.unref();
+  );
+}
+
+/**
+ * Changes to root keys on the caller's transaction, each announced to every node that may have
+ * cached the key: delivered on commit, and settled by whoever made the ChangeLog (the procedures'
+ * middleware, the CLI) before it answers.
+ */
+export function rootKeyChangeStore(tx: EntityManager, changeLog: ChangeLog): RootKeyChangeStore {
+  const announce = (rootKey: { workspaceId: string; hash: string }) =>
+    changeLog.announce(tx, { workspaceId: rootKey.workspaceId, rootKeyHashes: [rootKey.hash] });
   return {
-    touch(rootKeyId: string, time: number): void {
-      lastUse.set(rootKeyId, time);
+    async lockRootKey(rootKeyId, workspaceId) {
+      let query = typed(tx)
+        .selectFrom('root_keys')
+        .select(['id', 'workspace_id', 'hash', 'permissions', 'expires_at'])
+        .where('id', '=', rootKeyId)
+        .forUpdate();
+      if (workspaceId !== undefined) query = query.where('workspace_id', '=', workspaceId);
+      const found = await query.executeTakeFirst();
+      return (
+        found && {
+          id: found.id,
+          workspaceId: found.workspace_id,
+          hash: found.hash,
+          permissions: found.permissions,
+          expiresAt: unixMs(found.expires_at),
+        }
+      );
     },
-    flush,
-    async close() {
-      clearInterval(timer);
-      await flush();
+    async revokeRootKey(rootKey) {
+      await typed(tx)
+        .updateTable('root_keys')
+        .set((eb) => ({ revoked_at: eb.fn.coalesce('revoked_at', sql<Date>`now()`) }))
+        .where('id', '=', rootKey.id)
+        .execute();
+      await announce(rootKey);
+    },
+    async setRootKeyExpiry(rootKey, expiresAt) {
+      await typed(tx)
+        .updateTable('root_keys')
+        .set({ expires_at: expiresAt === null ? null : new Date(expiresAt) })
+        .where('id', '=', rootKey.id)
+        .execute();
+      await announce(rootKey);
     },
   };
 }
 
-export type RootKeyUsageTracker = ReturnType<typeof createRootKeyUsageTracker>;
+/** Records the latest use of each root key (unix ms), never moving one back. */
+export async function recordRootKeyUses(em: EntityManager, uses: ReadonlyMap<string, number>): Promise<void> {
+  // One set-based statement for the whole batch of uses.
+  await rows(
+    em,
+    sql`
+      update root_keys r set last_used_at = greatest(r.last_used_at, to_timestamp(u.time / 1000.0))
+      from unnest(${[...uses.keys()]}::text[], ${[...uses.values()]}::float8[]) as u(id, time)
+      where r.id = u.id`,
+  );
+}
 
 export interface RootKeyListing {
   rootKeyId: string;
@@ -151,11 +127,21 @@ export interface RootKeyListing {
 }
 
 export async function listRootKeys(em: EntityManager, workspaceId: string): Promise<RootKeyListing[]> {
-  return rows(
-    em,
-    sql<RootKeyListing>`
-      select id as "rootKeyId", name, start, permissions, ${epochMs('created_at')} as "createdAt",
-             ${epochMs('last_used_at')} as "lastUsedAt", ${epochMs('expires_at')} as "expiresAt", ${epochMs('revoked_at')} as "revokedAt"
-      from root_keys where workspace_id = ${workspaceId} order by created_at, id`,
-  );
+  const found = await typed(em)
+    .selectFrom('root_keys')
+    .select(['id', 'name', 'start', 'permissions', 'created_at', 'last_used_at', 'expires_at', 'revoked_at'])
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return found.map((rootKey) => ({
+    rootKeyId: rootKey.id,
+    name: rootKey.name,
+    start: rootKey.start,
+    permissions: rootKey.permissions,
+    createdAt: rootKey.created_at.getTime(),
+    lastUsedAt: unixMs(rootKey.last_used_at),
+    expiresAt: unixMs(rootKey.expires_at),
+    revokedAt: unixMs(rootKey.revoked_at),
+  }));
 }

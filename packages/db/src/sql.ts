@@ -1,10 +1,22 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { RawBuilder } from 'kysely';
-
+import type { Kysely, RawBuilder } from 'kysely';
 import { sql } from 'kysely';
+import type { Database } from './entities/database.ts';
 
 export type { EntityManager };
 export { sql };
+
+/**
+ * Typed queries on the entity manager's connection (inside its transaction, if one is open): tables
+ * and columns as the entities define them, values converted as the entities type them (timestamps
+ * as Dates, bigints as numbers). Raw `sql` is kept for what the builder cannot say or where a
+ * statement earns its hand-written form (locking, set-based writes, the credit spend).
+ * Results are converted by column name: a column selected under a name of its own (`as …`) comes
+ * back as the driver gives it, a timestamp as a string, whatever its type says.
+ */
+export function typed(em: EntityManager): Kysely<Database> {
+  return em.getKysely<Database>({ convertValues: true });
+}
 
 /**
  * Runs a raw statement on the entity manager's connection (inside its transaction, if one is open).
@@ -22,6 +34,11 @@ export async function rows<TRow>(em: EntityManager, statement: RawBuilder<TRow>)
  */
 export function epochMs(column: string) {
   return sql<number | null>`floor(extract(epoch from ${sql.ref(column)}) * 1000)::float8`;
+}
+
+/** A timestamp read through {@link typed} as unix milliseconds (a converted Date holds whole milliseconds). */
+export function unixMs(date: Date | null): number | null {
+  return date === null ? null : date.getTime();
 }
 
 /** The SQLSTATE of a PostgreSQL error, wherever the drivers wrapped it; undefined for anything else. */

@@ -1,35 +1,30 @@
-import { createDataKey, unwrapDataKey } from '@keyplane/core';
+import type { VaultStore } from '@keyplane/core';
 import { type EntityManager, rows, sql } from './sql.ts';
 
-/** Gives the workspace a data key wrapped by the master key. Enabling twice keeps the first key. */
-export async function enableVault(
-  em: EntityManager,
-  workspaceId: string,
-  masterKey: Uint8Array,
-): Promise<'created' | 'already_enabled'> {
-  const { wrapped } = createDataKey(masterKey, workspaceId);
+// Raw: the typed view of `vault_keys` has no `workspace_id` (MikroORM infers no column for the
+// owning side of a one-to-one relation, which this table's key is).
+
+/** Stores the workspace's data key, wrapped by the master key; false when it has one, which stays. */
+export async function storeDataKey(em: EntityManager, workspaceId: string, wrappedKey: string): Promise<boolean> {
   const inserted = await rows(
     em,
     sql<{ workspace_id: string }>`
-      insert into vault_keys (workspace_id, wrapped_key, created_at) values (${workspaceId}, ${wrapped}, now())
+      insert into vault_keys (workspace_id, wrapped_key, created_at) values (${workspaceId}, ${wrappedKey}, now())
       on conflict (workspace_id) do nothing returning workspace_id`,
   );
-  return inserted.length > 0 ? 'created' : 'already_enabled';
+  return inserted.length > 0;
 }
 
-/**
- * The workspace's data key, or undefined when its vault is not set up: no data key stored, or no
- * master key configured on this server to unwrap it.
- */
-export async function loadDataKey(
-  em: EntityManager,
-  workspaceId: string,
-  masterKey: Uint8Array | undefined,
-): Promise<Buffer | undefined> {
-  if (!masterKey) return undefined;
+/** The workspace's data key as stored, wrapped by the master key; undefined when its vault is not set up. */
+export async function findWrappedDataKey(em: EntityManager, workspaceId: string): Promise<string | undefined> {
   const [found] = await rows(
     em,
     sql<{ wrappedKey: string }>`select wrapped_key as "wrappedKey" from vault_keys where workspace_id = ${workspaceId}`,
   );
-  return found ? unwrapDataKey(masterKey, found.wrappedKey, workspaceId) : undefined;
+  return found?.wrappedKey;
 }
+
+/** The vault as core reads it (core's loadDataKey unwraps what is stored). */
+export const vaultStore = (em: EntityManager): VaultStore => ({
+  findWrappedDataKey: (workspaceId) => findWrappedDataKey(em, workspaceId),
+});

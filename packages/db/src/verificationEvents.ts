@@ -1,8 +1,6 @@
 import { scalarArrayLiteral, textArrayLiteral } from './arrayLiterals.ts';
-import { createEventRecorder, type EventRecorder, type RecorderOptions } from './eventRecorder.ts';
-import type { Orm } from './orm.ts';
 import { bucketStart, type Granularity, rollupTable, rollupUpserts } from './rollups.ts';
-import { rows, sql } from './sql.ts';
+import { type EntityManager, rows, sql } from './sql.ts';
 
 export interface VerificationEvent {
   time: number;
@@ -56,57 +54,49 @@ function tagLists(batch: VerificationEvent[]): string {
 }
 
 /**
- * One batch of verification events in one transaction: the raw events with their per-minute,
- * hour, day and month rollups (one statement), then `lastUsedAt` of their keys. A failed batch
- * leaves nothing behind, so its retry counts nothing twice.
+ * One batch of verification events, in the caller's transaction: the raw events with their
+ * per-minute, hour, day and month rollups (one statement), then `lastUsedAt` of their keys. A
+ * failed batch leaves nothing behind, so its retry counts nothing twice.
  */
-async function writeVerifications(orm: Orm, batch: VerificationEvent[]): Promise<void> {
+export async function writeVerificationEvents(tx: EntityManager, batch: VerificationEvent[]): Promise<void> {
   const texts = (key: 'requestId' | 'workspaceId' | 'apiId' | 'keyId' | 'identityId' | 'externalId' | 'outcome') =>
     textArrayLiteral(batch.map((event) => event[key]));
   const numbers = (key: 'time' | 'spentCredits' | 'latencyMs') => scalarArrayLiteral(batch.map((event) => event[key]));
   // Both statements take these two.
   const keyIds = texts('keyId');
   const times = numbers('time');
-  await orm.em.fork().transactional(async (tx) => {
-    await rows(
-      tx,
-      sql`
-      with input as (
-        select * from unnest(${times}::float8[], ${texts('requestId')}::text[],
-                             ${texts('workspaceId')}::text[], ${texts('apiId')}::text[], ${keyIds}::text[],
-                             ${texts('identityId')}::text[], ${texts('externalId')}::text[], ${texts('outcome')}::text[],
-                             ${tagLists(batch)}::jsonb[],
-                             ${numbers('spentCredits')}::bigint[], ${numbers('latencyMs')}::float8[])
-          as t(time, request_id, workspace_id, api_id, key_id, identity_id, external_id, outcome, tags_json,
-               spent_credits, latency_ms)
-      ),
-      ${minuteTotals},
-      raw as (
-        insert into key_verifications (time, request_id, workspace_id, api_id, key_id, identity_id, external_id,
-                                       outcome, tags, spent_credits, latency_ms)
-        select to_timestamp(time / 1000.0), request_id, workspace_id, api_id, key_id, identity_id, external_id,
-               outcome, array(select jsonb_array_elements_text(tags_json)), spent_credits, latency_ms
-        from input
-      ),
-      ${rollupUpserts(verificationRollup)}
-      select count(*) from input`,
-    );
-    // Last, so the key rows (which credit spends lock too) are held only until the commit right after.
-    // lastUsedAt comes from the same batch: approximate to the flush interval.
-    await rows(
-      tx,
-      sql`
-        update keys k set last_used_at = greatest(k.last_used_at, u.used_at)
-        from (select key_id, to_timestamp(max(time) / 1000.0) as used_at
-              from unnest(${keyIds}::text[], ${times}::float8[]) as t(key_id, time)
-              group by key_id) u
-        where k.id = u.key_id`,
-    );
-  });
-}
-
-export type VerificationRecorder = EventRecorder<VerificationEvent>;
-
-export function createVerificationRecorder(orm: Orm, options: RecorderOptions = {}): VerificationRecorder {
-  return createEventRecorder(orm, writeVerifications, options);
+  await rows(
+    tx,
+    sql`
+    with input as (
+      select * from unnest(${times}::float8[], ${texts('requestId')}::text[],
+                           ${texts('workspaceId')}::text[], ${texts('apiId')}::text[], ${keyIds}::text[],
+                           ${texts('identityId')}::text[], ${texts('externalId')}::text[], ${texts('outcome')}::text[],
+                           ${tagLists(batch)}::jsonb[],
+                           ${numbers('spentCredits')}::bigint[], ${numbers('latencyMs')}::float8[])
+        as t(time, request_id, workspace_id, api_id, key_id, identity_id, external_id, outcome, tags_json,
+             spent_credits, latency_ms)
+    ),
+    ${minuteTotals},
+    raw as (
+      insert into key_verifications (time, request_id, workspace_id, api_id, key_id, identity_id, external_id,
+                                     outcome, tags, spent_credits, latency_ms)
+      select to_timestamp(time / 1000.0), request_id, workspace_id, api_id, key_id, identity_id, external_id,
+             outcome, array(select jsonb_array_elements_text(tags_json)), spent_credits, latency_ms
+      from input
+    ),
+    ${rollupUpserts(verificationRollup)}
+    select count(*) from input`,
+  );
+  // Last, so the key rows (which credit spends lock too) are held only until the commit right after.
+  // lastUsedAt comes from the same batch: approximate to the flush interval.
+  await rows(
+    tx,
+    sql`
+      update keys k set last_used_at = greatest(k.last_used_at, u.used_at)
+      from (select key_id, to_timestamp(max(time) / 1000.0) as used_at
+            from unnest(${keyIds}::text[], ${times}::float8[]) as t(key_id, time)
+            group by key_id) u
+      where k.id = u.key_id`,
+  );
 }

@@ -7,7 +7,7 @@ import { defineEntity, p } from '@mikro-orm/core';
  * stored as '' so that it can take part in the primary key; the public tables show it as NULL.
  * `latency_sum` / `count` is the average latency; sums, unlike averages, add up across batches.
  */
-function verificationRollup(name: string, tableName: string) {
+function verificationRollup<TName extends string, TTable extends string>(name: TName, tableName: TTable) {
   return defineEntity({
     name,
     tableName,
@@ -29,7 +29,7 @@ function verificationRollup(name: string, tableName: string) {
 }
 
 /** Ratelimit decisions per time bucket, maintained like the verification rollups. */
-function ratelimitRollup(name: string, tableName: string) {
+function ratelimitRollup<TName extends string, TTable extends string>(name: TName, tableName: TTable) {
   return defineEntity({
     name,
     tableName,

@@ -1,7 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { Workspace } from './Workspace.ts';
 
-const ApiSchema = defineEntity({
+export const ApiSchema = defineEntity({
   name: 'Api',
   tableName: 'apis',
   properties: {

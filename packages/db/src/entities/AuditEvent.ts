@@ -2,7 +2,7 @@ import { defineEntity, p } from '@mikro-orm/core';
 import { Workspace } from './Workspace.ts';
 
 /** One change made through the service: which procedure, by which root key, to which resources. */
-const AuditEventSchema = defineEntity({
+export const AuditEventSchema = defineEntity({
   name: 'AuditEvent',
   tableName: 'audit_events',
   properties: {

@@ -3,7 +3,7 @@ import { RootKey } from './RootKey.ts';
 import { Workspace } from './Workspace.ts';
 
 /** A dashboard sign-in: the browser holds a signed token whose hash is stored here, never the root key. */
-const DashboardSessionSchema = defineEntity({
+export const DashboardSessionSchema = defineEntity({
   name: 'DashboardSession',
   tableName: 'dashboard_sessions',
   properties: {

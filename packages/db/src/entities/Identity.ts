@@ -1,7 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { Workspace } from './Workspace.ts';
 
-const IdentitySchema = defineEntity({
+export const IdentitySchema = defineEntity({
   name: 'Identity',
   tableName: 'identities',
   properties: {

@@ -1,3 +1,4 @@
+import type { RefillInterval } from '@keyplane/core';
 import { defineEntity, p } from '@mikro-orm/core';
 import { Api } from './Api.ts';
 import { Identity } from './Identity.ts';
@@ -6,7 +7,7 @@ import { Workspace } from './Workspace.ts';
 /** The longest hash the `keys.hash` column holds: ours are 44 characters, imported ones may be longer. */
 export const MAX_KEY_HASH_LENGTH = 128;
 
-const KeySchema = defineEntity({
+export const KeySchema = defineEntity({
   name: 'Key',
   tableName: 'keys',
   properties: {
@@ -23,7 +24,7 @@ const KeySchema = defineEntity({
     enabled: p.boolean().default(true),
     /** NULL means unlimited. */
     creditsRemaining: p.bigint('number').nullable(),
-    refillInterval: p.string().length(16).nullable(),
+    refillInterval: p.string().length(16).nullable().$type<RefillInterval>(),
     refillAmount: p.bigint('number').nullable(),
     /** Day of the month for monthly refills; NULL for daily ones. */
     refillDay: p.smallint().nullable(),

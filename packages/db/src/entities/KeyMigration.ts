@@ -2,7 +2,7 @@ import { defineEntity, p } from '@mikro-orm/core';
 import { Workspace } from './Workspace.ts';
 
 /** An import of keys hashed by another system (keys.migrateKeys). */
-const KeyMigrationSchema = defineEntity({
+export const KeyMigrationSchema = defineEntity({
   name: 'KeyMigration',
   tableName: 'key_migrations',
   properties: {

@@ -3,7 +3,7 @@ import { defineEntity, p } from '@mikro-orm/core';
 import { Key } from './Key.ts';
 import { Permission } from './Permission.ts';
 
-const KeyPermissionSchema = defineEntity({
+export const KeyPermissionSchema = defineEntity({
   name: 'KeyPermission',
   tableName: 'keys_permissions',
   properties: {

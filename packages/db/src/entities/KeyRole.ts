@@ -2,7 +2,7 @@ import { defineEntity, p } from '@mikro-orm/core';
 import { Key } from './Key.ts';
 import { Role } from './Role.ts';
 
-const KeyRoleSchema = defineEntity({
+export const KeyRoleSchema = defineEntity({
   name: 'KeyRole',
   tableName: 'keys_roles',
   properties: {

@@ -4,7 +4,7 @@ import { defineEntity, p } from '@mikro-orm/core';
  * One row per verification, written in batches off the request path. No foreign keys: events
  * outlive the keys, APIs and identities they mention, for analytics.
  */
-const KeyVerificationSchema = defineEntity({
+export const KeyVerificationSchema = defineEntity({
   name: 'KeyVerification',
   tableName: 'key_verifications',
   properties: {

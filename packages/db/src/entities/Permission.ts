@@ -1,7 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { Workspace } from './Workspace.ts';
 
-const PermissionSchema = defineEntity({
+export const PermissionSchema = defineEntity({
   name: 'Permission',
   tableName: 'permissions',
   properties: {

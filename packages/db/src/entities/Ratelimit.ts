@@ -4,7 +4,7 @@ import { Key } from './Key.ts';
 import { Workspace } from './Workspace.ts';
 
 /** A named limit configured on a key or on an identity (exactly one of the two). */
-const RatelimitSchema = defineEntity({
+export const RatelimitSchema = defineEntity({
   name: 'Ratelimit',
   tableName: 'ratelimits',
   properties: {

@@ -1,7 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 
 /** One row per ratelimit.limit / multiLimit decision, written in batches off the request path. */
-const RatelimitEventSchema = defineEntity({
+export const RatelimitEventSchema = defineEntity({
   name: 'RatelimitEvent',
   tableName: 'ratelimit_events',
   properties: {

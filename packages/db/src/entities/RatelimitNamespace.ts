@@ -1,7 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { Workspace } from './Workspace.ts';
 
-const RatelimitNamespaceSchema = defineEntity({
+export const RatelimitNamespaceSchema = defineEntity({
   name: 'RatelimitNamespace',
   tableName: 'ratelimit_namespaces',
   properties: {

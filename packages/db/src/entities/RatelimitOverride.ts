@@ -1,7 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { RatelimitNamespace } from './RatelimitNamespace.ts';
 
-const RatelimitOverrideSchema = defineEntity({
+export const RatelimitOverrideSchema = defineEntity({
   name: 'RatelimitOverride',
   tableName: 'ratelimit_overrides',
   properties: {

@@ -1,7 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { Workspace } from './Workspace.ts';
 
-const RoleSchema = defineEntity({
+export const RoleSchema = defineEntity({
   name: 'Role',
   tableName: 'roles',
   properties: {

@@ -2,7 +2,7 @@ import { defineEntity, p } from '@mikro-orm/core';
 import { Permission } from './Permission.ts';
 import { Role } from './Role.ts';
 
-const RolePermissionSchema = defineEntity({
+export const RolePermissionSchema = defineEntity({
   name: 'RolePermission',
   tableName: 'roles_permissions',
   properties: {

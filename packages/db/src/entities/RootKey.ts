@@ -1,7 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { Workspace } from './Workspace.ts';
 
-const RootKeySchema = defineEntity({
+export const RootKeySchema = defineEntity({
   name: 'RootKey',
   tableName: 'root_keys',
   properties: {

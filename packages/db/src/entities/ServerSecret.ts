@@ -1,7 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 
 /** Secrets every node must share (the dashboard's cookie-signing key), created once by whichever node starts first. */
-const ServerSecretSchema = defineEntity({
+export const ServerSecretSchema = defineEntity({
   name: 'ServerSecret',
   tableName: 'server_secrets',
   properties: {

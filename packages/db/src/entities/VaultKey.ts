@@ -2,7 +2,7 @@ import { defineEntity, p } from '@mikro-orm/core';
 import { Workspace } from './Workspace.ts';
 
 /** A workspace's data key, wrapped by the server's master key. Its presence means "vault set up". */
-const VaultKeySchema = defineEntity({
+export const VaultKeySchema = defineEntity({
   name: 'VaultKey',
   tableName: 'vault_keys',
   properties: {

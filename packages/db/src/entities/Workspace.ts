@@ -1,6 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 
-const WorkspaceSchema = defineEntity({
+export const WorkspaceSchema = defineEntity({
   name: 'Workspace',
   tableName: 'workspaces',
   properties: {
@@ -11,6 +11,7 @@ const WorkspaceSchema = defineEntity({
     /** Requests per minute the workspace's root keys may make; null: no limit (the reference's default). */
     apiRequestsPerMinute: p.integer().nullable(),
   },
+  checks: [{ name: 'workspaces_api_requests_per_minute_check', expression: '"api_requests_per_minute" >= 0' }],
 });
 
 export class Workspace extends WorkspaceSchema.class {}

@@ -11,6 +11,7 @@ import {
 import { Api } from './Api.ts';
 import { AuditEvent } from './AuditEvent.ts';
 import { DashboardSession } from './DashboardSession.ts';
+import { EventSpoolMark } from './EventSpoolMark.ts';
 import { Identity } from './Identity.ts';
 import { Key, MAX_KEY_HASH_LENGTH } from './Key.ts';
 import { KeyMigration } from './KeyMigration.ts';
@@ -33,6 +34,7 @@ export {
   Api,
   AuditEvent,
   DashboardSession,
+  EventSpoolMark,
   Identity,
   Key,
   KeyMigration,
@@ -90,4 +92,5 @@ export const entities = [
   DashboardSession,
   AuditEvent,
   ServerSecret,
+  EventSpoolMark,
 ];

@@ -1,11 +1,11 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { loadEnv } from '@keyplane/config';
+import { type EmbeddedDatabase, startEmbeddedPostgres } from '@keyplane/embedded';
 import type { TestProject } from 'vitest/node';
-import { type EmbeddedDatabase, startEmbeddedPostgres } from '../embedded.ts';
 import { createOrm, migrate } from '../orm.ts';
 import { adminQuery, databaseUrlFor } from './databases.ts';
+import { createOwnedTempDir, sweepStaleTempDirs } from './tempDirs.ts';
 // Brings the ProvidedContext augmentation that types project.provide below.
 import './index.ts';
 
@@ -17,16 +17,8 @@ interface Shared {
   tempDir?: string;
 }
 
-const TEMP_PREFIX = 'keyplane-pg-';
-
 // Vitest runs a project's globalSetup once per project; every project shares one database server.
 const registry = globalThis as { keyplaneTestDatabase?: Promise<Shared> };
-
-async function sweepStaleTempDirs() {
-  for (const entry of await readdir(tmpdir())) {
-    if (entry.startsWith(TEMP_PREFIX)) await rm(join(tmpdir(), entry), { recursive: true, force: true });
-  }
-}
 
 async function start(): Promise<Shared> {
   const env = loadEnv();
@@ -34,8 +26,8 @@ async function start(): Promise<Shared> {
   let tempDir: string | undefined;
   let databaseUrl = env.DATABASE_URL;
   if (!databaseUrl) {
-    await sweepStaleTempDirs();
-    tempDir = await mkdtemp(join(tmpdir(), TEMP_PREFIX));
+    await sweepStaleTempDirs(tmpdir());
+    tempDir = await createOwnedTempDir(tmpdir());
     embedded = await startEmbeddedPostgres({ dataDir: tempDir, ephemeral: true });
     databaseUrl = embedded.url;
   }
