@@ -1,0 +1,15 @@
+export { type RetentionSchedule, scheduleAnalyticsRetention } from './analyticsRetention.ts';
+export { type CreditSpend, type CreditSpender, createCreditSpender } from './creditSpender.ts';
+export type { EventRecorder, EventStream, RecorderOptions } from './eventRecorder.ts';
+export { type EventSpool, openEventSpool, type SpoolOptions } from './eventSpool.ts';
+export { type CatchUp, type InvalidationListener, listenForInvalidations } from './invalidationListener.ts';
+export {
+  createRatelimitRecorder,
+  createVerificationRecorder,
+  type RatelimitRecorder,
+  ratelimitStream,
+  type VerificationRecorder,
+  verificationStream,
+} from './recorders.ts';
+export { createRootKeyUsageTracker, type RootKeyUsageTracker } from './rootKeyUsage.ts';
+export { type SpoolReplay, type SpoolReplayOptions, startSpoolReplay } from './spoolReplay.ts';

@@ -1,0 +1,8 @@
+export {
+  type EmbeddedDatabase,
+  type EmbeddedOptions,
+  findRunningEmbedded,
+  isProcessAlive,
+  startEmbeddedPostgres,
+  takeOverShutdownSignals,
+} from './embedded.ts';
