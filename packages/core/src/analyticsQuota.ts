@@ -1,15 +1,10 @@
 import { DomainError } from './errors.ts';
-import type { CounterCheck } from './namespaceRatelimits.ts';
 
 /** The reference's default: analytics queries one workspace may run per hour, across every node. */
 export const DEFAULT_ANALYTICS_QUERIES_PER_HOUR = 1000;
 
-const HOUR_MS = 3_600_000;
-
-/** The counter one analytics query spends: one per workspace, in the shared rate-limit engine. */
-export function analyticsQuotaCheck(workspaceId: string, queriesPerHour: number): CounterCheck {
-  return { key: `${workspaceId}:analytics:queries:${HOUR_MS}`, limit: queriesPerHour, durationMs: HOUR_MS, cost: 1 };
-}
+/** The analytics quota's window, in seconds: the limit is queries per hour. */
+export const ANALYTICS_QUOTA_WINDOW_SECONDS = 3600;
 
 export function analyticsQuotaExceeded(queriesPerHour: number): DomainError {
   return new DomainError(

@@ -23,13 +23,12 @@ export class DomainError extends Error {
   }
 }
 
-export type NotFoundResource =
+type NotFoundResource =
   | 'api'
   | 'key'
   | 'role'
   | 'permission'
   | 'identity'
-  | 'workspace'
   | 'migration'
   | 'ratelimit_namespace'
   | 'ratelimit_override'
@@ -53,27 +52,99 @@ export function forbidden(missing: readonly string[]): DomainError {
     missing.length === 1
       ? `Missing permission: '${missing[0]}'.`
       : `Missing permissions: ${missing.map((p) => `'${p}'`).join(', ')}.`;
+  return forbiddenBecause(detail);
+}
+
+/** A 403 whose cause is not a missing permission, explained in `detail`. */
+export function forbiddenBecause(detail: string): DomainError {
   return new DomainError(403, 'service/authorization/forbidden', detail);
 }
 
-export function notFound(resource: NotFoundResource, detail: string): DomainError {
+function notFound(resource: NotFoundResource, detail: string): DomainError {
   return new DomainError(404, `service/data/${resource}_not_found`, detail);
 }
 
-/** A resource that existed and was deleted, where the reference tells this apart from never existing. */
-export function gone(resource: 'ratelimit_namespace', detail: string): DomainError {
-  return new DomainError(410, `service/data/${resource}_gone`, detail);
-}
+// What the public is told of a resource that does not exist for the caller (unknown, deleted, or
+// another workspace's), in one place: each wording is the reference product's, which clients match on.
 
-export function conflict(resource: string, detail: string): DomainError {
+export const apiNotFound = (apiId: string) => notFound('api', `The API '${apiId}' was not found.`);
+
+/** A key named by id, or (no id) one presented by its secret. */
+export const keyNotFound = (keyId?: string) =>
+  notFound('key', keyId === undefined ? 'The specified key was not found.' : `The key '${keyId}' was not found.`);
+
+export const rootKeyNotFound = (rootKeyId: string) =>
+  notFound('root_key', `The root key '${rootKeyId}' was not found.`);
+
+/** A role named in a change to a key, or (no name) the one a permissions.* call asked for. */
+export const roleNotFound = (name?: string) =>
+  notFound('role', name === undefined ? 'The requested role does not exist.' : `Role '${name}' was not found.`);
+
+/** A permission named in a change to a key, or (no slug) the one a permissions.* call asked for. */
+export const permissionNotFound = (slug?: string) =>
+  notFound(
+    'permission',
+    slug === undefined ? 'The requested permission does not exist.' : `Permission '${slug}' was not found.`,
+  );
+
+export const identityNotFound = () => notFound('identity', 'This identity does not exist.');
+
+export const migrationNotFound = (migrationId: string) =>
+  notFound('migration', `The migration '${migrationId}' was not found.`);
+
+/** Every ratelimit procedure but limiting, which creates a missing namespace. */
+export const namespaceNotFound = () => notFound('ratelimit_namespace', 'This namespace does not exist.');
+
+export const overrideNotFound = () => notFound('ratelimit_override', 'This override does not exist.');
+
+/** Limiting on a deleted namespace: told apart from a missing one (which limiting creates). */
+export const namespaceGone = () =>
+  new DomainError(
+    410,
+    'service/data/ratelimit_namespace_gone',
+    'This namespace has been deleted. Contact support to restore.',
+  );
+
+/** Deleting an API that has delete protection enabled. */
+export const deleteProtected = () =>
+  new DomainError(
+    412,
+    'service/application/protected_resource',
+    'This API has delete protection enabled. Disable it before attempting to delete.',
+  );
+
+function conflict(resource: string, detail: string): DomainError {
   return new DomainError(409, `service/data/${resource}_already_exists`, detail);
 }
+
+export const identityExists = (externalId: string) =>
+  conflict('identity', `Identity with externalId '${externalId}' already exists in this workspace.`);
+
+export const roleExists = (name: string) =>
+  conflict('role', `A role with name '${name}' already exists in this workspace`);
+
+export const permissionExists = (slug: string) =>
+  conflict('permission', `A permission with slug '${slug}' already exists in this workspace`);
+
+export const namespaceExists = (name: string) =>
+  conflict('ratelimit_namespace', `A namespace named '${name}' already exists.`);
+
+/** Failed dashboard sign-ins one client address may make per window (SIGN_IN_THROTTLE_WINDOW_SECONDS). */
+export const SIGN_IN_FAILURES_ALLOWED = 10;
+export const SIGN_IN_THROTTLE_WINDOW_SECONDS = 15 * 60;
+
+export const signInThrottled = (retryAfterSeconds: number) =>
+  new DomainError(
+    429,
+    'user/too_many_requests/sign_in_throttled',
+    `Too many failed sign-ins from this address. Try again in ${retryAfterSeconds} s.`,
+  );
 
 export function preconditionFailed(detail: string): DomainError {
   return new DomainError(412, 'service/application/precondition_failed', detail);
 }
 
-/** The spec's 412 causes, with the detail text each one answers. */
+/** The 412 causes (docs/contract.md#key-preconditions), with the detail text each one answers. */
 export const PRECONDITION_DETAILS = {
   vaultNotSetUp: 'The vault is not set up for this workspace, so keys cannot be stored recoverably or decrypted.',
   keyAuthDisabled: 'The requested API is not set up to handle keys: key authentication is disabled for it.',

@@ -1,25 +1,64 @@
+export * from './analyticsConcurrency.ts';
 export * from './analyticsQuota.ts';
+export * from './apiDeletion.ts';
 export { base58Encode } from './base58.ts';
 export { FreshnessCache } from './cache.ts';
 export * from './errors.ts';
 export { type IdKind, newId } from './ids.ts';
 export {
+  createKey,
+  type KeyApiSettings,
+  type KeyAttributes,
+  type KeyCreationRequest,
+  type KeyCreationStore,
+  type KeyCredits,
+  type KeyRatelimit,
+  type NewKey,
+} from './keyCreation.ts';
+export {
+  type CreditsUpdate,
+  type CreditsUpdateRequest,
+  type CreditsWrite,
+  type KeyCreditsStore,
+  updateKeyCredits,
+} from './keyCredits.ts';
+export {
   CREDITS_UPDATE_DETAILS,
   type CreditsState,
   effectiveRemaining,
+  type KeyReplacement,
+  type KeyRerollRequest,
+  type KeyRerollStore,
+  type KeyToReroll,
   MAX_CREDITS,
   rerolledKeyExpiry,
   rerolledKeyPrefix,
+  rerollKey,
 } from './keyLifecycle.ts';
-export { PREFIXED_API_KEY_ALGORITHM, prefixedApiKeyParts, storedKeyHash } from './keyMigration.ts';
+export {
+  completeKeyMigration,
+  type ImportedKey,
+  type KeyImportRequest,
+  type KeyMigrationResult,
+  type KeyMigrationStore,
+  type KeyRehashRequest,
+  type MigratedKey,
+  migrateKeys,
+  PREFIXED_API_KEY_ALGORITHM,
+  prefixedApiKeyParts,
+  storedKeyHash,
+} from './keyMigration.ts';
 export { type KeyCreationSetting, keyCreationPrecondition } from './keyPolicy.ts';
 export { DEFAULT_KEY_BYTES, type GeneratedKey, generateKey, hashesEqual, hashKey } from './keys.ts';
 export { type CreditsChange, type CreditsPatch, planCreditsChange } from './keyUpdates.ts';
 export * from './namespaceRatelimits.ts';
 export * from './permissions.ts';
+export * from './rootKeyExpiry.ts';
+export * from './rootKeys.ts';
 export * from './sessions.ts';
 export * from './vault.ts';
 export * from './verification/permissionQuery.ts';
 export * from './verification/refill.ts';
 export * from './verification/verify.ts';
 export * from './workspaceRateLimit.ts';
+export * from './workspaces.ts';

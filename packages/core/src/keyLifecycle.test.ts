@@ -1,5 +1,19 @@
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { effectiveRemaining, rerolledKeyExpiry, rerolledKeyPrefix } from './keyLifecycle.ts';
+import { forbidden, PRECONDITION_DETAILS } from './errors.ts';
+import type { KeyApiSettings } from './keyCreation.ts';
+import {
+  effectiveRemaining,
+  type KeyReplacement,
+  type KeyRerollRequest,
+  type KeyRerollStore,
+  type KeyToReroll,
+  rerolledKeyExpiry,
+  rerolledKeyPrefix,
+  rerollKey,
+} from './keyLifecycle.ts';
+import { hashKey } from './keys.ts';
+import { createDataKey, decryptKeyMaterial, unwrapDataKey } from './vault.ts';
 
 const DAY = 86_400_000;
 const daily = { interval: 'daily' as const, amount: 100, refillDay: null };
@@ -51,5 +65,157 @@ describe('rerolledKeyPrefix', () => {
     ['', 'dflt', 'dflt'],
   ])('start %j with default %j gives %j', (start, fallback, expected) => {
     expect(rerolledKeyPrefix(start, fallback)).toBe(expected);
+  });
+});
+
+describe('rerollKey', () => {
+  const masterKey = randomBytes(32);
+  const workspaceId = 'ws_1';
+  const open: KeyApiSettings = {
+    keyAuthEnabled: true,
+    encryptionEnabled: true,
+    defaultPrefix: null,
+    defaultBytes: null,
+  };
+  const plainKey: KeyToReroll = { id: 'key_1', apiId: 'api_1', hash: 'old-hash', start: 'sk_abcd', recoverable: false };
+  const now = Date.UTC(2026, 0, 1, 10, 0, 30);
+
+  /** One workspace's key, API and vault in memory; `replaced` holds what the rule stored. */
+  function memoryStore(key: KeyToReroll, api: KeyApiSettings | undefined, options: { vault?: boolean } = {}) {
+    const wrapped = options.vault === false ? undefined : createDataKey(masterKey, workspaceId).wrapped;
+    const replaced: { old: KeyToReroll; replacement: KeyReplacement }[] = [];
+    const vaultReads: string[] = [];
+    const store: KeyRerollStore = {
+      lockKey: async (workspace, keyId) => (workspace === workspaceId && keyId === key.id ? key : undefined),
+      findApi: async (workspace, apiId) => (workspace === workspaceId && apiId === key.apiId ? api : undefined),
+      findWrappedDataKey: async (workspace) => {
+        vaultReads.push(workspace);
+        return workspace === workspaceId ? wrapped : undefined;
+      },
+      replaceKey: async (_workspace, old, replacement) => {
+        replaced.push({ old, replacement });
+      },
+    };
+    return { store, replaced, vaultReads, wrapped };
+  }
+
+  const request = (overrides: Partial<KeyRerollRequest> = {}): KeyRerollRequest => ({
+    workspaceId,
+    keyId: 'key_1',
+    expirationMs: 90_000,
+    now,
+    vaultMasterKey: masterKey,
+    authorizeEncryption: () => {},
+    ...overrides,
+  });
+
+  it("replaces the key with fresh material under the old key's prefix, and expires the old one", async () => {
+    const { store, replaced, vaultReads } = memoryStore(plainKey, { ...open, defaultPrefix: 'dflt', defaultBytes: 32 });
+    const { keyId, key } = await rerollKey(store, request());
+    expect(key).toMatch(/^sk_[1-9A-HJ-NP-Za-km-z]{40,}$/);
+    expect(replaced).toEqual([
+      {
+        old: plainKey,
+        replacement: {
+          id: keyId,
+          hash: hashKey(key),
+          start: key.slice(0, 'sk_'.length + 4),
+          ciphertext: null,
+          oldExpiresAt: new Date(rerolledKeyExpiry(now, 90_000)),
+        },
+      },
+    ]);
+    expect(vaultReads).toEqual([]);
+  });
+
+  it("takes the API's default prefix for a key without one, and 16 bytes without a default length", async () => {
+    const { store } = memoryStore({ ...plainKey, start: 'abcd' }, { ...open, defaultPrefix: 'dflt' });
+    expect((await rerollKey(store, request())).key).toMatch(/^dflt_[1-9A-HJ-NP-Za-km-z]{20,22}$/);
+  });
+
+  it('encrypts the replacement of a recoverable key, once the caller may store keys encrypted', async () => {
+    const recoverable = { ...plainKey, recoverable: true };
+    const { store, replaced, wrapped } = memoryStore(recoverable, open);
+    const asked: string[] = [];
+    const { keyId, key } = await rerollKey(store, request({ authorizeEncryption: () => asked.push('encrypt_key') }));
+    const ciphertext = replaced[0]?.replacement.ciphertext;
+    if (!wrapped || !ciphertext) throw new Error('expected a wrapped data key and a ciphertext');
+    expect(decryptKeyMaterial(unwrapDataKey(masterKey, wrapped, workspaceId), ciphertext, keyId)).toBe(key);
+    expect(asked).toEqual(['encrypt_key']);
+  });
+
+  it('asks nothing about encryption for a key that is not recoverable', async () => {
+    const { store } = memoryStore(plainKey, open);
+    await rerollKey(
+      store,
+      request({
+        authorizeEncryption: () => {
+          throw forbidden(['api.*.encrypt_key']);
+        },
+      }),
+    );
+  });
+
+  it.each([
+    ['a key the workspace does not have', 'key_other', open],
+    ['a key of a deleted API', 'key_1', undefined],
+  ])('answers 404 for %s, changing nothing', async (_case, keyId, api) => {
+    const { store, replaced } = memoryStore(plainKey, api);
+    await expect(rerollKey(store, request({ keyId }))).rejects.toMatchObject({
+      status: 404,
+      type: 'service/data/key_not_found',
+      message: `The key '${keyId}' was not found.`,
+    });
+    expect(replaced).toEqual([]);
+  });
+
+  it('answers 403 for a recoverable key when the caller may not encrypt, before any precondition', async () => {
+    const { store, replaced, vaultReads } = memoryStore({ ...plainKey, recoverable: true }, open, { vault: false });
+    await expect(
+      rerollKey(
+        store,
+        request({
+          authorizeEncryption: () => {
+            throw forbidden(['api.api_1.encrypt_key']);
+          },
+        }),
+      ),
+    ).rejects.toMatchObject({ status: 403 });
+    expect(vaultReads).toEqual([]);
+    expect(replaced).toEqual([]);
+  });
+
+  describe('412, as for creating the key', () => {
+    const recoverable = { ...plainKey, recoverable: true };
+
+    it('the vault first, for a recoverable key', async () => {
+      const { store, replaced } = memoryStore(recoverable, { ...open, keyAuthEnabled: false }, { vault: false });
+      await expect(rerollKey(store, request())).rejects.toMatchObject({
+        status: 412,
+        message: PRECONDITION_DETAILS.vaultNotSetUp,
+      });
+      await expect(
+        rerollKey(memoryStore(recoverable, open).store, request({ vaultMasterKey: undefined })),
+      ).rejects.toMatchObject({ status: 412, message: PRECONDITION_DETAILS.vaultNotSetUp });
+      expect(replaced).toEqual([]);
+    });
+
+    it('then key authentication', async () => {
+      const { store, replaced } = memoryStore(plainKey, { ...open, keyAuthEnabled: false });
+      await expect(rerollKey(store, request())).rejects.toMatchObject({
+        status: 412,
+        message: PRECONDITION_DETAILS.keyAuthDisabled,
+      });
+      expect(replaced).toEqual([]);
+    });
+
+    it('then encryption, for a recoverable key', async () => {
+      const { store, replaced } = memoryStore(recoverable, { ...open, encryptionEnabled: false });
+      await expect(rerollKey(store, request())).rejects.toMatchObject({
+        status: 412,
+        message: PRECONDITION_DETAILS.encryptionDisabled,
+      });
+      expect(replaced).toEqual([]);
+    });
   });
 });

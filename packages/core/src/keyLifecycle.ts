@@ -1,3 +1,8 @@
+import { keyNotFound } from './errors.ts';
+import { newId } from './ids.ts';
+import { type KeyApiSettings, newKeyMaterial } from './keyCreation.ts';
+import { DEFAULT_KEY_BYTES } from './keys.ts';
+import type { VaultStore } from './vault.ts';
 import { applyRefill, type RefillConfig } from './verification/refill.ts';
 
 /** A key's stored credit state. */
@@ -37,7 +42,7 @@ const MINUTE_MS = 60_000;
 
 /**
  * When a rerolled (old) key stops working: `expirationMs` from now, rounded up to a whole minute,
- * or now for 0 (reference 3.4). Whatever expiry it had gives way: the caller asked for this grace
+ * or now for 0 (docs/contract.md#rerolling-keys). Whatever expiry it had gives way: the caller asked for this grace
  * period, and could set any expiry with updateKey anyway.
  */
 export function rerolledKeyExpiry(now: number, expirationMs: number): number {
@@ -51,4 +56,83 @@ export function rerolledKeyExpiry(now: number, expirationMs: number): number {
 export function rerolledKeyPrefix(oldStart: string, defaultPrefix: string | null): string | null {
   const separator = oldStart.indexOf('_');
   return separator > 0 ? oldStart.slice(0, separator) : defaultPrefix;
+}
+
+/** A live key as rerolling finds it. */
+export interface KeyToReroll {
+  id: string;
+  apiId: string;
+  hash: string;
+  start: string;
+  recoverable: boolean;
+}
+
+/** The key that replaces a rerolled one: fresh material, everything else copied. */
+export interface KeyReplacement {
+  id: string;
+  hash: string;
+  start: string;
+  ciphertext: string | null;
+  /** When the old key stops working. */
+  oldExpiresAt: Date;
+}
+
+/** What rerolling a key reads and writes, on one transaction. */
+export interface KeyRerollStore extends VaultStore {
+  /** A live key of the workspace, its row locked until the transaction ends. */
+  lockKey(workspaceId: string, keyId: string): Promise<KeyToReroll | undefined>;
+  /** A live API of the workspace. */
+  findApi(workspaceId: string, apiId: string): Promise<KeyApiSettings | undefined>;
+  /**
+   * Stores the replacement with everything the old key has (name, meta, expiry, enabled, credits
+   * and refill, identity, rate limits, direct permissions, roles), then expires the old key.
+   */
+  replaceKey(workspaceId: string, old: KeyToReroll, replacement: KeyReplacement): Promise<void>;
+}
+
+export interface KeyRerollRequest {
+  workspaceId: string;
+  keyId: string;
+  /** How long the old key keeps working, in ms. */
+  expirationMs: number;
+  now: number;
+  /** This server's vault master key, if it has one. */
+  vaultMasterKey?: Uint8Array;
+  /** Throws when the caller may not store keys encrypted; asked only when the old key is recoverable. */
+  authorizeEncryption(): void;
+}
+
+/**
+ * Replaces a key: a new key (new id, new secret) with everything the old one has, encrypted too
+ * when the old one is recoverable, under the same preconditions as creating it; the old key then
+ * expires after `expirationMs`.
+ */
+export async function rerollKey(
+  store: KeyRerollStore,
+  request: KeyRerollRequest,
+): Promise<{ keyId: string; key: string }> {
+  const { workspaceId } = request;
+  const old = await store.lockKey(workspaceId, request.keyId);
+  // A key of a deleted API does not exist for the caller.
+  const api = old && (await store.findApi(workspaceId, old.apiId));
+  if (!old || !api) throw keyNotFound(request.keyId);
+  if (old.recoverable) request.authorizeEncryption();
+  const keyId = newId('key');
+  const { material, ciphertext } = await newKeyMaterial(store, {
+    workspaceId,
+    keyId,
+    api,
+    recoverable: old.recoverable,
+    vaultMasterKey: request.vaultMasterKey,
+    prefix: rerolledKeyPrefix(old.start, api.defaultPrefix),
+    byteLength: api.defaultBytes ?? DEFAULT_KEY_BYTES,
+  });
+  await store.replaceKey(workspaceId, old, {
+    id: keyId,
+    hash: material.hash,
+    start: material.start,
+    ciphertext,
+    oldExpiresAt: new Date(rerolledKeyExpiry(request.now, request.expirationMs)),
+  });
+  return { keyId, key: material.key };
 }

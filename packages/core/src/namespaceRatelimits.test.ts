@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import {
   type CounterCheck,
   combineCounterChecks,
+  findApplicableOverride,
   isWildcardPattern,
   matchesWildcard,
   planRatelimitCheck,
+  type RatelimitNamespaceSnapshot,
   type RatelimitOverrideRule,
   ratelimitCounterKey,
   selectOverride,
@@ -100,6 +102,48 @@ describe('selectOverride', () => {
   it('matches an identifier that contains * exactly before anything else', () => {
     const overrides = [rule('rlor_1', '*'), rule('rlor_2', 'a*')];
     expect(selectOverride(overrides, 'a*')?.id).toBe('rlor_2');
+  });
+});
+
+describe('findApplicableOverride', () => {
+  const namespace = (
+    exactOverrides: number,
+    patternOverrides: RatelimitOverrideRule[],
+  ): RatelimitNamespaceSnapshot => ({
+    workspaceId: 'ws_1',
+    id: 'rlns_1',
+    name: 'api',
+    deleted: false,
+    patternOverrides,
+    exactOverrides,
+  });
+
+  it('does not look up an exact override in a namespace that has none', async () => {
+    const lookups: string[] = [];
+    const found = await findApplicableOverride(namespace(0, [rule('rlor_1', 'user_*')]), 'user_1', async (_, id) => {
+      lookups.push(id);
+      return rule('rlor_2', id);
+    });
+    expect(found?.id).toBe('rlor_1');
+    expect(lookups).toEqual([]);
+  });
+
+  it('prefers the exact override over every pattern', async () => {
+    const found = await findApplicableOverride(
+      namespace(1, [rule('rlor_1', 'user_*')]),
+      'user_1',
+      async (namespaceId, id) => (namespaceId === 'rlns_1' && id === 'user_1' ? rule('rlor_2', id) : undefined),
+    );
+    expect(found?.id).toBe('rlor_2');
+  });
+
+  it('falls back to the best pattern when the identifier has no exact override', async () => {
+    const found = await findApplicableOverride(
+      namespace(3, [rule('rlor_1', '*'), rule('rlor_2', 'user_*')]),
+      'user_1',
+      async () => undefined,
+    );
+    expect(found?.id).toBe('rlor_2');
   });
 });
 

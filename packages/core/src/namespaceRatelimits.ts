@@ -12,6 +12,19 @@ export interface RatelimitOverrideRule {
 
 export const WILDCARD = '*';
 
+/** What limiting knows of a namespace: what nodes cache, by the id or the name a request named it by. */
+export interface RatelimitNamespaceSnapshot {
+  workspaceId: string;
+  id: string;
+  name: string;
+  /** Limiting on a deleted namespace answers 410. */
+  deleted: boolean;
+  /** The live overrides whose identifier is a `*` pattern. */
+  patternOverrides: RatelimitOverrideRule[];
+  /** How many live overrides name an identifier exactly: with none, no identifier needs a lookup. */
+  exactOverrides: number;
+}
+
 export function isWildcardPattern(identifier: string): boolean {
   return identifier.includes(WILDCARD);
 }
@@ -77,6 +90,19 @@ export function selectOverride<TOverride extends RatelimitOverrideRule>(
     }
   }
   return best;
+}
+
+/**
+ * The override limiting applies to the identifier (see `selectOverride`): its exact one, looked up
+ * only when the namespace has exact ones at all, else the best matching pattern.
+ */
+export async function findApplicableOverride(
+  namespace: RatelimitNamespaceSnapshot,
+  identifier: string,
+  findExact: (namespaceId: string, identifier: string) => Promise<RatelimitOverrideRule | undefined>,
+): Promise<RatelimitOverrideRule | undefined> {
+  const exact = namespace.exactOverrides > 0 ? await findExact(namespace.id, identifier) : undefined;
+  return exact ?? selectOverride(namespace.patternOverrides, identifier);
 }
 
 /** One `ratelimit.limit` check as requested. */

@@ -6,6 +6,7 @@ import {
   missingPermissions,
   type PermissionTuple,
   parsePermission,
+  permissionsNotHeld,
 } from './permissions.ts';
 
 const required: PermissionTuple = { resourceType: 'api', resourceId: 'api_123', action: 'create_key' };
@@ -41,6 +42,25 @@ describe('missingPermissions', () => {
   it('lists the uncovered ones in the canonical spelling', () => {
     const encrypt = { ...required, action: 'encrypt_key' };
     expect(missingPermissions(['apis.*.create_key'], [required, encrypt])).toEqual(['api.api_123.encrypt_key']);
+  });
+});
+
+describe('permissionsNotHeld', () => {
+  it("lists a root key's permissions the grants do not cover, each once, in the canonical spelling", () => {
+    const grants = ['api.*.read_api', 'api.api_123.read_key'];
+    expect(permissionsNotHeld(grants, ['apis.*.read_api', 'api.api_123.read_key'])).toEqual([]);
+    expect(
+      permissionsNotHeld(grants, ['api.*.read_key', 'apis.*.read_key', 'api.api_123.read_key', 'api.*.delete_api']),
+    ).toEqual(['api.*.read_key', 'api.*.delete_api']);
+  });
+
+  it('needs a wildcard grant to hold a wildcard permission', () => {
+    expect(permissionsNotHeld(['api.api_123.create_key'], ['api.*.create_key'])).toEqual(['api.*.create_key']);
+  });
+
+  it('counts text that is not a permission as held only by the same text', () => {
+    expect(permissionsNotHeld(['api.*.read_api'], ['not a permission'])).toEqual(['not a permission']);
+    expect(permissionsNotHeld(['not a permission'], ['not a permission'])).toEqual([]);
   });
 });
 

@@ -123,3 +123,17 @@ export function isGranted(grants: readonly string[], required: PermissionTuple):
 export function missingPermissions(grants: readonly string[], required: readonly PermissionTuple[]): string[] {
   return required.filter((tuple) => !isGranted(grants, tuple)).map(formatPermission);
 }
+
+/**
+ * Those of a root key's stored permissions the grants do not cover, formatted for an error message:
+ * what a caller lacks to grant, change or revoke that key. Text that is not a permission counts as
+ * held only where the grants hold the same text.
+ */
+export function permissionsNotHeld(grants: readonly string[], permissions: readonly string[]): string[] {
+  const missing = permissions.flatMap((permission) => {
+    const tuple = parsePermission(permission);
+    if (!tuple) return grants.includes(permission) ? [] : [permission];
+    return isGranted(grants, tuple) ? [] : [formatPermission(tuple)];
+  });
+  return [...new Set(missing)];
+}

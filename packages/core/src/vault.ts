@@ -34,6 +34,26 @@ export function unwrapDataKey(masterKey: Uint8Array, wrapped: string, workspaceI
   return open(masterKey, wrapped, `workspace:${workspaceId}`);
 }
 
+/** Where a workspace's wrapped data key is kept. */
+export interface VaultStore {
+  /** The workspace's data key as stored, wrapped by the master key; undefined when none is stored. */
+  findWrappedDataKey(workspaceId: string): Promise<string | undefined>;
+}
+
+/**
+ * The workspace's data key, or undefined when its vault is not set up: no master key configured on
+ * this server to unwrap it (then nothing is read), or no data key stored.
+ */
+export async function loadDataKey(
+  vault: VaultStore,
+  workspaceId: string,
+  masterKey: Uint8Array | undefined,
+): Promise<Buffer | undefined> {
+  if (!masterKey) return undefined;
+  const wrapped = await vault.findWrappedDataKey(workspaceId);
+  return wrapped === undefined ? undefined : unwrapDataKey(masterKey, wrapped, workspaceId);
+}
+
 export function encryptKeyMaterial(dataKey: Uint8Array, plaintextKey: string, keyId: string): string {
   return seal(dataKey, Buffer.from(plaintextKey), `key:${keyId}`);
 }

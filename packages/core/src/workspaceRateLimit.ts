@@ -1,7 +1,4 @@
 import { DomainError } from './errors.ts';
-import type { CounterCheck } from './namespaceRatelimits.ts';
-
-const MINUTE_MS = 60_000;
 
 /** The workspace API rate limit as one request left it: what the RateLimit-* headers show. */
 export interface WorkspaceRateLimitState {
@@ -10,17 +7,12 @@ export interface WorkspaceRateLimitState {
   /** Whole seconds until the window resets, at least 1 (`RateLimit-Reset`). */
   resetSeconds: number;
   exceeded: boolean;
-  /**
-   * Whole seconds until a request could pass again, at least 1 (`Retry-After` past the limit): the
-   * window is sliding, so that is often well before its reset, and sometimes after it.
-   */
+  /** Whole seconds until a request could pass again, at least 1 (`Retry-After` past the limit). */
   retryAfterSeconds: number;
 }
 
-/** The counter each API request of a workspace spends, shared by every node through the rate-limit engine. */
-export function workspaceRateLimitCheck(workspaceId: string, requestsPerMinute: number): CounterCheck {
-  return { key: `${workspaceId}:api:requests:${MINUTE_MS}`, limit: requestsPerMinute, durationMs: MINUTE_MS, cost: 1 };
-}
+/** The workspace API rate limit's window, in seconds: a limit is requests per minute. */
+export const WORKSPACE_RATE_LIMIT_WINDOW_SECONDS = 60;
 
 /** Whole seconds from `now` until `reset` (unix ms), never less than 1. */
 export function secondsUntil(reset: number, now: number): number {

@@ -228,7 +228,7 @@ function planRatelimits(key: VerificationKey, requested: RequestedRatelimit[]): 
   return [...planned.values()];
 }
 
-/** The reference's wording, word for word (6.2): clients may match on it. */
+/** The reference's wording, word for word (docs/contract.md#rate-limits-on-keys): clients may match on it. */
 function unknownRatelimitDetail(name: string, key: VerificationKey): string {
   const missing = `ratelimit '${name}' was requested but does not exist for key '${key.id}'`;
   return key.identity
