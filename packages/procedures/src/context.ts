@@ -13,6 +13,8 @@ export interface Context {
   services: Services;
   /** The dashboard's cookie session, where the transport carries one (`/trpc`); absent on `/v2`. */
   session?: SessionCarrier;
+  /** The caller's network address as the transport sees it (behind a trusted proxy, the forwarded one). */
+  clientAddress?: string;
   /** The caller asked that this call not be recorded in analytics (`X-Unkey-Metrics: disabled`). */
   metricsDisabled?: boolean;
   /** Told where the workspace API rate limit stands after this request counted, so the transport can show it. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
-// Field schemas shared by several procedures. Bounds follow interface-spec 4.1, then the reference API.
+// Field schemas shared by several procedures. Bounds follow keys.createKey's as commissioned, then the reference
+// API (docs/contract.md#field-bounds).
 
 export const MAX_EXPIRES = 4102444800000;
 
@@ -30,7 +31,7 @@ const rbacName = (maxLength: number) =>
  * reference allows everywhere, so that every role or permission that can be created can be attached.
  */
 export const rbacNameSchema = rbacName(128);
-/** keys.createKey's roles and permissions alone: interface spec 4.1 binds them at 1–100 characters. */
+/** keys.createKey's roles and permissions alone are bound at 1–100 characters (docs/contract.md#creating-keys). */
 export const createKeyRbacNameSchema = rbacName(100);
 
 export const keyPrefixSchema = z
@@ -89,7 +90,8 @@ export const metaSchema = z
   })
   .superRefine((meta, ctx) => {
     const problem = jsonStorageProblem(meta);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    // Final: checks refined on top of this one (an identity's serialized size) recurse into the value.
+    if (problem) ctx.addIssue({ code: 'custom', message: problem, continue: false });
   });
 
 /**

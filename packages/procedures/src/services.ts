@@ -1,24 +1,42 @@
-import type { FreshnessCache, VerificationKey } from '@keyplane/core';
+import type { CreditSpender, RatelimitRecorder, RootKeyUsageTracker, VerificationRecorder } from '@keyplane/background';
 import type {
-  CreditSpender,
-  Invalidation,
-  RatelimitRecorder,
-  RootKeyRecord,
-  RootKeyUsageTracker,
-  VerificationRecorder,
-} from '@keyplane/db';
-import type { RateLimitEngine } from '@keyplane/ratelimit';
+  AnalyticsConcurrency,
+  FreshnessCache,
+  RatelimitNamespaceSnapshot,
+  RatelimitOverrideRule,
+  VerificationKey,
+} from '@keyplane/core';
+import type { AnalyticsDatabase, Invalidation, RootKeyRecord } from '@keyplane/db';
+import type { Quota, RateLimitEngine } from '@keyplane/ratelimit';
 
 /** Long-lived, per-process collaborators shared by every request. */
 export interface Services {
   /** Live keys by hash; `null` caches "no such key" so garbage keys do not reach Postgres. */
   keyCache: FreshnessCache<VerificationKey | null>;
   rootKeyCache: FreshnessCache<RootKeyRecord | null>;
+  /**
+   * Rate-limit namespaces by `namespaceCacheKey` (the id or the name a request named one by); `null`
+   * caches "no such namespace", so garbage names do not reach Postgres.
+   */
+  namespaceCache: FreshnessCache<RatelimitNamespaceSnapshot | null>;
+  /** Exact-identifier overrides by `overrideCacheKey`; `null` caches "none". */
+  overrideCache: FreshnessCache<RatelimitOverrideRule | null>;
+  /** Customers' limits (keys, identities, ratelimit.*): exact, all or nothing. */
   rateLimiter: RateLimitEngine;
+  /** The workspace API rate limit: requests per minute of a workspace's root keys. */
+  workspaceRateLimit: Quota;
+  /** Analytics queries a workspace may run per hour (`analyticsQueriesPerHour`). */
+  analyticsQuota: Quota;
+  /** Failed dashboard sign-ins, per client address. */
+  signInThrottle: Quota;
   credits: CreditSpender;
   verifications: VerificationRecorder;
   ratelimitEvents: RatelimitRecorder;
   rootKeyUsage: RootKeyUsageTracker;
+  /** The connections analytics queries run on, apart from every other call's. */
+  analytics: AnalyticsDatabase;
+  /** Analytics queries each workspace has under way on this node (429 query_concurrency_exceeded past its bound). */
+  analyticsConcurrency: AnalyticsConcurrency;
   /** Analytics queries one workspace may run per hour (429 query_quota_exceeded past it). */
   analyticsQueriesPerHour: number;
   /** Days of analytics kept (400 query_range_exceeds_retention for queries reaching further back); undefined: kept forever. */
@@ -35,22 +53,48 @@ export interface Services {
   announcementsDelivered(): Promise<void>;
 }
 
+export const namespaceCacheKey = (workspaceId: string, namespace: string) => `${workspaceId}:${namespace}`;
+
+export const overrideCacheKey = (namespaceId: string, identifier: string) => `${namespaceId}:${identifier}`;
+
+type Caches = Pick<Services, 'keyCache' | 'rootKeyCache' | 'namespaceCache' | 'overrideCache'>;
+
+/** Forgets everything cached: after the invalidation listener lost its connection, changes may have gone unheard. */
+export function clearCaches(services: Caches): void {
+  services.keyCache.clear();
+  services.rootKeyCache.clear();
+  services.namespaceCache.clear();
+  services.overrideCache.clear();
+}
+
 /** Forgets what a change made stale. Called for local changes at once, and for every NOTIFY heard. */
-export function evict(services: Pick<Services, 'keyCache' | 'rootKeyCache'>, change: Invalidation): void {
-  for (const hash of change.keyHashes ?? []) services.keyCache.delete(hash);
-  for (const hash of change.rootKeyHashes ?? []) services.rootKeyCache.delete(hash);
-  if (change.workspaceId && !change.keyHashes && !change.rootKeyHashes) {
-    const { workspaceId } = change;
+export function evict(services: Caches, change: Invalidation): void {
+  const { workspaceId, keyHashes, rootKeyHashes, ratelimitNamespaces, ratelimitOverrides } = change;
+  for (const hash of keyHashes ?? []) services.keyCache.delete(hash);
+  for (const hash of rootKeyHashes ?? []) services.rootKeyCache.delete(hash);
+  for (const { id, name } of ratelimitNamespaces ?? []) {
+    if (workspaceId === undefined) continue;
+    services.namespaceCache.delete(namespaceCacheKey(workspaceId, id));
+    services.namespaceCache.delete(namespaceCacheKey(workspaceId, name));
+  }
+  for (const { namespaceId, identifier } of ratelimitOverrides ?? []) {
+    services.overrideCache.delete(overrideCacheKey(namespaceId, identifier));
+  }
+  // The workspace alone: everything of it (a change reaching many keys, or one too large to name).
+  if (workspaceId && !keyHashes && !rootKeyHashes && !ratelimitNamespaces && !ratelimitOverrides) {
     services.keyCache.deleteWhere((key) => key === null || key.workspaceId === workspaceId);
     services.rootKeyCache.deleteWhere((rootKey) => rootKey === null || rootKey.workspaceId === workspaceId);
+    services.namespaceCache.deleteWhere((namespace) => namespace === null || namespace.workspaceId === workspaceId);
+    services.overrideCache.clear();
   }
 }
 
 /**
- * After a change commits: forget it here at once, and answer only when the other nodes have been
- * told, so a revocation holds everywhere by the time the caller hears it succeeded.
+ * After changes commit: forget them here at once, and answer only when the other nodes have been
+ * told, so a revocation holds everywhere by the time the caller hears it succeeded. Called by the
+ * procedures' middleware alone, for what the call's ChangeLog recorded.
  */
-export async function settle(services: Services, change: Invalidation): Promise<void> {
-  evict(services, change);
+export async function settle(services: Services, changes: readonly Invalidation[]): Promise<void> {
+  for (const change of changes) evict(services, change);
   await services.announcementsDelivered();
 }

@@ -1,9 +1,11 @@
+import { createChangeLog } from '@keyplane/db';
 import { initTRPC } from '@trpc/server';
 import type { Context } from './context.ts';
 import { recordChange } from './middleware/audit.ts';
 import { authenticate, type RootKeyPrincipal } from './middleware/auth.ts';
 import { domainErrorOf, toTRPCError } from './middleware/errors.ts';
 import { enforceWorkspaceRateLimit } from './middleware/workspaceRateLimit.ts';
+import { settle } from './services.ts';
 
 export interface ProcedureMeta {
   /** Served under `/v2/<service>.<procedure>`; everything else is reachable only natively at `/trpc`. */
@@ -38,8 +40,9 @@ const domainErrors = t.middleware(async ({ next }) => {
 });
 
 /**
- * Error conversion, authentication (with the workspace API rate limit) and the audit log in one
- * step: each middleware level costs a context copy, and verification is the hot path.
+ * Error conversion, authentication (with the workspace API rate limit), settling what the call
+ * changed of the nodes' caches, and the audit log in one step: each middleware level costs a context
+ * copy, and verification is the hot path.
  */
 const authenticated = t.middleware(async ({ ctx, next, type, path, meta, getRawInput }) => {
   let rootKey: RootKeyPrincipal;
@@ -53,7 +56,11 @@ const authenticated = t.middleware(async ({ ctx, next, type, path, meta, getRawI
     const domain = domainErrorOf(error);
     throw domain ? toTRPCError(domain) : error;
   }
-  const result = await next({ ctx: { rootKey } });
+  // Every write that changes cached state announces it here (it takes the log as a parameter); the
+  // call answers only once every node has forgotten what it changed, whether it succeeded or not.
+  const changeLog = createChangeLog();
+  const result = await next({ ctx: { rootKey, changeLog } });
+  if (changeLog.changes.length > 0) await settle(ctx.services, changeLog.changes);
   if (!result.ok) {
     const domain = domainErrorOf(result.error.cause);
     if (domain) throw toTRPCError(domain);

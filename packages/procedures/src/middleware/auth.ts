@@ -17,6 +17,8 @@ export interface RootKeyPrincipal {
   rootKeyId: string;
   workspaceId: string;
   permissions: string[];
+  /** Unix ms when the root key expires (for a dashboard session: its root key's); null: never. */
+  expiresAt: number | null;
   /** The workspace's API rate limit per minute, applied to root-key requests; null: none. */
   apiRequestsPerMinute: number | null;
   /** Set when the caller is the dashboard acting for a signed-in operator. */
@@ -58,6 +60,7 @@ async function authenticateSession(ctx: Context, presented: string): Promise<Roo
     rootKeyId: session.rootKeyId,
     workspaceId: session.workspaceId,
     permissions: session.permissions,
+    expiresAt: session.rootKeyExpiresAt,
     // The operator's own console is not throttled by the limit set for the workspace's API clients.
     apiRequestsPerMinute: null,
     session: { rootKeyName: session.rootKeyName, expiresAt: session.expiresAt },
@@ -95,6 +98,7 @@ export async function authenticateRootKeyToken(ctx: Context, token: string): Pro
     rootKeyId: rootKey.id,
     workspaceId: rootKey.workspaceId,
     permissions: rootKey.permissions,
+    expiresAt: rootKey.expiresAt,
     apiRequestsPerMinute: rootKey.apiRequestsPerMinute,
   };
 }
@@ -121,6 +125,11 @@ export function apiPermission(apiId: string, action: string): PermissionTuple {
 /** `rbac.*.<action>`: roles and permissions are workspace-wide, so rbac grants name no instance. */
 export function rbacPermission(action: string): PermissionTuple {
   return { resourceType: 'rbac', resourceId: '*', action };
+}
+
+/** Creating a permission slug the workspace does not have yet is a permission of its own, on every path. */
+export function requireCreatePermission(principal: RootKeyPrincipal): void {
+  requirePermissions(principal, [rbacPermission('create_permission')]);
 }
 
 /** `identity.<identityId>.<action>`: granted by that exact tuple or by `identity.*.<action>`. */

@@ -1,5 +1,5 @@
-import { notFound, PRECONDITION_DETAILS, preconditionFailed } from '@keyplane/core';
-import { findApi, loadDataKey } from '@keyplane/db';
+import { apiNotFound, loadDataKey, PRECONDITION_DETAILS, preconditionFailed } from '@keyplane/core';
+import { findApi, vaultStore } from '@keyplane/db';
 import type { Context } from '../context.ts';
 import { apiPermission, type RootKeyPrincipal, requirePermissions } from './auth.ts';
 
@@ -13,11 +13,11 @@ export async function authorizeDecryption(
   apiId: string,
 ): Promise<Uint8Array> {
   const { workspaceId } = ctx.rootKey;
-  const dataKey = await loadDataKey(ctx.em, workspaceId, ctx.vaultMasterKey);
+  const dataKey = await loadDataKey(vaultStore(ctx.em), workspaceId, ctx.vaultMasterKey);
   if (!dataKey) throw preconditionFailed(PRECONDITION_DETAILS.vaultNotSetUp);
   requirePermissions(ctx.rootKey, [apiPermission(apiId, 'decrypt_key')]);
   const api = await findApi(ctx.em, workspaceId, apiId);
-  if (!api) throw notFound('api', `The API '${apiId}' was not found.`);
+  if (!api) throw apiNotFound(apiId);
   if (!api.encryptionEnabled) throw preconditionFailed(PRECONDITION_DETAILS.encryptionDisabled);
   return dataKey;
 }

@@ -1,4 +1,15 @@
-import { DomainError } from '@keyplane/core';
+import {
+  apiNotFound,
+  DomainError,
+  identityExists,
+  keyNotFound,
+  migrationNotFound,
+  permissionExists,
+  permissionNotFound,
+  roleExists,
+  roleNotFound,
+} from '@keyplane/core';
+import { RowExists, RowNotFound } from '@keyplane/db';
 import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 
@@ -24,8 +35,28 @@ export function toTRPCError(error: DomainError): TRPCError {
   });
 }
 
+const MISSING: Record<RowNotFound['kind'], (reference?: string) => DomainError> = {
+  api: (apiId) => apiNotFound(apiId ?? ''),
+  key: keyNotFound,
+  migration: (migrationId) => migrationNotFound(migrationId ?? ''),
+  role: roleNotFound,
+  permission: permissionNotFound,
+};
+
+const TAKEN: Record<RowExists['kind'], (reference: string) => DomainError> = {
+  identity: identityExists,
+  role: roleExists,
+  permission: permissionExists,
+};
+
+/**
+ * The public error a failure stands for, if it stands for one: a DomainError thrown anywhere, or
+ * what data access reported about rows, in core's words.
+ */
 export function domainErrorOf(error: unknown): DomainError | undefined {
-  if (error instanceof DomainError) return error;
-  if (error instanceof TRPCError && error.cause instanceof DomainError) return error.cause;
+  const cause = error instanceof TRPCError ? error.cause : error;
+  if (cause instanceof DomainError) return cause;
+  if (cause instanceof RowNotFound) return MISSING[cause.kind](cause.reference);
+  if (cause instanceof RowExists) return TAKEN[cause.kind](cause.reference);
   return undefined;
 }

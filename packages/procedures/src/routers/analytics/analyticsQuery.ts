@@ -1,13 +1,6 @@
 import { AnalyticsQueryError } from '@keyplane/analytics';
-import {
-  analyticsQuotaCheck,
-  analyticsQuotaExceeded,
-  DomainError,
-  forbidden,
-  formatPermission,
-  parsePermission,
-} from '@keyplane/core';
-import { type AnalyticsDataset, queryAnalytics } from '@keyplane/db';
+import { analyticsQuotaExceeded, DomainError, forbidden, formatPermission, parsePermission } from '@keyplane/core';
+import type { AnalyticsDataset } from '@keyplane/db';
 import { z } from 'zod';
 import type { Context } from '../../context.ts';
 import type { RootKeyPrincipal } from '../../middleware/auth.ts';
@@ -36,8 +29,10 @@ export function analyticsScope(principal: RootKeyPrincipal, resourceType: 'api' 
 }
 
 /**
- * Runs the query for the caller's workspace; a refused query is a 400 pointing into `body.query`.
- * Only a query that passed the checks counts against the workspace's hourly quota (429 past it).
+ * Runs the query for the caller's workspace, on the analytics connections; a refused query is a
+ * 400 pointing into `body.query`. A workspace may have only so many queries under way at once on
+ * this node (429 past it), and only a query that passed the checks counts against its hourly
+ * quota (429 past it).
  */
 export async function runAnalyticsQuery(
   ctx: Context & { rootKey: RootKeyPrincipal },
@@ -45,20 +40,21 @@ export async function runAnalyticsQuery(
   restrictTo: string[] | undefined,
   query: string,
 ): Promise<Record<string, unknown>[]> {
+  const { services, rootKey } = ctx;
   try {
-    const { services, rootKey } = ctx;
-    return await queryAnalytics(ctx.em, {
-      dataset,
-      workspaceId: rootKey.workspaceId,
-      restrictTo,
-      query,
-      retentionDays: services.analyticsRetentionDays,
-      admit: async () => {
-        const quota = analyticsQuotaCheck(rootKey.workspaceId, services.analyticsQueriesPerHour);
-        const { passed } = await services.rateLimiter.check([quota], { hashTag: rootKey.workspaceId });
-        if (!passed) throw analyticsQuotaExceeded(services.analyticsQueriesPerHour);
-      },
-    });
+    return await services.analyticsConcurrency.run(rootKey.workspaceId, () =>
+      services.analytics.query({
+        dataset,
+        workspaceId: rootKey.workspaceId,
+        restrictTo,
+        query,
+        retentionDays: services.analyticsRetentionDays,
+        admit: async () => {
+          const counted = await services.analyticsQuota.consume(rootKey.workspaceId, services.analyticsQueriesPerHour);
+          if (!counted.passed) throw analyticsQuotaExceeded(services.analyticsQueriesPerHour);
+        },
+      }),
+    );
   } catch (error) {
     if (!(error instanceof AnalyticsQueryError)) throw error;
     throw new DomainError(400, `user/bad_request/${error.code}`, error.message, [

@@ -1,9 +1,8 @@
-import { DomainError, notFound } from '@keyplane/core';
-import { deleteApi as deleteApiRecord } from '@keyplane/db';
+import { deleteApiUnlessProtected } from '@keyplane/core';
+import { apiDeletionStore } from '@keyplane/db';
 import { z } from 'zod';
 import { apiPermission, requirePermissions } from '../../middleware/auth.ts';
 import { apiIdSchema } from '../../schemas.ts';
-import { settle } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
 export const deleteApiInput = z.strictObject({ apiId: apiIdSchema });
@@ -17,17 +16,11 @@ export const deleteApi = rootKeyProcedure
   .output(deleteApiOutput)
   .mutation(async ({ ctx, input }) => {
     requirePermissions(ctx.rootKey, [apiPermission(input.apiId, 'delete_api')]);
-    const { workspaceId } = ctx.rootKey;
-    const outcome = await deleteApiRecord(ctx.em, workspaceId, input.apiId);
-    if (outcome === 'not_found') throw notFound('api', `The API '${input.apiId}' was not found.`);
-    if (outcome === 'protected') {
-      throw new DomainError(
-        412,
-        'service/application/protected_resource',
-        'This API has delete protection enabled. Disable it before attempting to delete.',
-      );
-    }
-    // Other nodes hear the NOTIFY; this one must not answer from its cache before that arrives.
-    await settle(ctx.services, { workspaceId });
+    await ctx.em.transactional((tx) =>
+      deleteApiUnlessProtected(apiDeletionStore(tx, ctx.changeLog), {
+        workspaceId: ctx.rootKey.workspaceId,
+        apiId: input.apiId,
+      }),
+    );
     return {};
   });

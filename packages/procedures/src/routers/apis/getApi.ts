@@ -1,4 +1,4 @@
-import { notFound } from '@keyplane/core';
+import { apiNotFound } from '@keyplane/core';
 import { type ApiRecord, findApi } from '@keyplane/db';
 import { z } from 'zod';
 import { apiPermission, requirePermissions } from '../../middleware/auth.ts';
@@ -25,7 +25,7 @@ export const getApi = rootKeyProcedure
   .query(async ({ ctx, input }) => {
     requirePermissions(ctx.rootKey, [apiPermission(input.apiId, 'read_api')]);
     const api = await findApi(ctx.em, ctx.rootKey.workspaceId, input.apiId);
-    if (!api) throw notFound('api', `The API '${input.apiId}' was not found.`);
+    if (!api) throw apiNotFound(input.apiId);
     return apiData(api);
   });
 

@@ -1,4 +1,4 @@
-import { notFound } from '@keyplane/core';
+import { apiNotFound } from '@keyplane/core';
 import { findApi, listKeyDetails } from '@keyplane/db';
 import { z } from 'zod';
 import { apiPermission, requirePermissions } from '../../middleware/auth.ts';
@@ -34,7 +34,7 @@ export const listKeys = rootKeyProcedure
     const { workspaceId } = ctx.rootKey;
     const fromId = decodeCursor(workspaceId, input.cursor);
     const api = await findApi(ctx.em, workspaceId, input.apiId);
-    if (!api) throw notFound('api', `The API '${input.apiId}' was not found.`);
+    if (!api) throw apiNotFound(input.apiId);
     requirePermissions(ctx.rootKey, [apiPermission(api.id, 'read_key'), apiPermission(api.id, 'read_api')]);
     const dataKey = input.decrypt ? await authorizeDecryption(ctx, api.id) : undefined;
     const keys = await listKeyDetails(ctx.em, workspaceId, {

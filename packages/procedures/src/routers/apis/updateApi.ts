@@ -1,4 +1,4 @@
-import { notFound } from '@keyplane/core';
+import { apiNotFound } from '@keyplane/core';
 import { updateApi as updateApiRecord } from '@keyplane/db';
 import { z } from 'zod';
 import { apiPermission, requirePermissions } from '../../middleware/auth.ts';
@@ -32,6 +32,6 @@ export const updateApi = rootKeyProcedure
       defaultBytes: input.defaultBytes,
       deleteProtection: input.deleteProtection,
     });
-    if (!updated) throw notFound('api', `The API '${input.apiId}' was not found.`);
+    if (!updated) throw apiNotFound(input.apiId);
     return {};
   });

@@ -1,17 +1,15 @@
+import { identityNotFound } from '@keyplane/core';
 import { deleteIdentity as deleteIdentityRecord } from '@keyplane/db';
 import { z } from 'zod';
 import { identityPermission, requirePermissions } from '../../middleware/auth.ts';
 import { identityRefSchema } from '../../schemas.ts';
-import { settle } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
-import { identityNotFound } from './notFound.ts';
 
 export const deleteIdentityInput = z.strictObject({ identity: identityRefSchema });
 
 /**
- * `data: {}`. The reference answers this procedure with `meta` alone, but the interface spec
- * (binding) and the contract give every success the `{meta, data}` envelope; clients that expect no
- * `data` ignore it.
+ * `data: {}`. The reference answers this procedure with `meta` alone, but every success has the
+ * `{meta, data}` envelope (docs/contract.md#envelopes); clients that expect no `data` ignore it.
  */
 export const deleteIdentityOutput = z.object({});
 
@@ -23,9 +21,7 @@ export const deleteIdentity = rootKeyProcedure
   .mutation(async ({ ctx, input }) => {
     requirePermissions(ctx.rootKey, [identityPermission('*', 'delete_identity')]);
     const { workspaceId } = ctx.rootKey;
-    if (!(await deleteIdentityRecord(ctx.em, workspaceId, input.identity))) throw identityNotFound();
-    // Its keys now verify without it (no identity, no shared limits): this node forgets them now,
-    // the others on the NOTIFY sent at commit.
-    await settle(ctx.services, { workspaceId });
+    // Its keys verify without it from then on: no identity, no shared limits.
+    if (!(await deleteIdentityRecord(ctx.em, ctx.changeLog, workspaceId, input.identity))) throw identityNotFound();
     return {};
   });

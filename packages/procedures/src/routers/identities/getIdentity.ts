@@ -1,10 +1,10 @@
+import { identityNotFound } from '@keyplane/core';
 import { findIdentity } from '@keyplane/db';
 import { z } from 'zod';
 import { requireIdentityReads } from '../../middleware/auth.ts';
 import { identityRefSchema } from '../../schemas.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 import { identityData, identityOutput } from '../keys/keyResponse.ts';
-import { identityNotFound } from './notFound.ts';
 
 export const getIdentityInput = z.strictObject({ identity: identityRefSchema });
 

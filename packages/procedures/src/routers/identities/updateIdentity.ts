@@ -1,11 +1,10 @@
+import { identityNotFound } from '@keyplane/core';
 import { updateIdentity as updateIdentityRecord } from '@keyplane/db';
 import { z } from 'zod';
 import { identityPermission, requirePermissions } from '../../middleware/auth.ts';
 import { identityMetaSchema, identityRefSchema, ratelimitsSchema } from '../../schemas.ts';
-import { settle } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 import { identityData, identityOutput } from '../keys/keyResponse.ts';
-import { identityNotFound } from './notFound.ts';
 
 export const updateIdentityInput = z.strictObject({
   identity: identityRefSchema,
@@ -25,13 +24,10 @@ export const updateIdentity = rootKeyProcedure
   .mutation(async ({ ctx, input }) => {
     requirePermissions(ctx.rootKey, [identityPermission('*', 'update_identity')]);
     const { workspaceId } = ctx.rootKey;
-    const updated = await updateIdentityRecord(ctx.em, workspaceId, input.identity, {
+    const updated = await updateIdentityRecord(ctx.em, ctx.changeLog, workspaceId, input.identity, {
       meta: input.meta,
       ratelimits: input.ratelimits,
     });
     if (!updated) throw identityNotFound();
-    // The identity's keys verify with its meta and limits: this node forgets them now, the others
-    // on the NOTIFY sent at commit.
-    await settle(ctx.services, { workspaceId });
     return identityData(updated);
   });

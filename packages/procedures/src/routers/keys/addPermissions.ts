@@ -1,9 +1,8 @@
 import { changeKeyPermissions } from '@keyplane/db';
 import { z } from 'zod';
-import { rbacPermission, requirePermissions } from '../../middleware/auth.ts';
-import { loadAuthorizedKey } from '../../middleware/keys.ts';
+import { requireCreatePermission } from '../../middleware/auth.ts';
+import { keyLinkPermissions, loadAuthorizedKey } from '../../middleware/keys.ts';
 import { permissionSchema, rbacNameSchema, resourceIdSchema } from '../../schemas.ts';
-import { settle } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
 export const addPermissionsInput = z.strictObject({
@@ -19,11 +18,8 @@ export const addPermissions = rootKeyProcedure
   .input(addPermissionsInput)
   .output(addPermissionsOutput)
   .mutation(async ({ ctx, input }) => {
-    const key = await loadAuthorizedKey(ctx, input.keyId, ['update_key'], [rbacPermission('add_permission_to_key')]);
-    // Creating a slug the workspace does not have yet is a permission of its own.
-    const { permissions, invalidation } = await changeKeyPermissions(ctx.em, key, 'add', input.permissions, () =>
-      requirePermissions(ctx.rootKey, [rbacPermission('create_permission')]),
+    const key = await loadAuthorizedKey(ctx, input.keyId, ['update_key'], keyLinkPermissions({ permissions: 'add' }));
+    return changeKeyPermissions(ctx.em, ctx.changeLog, key, 'add', input.permissions, () =>
+      requireCreatePermission(ctx.rootKey),
     );
-    await settle(ctx.services, invalidation);
-    return permissions;
   });

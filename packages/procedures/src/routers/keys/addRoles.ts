@@ -1,9 +1,7 @@
 import { changeKeyRoles } from '@keyplane/db';
 import { z } from 'zod';
-import { rbacPermission } from '../../middleware/auth.ts';
-import { loadAuthorizedKey } from '../../middleware/keys.ts';
+import { keyLinkPermissions, loadAuthorizedKey } from '../../middleware/keys.ts';
 import { rbacNameSchema, resourceIdSchema, roleSchema } from '../../schemas.ts';
-import { settle } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
 export const addRolesInput = z.strictObject({
@@ -19,8 +17,6 @@ export const addRoles = rootKeyProcedure
   .input(addRolesInput)
   .output(addRolesOutput)
   .mutation(async ({ ctx, input }) => {
-    const key = await loadAuthorizedKey(ctx, input.keyId, ['update_key'], [rbacPermission('add_role_to_key')]);
-    const { roles, invalidation } = await changeKeyRoles(ctx.em, key, 'add', input.roles);
-    await settle(ctx.services, invalidation);
-    return roles;
+    const key = await loadAuthorizedKey(ctx, input.keyId, ['update_key'], keyLinkPermissions({ roles: 'add' }));
+    return changeKeyRoles(ctx.em, ctx.changeLog, key, 'add', input.roles);
   });

@@ -1,4 +1,5 @@
-import { createKey as createKeyRecord } from '@keyplane/db';
+import { createKey as createNewKey } from '@keyplane/core';
+import { keyCreationStore } from '@keyplane/db';
 import { z } from 'zod';
 import { apiPermission, requirePermissions } from '../../middleware/auth.ts';
 import {
@@ -46,9 +47,12 @@ export const createKey = rootKeyProcedure
       apiPermission(input.apiId, 'create_key'),
       ...(input.recoverable ? [apiPermission(input.apiId, 'encrypt_key')] : []),
     ]);
-    return createKeyRecord(
-      ctx.em,
-      { workspaceId: ctx.rootKey.workspaceId, vaultMasterKey: ctx.vaultMasterKey },
-      { ...params, expiresAt: expires === undefined ? undefined : new Date(expires) },
+    return ctx.em.transactional((tx) =>
+      createNewKey(keyCreationStore(tx, ctx.changeLog), {
+        ...params,
+        workspaceId: ctx.rootKey.workspaceId,
+        vaultMasterKey: ctx.vaultMasterKey,
+        expiresAt: expires === undefined ? undefined : new Date(expires),
+      }),
     );
   });

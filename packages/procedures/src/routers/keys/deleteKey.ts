@@ -2,7 +2,6 @@ import { deleteKey as deleteKeyRecord } from '@keyplane/db';
 import { z } from 'zod';
 import { loadAuthorizedKey } from '../../middleware/keys.ts';
 import { resourceIdSchema } from '../../schemas.ts';
-import { settle } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
 export const deleteKeyInput = z.strictObject({
@@ -18,8 +17,6 @@ export const deleteKey = rootKeyProcedure
   .output(deleteKeyOutput)
   .mutation(async ({ ctx, input }) => {
     const key = await loadAuthorizedKey(ctx, input.keyId, ['delete_key']);
-    const change = await deleteKeyRecord(ctx.em, key.workspaceId, key.id, { permanent: input.permanent });
-    // Other nodes hear the NOTIFY; this one must not answer from its cache before that arrives.
-    await settle(ctx.services, change);
+    await deleteKeyRecord(ctx.em, ctx.changeLog, key.workspaceId, key.id, { permanent: input.permanent });
     return {};
   });

@@ -1,4 +1,4 @@
-import { notFound } from '@keyplane/core';
+import { keyNotFound } from '@keyplane/core';
 import { findKeyDetails } from '@keyplane/db';
 import { z } from 'zod';
 import { authorizeDecryption } from '../../middleware/decryption.ts';
@@ -23,6 +23,6 @@ export const getKey = rootKeyProcedure
     const dataKey = input.decrypt ? await authorizeDecryption(ctx, key.apiId) : undefined;
     const details = await findKeyDetails(ctx.em, ctx.rootKey.workspaceId, { keyId: key.id });
     // Deleted between the two reads.
-    if (!details) throw notFound('key', `The key '${input.keyId}' was not found.`);
+    if (!details) throw keyNotFound(input.keyId);
     return keyResponseData(details, ctx.services.now(), dataKey);
   });

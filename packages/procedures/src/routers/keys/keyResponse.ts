@@ -2,7 +2,7 @@ import { type CreditsState, decryptKeyMaterial, effectiveRemaining, type Ratelim
 import type { IdentityRecord, KeyDetails } from '@keyplane/db';
 import { z } from 'zod';
 
-// `KeyResponseData` (reference 3.1), shared by keys.getKey, keys.whoami and apis.listKeys.
+// `KeyResponseData` (docs/contract.md#key-data), shared by keys.getKey, keys.whoami and apis.listKeys.
 // Empty and null fields are omitted.
 
 const metaOutput = z.record(z.string(), z.unknown());
@@ -15,7 +15,7 @@ const ratelimitOutput = z.object({
   autoApply: z.boolean(),
 });
 
-/** `Identity` (reference 3.1): also what identities.* answer. */
+/** `Identity` (docs/contract.md#identities): also what identities.* answer. */
 export const identityOutput = z.object({
   id: z.string(),
   externalId: z.string(),

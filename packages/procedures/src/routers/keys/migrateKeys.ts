@@ -1,4 +1,5 @@
-import { MAX_KEY_HASH_LENGTH, migrateKeys as migrateKeyRecords } from '@keyplane/db';
+import { migrateKeys as importKeys } from '@keyplane/core';
+import { keyMigrationStore, MAX_KEY_HASH_LENGTH } from '@keyplane/db';
 import { z } from 'zod';
 import { apiPermission, requirePermissions } from '../../middleware/auth.ts';
 import {
@@ -11,7 +12,6 @@ import {
   rbacNameSchema,
   textSchema,
 } from '../../schemas.ts';
-import { settle } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
 export const migrateKeysInput = z.strictObject({
@@ -26,7 +26,7 @@ export const migrateKeysInput = z.strictObject({
           .min(3)
           .max(MAX_KEY_HASH_LENGTH, `must be at most ${MAX_KEY_HASH_LENGTH} characters, the longest hash stored`),
         name: keyNameSchema.optional(),
-        // Unlike createKey's, any text (reference 3.4).
+        // Unlike createKey's, any text (docs/contract.md#importing-keys).
         externalId: textSchema.min(1).max(255).optional(),
         meta: metaSchema.optional(),
         roles: z.array(rbacNameSchema).max(100).optional(),
@@ -52,14 +52,15 @@ export const migrateKeys = rootKeyProcedure
   .output(migrateKeysOutput)
   .mutation(async ({ ctx, input }) => {
     requirePermissions(ctx.rootKey, [apiPermission(input.apiId, 'create_key')]);
-    const { migrated, failed, invalidation } = await migrateKeyRecords(ctx.em, ctx.rootKey.workspaceId, {
-      migrationId: input.migrationId,
-      apiId: input.apiId,
-      keys: input.keys.map(({ expires, ...key }) => ({
-        ...key,
-        expiresAt: expires === undefined ? undefined : new Date(expires),
-      })),
-    });
-    await settle(ctx.services, invalidation);
-    return { migrated, failed };
+    return ctx.em.transactional((tx) =>
+      importKeys(keyMigrationStore(tx, ctx.changeLog), {
+        workspaceId: ctx.rootKey.workspaceId,
+        migrationId: input.migrationId,
+        apiId: input.apiId,
+        keys: input.keys.map(({ expires, ...key }) => ({
+          ...key,
+          expiresAt: expires === undefined ? undefined : new Date(expires),
+        })),
+      }),
+    );
   });

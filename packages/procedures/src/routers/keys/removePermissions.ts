@@ -1,9 +1,7 @@
 import { changeKeyPermissions } from '@keyplane/db';
 import { z } from 'zod';
-import { rbacPermission } from '../../middleware/auth.ts';
-import { loadAuthorizedKey } from '../../middleware/keys.ts';
+import { keyLinkPermissions, loadAuthorizedKey } from '../../middleware/keys.ts';
 import { permissionSchema, rbacNameSchema, resourceIdSchema } from '../../schemas.ts';
-import { settle } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
 export const removePermissionsInput = z.strictObject({
@@ -23,9 +21,7 @@ export const removePermissions = rootKeyProcedure
       ctx,
       input.keyId,
       ['update_key'],
-      [rbacPermission('remove_permission_from_key')],
+      keyLinkPermissions({ permissions: 'remove' }),
     );
-    const { permissions, invalidation } = await changeKeyPermissions(ctx.em, key, 'remove', input.permissions);
-    await settle(ctx.services, invalidation);
-    return permissions;
+    return changeKeyPermissions(ctx.em, ctx.changeLog, key, 'remove', input.permissions);
   });

@@ -1,9 +1,7 @@
 import { changeKeyRoles } from '@keyplane/db';
 import { z } from 'zod';
-
-import { loadAuthorizedKey } from '../../middleware/keys.ts';
+import { keyLinkPermissions, loadAuthorizedKey } from '../../middleware/keys.ts';
 import { rbacNameSchema, resourceIdSchema, roleSchema } from '../../schemas.ts';
-import { settle } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
 export const removeRolesInput = z.strictObject({
@@ -19,8 +17,6 @@ export const removeRoles = rootKeyProcedure
   .input(removeRolesInput)
   .output(removeRolesOutput)
   .mutation(async ({ ctx, input }) => {
-    const key = await loadAuthorizedKey(ctx, input.keyId, ['update_key']);
-    const { roles, invalidation } = await changeKeyRoles(ctx.em, key, 'remove', input.roles);
-    await settle(ctx.services, invalidation);
-    return roles;
+    const key = await loadAuthorizedKey(ctx, input.keyId, ['update_key'], keyLinkPermissions({ roles: 'remove' }));
+    return changeKeyRoles(ctx.em, ctx.changeLog, key, 'remove', input.roles);
   });

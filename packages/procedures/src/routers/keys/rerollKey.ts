@@ -1,9 +1,9 @@
-import { rerollKey as rerollKeyRecord } from '@keyplane/db';
+import { rerollKey as replaceKey } from '@keyplane/core';
+import { keyRerollStore } from '@keyplane/db';
 import { z } from 'zod';
 import { apiPermission, requirePermissions } from '../../middleware/auth.ts';
 import { loadAuthorizedKey } from '../../middleware/keys.ts';
 import { MAX_EXPIRES, resourceIdSchema } from '../../schemas.ts';
-import { settle } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
 export const rerollKeyInput = z.strictObject({
@@ -23,17 +23,14 @@ export const rerollKey = rootKeyProcedure
   .output(rerollKeyOutput)
   .mutation(async ({ ctx, input }) => {
     const key = await loadAuthorizedKey(ctx, input.keyId, ['create_key']);
-    const { change, ...created } = await rerollKeyRecord(
-      ctx.em,
-      { workspaceId: key.workspaceId, vaultMasterKey: ctx.vaultMasterKey },
-      {
+    return ctx.em.transactional((tx) =>
+      replaceKey(keyRerollStore(tx, ctx.changeLog), {
+        workspaceId: key.workspaceId,
         keyId: key.id,
         expirationMs: input.expiration,
         now: ctx.services.now(),
+        vaultMasterKey: ctx.vaultMasterKey,
         authorizeEncryption: () => requirePermissions(ctx.rootKey, [apiPermission(key.apiId, 'encrypt_key')]),
-      },
+      }),
     );
-    // The old key's expiry changed: this node must not serve it from its cache as before.
-    await settle(ctx.services, change);
-    return created;
   });

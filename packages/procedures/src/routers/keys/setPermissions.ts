@@ -1,9 +1,8 @@
 import { changeKeyPermissions } from '@keyplane/db';
 import { z } from 'zod';
-import { rbacPermission, requirePermissions } from '../../middleware/auth.ts';
-import { loadAuthorizedKey } from '../../middleware/keys.ts';
+import { requireCreatePermission } from '../../middleware/auth.ts';
+import { keyLinkPermissions, loadAuthorizedKey } from '../../middleware/keys.ts';
 import { permissionSchema, rbacNameSchema, resourceIdSchema } from '../../schemas.ts';
-import { settle } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
 export const setPermissionsInput = z.strictObject({
@@ -19,16 +18,8 @@ export const setPermissions = rootKeyProcedure
   .input(setPermissionsInput)
   .output(setPermissionsOutput)
   .mutation(async ({ ctx, input }) => {
-    const key = await loadAuthorizedKey(
-      ctx,
-      input.keyId,
-      ['update_key'],
-      [rbacPermission('add_permission_to_key'), rbacPermission('remove_permission_from_key')],
+    const key = await loadAuthorizedKey(ctx, input.keyId, ['update_key'], keyLinkPermissions({ permissions: 'set' }));
+    return changeKeyPermissions(ctx.em, ctx.changeLog, key, 'set', input.permissions, () =>
+      requireCreatePermission(ctx.rootKey),
     );
-    // Creating a slug the workspace does not have yet is a permission of its own.
-    const { permissions, invalidation } = await changeKeyPermissions(ctx.em, key, 'set', input.permissions, () =>
-      requirePermissions(ctx.rootKey, [rbacPermission('create_permission')]),
-    );
-    await settle(ctx.services, invalidation);
-    return permissions;
   });

@@ -1,9 +1,8 @@
-import { badRequest, CREDITS_UPDATE_DETAILS } from '@keyplane/core';
-import { type CreditsUpdate, updateKeyCredits } from '@keyplane/db';
+import { badRequest, CREDITS_UPDATE_DETAILS, type CreditsUpdate, updateKeyCredits } from '@keyplane/core';
+import { keyCreditsStore } from '@keyplane/db';
 import { z } from 'zod';
 import { loadAuthorizedKey } from '../../middleware/keys.ts';
 import { resourceIdSchema } from '../../schemas.ts';
-import { settle } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 import { keyCreditsData, keyCreditsOutput } from './keyResponse.ts';
 
@@ -33,8 +32,13 @@ export const updateCredits = rootKeyProcedure
     const update = creditsUpdate(input);
     const key = await loadAuthorizedKey(ctx, input.keyId, ['update_key']);
     const now = ctx.services.now();
-    const { credits, change } = await updateKeyCredits(ctx.em, key.workspaceId, key.id, update, now);
-    // The cache holds whether the key's credits are limited and its refill.
-    await settle(ctx.services, change);
+    const credits = await ctx.em.transactional((tx) =>
+      updateKeyCredits(keyCreditsStore(tx, ctx.changeLog), {
+        workspaceId: key.workspaceId,
+        keyId: key.id,
+        update,
+        now,
+      }),
+    );
     return keyCreditsData(credits, now);
   });

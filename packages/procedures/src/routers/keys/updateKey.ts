@@ -1,6 +1,7 @@
 import { updateKey as updateKeyRecord } from '@keyplane/db';
 import { z } from 'zod';
-import { loadAuthorizedKey } from '../../middleware/keys.ts';
+import { requireCreatePermission } from '../../middleware/auth.ts';
+import { keyLinkPermissions, loadAuthorizedKey } from '../../middleware/keys.ts';
 import {
   expiresSchema,
   externalIdSchema,
@@ -11,7 +12,6 @@ import {
   resourceIdSchema,
   updateCreditsSchema,
 } from '../../schemas.ts';
-import { settle } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
 export const updateKeyInput = z.strictObject({
@@ -35,11 +35,22 @@ export const updateKey = rootKeyProcedure
   .output(updateKeyOutput)
   .mutation(async ({ ctx, input }) => {
     const { keyId, expires, ...changes } = input;
-    const key = await loadAuthorizedKey(ctx, keyId, ['update_key']);
-    const invalidation = await updateKeyRecord(ctx.em, key, {
-      ...changes,
-      expiresAt: expires === undefined || expires === null ? expires : new Date(expires),
-    });
-    await settle(ctx.services, invalidation);
+    // Roles and permissions are replaced as keys.setRoles and keys.setPermissions replace them.
+    const key = await loadAuthorizedKey(
+      ctx,
+      keyId,
+      ['update_key'],
+      keyLinkPermissions({
+        roles: changes.roles === undefined ? undefined : 'set',
+        permissions: changes.permissions === undefined ? undefined : 'set',
+      }),
+    );
+    await updateKeyRecord(
+      ctx.em,
+      ctx.changeLog,
+      key,
+      { ...changes, expiresAt: expires === undefined || expires === null ? expires : new Date(expires) },
+      () => requireCreatePermission(ctx.rootKey),
+    );
     return {};
   });

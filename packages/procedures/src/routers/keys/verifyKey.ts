@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { forbidden, hashKey, identityRatelimitsOf, verifyKey as verify } from '@keyplane/core';
-import { completeKeyMigration, findKeyForVerification } from '@keyplane/db';
+import { completeKeyMigration, forbidden, hashKey, identityRatelimitsOf, verifyKey as verify } from '@keyplane/core';
+import { findKeyForVerification, keyMigrationStore } from '@keyplane/db';
 import { z } from 'zod';
 import { apiPermission, hasAnyApiGrant, requirePermissions } from '../../middleware/auth.ts';
 import { textSchema } from '../../schemas.ts';
@@ -110,16 +110,25 @@ export const verifyKey = rootKeyProcedure
     let outcome = await run();
     if (!outcome.key && input.migrationId) {
       // An imported key still carrying its old system's hash: rehash it now, then verify it as ours.
-      const migrated = await completeKeyMigration(ctx.em, rootKey.workspaceId, input.migrationId, input.key);
-      if (migrated) {
-        evict(services, migrated);
+      const { migrationId } = input;
+      const rehashed = await ctx.em.transactional((tx) =>
+        completeKeyMigration(keyMigrationStore(tx, ctx.changeLog), {
+          workspaceId: rootKey.workspaceId,
+          migrationId,
+          rawKey: input.key,
+        }),
+      );
+      if (rehashed) {
+        // Its new hash may be cached here as unknown; the other nodes are settled before the answer.
+        evict(services, { keyHashes: [rehashed] });
         outcome = await run();
       }
     }
     if (!outcome.key) return { valid: false, code: outcome.code };
 
     const { key } = outcome;
-    services.verifications.record({
+    // Awaited: the event reaches the spool before the answer is written, so a crash cannot lose it.
+    await services.verifications.record({
       time: services.now(),
       requestId: ctx.requestId,
       workspaceId: key.workspaceId,

@@ -1,4 +1,4 @@
-import { hashKey, notFound } from '@keyplane/core';
+import { hashKey, keyNotFound } from '@keyplane/core';
 import { findKeyDetails } from '@keyplane/db';
 import { z } from 'zod';
 import { apiPermission, requirePermissions } from '../../middleware/auth.ts';
@@ -18,7 +18,7 @@ export const whoami = rootKeyProcedure
   .output(whoamiOutput)
   .query(async ({ ctx, input }) => {
     const key = await findKeyDetails(ctx.em, ctx.rootKey.workspaceId, { hash: hashKey(input.key) });
-    if (!key) throw notFound('key', 'The specified key was not found.');
+    if (!key) throw keyNotFound();
     requirePermissions(ctx.rootKey, [apiPermission(key.apiId, 'read_key')]);
     return keyResponseData(key, ctx.services.now());
   });

@@ -1,6 +1,6 @@
 import { createRole as createRoleRecord } from '@keyplane/db';
 import { z } from 'zod';
-import { rbacPermission, requirePermissions } from '../../middleware/auth.ts';
+import { rbacPermission, requireCreatePermission, requirePermissions } from '../../middleware/auth.ts';
 import { rbacNameSchema, textSchema } from '../../schemas.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
@@ -27,8 +27,7 @@ export const createRole = rootKeyProcedure
       ctx.em,
       ctx.rootKey.workspaceId,
       { name: input.name, description: input.description, permissions },
-      // Creating a slug the workspace does not have yet is a permission of its own.
-      () => requirePermissions(ctx.rootKey, [rbacPermission('create_permission')]),
+      () => requireCreatePermission(ctx.rootKey),
     );
     return { roleId };
   });

@@ -1,9 +1,8 @@
-import { notFound } from '@keyplane/core';
+import { permissionNotFound } from '@keyplane/core';
 import { deletePermission as deletePermissionRecord } from '@keyplane/db';
 import { z } from 'zod';
 import { rbacPermission, requirePermissions } from '../../middleware/auth.ts';
 import { rbacNameSchema } from '../../schemas.ts';
-import { settle } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
 /** `permission` is the permission's id or its slug. */
@@ -16,11 +15,11 @@ export const deletePermission = rootKeyProcedure
   .input(deletePermissionInput)
   .output(deletePermissionOutput)
   .mutation(async ({ ctx, input }) => {
-    // Authorization before the lookup (reference §8): 403 even for a permission that does not exist.
+    // Authorization before the lookup (docs/contract.md#authorization-order): 403 even for a permission
+    // that does not exist.
     requirePermissions(ctx.rootKey, [rbacPermission('delete_permission')]);
-    const invalidation = await deletePermissionRecord(ctx.em, ctx.rootKey.workspaceId, input.permission);
-    if (!invalidation) throw notFound('permission', 'The requested permission does not exist.');
-    // Keys that held it verify without it from the next request on, on this node at once.
-    await settle(ctx.services, invalidation);
+    if (!(await deletePermissionRecord(ctx.em, ctx.changeLog, ctx.rootKey.workspaceId, input.permission))) {
+      throw permissionNotFound();
+    }
     return {};
   });

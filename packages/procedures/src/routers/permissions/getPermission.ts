@@ -1,4 +1,4 @@
-import { notFound } from '@keyplane/core';
+import { permissionNotFound } from '@keyplane/core';
 import { findPermission } from '@keyplane/db';
 import { z } from 'zod';
 import { rbacPermission, requirePermissions } from '../../middleware/auth.ts';
@@ -15,9 +15,10 @@ export const getPermission = rootKeyProcedure
   .input(getPermissionInput)
   .output(getPermissionOutput)
   .query(async ({ ctx, input }) => {
-    // Authorization before the lookup (reference §8): 403 even for a permission that does not exist.
+    // Authorization before the lookup (docs/contract.md#authorization-order): 403 even for a permission
+    // that does not exist.
     requirePermissions(ctx.rootKey, [rbacPermission('read_permission')]);
     const permission = await findPermission(ctx.em, ctx.rootKey.workspaceId, input.permission);
-    if (!permission) throw notFound('permission', 'The requested permission does not exist.');
+    if (!permission) throw permissionNotFound();
     return permission;
   });

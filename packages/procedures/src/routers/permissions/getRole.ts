@@ -1,4 +1,4 @@
-import { notFound } from '@keyplane/core';
+import { roleNotFound } from '@keyplane/core';
 import { findRole } from '@keyplane/db';
 import { z } from 'zod';
 import { rbacPermission, requirePermissions } from '../../middleware/auth.ts';
@@ -15,9 +15,9 @@ export const getRole = rootKeyProcedure
   .input(getRoleInput)
   .output(getRoleOutput)
   .query(async ({ ctx, input }) => {
-    // Authorization before the lookup (reference §8): 403 even for a role that does not exist.
+    // Authorization before the lookup (docs/contract.md#authorization-order): 403 even for a role that does not exist.
     requirePermissions(ctx.rootKey, [rbacPermission('read_role')]);
     const role = await findRole(ctx.em, ctx.rootKey.workspaceId, input.role);
-    if (!role) throw notFound('role', 'The requested role does not exist.');
+    if (!role) throw roleNotFound();
     return role;
   });

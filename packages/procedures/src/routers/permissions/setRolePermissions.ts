@@ -1,8 +1,7 @@
 import { setRolePermissions as setRolePermissionRecords } from '@keyplane/db';
 import { z } from 'zod';
-import { rbacPermission, requirePermissions } from '../../middleware/auth.ts';
+import { rbacPermission, requireCreatePermission, requirePermissions } from '../../middleware/auth.ts';
 import { permissionSchema, rbacNameSchema, resourceIdSchema } from '../../schemas.ts';
-import { settle } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
 /** Drops repeated slugs, comparing without letter case as the reference does; the first spelling stays. */
@@ -17,7 +16,7 @@ function uniqueIgnoringCase(slugs: string[]): string[] {
 }
 
 export const setRolePermissionsInput = z.strictObject({
-  /** The role's id only, not its name (reference 3.5). */
+  /** The role's id only, not its name (docs/contract.md#roles-and-permissions). */
   roleId: resourceIdSchema,
   /** The role's permissions become exactly these slugs; `[]` removes them all. */
   permissions: z.array(rbacNameSchema).max(1000).transform(uniqueIgnoringCase),
@@ -31,20 +30,17 @@ export const setRolePermissions = rootKeyProcedure
   .input(setRolePermissionsInput)
   .output(setRolePermissionsOutput)
   .mutation(async ({ ctx, input }) => {
-    // Authorization before the lookup (reference §8): 403 even for a role that does not exist.
+    // Authorization before the lookup (docs/contract.md#authorization-order): 403 even for a role that does not exist.
     requirePermissions(ctx.rootKey, [
       rbacPermission('add_permission_to_role'),
       rbacPermission('remove_permission_from_role'),
     ]);
-    const { permissions, invalidation } = await setRolePermissionRecords(
+    return setRolePermissionRecords(
       ctx.em,
+      ctx.changeLog,
       ctx.rootKey.workspaceId,
       input.roleId,
       input.permissions,
-      // Creating a slug the workspace does not have yet is a permission of its own.
-      () => requirePermissions(ctx.rootKey, [rbacPermission('create_permission')]),
+      () => requireCreatePermission(ctx.rootKey),
     );
-    // Keys holding the role verify with its new permissions from the next request on, on this node at once.
-    await settle(ctx.services, invalidation);
-    return permissions;
   });

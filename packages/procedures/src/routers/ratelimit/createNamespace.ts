@@ -1,4 +1,4 @@
-import { conflict } from '@keyplane/core';
+import { namespaceExists } from '@keyplane/core';
 import { createRatelimitNamespaces, findLiveRatelimitNamespace } from '@keyplane/db';
 import { z } from 'zod';
 import { ratelimitPermission, requirePermissions } from '../../middleware/auth.ts';
@@ -20,9 +20,9 @@ export const createNamespace = rootKeyProcedure
   .mutation(async ({ ctx, input }) => {
     requirePermissions(ctx.rootKey, [ratelimitPermission('*', 'create_namespace')]);
     const { workspaceId } = ctx.rootKey;
-    const taken = () => conflict('ratelimit_namespace', `A namespace named '${input.name}' already exists.`);
+    const taken = () => namespaceExists(input.name);
     if (await findLiveRatelimitNamespace(ctx.em, workspaceId, input.name)) throw taken();
-    const created = await createRatelimitNamespaces(ctx.em, workspaceId, [input.name]);
+    const created = await createRatelimitNamespaces(ctx.em, ctx.changeLog, workspaceId, [input.name]);
     const namespaceId = created.get(input.name);
     if (namespaceId === undefined) throw taken();
     return { namespaceId };

@@ -1,9 +1,10 @@
+import { namespaceNotFound } from '@keyplane/core';
 import { deleteRatelimitNamespace } from '@keyplane/db';
 import { z } from 'zod';
 import { ratelimitPermission, requirePermissions } from '../../middleware/auth.ts';
 import { ratelimitNamespaceRefSchema } from '../../schemas.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
-import { namespaceNotFound, requireLiveNamespace } from './namespaces.ts';
+import { requireLiveNamespace } from './namespaces.ts';
 
 export const deleteNamespaceInput = z.strictObject({ namespace: ratelimitNamespaceRefSchema });
 
@@ -22,6 +23,6 @@ export const deleteNamespace = rootKeyProcedure
     const namespace = await requireLiveNamespace(ctx.em, workspaceId, input.namespace);
     requirePermissions(ctx.rootKey, [ratelimitPermission(namespace.id, 'delete_namespace')]);
     // A concurrent deletion may have won since the lookup.
-    if (!(await deleteRatelimitNamespace(ctx.em, workspaceId, namespace.id))) throw namespaceNotFound();
+    if (!(await deleteRatelimitNamespace(ctx.em, ctx.changeLog, namespace))) throw namespaceNotFound();
     return {};
   });

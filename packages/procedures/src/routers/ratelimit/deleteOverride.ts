@@ -1,9 +1,10 @@
+import { overrideNotFound } from '@keyplane/core';
 import { deleteRatelimitOverride } from '@keyplane/db';
 import { z } from 'zod';
 import { ratelimitPermission, requirePermissions } from '../../middleware/auth.ts';
 import { ratelimitIdentifierSchema, ratelimitNamespaceRefSchema } from '../../schemas.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
-import { overrideNotFound, requireLiveNamespace } from './namespaces.ts';
+import { requireLiveNamespace } from './namespaces.ts';
 
 export const deleteOverrideInput = z.strictObject({
   namespace: ratelimitNamespaceRefSchema,
@@ -21,6 +22,6 @@ export const deleteOverride = rootKeyProcedure
   .mutation(async ({ ctx, input }) => {
     const namespace = await requireLiveNamespace(ctx.em, ctx.rootKey.workspaceId, input.namespace);
     requirePermissions(ctx.rootKey, [ratelimitPermission(namespace.id, 'delete_override')]);
-    if (!(await deleteRatelimitOverride(ctx.em, namespace.id, input.identifier))) throw overrideNotFound();
+    if (!(await deleteRatelimitOverride(ctx.em, ctx.changeLog, namespace, input.identifier))) throw overrideNotFound();
     return {};
   });

@@ -13,7 +13,7 @@ export const limitOutput = z.object({
 });
 
 /**
- * One check (reference 3.6): the namespace by id or name, created on first use; an override of
+ * One check (docs/contract.md#limiting): the namespace by id or name, created on first use; an override of
  * the identifier replaces the limit and duration. A denial is a 200 with `success: false`.
  */
 export const limit = rootKeyProcedure

@@ -1,13 +1,15 @@
 import { performance } from 'node:perf_hooks';
 import {
   combineCounterChecks,
+  findApplicableOverride,
   formatPermission,
+  namespaceGone,
   type PermissionTuple,
   planRatelimitCheck,
+  type RatelimitNamespaceSnapshot,
   ratelimitCounterKey,
-  selectOverride,
 } from '@keyplane/core';
-import { createRatelimitNamespaces, findRatelimitTargets, type RatelimitTarget } from '@keyplane/db';
+import { type ChangeLog, createRatelimitNamespaces, findExactOverride, findRatelimitNamespace } from '@keyplane/db';
 import { z } from 'zod';
 import type { Context } from '../../context.ts';
 import { type RootKeyPrincipal, ratelimitPermission, requirePermissions } from '../../middleware/auth.ts';
@@ -17,9 +19,9 @@ import {
   ratelimitIdentifierSchema,
   ratelimitNamespaceRefSchema,
 } from '../../schemas.ts';
-import { namespaceGone } from './namespaces.ts';
+import { namespaceCacheKey, overrideCacheKey } from '../../services.ts';
 
-/** One `ratelimit.limit` request (reference 3.6), also an element of a `ratelimit.multiLimit` batch. */
+/** One `ratelimit.limit` request (docs/contract.md#limiting), also an element of a `ratelimit.multiLimit` batch. */
 export const limitRequestSchema = z.strictObject({
   namespace: ratelimitNamespaceRefSchema,
   identifier: ratelimitIdentifierSchema,
@@ -48,6 +50,7 @@ export interface LimitDecision {
 
 type LimitingContext = Pick<Context, 'em' | 'services' | 'requestId' | 'metricsDisabled'> & {
   rootKey: RootKeyPrincipal;
+  changeLog: ChangeLog;
 };
 
 /** Permissions listed once each, so a 403 names each missing one once. */
@@ -55,22 +58,30 @@ function distinct(tuples: readonly PermissionTuple[]): PermissionTuple[] {
   return [...new Map(tuples.map((tuple) => [formatPermission(tuple), tuple])).values()];
 }
 
-function requireNoneDeleted(targets: readonly RatelimitTarget[]): void {
-  if (targets.some((target) => target.namespace?.deleted)) throw namespaceGone();
-}
-
 interface ResolvedRequest {
   request: RatelimitRequestInput;
-  namespaceId: string;
-  overrides: RatelimitTarget['overrides'];
+  namespace: RatelimitNamespaceSnapshot;
 }
 
-function resolved(requests: readonly RatelimitRequestInput[], targets: readonly RatelimitTarget[]): ResolvedRequest[] {
-  return requests.map((request, index) => {
-    const target = targets[index];
-    if (!target?.namespace) throw new Error('a ratelimit namespace was not found right after its creation');
-    return { request, namespaceId: target.namespace.id, overrides: target.overrides };
-  });
+/**
+ * Every distinct namespace the requests name, from this node's cache (docs/architecture.md#caches):
+ * a change to a namespace or its overrides evicts it on every node before the change is answered.
+ */
+async function cachedNamespaces(
+  ctx: LimitingContext,
+  names: readonly string[],
+): Promise<Map<string, RatelimitNamespaceSnapshot | null>> {
+  const { workspaceId } = ctx.rootKey;
+  const distinctNames = [...new Set(names)];
+  const found = await Promise.all(
+    distinctNames.map((name) =>
+      ctx.services.namespaceCache.load(
+        namespaceCacheKey(workspaceId, name),
+        async () => (await findRatelimitNamespace(ctx.em, workspaceId, name)) ?? null,
+      ),
+    ),
+  );
+  return new Map(distinctNames.map((name, index) => [name, found[index] ?? null]));
 }
 
 /**
@@ -86,34 +97,51 @@ async function resolveRequests(
   requests: readonly RatelimitRequestInput[],
 ): Promise<ResolvedRequest[]> {
   const { workspaceId } = ctx.rootKey;
-  const targets = await findRatelimitTargets(ctx.em, workspaceId, requests);
-  requireNoneDeleted(targets);
-  const missing = requests.filter((_, index) => targets[index]?.namespace === undefined);
-  const required = targets.flatMap((target) =>
-    target.namespace ? [ratelimitPermission(target.namespace.id, 'limit')] : [],
+  const namespaces = await cachedNamespaces(
+    ctx,
+    requests.map((request) => request.namespace),
   );
+  const known = [...namespaces.values()].filter((namespace) => namespace !== null);
+  if (known.some((namespace) => namespace.deleted)) throw namespaceGone();
+  const missing = [...namespaces].filter(([, namespace]) => namespace === null).map(([name]) => name);
+  const required = known.map((namespace) => ratelimitPermission(namespace.id, 'limit'));
   if (missing.length > 0) {
     required.unshift(ratelimitPermission('*', 'create_namespace'), ratelimitPermission('*', 'limit'));
   }
   requirePermissions(ctx.rootKey, distinct(required));
-  if (missing.length === 0) return resolved(requests, targets);
 
-  await createRatelimitNamespaces(
-    ctx.em,
-    workspaceId,
-    missing.map((request) => request.namespace),
-  );
-  // Read again: a concurrent first use may have created (or since deleted) one, and overrides
-  // are read with their namespace.
-  const created = await findRatelimitTargets(ctx.em, workspaceId, requests);
-  requireNoneDeleted(created);
-  return resolved(requests, created);
+  if (missing.length > 0) {
+    await createRatelimitNamespaces(ctx.em, ctx.changeLog, workspaceId, missing);
+    // Read past the cache: a concurrent first use may have created (or since deleted) one.
+    for (const name of missing) {
+      const created = await findRatelimitNamespace(ctx.em, workspaceId, name);
+      if (!created) throw new Error('a ratelimit namespace was not found right after its creation');
+      if (created.deleted) throw namespaceGone();
+      namespaces.set(name, created);
+    }
+  }
+  return requests.map((request) => {
+    const namespace = namespaces.get(request.namespace);
+    if (!namespace) throw new Error('a ratelimit namespace was not resolved');
+    return { request, namespace };
+  });
 }
+
+/** The override limiting applies to the identifier, exact ones from this node's cache. */
+const overrideFor = (ctx: LimitingContext, namespace: RatelimitNamespaceSnapshot, identifier: string) =>
+  findApplicableOverride(namespace, identifier, async (namespaceId) => {
+    const found = await ctx.services.overrideCache.load(
+      overrideCacheKey(namespaceId, identifier),
+      async () => (await findExactOverride(ctx.em, namespaceId, identifier)) ?? null,
+    );
+    return found ?? undefined;
+  });
 
 /**
  * Checks the requests all-or-nothing (a rejected call consumes nothing, in any namespace) and
- * records one event per request, off the request path. An event's `passed` says whether the
- * request was let through, so within a rejected batch every event says false: nothing was counted.
+ * records one event per request: spooled before the answer, written to PostgreSQL off the request
+ * path. An event's `passed` says whether the request was let through, so within a rejected batch
+ * every event says false: nothing was counted.
  */
 export async function applyLimits(
   ctx: LimitingContext,
@@ -121,14 +149,17 @@ export async function applyLimits(
 ): Promise<{ passed: boolean; limits: LimitDecision[] }> {
   const started = performance.now();
   const { services, rootKey } = ctx;
-  const checks = (await resolveRequests(ctx, requests)).map(({ request, namespaceId, overrides }) => {
-    const override = selectOverride(overrides, request.identifier);
-    const plan = planRatelimitCheck(
-      { limit: request.limit, durationMs: request.duration, cost: request.cost },
-      override,
-    );
-    return { request, namespaceId, plan };
-  });
+  const resolvedRequests = await resolveRequests(ctx, requests);
+  const checks = await Promise.all(
+    resolvedRequests.map(async ({ request, namespace }) => {
+      const override = await overrideFor(ctx, namespace, request.identifier);
+      const plan = planRatelimitCheck(
+        { limit: request.limit, durationMs: request.duration, cost: request.cost },
+        override,
+      );
+      return { request, namespaceId: namespace.id, plan };
+    }),
+  );
   // Checks of one counter in the same call count together, as if made one after the other.
   const combined = combineCounterChecks(
     checks.map(({ request, namespaceId, plan }) => ({
@@ -142,10 +173,11 @@ export async function applyLimits(
   const outcomes = combined.spread(checked.results);
   const latencyMs = performance.now() - started;
   const time = services.now();
+  let recorded: Promise<void> | undefined;
   const limits = checks.map(({ request, namespaceId, plan }, index): LimitDecision => {
     const outcome = outcomes[index] ?? { passed: false, remaining: 0, reset: time };
     if (!ctx.metricsDisabled)
-      services.ratelimitEvents.record({
+      recorded = services.ratelimitEvents.record({
         time,
         requestId: ctx.requestId,
         workspaceId: rootKey.workspaceId,
@@ -167,5 +199,8 @@ export async function applyLimits(
       ...(plan.overrideId === undefined ? {} : { overrideId: plan.overrideId }),
     };
   });
+  // The events reach the spool before the answer is written, so a crash cannot lose them; the
+  // last one's promise covers those recorded before it.
+  await recorded;
   return { passed: checked.passed, limits };
 }

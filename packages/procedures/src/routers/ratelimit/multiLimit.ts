@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { rootKeyProcedure } from '../../trpc.ts';
 import { applyLimits, limitRequestSchema } from './limiting.ts';
 
-/** A bare JSON array of 1–100 `ratelimit.limit` requests (reference 3.6). */
+/** A bare JSON array of 1–100 `ratelimit.limit` requests (docs/contract.md#limiting). */
 export const multiLimitInput = z.array(limitRequestSchema).min(1).max(100);
 
 export const multiLimitOutput = z.object({

@@ -1,7 +1,7 @@
 import type { RatelimitOverrideRule } from '@keyplane/core';
 import { z } from 'zod';
 
-/** `RatelimitOverride` (reference 3.1). */
+/** `RatelimitOverride` (docs/contract.md#overrides). */
 export const overrideOutput = z.object({
   overrideId: z.string(),
   identifier: z.string(),

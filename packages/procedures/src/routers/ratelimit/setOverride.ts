@@ -23,8 +23,8 @@ export const setOverrideOutput = z.object({ overrideId: z.string() });
 
 /**
  * Upsert by (namespace, identifier): an existing override keeps its id. In the reference order:
- * the namespace (404, never created here), then `ratelimit.<id>.set_override` (403). Limiting
- * reads overrides on every call, so the next request on any node sees the change.
+ * the namespace (404, never created here), then `ratelimit.<id>.set_override` (403). Every node
+ * forgets its cached copy before this answers, so the next request on any node sees the change.
  */
 export const setOverride = rootKeyProcedure
   .meta({ public: true })
@@ -33,7 +33,7 @@ export const setOverride = rootKeyProcedure
   .mutation(async ({ ctx, input }) => {
     const namespace = await requireLiveNamespace(ctx.em, ctx.rootKey.workspaceId, input.namespace);
     requirePermissions(ctx.rootKey, [ratelimitPermission(namespace.id, 'set_override')]);
-    const overrideId = await setRatelimitOverride(ctx.em, namespace.id, {
+    const overrideId = await setRatelimitOverride(ctx.em, ctx.changeLog, namespace, {
       identifier: input.identifier,
       limit: input.limit,
       durationMs: input.duration,

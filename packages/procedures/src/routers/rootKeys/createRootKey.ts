@@ -1,5 +1,11 @@
-import { badRequest, isGrantablePermission, type PermissionTuple, parsePermission } from '@keyplane/core';
-import { createRootKey as createRootKeyRecord } from '@keyplane/db';
+import {
+  badRequest,
+  isGrantablePermission,
+  issueRootKey,
+  requireHeldPermissions,
+  requireRootKeyExpiryAllowed,
+} from '@keyplane/core';
+import { rootKeyStore } from '@keyplane/db';
 import { z } from 'zod';
 import { MANAGE_ROOT_KEYS, requirePermissions } from '../../middleware/auth.ts';
 import { textSchema } from '../../schemas.ts';
@@ -21,30 +27,34 @@ export const createRootKeyOutput = z.object({
 
 /**
  * Internal (dashboard and typed client only). A root key may hand out only what it holds itself,
- * so managing root keys never escalates to permissions the operator lacks (403 naming them).
+ * so managing root keys never escalates to permissions the operator lacks (403 naming them), and
+ * may not create a key that lives longer than it will itself (403).
  */
 export const createRootKey = rootKeyProcedure
   .input(createRootKeyInput)
   .output(createRootKeyOutput)
   .mutation(async ({ ctx, input }) => {
     requirePermissions(ctx.rootKey, [MANAGE_ROOT_KEYS]);
-    const requested = grantablePermissions(input.permissions);
-    requirePermissions(ctx.rootKey, requested);
+    requireGrantable(input.permissions);
+    requireHeldPermissions(ctx.rootKey.permissions, input.permissions);
     if (input.expires !== undefined && input.expires <= ctx.services.now()) {
       throw badRequest('`expires` must be in the future.', [
         { location: 'body.expires', message: 'must be a unix timestamp in milliseconds after now' },
       ]);
     }
-    const created = await createRootKeyRecord(ctx.em, {
-      workspaceId: ctx.rootKey.workspaceId,
-      name: input.name,
-      permissions: input.permissions,
-      expiresAt: input.expires === undefined ? undefined : new Date(input.expires),
-    });
-    return { rootKeyId: created.rootKeyId, key: created.rootKey };
+    requireRootKeyExpiryAllowed({ caller: ctx.rootKey.expiresAt, requested: input.expires ?? null });
+    const issued = await ctx.em.transactional((tx) =>
+      issueRootKey(rootKeyStore(tx), {
+        workspaceId: ctx.rootKey.workspaceId,
+        name: input.name,
+        permissions: input.permissions,
+        expiresAt: input.expires === undefined ? undefined : new Date(input.expires),
+      }),
+    );
+    return { rootKeyId: issued.rootKeyId, key: issued.rootKey };
   });
 
-function grantablePermissions(permissions: readonly string[]): PermissionTuple[] {
+function requireGrantable(permissions: readonly string[]): void {
   const invalid = permissions.flatMap((permission, index) =>
     isGrantablePermission(permission)
       ? []
@@ -60,5 +70,4 @@ function grantablePermissions(permissions: readonly string[]): PermissionTuple[]
     const names = invalid.map((error) => error.message).join('; ');
     throw badRequest(`Invalid permissions: ${names}.`, invalid);
   }
-  return permissions.map((permission) => parsePermission(permission) as PermissionTuple);
 }

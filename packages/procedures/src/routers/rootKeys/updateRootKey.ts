@@ -1,9 +1,8 @@
-import { badRequest, notFound } from '@keyplane/core';
-import { setRootKeyExpiry } from '@keyplane/db';
+import { badRequest, rootKeyNotFound, setRootKeyExpiry } from '@keyplane/core';
+import { rootKeyChangeStore } from '@keyplane/db';
 import { z } from 'zod';
 import { MANAGE_ROOT_KEYS, requirePermissions } from '../../middleware/auth.ts';
 import { resourceIdSchema } from '../../schemas.ts';
-import { settle } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
 export const updateRootKeyInput = z.strictObject({
@@ -14,7 +13,11 @@ export const updateRootKeyInput = z.strictObject({
 
 export const updateRootKeyOutput = z.object({});
 
-/** Internal (dashboard and typed client only): sets or clears a root key's expiry, at once on every node. */
+/**
+ * Internal (dashboard and typed client only): sets or clears a root key's expiry, at once on every
+ * node. Only for a key whose every permission the caller holds, and never making a key live longer
+ * than the caller will unless it already does (403).
+ */
 export const updateRootKey = rootKeyProcedure
   .input(updateRootKeyInput)
   .output(updateRootKeyOutput)
@@ -26,10 +29,13 @@ export const updateRootKey = rootKeyProcedure
         { location: 'body.expires', message: 'must be now or later (unix ms), or null to remove the expiry' },
       ]);
     }
-    const { workspaceId } = ctx.rootKey;
-    if (!(await setRootKeyExpiry(ctx.em, workspaceId, input.rootKeyId, input.expires))) {
-      throw notFound('root_key', `The root key '${input.rootKeyId}' was not found.`);
-    }
-    await settle(ctx.services, { workspaceId });
+    const changed = await ctx.em.transactional((tx) =>
+      setRootKeyExpiry(rootKeyChangeStore(tx, ctx.changeLog), {
+        rootKeyId: input.rootKeyId,
+        expiresAt: input.expires,
+        manager: ctx.rootKey,
+      }),
+    );
+    if (!changed) throw rootKeyNotFound(input.rootKeyId);
     return {};
   });
