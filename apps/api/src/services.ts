@@ -1,21 +1,32 @@
-import { DEFAULT_ANALYTICS_QUERIES_PER_HOUR, FreshnessCache } from '@keyplane/core';
 import {
   createCreditSpender,
   createRatelimitRecorder,
   createRootKeyUsageTracker,
   createVerificationRecorder,
   listenForInvalidations,
-  loadServerSecret,
-  type Orm,
+  openEventSpool,
   type RetentionSchedule,
+  ratelimitStream,
   scheduleAnalyticsRetention,
-} from '@keyplane/db';
-import { evict, type Services } from '@keyplane/procedures';
-import { createRateLimitEngine } from '@keyplane/ratelimit';
+  startSpoolReplay,
+  verificationStream,
+} from '@keyplane/background';
+import {
+  ANALYTICS_QUOTA_WINDOW_SECONDS,
+  AnalyticsConcurrency,
+  DEFAULT_ANALYTICS_CONCURRENT_QUERIES,
+  DEFAULT_ANALYTICS_QUERIES_PER_HOUR,
+  FreshnessCache,
+  SIGN_IN_THROTTLE_WINDOW_SECONDS,
+  WORKSPACE_RATE_LIMIT_WINDOW_SECONDS,
+} from '@keyplane/core';
+import { createAnalyticsDatabase, databaseIdOf, loadServerSecret, type Orm } from '@keyplane/db';
+import { clearCaches, evict, type Services } from '@keyplane/procedures';
+import { createQuotas, createRateLimitEngine, type RedisFailureMode } from '@keyplane/ratelimit';
 import type { Logger } from './log.ts';
 
 /**
- * How long a cached key or root key may be served without hearing from the database. Changes are
+ * How long a cached key, root key, namespace or override may be served without hearing from the database. Changes are
  * announced at once (NOTIFY); this bounds staleness if an announcement is ever missed.
  */
 const FRESHNESS_MS = 1000;
@@ -34,38 +45,90 @@ export async function startServices(options: {
   orm: Orm;
   databaseUrl: string;
   redisUrl?: string;
+  /** What rate limits do while Redis is unreachable; omitted: `local`. */
+  rateLimitRedisFailure?: RedisFailureMode;
   logger: Logger;
   /** Deletes analytics events older than this many days, hourly; omitted (tests): nothing is deleted. */
   analyticsRetentionDays?: number;
   /** Omitted: the reference's 1000. */
   analyticsQueriesPerHour?: number;
+  /** Where verification and ratelimit events are spooled before they are answered (see README, Analytics). */
+  eventSpoolDir: string;
+  /** Omitted: 1 GiB. */
+  eventSpoolMaxBytes?: number;
+  /** Where analytics queries run (a read replica, say); omitted: `databaseUrl`. */
+  analyticsDatabaseUrl?: string;
+  /** Connections kept for analytics queries; omitted: 1. */
+  analyticsConnections?: number;
+  /** Analytics queries one workspace may have under way at once on this node; omitted: 2. */
+  analyticsConcurrentQueries?: number;
 }): Promise<RunningServices> {
-  const { logger } = options;
+  const { logger, rateLimitRedisFailure = 'local' } = options;
   let lastFallbackLog = 0;
+  let lastSpoolErrorLog = 0;
+  const databaseId = await databaseIdOf(options.orm.em.fork());
+  const spool = await openEventSpool({
+    dir: options.eventSpoolDir,
+    databaseId,
+    maxBytes: options.eventSpoolMaxBytes,
+    onError: (error) => {
+      // At most one line every 10 s while the disk refuses.
+      if (Date.now() - lastSpoolErrorLog < 10_000) return;
+      lastSpoolErrorLog = Date.now();
+      logger.error('the event spool failed; events are still written from memory, but a crash may lose them', {
+        error: String(error),
+      });
+    },
+    onFull: (dropped) => logger.error('the event spool is full: deleted its oldest file', dropped),
+  });
+  const spoolReplay = startSpoolReplay(options.orm, spool, [verificationStream, ratelimitStream], {
+    onError: (error) => logger.error('could not replay the event spool; will retry', { error: String(error) }),
+    onRefused: (error) => logger.error('dropped a spooled event the database refused', { error: String(error) }),
+    onDamaged: (segment, lines) => logger.error('skipped damaged lines of the event spool', { ...segment, lines }),
+    onReplayed: (replayed) => logger.info('replayed the event spool of a stopped process', replayed),
+  });
+  // Per database: every node of a deployment shares its quotas, and deployments (test databases) sharing
+  // one Redis do not.
+  const quotas = createQuotas({ redisUrl: options.redisUrl, keyPrefix: `keyplane:quota:${databaseId}:` });
   const services: Services = {
     keyCache: new FreshnessCache({ ttlMs: FRESHNESS_MS, maxEntries: 100_000 }),
     rootKeyCache: new FreshnessCache({ ttlMs: FRESHNESS_MS, maxEntries: 10_000 }),
+    namespaceCache: new FreshnessCache({ ttlMs: FRESHNESS_MS, maxEntries: 100_000 }),
+    overrideCache: new FreshnessCache({ ttlMs: FRESHNESS_MS, maxEntries: 100_000 }),
     rateLimiter: createRateLimitEngine({
       redisUrl: options.redisUrl,
+      redisFailure: rateLimitRedisFailure,
       onFallback: (error) => {
         // At most one line every 10 s while Redis is away.
         if (Date.now() - lastFallbackLog < 10_000) return;
         lastFallbackLog = Date.now();
-        logger.error('rate limiting fell back to this process (Redis unreachable)', { error: error.message });
+        logger.error('rate limits are answered without Redis (unreachable)', {
+          error: error.message,
+          RATELIMIT_REDIS_FAILURE: rateLimitRedisFailure,
+        });
       },
     }),
+    workspaceRateLimit: quotas.quota('workspace-api', WORKSPACE_RATE_LIMIT_WINDOW_SECONDS),
+    analyticsQuota: quotas.quota('analytics-queries', ANALYTICS_QUOTA_WINDOW_SECONDS),
+    signInThrottle: quotas.quota('failed-sign-ins', SIGN_IN_THROTTLE_WINDOW_SECONDS),
     credits: createCreditSpender(options.databaseUrl),
-    verifications: createVerificationRecorder(options.orm, {
+    verifications: createVerificationRecorder(options.orm, spool, {
       onError: (error) => logger.error('could not record verifications; will retry', { error: String(error) }),
       onRefused: (error) => logger.error('dropped a verification event the database refused', { error: String(error) }),
     }),
-    ratelimitEvents: createRatelimitRecorder(options.orm, {
+    ratelimitEvents: createRatelimitRecorder(options.orm, spool, {
       onError: (error) => logger.error('could not record ratelimit decisions; will retry', { error: String(error) }),
       onRefused: (error) => logger.error('dropped a ratelimit event the database refused', { error: String(error) }),
     }),
     rootKeyUsage: createRootKeyUsageTracker(options.orm, {
       onError: (error) => logger.error('could not record root-key use; will retry', { error: String(error) }),
     }),
+    analytics: createAnalyticsDatabase(options.analyticsDatabaseUrl ?? options.databaseUrl, {
+      connections: options.analyticsConnections,
+    }),
+    analyticsConcurrency: new AnalyticsConcurrency(
+      options.analyticsConcurrentQueries ?? DEFAULT_ANALYTICS_CONCURRENT_QUERIES,
+    ),
     analyticsQueriesPerHour: options.analyticsQueriesPerHour ?? DEFAULT_ANALYTICS_QUERIES_PER_HOUR,
     analyticsRetentionDays: options.analyticsRetentionDays,
     sessionSigningKey: await loadServerSecret(options.orm.em.fork(), 'dashboard_session_signing', 32),
@@ -82,10 +145,7 @@ export async function startServices(options: {
   };
   const listener = await listenForInvalidations(options.databaseUrl, {
     onChange: (change) => evict(services, change),
-    onReset: () => {
-      services.keyCache.clear();
-      services.rootKeyCache.clear();
-    },
+    onReset: () => clearCaches(services),
     onError: (error) =>
       logger.error('invalidation listener lost its connection; reconnecting', { error: error.message }),
   });
@@ -107,9 +167,12 @@ export async function startServices(options: {
       await listener.close();
       await services.verifications.close();
       await services.ratelimitEvents.close();
+      await spoolReplay.close();
       await services.rootKeyUsage.close();
       await services.credits.close();
       await services.rateLimiter.close();
+      await quotas.close();
+      await services.analytics.close();
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { newId } from '@keyplane/core';
@@ -8,13 +8,14 @@ import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from '../log.ts';
-import { readIncomingBody, readWebBody } from './body.ts';
+import { clientAddressOf } from './clientAddress.ts';
 import { createDashboardAssets } from './dashboardStatic.ts';
-import { type Problem, problemBody, problems } from './problem.ts';
+import { CLIENT_CLOSED_REQUEST, type Problem, problemBody, problems } from './problem.ts';
 import { workspaceRateLimitHeaders } from './rateLimitHeaders.ts';
 import { logRequest } from './requestLog.ts';
 import { cookieSessionCarrier, crossSiteRefusal } from './sessionCookie.ts';
-import { type CallerHeaders, createV2Handler, metricsDisabledBy, type V2Answer } from './v2.ts';
+import { type CallerHeaders, createV2Handler, metricsDisabledBy } from './v2.ts';
+import { createV2Transport } from './v2Transport.ts';
 
 export interface AppDeps {
   orm: Orm;
@@ -28,32 +29,23 @@ export interface AppDeps {
   router?: AppRouter;
   /** The dashboard's production build, served at /dashboard; omitted: no dashboard. */
   dashboardDir?: string;
+  /** Take the client's address from X-Forwarded-For (a reverse proxy sets it). */
+  trustProxy?: boolean;
 }
 
 type Env = {
   Bindings: Partial<HttpBindings>;
-  Variables: { requestId: string; procedure?: string; failure?: unknown };
+  Variables: { requestId: string; failure?: unknown };
 };
 
 /** The reference's header for opting one call out of analytics. */
 const METRICS_HEADER = 'x-unkey-metrics';
 
-/** A `/v2` procedure call waiting for the end of the event loop's turn in which it arrived. */
-interface ArrivedCall {
-  request: IncomingMessage;
-  response: ServerResponse;
-  procedure: string;
-  started: number;
-}
-
-const V2_PROCEDURE_PATH = /^\/v2\/([^/?#]+)(?:\?.*)?$/;
-
 /**
- * The HTTP host: `/v2` (the public contract), `/trpc` (internal typed callers) and liveness.
- * `app` serves everything (and is what in-process tests call); `listener` is what the Node server
- * runs: it answers `/v2` procedure calls straight on Node's request and response, which spares the
- * hot path the web Request/Response conversion, and hands everything else to `app`. `handleV2` is
- * the `/v2` pipeline without any transport (for measuring it alone).
+ * The HTTP host. `listener` is what the Node server runs: `/v2` (the public contract, liveness
+ * included) goes through its one transport (v2Transport.ts); `/trpc` (internal typed callers) and
+ * the dashboard through a small Hono app. `handleV2` is the `/v2` pipeline without any transport
+ * (for measuring it alone).
  */
 export function createHttp(deps: AppDeps) {
   const router = deps.router ?? appRouter;
@@ -66,6 +58,7 @@ export function createHttp(deps: AppDeps) {
       vaultMasterKey: deps.vaultMasterKey,
       services: deps.services,
       session: caller.session,
+      clientAddress: caller.clientAddress,
       metricsDisabled: caller.metricsDisabled,
       onWorkspaceRateLimit: caller.onWorkspaceRateLimit,
     });
@@ -75,11 +68,7 @@ export function createHttp(deps: AppDeps) {
     errorsBaseUrl: deps.errorsBaseUrl,
     contextFor,
   });
-  const unexpected = (requestId: string, failure: unknown): V2Answer => ({
-    status: 500,
-    body: problemBody(problems.unexpected(), requestId, deps.errorsBaseUrl),
-    failure,
-  });
+  const v2 = createV2Transport({ handleV2, logger: deps.logger, logRequests, errorsBaseUrl: deps.errorsBaseUrl });
 
   const app = new Hono<Env>();
   const respondWith = (c: { json: (body: unknown, status: never) => Response }, requestId: string, problem: Problem) =>
@@ -94,34 +83,11 @@ export function createHttp(deps: AppDeps) {
       requestId,
       method: c.req.method,
       path: c.req.path,
-      procedure: c.get('procedure'),
-      status: c.res.status,
+      procedure: undefined,
+      status: c.env?.incoming?.socket.destroyed ? CLIENT_CLOSED_REQUEST : c.res.status,
       durationMs: performance.now() - started,
       failure: c.get('failure'),
     });
-  });
-
-  app.get('/v2/liveness', (c) => c.json({ meta: { requestId: c.get('requestId') }, data: { message: 'OK' } }));
-
-  app.all('/v2/:rpc', async (c) => {
-    const procedure = c.req.param('rpc');
-    c.set('procedure', procedure);
-    const incoming = c.env?.incoming;
-    const answer = await handleV2(
-      {
-        method: c.req.method,
-        procedure,
-        contentType: c.req.header('content-type'),
-        authorization: c.req.header('authorization'),
-        metricsDisabled: metricsDisabledBy(c.req.header(METRICS_HEADER)),
-        readBody: (limit) => (incoming ? readIncomingBody(incoming, limit) : readWebBody(c.req.raw, limit)),
-        signal: c.req.raw.signal,
-      },
-      c.get('requestId'),
-    );
-    if (answer.failure !== undefined) c.set('failure', answer.failure);
-    for (const [name, value] of Object.entries(answer.headers ?? {})) c.header(name, value);
-    return c.json(answer.body, answer.status as never);
   });
 
   const limitBody = bodyLimit({
@@ -141,6 +107,7 @@ export function createHttp(deps: AppDeps) {
       createContext: ({ resHeaders }) =>
         contextFor(c.get('requestId'), {
           authorization,
+          clientAddress: clientAddressOf(c.env?.incoming, deps.trustProxy === true),
           metricsDisabled: metricsDisabledBy(c.req.header(METRICS_HEADER)),
           session: authorization === undefined ? cookieSessionCarrier(c.req.raw, resHeaders) : undefined,
           onWorkspaceRateLimit: (state) => {
@@ -172,68 +139,15 @@ export function createHttp(deps: AppDeps) {
 
   const honoListener = getRequestListener(app.fetch);
 
-  // The /v2 calls that arrive in one turn of the event loop are answered together, once that turn's
-  // I/O is read: their pipelines then run interleaved, a stage for every call in a row, so the
-  // pipeline's code and data stay in the CPU caches. Answered one by one, the HTTP parsing of each
-  // next request evicts them, and a verification costs nearly twice the CPU (npm run bench).
-  let arrived: ArrivedCall[] = [];
-  const answerArrived = () => {
-    const batch = arrived;
-    arrived = [];
-    for (const call of batch) void answerV2(call);
-  };
-
   async function listener(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const procedure = V2_PROCEDURE_PATH.exec(request.url ?? '')?.[1];
-    if (procedure === undefined || procedure === 'liveness') {
-      await honoListener(request, response);
-      return;
-    }
-    if (arrived.push({ request, response, procedure, started: performance.now() }) === 1) setImmediate(answerArrived);
+    if (!v2.accept(request, response)) await honoListener(request, response);
   }
 
-  async function answerV2({ request, response, procedure, started }: ArrivedCall): Promise<void> {
-    const requestId = newId('request');
-    let answer: V2Answer;
-    try {
-      answer = await handleV2(
-        {
-          method: request.method ?? 'GET',
-          procedure,
-          contentType: request.headers['content-type'],
-          authorization: request.headers.authorization,
-          metricsDisabled: metricsDisabledBy(request.headers[METRICS_HEADER] as string | undefined),
-          readBody: (limit) => readIncomingBody(request, limit),
-        },
-        requestId,
-      );
-    } catch (error) {
-      answer = unexpected(requestId, error);
-    }
-    const payload = JSON.stringify(answer.body);
-    response.writeHead(answer.status, {
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(payload),
-      ...answer.headers,
-    });
-    response.end(payload);
-    logRequest(deps.logger, logRequests, {
-      requestId,
-      method: request.method ?? 'GET',
-      path: request.url ?? '',
-      procedure,
-      status: answer.status,
-      durationMs: performance.now() - started,
-      failure: answer.failure,
-    });
-  }
-
-  return { app, listener, handleV2 };
+  return { listener, handleV2 };
 }
 
-/** The Hono app alone, for in-process calls (`app.request`). */
-export function createApp(deps: AppDeps) {
-  return createHttp(deps).app;
+/** The Node HTTP server that runs the listener: what `npm start` listens with, and what tests drive over a socket. */
+export function createHttpServer(deps: AppDeps): Server {
+  const { listener } = createHttp(deps);
+  return createServer((request, response) => void listener(request, response));
 }
-
-export type App = ReturnType<typeof createApp>;

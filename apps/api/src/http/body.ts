@@ -2,6 +2,9 @@ import type { IncomingMessage } from 'node:http';
 
 export class BodyTooLargeError extends Error {}
 
+/** The client closed the connection before its request body arrived whole: nothing failed here. */
+export class ClientClosedRequestError extends Error {}
+
 /**
  * The body of a Node request as text, refusing more than `limit` bytes. Reading the
  * IncomingMessage directly avoids turning every body into a web stream.
@@ -21,14 +24,7 @@ export function readIncomingBody(stream: IncomingMessage, limit: number): Promis
     stream.on('end', () =>
       tooLarge ? reject(new BodyTooLargeError()) : resolve(Buffer.concat(chunks).toString('utf8')),
     );
-    stream.on('error', reject);
+    // Node reports a client that hangs up mid-body as an 'aborted' error on the request.
+    stream.on('error', (error) => reject(stream.socket?.destroyed ? new ClientClosedRequestError() : error));
   });
-}
-
-/** The same for a web Request (in-process calls through `app.request`). */
-export async function readWebBody(request: Request, limit: number): Promise<string> {
-  if (Number(request.headers.get('content-length')) > limit) throw new BodyTooLargeError();
-  const body = await request.arrayBuffer();
-  if (body.byteLength > limit) throw new BodyTooLargeError();
-  return Buffer.from(body).toString('utf8');
 }

@@ -35,7 +35,6 @@ export async function dispatch<TContext>(options: {
   path: string;
   input: unknown;
   ctx: TContext;
-  signal?: AbortSignal;
 }): Promise<DispatchResult> {
   const procedure = options.table.get(options.path);
   if (!procedure) return { ok: false, problem: problems.unknownProcedure(options.path) };
@@ -46,7 +45,7 @@ export async function dispatch<TContext>(options: {
       type: procedure.type,
       ctx: options.ctx,
       getRawInput: async () => options.input,
-      signal: options.signal,
+      signal: undefined,
       batchIndex: 0,
     });
     return { ok: true, data, list: procedure.list };

@@ -25,6 +25,7 @@ const TITLES: Record<number, string> = {
   415: 'Unsupported Media Type',
   422: 'Unprocessable Entity',
   429: 'Too Many Requests',
+  499: 'Client Closed Request',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 };
@@ -41,6 +42,9 @@ const GENERIC_TYPES: Record<number, string> = {
   415: 'user/bad_request/unsupported_media_type',
   429: 'user/too_many_requests/rate_limited',
 };
+
+/** nginx's status for a request whose client hung up before it was answered: logged, never sent. */
+export const CLIENT_CLOSED_REQUEST = 499;
 
 const UNEXPECTED: Problem = {
   status: 500,
@@ -122,10 +126,13 @@ export function problemBody(problem: Problem, requestId: string, errorsBaseUrl: 
 }
 
 export const problems = {
-  methodNotAllowed: (method: string): Problem => ({
+  methodNotAllowed: (method: string, allowed: 'POST' | 'GET' = 'POST'): Problem => ({
     status: 405,
     type: GENERIC_TYPES[405] as string,
-    detail: `Procedures are called with POST, not ${method}.`,
+    detail:
+      allowed === 'POST'
+        ? `Procedures are called with POST, not ${method}.`
+        : `This endpoint is read with ${allowed}, not ${method}.`,
   }),
   unknownProcedure: (path: string): Problem => ({
     status: 404,
@@ -164,6 +171,11 @@ export const problems = {
     status: 503,
     type: 'service/application/dashboard_not_built',
     detail: 'The dashboard has not been built. Run `npm run build -w @keyplane/dashboard` (npm start does it).',
+  }),
+  clientClosedRequest: (): Problem => ({
+    status: CLIENT_CLOSED_REQUEST,
+    type: 'user/bad_request/client_closed_request',
+    detail: 'The client closed the connection before sending the whole request.',
   }),
   unexpected: (): Problem => UNEXPECTED,
 };

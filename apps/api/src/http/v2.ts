@@ -1,7 +1,7 @@
 import type { WorkspaceRateLimitState } from '@keyplane/core';
 import type { SessionCarrier } from '@keyplane/procedures';
 import type { AnyTRPCRouter } from '@trpc/server';
-import { BodyTooLargeError } from './body.ts';
+import { BodyTooLargeError, ClientClosedRequestError } from './body.ts';
 import { dispatch, publicProcedureTable } from './contract.ts';
 import { type Problem, problemBody, problems } from './problem.ts';
 import { workspaceRateLimitHeaders } from './rateLimitHeaders.ts';
@@ -15,13 +15,13 @@ export interface V2Call {
   /** `X-Unkey-Metrics: disabled`: do not record this call in analytics. */
   metricsDisabled: boolean;
   readBody(limit: number): Promise<string>;
-  signal?: AbortSignal;
 }
 
 /** What a context takes from the request's headers, and how it hands back what the response shows. */
 export interface CallerHeaders {
   authorization: string | undefined;
   metricsDisabled: boolean;
+  clientAddress?: string;
   session?: SessionCarrier;
   onWorkspaceRateLimit?(state: WorkspaceRateLimitState): void;
 }
@@ -69,6 +69,7 @@ export function createV2Handler<TContext>(options: {
       text = await call.readBody(options.maxBodyBytes);
     } catch (error) {
       if (error instanceof BodyTooLargeError) return answer(problems.bodyTooLarge(options.maxBodyBytes));
+      if (error instanceof ClientClosedRequestError) return answer(problems.clientClosedRequest());
       throw error;
     }
     let input: unknown;
@@ -93,7 +94,6 @@ export function createV2Handler<TContext>(options: {
           headers = workspaceRateLimitHeaders(state);
         },
       }),
-      signal: call.signal,
     });
     if (result.ok) {
       if (!result.list) return { status: 200, body: { meta: { requestId }, data: result.data }, headers };
