@@ -1,7 +1,30 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+import server from './apps/api/vitest.config.ts';
+
+/**
+ * Test files that compare latencies measured on this machine: they run once every other file has
+ * finished, one at a time, so that the rest of the suite does not weigh on one phase of a
+ * measurement and not on the other.
+ */
+const MEASURING_LATENCY = ['test/analyticsIsolation.test.ts'];
 
 export default defineConfig({
   test: {
-    projects: ['packages/*', 'apps/*'],
+    projects: [
+      'packages/*',
+      'apps/cli',
+      'apps/dashboard',
+      { test: { ...server.test, root: './apps/api', exclude: [...configDefaults.exclude, ...MEASURING_LATENCY] } },
+      {
+        test: {
+          ...server.test,
+          root: './apps/api',
+          name: 'server-latency',
+          include: MEASURING_LATENCY,
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });

@@ -1,4 +1,5 @@
-import type { Api } from './harness.ts';
+import { rows, sql } from '@keyplane/db';
+import type { Api, TestWorkspace } from './harness.ts';
 
 export type AnalyticsRow = Record<string, unknown>;
 
@@ -23,4 +24,48 @@ export async function withAnalyticsQuota(api: Api, queriesPerHour: number, test:
   } finally {
     api.services.analyticsQueriesPerHour = configured;
   }
+}
+
+/** A 12-way cross join of the workspace's events: over ten events it never finishes within the budget. */
+export const ENDLESS_QUERY = `select count(*) from ${Array.from({ length: 12 }, (_, i) => `key_verifications_v1 t${i}`).join(', ')}`;
+
+/** A new workspace with ten verification events of its own, enough for ENDLESS_QUERY. */
+export async function workspaceWithEvents(api: Api): Promise<TestWorkspace> {
+  const created = await api.workspace();
+  for (let i = 0; i < 10; i++) {
+    api.services.verifications.record({
+      time: Date.now(),
+      requestId: `req_${created.workspaceId}_${i}`,
+      workspaceId: created.workspaceId,
+      apiId: 'api_events',
+      keyId: 'key_events',
+      identityId: null,
+      externalId: null,
+      outcome: 'VALID',
+      tags: [],
+      spentCredits: 0,
+      latencyMs: 1,
+    });
+  }
+  await api.services.verifications.flush();
+  return created;
+}
+
+/** The analytics statements PostgreSQL is executing for this test file's database. */
+const RUNNING_ANALYTICS = sql`from pg_stat_activity
+  where datname = current_database() and application_name = 'keyplane_analytics' and state = 'active'
+    and query like 'fetch %'`;
+
+/** Resolves once PostgreSQL executes `count` analytics queries of this test file at once. */
+export async function untilAnalyticsRunning(api: Api, count: number): Promise<void> {
+  for (;;) {
+    const [running] = await rows(api.orm.em.fork(), sql<{ n: number }>`select count(*)::int as n ${RUNNING_ANALYTICS}`);
+    if (running?.n === count) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Cancels the analytics queries PostgreSQL executes for this test file: each answers 422. */
+export async function cancelAnalytics(api: Api): Promise<void> {
+  await rows(api.orm.em.fork(), sql`select pg_cancel_backend(pid) ${RUNNING_ANALYTICS}`);
 }

@@ -1,8 +1,9 @@
 import type { Services } from '@keyplane/procedures';
-import type { RateLimitEngine } from '@keyplane/ratelimit';
-import { createApp } from '../src/http/app.ts';
+import type { Quota, RateLimitEngine } from '@keyplane/ratelimit';
+import type { AppDeps } from '../src/http/app.ts';
 import { silentLogger } from '../src/log.ts';
-import { type Api, ERRORS_BASE_URL, MAX_BODY_BYTES, type Reply, replyOf, TEST_MASTER_KEY } from './harness.ts';
+import { type Api, ERRORS_BASE_URL, MAX_BODY_BYTES, type Reply, TEST_MASTER_KEY } from './harness.ts';
+import { serveHttp, type TestServer } from './httpServer.ts';
 
 export interface Variant {
   /** The server clock, in ms; the test app's clock when absent. */
@@ -13,41 +14,68 @@ export interface Variant {
   maxBodyBytes?: number;
   /** Another rate limiter, e.g. an in-memory one on a controlled clock (the Redis one uses Redis time). */
   rateLimiter?: RateLimitEngine;
+  /** Another workspace API rate limit or analytics quota (a failing one, one without Redis). */
+  workspaceRateLimit?: Quota;
+  analyticsQuota?: Quota;
   /** Days of analytics the server keeps (the test app keeps everything). */
   analyticsRetentionDays?: number;
 }
 
 /**
- * POST to an app that shares the test app's database and caches but differs in its clock, master
+ * Another production server on the test app's database and services, differing in what `changed`
+ * says (its database, logger, services…): for failures, logging and clocks a test controls.
+ */
+export function serveOn(api: Api, changed: Partial<AppDeps> = {}): Promise<TestServer> {
+  return serveHttp({
+    orm: api.orm,
+    logger: silentLogger,
+    errorsBaseUrl: ERRORS_BASE_URL,
+    maxBodyBytes: MAX_BODY_BYTES,
+    vaultMasterKey: TEST_MASTER_KEY,
+    services: api.services,
+    ...changed,
+  });
+}
+
+/** Runs `use` against a server from `serveOn`, and stops that server afterwards. */
+export async function withServerOn<T>(
+  api: Api,
+  changed: Partial<AppDeps>,
+  use: (server: TestServer) => Promise<T>,
+): Promise<T> {
+  const server = await serveOn(api, changed);
+  try {
+    return await use(server);
+  } finally {
+    await server.close();
+  }
+}
+
+/**
+ * POST to a server that shares the test app's database and caches but differs in its clock, master
  * key, body limit, rate limiter or analytics retention: for refill boundaries, vault preconditions,
  * large inputs, rate-limit windows and queries reaching past the retention.
  */
-export async function postOn<TData = Record<string, unknown>>(
+export function postOn<TData = Record<string, unknown>>(
   api: Api,
   variant: Variant,
   procedure: string,
   body: unknown,
   rootKey: string,
 ): Promise<Reply<TData>> {
-  const { now, rateLimiter, analyticsRetentionDays } = variant;
+  const { now, rateLimiter, workspaceRateLimit, analyticsQuota, analyticsRetentionDays } = variant;
   const services: Services = {
     ...api.services,
     ...(now === undefined ? {} : { now: () => now }),
     ...(rateLimiter === undefined ? {} : { rateLimiter }),
+    ...(workspaceRateLimit === undefined ? {} : { workspaceRateLimit }),
+    ...(analyticsQuota === undefined ? {} : { analyticsQuota }),
     ...(analyticsRetentionDays === undefined ? {} : { analyticsRetentionDays }),
   };
-  const app = createApp({
-    orm: api.orm,
-    logger: silentLogger,
-    errorsBaseUrl: ERRORS_BASE_URL,
-    maxBodyBytes: variant.maxBodyBytes ?? MAX_BODY_BYTES,
-    vaultMasterKey: variant.masterKey === false ? undefined : TEST_MASTER_KEY,
+  const changed: Partial<AppDeps> = {
     services,
-  });
-  const response = await app.request(`/v2/${procedure}`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}` },
-    body: JSON.stringify(body),
-  });
-  return replyOf<TData>(response);
+    ...(variant.maxBodyBytes === undefined ? {} : { maxBodyBytes: variant.maxBodyBytes }),
+    ...(variant.masterKey === false ? { vaultMasterKey: undefined } : {}),
+  };
+  return withServerOn(api, changed, (server) => server.post<TData>(procedure, body, rootKey));
 }

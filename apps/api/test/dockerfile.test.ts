@@ -29,6 +29,11 @@ describe('docker/Dockerfile', () => {
     expect(manifest.dependencies['patch-package']).toBeDefined();
   });
 
+  it('creates the event spool directory for the user the server runs as, whose volume it must write', () => {
+    expect(dockerfile).toContain('RUN mkdir -p /app/.data/spool && chown -R node:node /app/.data');
+    expect(dockerfile.indexOf('chown -R node:node /app/.data')).toBeLessThan(dockerfile.indexOf('USER node'));
+  });
+
   it('starts the server entry point that exists', () => {
     const entry = /CMD \["node", "([^"]+)"\]/.exec(dockerfile)?.[1];
     expect(entry && existsSync(`${root}${entry}`)).toBe(true);
@@ -43,5 +48,11 @@ describe('docker/compose.yaml', () => {
 
   it.each(['DATABASE_URL', 'REDIS_URL', 'VAULT_MASTER_KEY'])('configures %s for the service', (name) => {
     expect(compose).toContain(`${name}:`);
+  });
+
+  it('keeps the event spool on a volume, so a restarted container replays what its predecessor left', () => {
+    expect(compose).toContain('EVENT_SPOOL_DIR: /app/.data/spool');
+    expect(compose).toContain('- keyplane-spool:/app/.data/spool');
+    expect(compose).toMatch(/^volumes:\n(?: {2}\S+:\n)*? {2}keyplane-spool:$/m);
   });
 });

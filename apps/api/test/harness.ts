@@ -1,10 +1,16 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { loadEnv } from '@keyplane/config';
-import { bootstrapWorkspace, createRootKey, type Orm } from '@keyplane/db';
+import { bootstrapWorkspace, issueRootKey } from '@keyplane/core';
+import { type Orm, rootKeyStore, workspaceStore } from '@keyplane/db';
 import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
 import { afterAll, beforeAll, expect, inject } from 'vitest';
-import { type App, createHttp } from '../src/http/app.ts';
-import { silentLogger } from '../src/log.ts';
+import { type Logger, silentLogger } from '../src/log.ts';
 import { type RunningServices, startServices } from '../src/services.ts';
+import { JsonText, type Reply, serveHttp, type TestServer } from './httpServer.ts';
+
+export { JsonText, type Reply, replyOf } from './httpServer.ts';
 
 export const ERRORS_BASE_URL = 'https://errors.test';
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -12,28 +18,6 @@ export const MAX_BODY_BYTES = 64 * 1024;
 export const TEST_MASTER_KEY = Buffer.from('11'.repeat(32), 'hex');
 /** Redis when the environment has one (CI does), else the in-process limiter. */
 export const REDIS_URL = loadEnv().REDIS_URL;
-
-export interface Reply<TData = Record<string, unknown>> {
-  status: number;
-  headers: Headers;
-  body: {
-    meta: { requestId: string };
-    data: TData;
-    error: { title: string; detail: string; status: number; type: string; errors?: FieldErrorBody[] };
-  };
-}
-
-/** A response as tests read it: status, headers and the parsed JSON body. */
-export async function replyOf<TData>(response: Response): Promise<Reply<TData>> {
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
-}
-
-interface FieldErrorBody {
-  location: string;
-  message: string;
-  fix?: string;
-}
 
 export interface TestWorkspace {
   workspaceId: string;
@@ -43,79 +27,102 @@ export interface TestWorkspace {
   rootKeyWith(permissions: string[], options?: { expiresAt?: Date }): Promise<{ rootKeyId: string; rootKey: string }>;
 }
 
+/** The test server's settings; a test file may change what its server is started with. */
+export interface ServerOptions {
+  vaultMasterKey?: Buffer;
+  logger?: Logger;
+  /** Connections kept for analytics queries (the server's default: 1). */
+  analyticsConnections?: number;
+}
+
 /**
- * Per test file: a database of its own (real PostgreSQL) and the HTTP app on top of it, called
- * in-process through `app.request`.
+ * Per test file: a database of its own (real PostgreSQL), the services on it, and the production
+ * HTTP server on a loopback port, called over a real socket.
  */
-export function useApi(options: { vaultMasterKey?: Buffer } = { vaultMasterKey: TEST_MASTER_KEY }) {
+export function useApi(options: ServerOptions = { vaultMasterKey: TEST_MASTER_KEY }) {
   let database: TestDatabase | undefined;
+  let spoolDir: string | undefined;
   let running: RunningServices | undefined;
-  let app: App | undefined;
-  let listener: ReturnType<typeof createHttp>['listener'] | undefined;
+  let server: TestServer | undefined;
   const ready = () => {
-    if (!database || !app || !running || !listener) throw new Error('useApi() is used before its beforeAll ran');
-    return { database, app, running, listener };
+    if (!database || !spoolDir || !running || !server) throw new Error('useApi() is used before its beforeAll ran');
+    return { database, spoolDir, running, server };
   };
 
   beforeAll(async () => {
     database = await createTestDatabase(inject('databaseUrl'), inject('templateDatabase'));
+    spoolDir = await mkdtemp(join(tmpdir(), 'keyplane-spool-'));
     running = await startServices({
       orm: database.orm,
       databaseUrl: database.url,
       redisUrl: REDIS_URL,
       logger: silentLogger,
+      eventSpoolDir: spoolDir,
+      analyticsConnections: options.analyticsConnections,
     });
-    ({ app, listener } = createHttp({
+    server = await serveHttp({
       orm: database.orm,
-      logger: silentLogger,
+      logger: options.logger ?? silentLogger,
       errorsBaseUrl: ERRORS_BASE_URL,
       maxBodyBytes: MAX_BODY_BYTES,
       vaultMasterKey: options.vaultMasterKey,
       services: running.services,
-    }));
+    });
   });
   afterAll(async () => {
+    await server?.close();
     await running?.stop();
     await database?.drop();
+    if (spoolDir) await rm(spoolDir, { recursive: true, force: true });
   });
-
-  async function request<TData>(path: string, init: RequestInit): Promise<Reply<TData>> {
-    const response = await ready().app.request(path, init);
-    return replyOf<TData>(response);
-  }
 
   return {
     get orm(): Orm {
       return ready().database.orm;
     },
-    get app(): App {
-      return ready().app;
-    },
-    /** The Node request listener the production server runs. */
-    get listener() {
-      return ready().listener;
-    },
     get services() {
       return ready().running.services;
     },
-    request,
+    /** The test file's database, for connections of its own (another node's listener). */
+    get databaseUrl(): string {
+      return ready().database.url;
+    },
+    /** The event spool directory of this test file's server (a temporary one). */
+    get spoolDir() {
+      return ready().spoolDir;
+    },
+    /** The server's base URL, for clients that need one (`http://127.0.0.1:<port>`). */
+    get url(): string {
+      return ready().server.url;
+    },
+    /** fetch, to a path of the test server. */
+    fetch(path: string, init?: RequestInit): Promise<Response> {
+      return ready().server.fetch(path, init);
+    },
+    request<TData = Record<string, unknown>>(path: string, init: RequestInit): Promise<Reply<TData>> {
+      return ready().server.request<TData>(path, init);
+    },
     /** POST /v2/<procedure> with a JSON body and, when given, a root key. */
     post<TData = Record<string, unknown>>(procedure: string, body: unknown, rootKey?: string): Promise<Reply<TData>> {
-      const headers: Record<string, string> = { 'Content-Type': 'application/json' };
-      if (rootKey !== undefined) headers.Authorization = `Bearer ${rootKey}`;
-      return request<TData>(`/v2/${procedure}`, { method: 'POST', headers, body: JSON.stringify(body) });
+      return ready().server.post<TData>(procedure, body, rootKey);
     },
     async workspace(options: { vault?: boolean } = {}): Promise<TestWorkspace> {
       const orm = ready().database.orm;
-      const created = await bootstrapWorkspace(orm.em.fork(), {
-        name: 'test',
-        masterKey: options.vault ? TEST_MASTER_KEY : undefined,
-      });
+      const created = await orm.em.fork().transactional((tx) =>
+        bootstrapWorkspace(workspaceStore(tx), {
+          name: 'test',
+          masterKey: options.vault ? TEST_MASTER_KEY : undefined,
+        }),
+      );
       return {
         workspaceId: created.workspaceId,
         rootKey: created.rootKey,
         rootKeyWith: (permissions, keyOptions = {}) =>
-          createRootKey(orm.em.fork(), { workspaceId: created.workspaceId, permissions, ...keyOptions }),
+          orm.em
+            .fork()
+            .transactional((tx) =>
+              issueRootKey(rootKeyStore(tx), { workspaceId: created.workspaceId, permissions, ...keyOptions }),
+            ),
       };
     },
   };
@@ -169,4 +176,13 @@ export async function walkList<TItem>(
     await between();
   }
   throw new Error('the walk did not end');
+}
+
+/**
+ * `fields` and a `meta` nesting `levels` objects deep (itself included), as JSON text:
+ * JSON.stringify of thousands of levels would overflow the test's own stack before the server saw it.
+ */
+export function withNestedMeta(fields: Record<string, unknown>, levels: number): JsonText {
+  const meta = `${'{"inner":'.repeat(levels - 1)}{"leaf":true}${'}'.repeat(levels - 1)}`;
+  return new JsonText(JSON.stringify({ ...fields, meta: null }).replace('"meta":null', `"meta":${meta}`));
 }

@@ -16,7 +16,7 @@ export type Caller = { rootKey: string } | { session: string } | { headers: Reco
  * root key holder, as a signed-in dashboard (cookie and the dashboard header), or with raw headers.
  */
 export async function callInternal<TData = Record<string, unknown>>(
-  api: Api,
+  api: Pick<Api, 'fetch'>,
   procedure: string,
   input: unknown,
   caller: Caller,
@@ -25,7 +25,7 @@ export async function callInternal<TData = Record<string, unknown>>(
   if ('rootKey' in caller) headers.Authorization = `Bearer ${caller.rootKey}`;
   if ('session' in caller) Object.assign(headers, dashboardHeaders(caller.session));
   if ('headers' in caller) Object.assign(headers, caller.headers);
-  const response = await api.app.request(`/trpc/${procedure}`, {
+  const response = await api.fetch(`/trpc/${procedure}`, {
     method: 'POST',
     headers,
     body: input === undefined ? undefined : JSON.stringify(input),

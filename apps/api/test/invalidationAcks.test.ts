@@ -1,4 +1,5 @@
-import { type Invalidation, listenForInvalidations, notifyInvalidation, rows, sql } from '@keyplane/db';
+import { listenForInvalidations } from '@keyplane/background';
+import { createChangeLog, type Invalidation, rows, sql } from '@keyplane/db';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { useApi } from './harness.ts';
 import { type SecondNode, startSecondNode } from './secondNode.ts';
@@ -34,7 +35,7 @@ describe('every node caught up', () => {
     const pinging = await observer();
     const other = await observer();
     try {
-      await notifyInvalidation(api.orm.em.fork(), { workspaceId: 'ws_acked' });
+      await createChangeLog().announce(api.orm.em.fork(), { workspaceId: 'ws_acked' });
       // The test app, node B and the two observers.
       expect(await pinging.listener.everyNodeCaughtUp(api.orm.em.fork(), 10_000)).toEqual({
         listeners: 4,

@@ -1,4 +1,10 @@
-import { MemoryRateLimitEngine } from '@keyplane/ratelimit';
+import {
+  MemoryRateLimitEngine,
+  type RateLimitEngine,
+  type RedisFailureMode,
+  RedisRateLimitEngine,
+} from '@keyplane/ratelimit';
+import { onTestFinished } from 'vitest';
 import { postOn } from './appVariants.ts';
 import { storedNamespaces } from './dbInspect.ts';
 import type { Api, Reply } from './harness.ts';
@@ -33,7 +39,7 @@ export const limitOn = (api: Api, body: unknown, rootKey: string) =>
  * body for a mutation is the bare input), and answers the HTTP status and tRPC's error data.
  */
 export async function deleteNamespace(api: Api, rootKey: string, namespace: string) {
-  const response = await api.app.request('/trpc/ratelimit.deleteNamespace', {
+  const response = await api.fetch('/trpc/ratelimit.deleteNamespace', {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}` },
     body: JSON.stringify({ namespace }),
@@ -68,4 +74,14 @@ export function clockedLimiter(startMs: number) {
     limit: (api: Api, body: LimitBody, rootKey: string): Promise<Reply<LimitData>> =>
       postOn<LimitData>(api, { rateLimiter: engine }, 'ratelimit.limit', body, rootKey),
   };
+}
+
+/** A Redis that never answers: port 1 is privileged and no service uses it. */
+export const UNREACHABLE_REDIS = 'redis://127.0.0.1:1';
+
+/** A Redis rate limiter whose Redis is unreachable, answering as `redisFailure` says; closed when the test ends. */
+export function limiterWithoutRedis(redisFailure: RedisFailureMode): RateLimitEngine {
+  const engine = new RedisRateLimitEngine({ redisUrl: UNREACHABLE_REDIS, redisFailure });
+  onTestFinished(() => engine.close());
+  return engine;
 }

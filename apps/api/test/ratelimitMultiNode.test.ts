@@ -1,4 +1,5 @@
-import { bootstrapWorkspace, setWorkspaceApiRateLimit } from '@keyplane/db';
+import { bootstrapWorkspace } from '@keyplane/core';
+import { createChangeLog, setWorkspaceApiRateLimit, workspaceStore } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
 import type { SpawnedServer } from '../../../bench/server.ts';
 import { REDIS_URL } from './harness.ts';
@@ -87,8 +88,10 @@ describe('ratelimit.multiLimit on two server processes', () => {
 describe('the workspace API rate limit on two server processes', () => {
   it('is one budget for both nodes (each node its own without Redis)', async () => {
     const em = () => cluster.database.orm.em.fork();
-    const { workspaceId, rootKey } = await bootstrapWorkspace(em(), { name: 'limited' });
-    await setWorkspaceApiRateLimit(em(), workspaceId, 4);
+    const { workspaceId, rootKey } = await em().transactional((tx) =>
+      bootstrapWorkspace(workspaceStore(tx), { name: 'limited' }),
+    );
+    await setWorkspaceApiRateLimit(em(), createChangeLog(), workspaceId, 4);
     const statuses: Record<'a' | 'b', number[]> = { a: [], b: [] };
     for (let index = 0; index < 12; index++) {
       const [name, node] = index % 2 === 0 ? (['a', cluster.nodeA] as const) : (['b', cluster.nodeB] as const);

@@ -1,17 +1,9 @@
 import { rows, sql } from '@keyplane/db';
 import { inject } from 'vitest';
-import { createHttp } from '../src/http/app.ts';
 import { silentLogger } from '../src/log.ts';
 import { startServices } from '../src/services.ts';
-import {
-  type Api,
-  ERRORS_BASE_URL,
-  MAX_BODY_BYTES,
-  REDIS_URL,
-  type Reply,
-  replyOf,
-  TEST_MASTER_KEY,
-} from './harness.ts';
+import { serveOn } from './appVariants.ts';
+import { type Api, REDIS_URL, type Reply } from './harness.ts';
 
 export interface SecondNode {
   post<TData = Record<string, unknown>>(procedure: string, body: unknown, rootKey: string): Promise<Reply<TData>>;
@@ -32,24 +24,15 @@ export async function startSecondNode(api: Api): Promise<SecondNode> {
     databaseUrl: databaseUrl.toString(),
     redisUrl: REDIS_URL,
     logger: silentLogger,
+    // Shared with the first node, as two processes on one machine share it.
+    eventSpoolDir: api.spoolDir,
   });
-  const { app } = createHttp({
-    orm: api.orm,
-    logger: silentLogger,
-    errorsBaseUrl: ERRORS_BASE_URL,
-    maxBodyBytes: MAX_BODY_BYTES,
-    vaultMasterKey: TEST_MASTER_KEY,
-    services: running.services,
-  });
+  const server = await serveOn(api, { services: running.services });
   return {
-    async post<TData>(procedure: string, body: unknown, rootKey: string): Promise<Reply<TData>> {
-      const response = await app.request(`/v2/${procedure}`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}` },
-        body: JSON.stringify(body),
-      });
-      return replyOf<TData>(response);
+    post: <TData>(procedure: string, body: unknown, rootKey: string) => server.post<TData>(procedure, body, rootKey),
+    async stop() {
+      await server.close();
+      await running.stop();
     },
-    stop: () => running.stop(),
   };
 }

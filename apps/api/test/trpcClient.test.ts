@@ -1,23 +1,17 @@
-import type { AddressInfo } from 'node:net';
-import { type ServerType, serve } from '@hono/node-server';
 import { createKeyplaneClient, TRPCClientError } from '@keyplane/client';
 import { hashKey } from '@keyplane/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { storedKey } from './dbInspect.ts';
 import { type TestWorkspace, useApi } from './harness.ts';
 
 const api = useApi();
-let server: ServerType;
 let baseUrl: string;
 let workspace: TestWorkspace;
 
 beforeAll(async () => {
   workspace = await api.workspace();
-  server = serve({ fetch: api.app.fetch, port: 0, hostname: '127.0.0.1' });
-  await new Promise((resolve) => server.once('listening', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  baseUrl = api.url;
 });
-afterAll(() => new Promise((resolve) => server.close(resolve)));
 
 describe('the typed tRPC client', () => {
   it('calls procedures natively with inferred types', async () => {

@@ -36,6 +36,10 @@ export function useTwoNodes() {
     get nodeB() {
       return ready().nodeB;
     },
+    /** The bootstrap root key: every permission in the first workspace. */
+    get rootKey() {
+      return ready().rootKey;
+    },
     get database() {
       if (!database) throw new Error('useTwoNodes() is used before its beforeAll ran');
       return database;

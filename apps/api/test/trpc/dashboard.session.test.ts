@@ -1,5 +1,7 @@
+import { SIGN_IN_FAILURES_ALLOWED } from '@keyplane/core';
 import { rows, sql } from '@keyplane/db';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { serveOn } from '../appVariants.ts';
 import { type TestWorkspace, useApi } from '../harness.ts';
 import { callInternal, signIn } from '../internal.ts';
 
@@ -152,7 +154,7 @@ describe('403', () => {
 
   it('a session call without the dashboard header (a cross-site form or script)', async () => {
     const session = await signIn(api, workspace.rootKey);
-    const response = await api.app.request('/trpc/apis.createApi', {
+    const response = await api.fetch('/trpc/apis.createApi', {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Cookie: `keyplane_session=${session}` },
       body: JSON.stringify({ name: 'csrf' }),
@@ -192,9 +194,57 @@ describe('403', () => {
   it('accepts a same-origin call', async () => {
     const session = await signIn(api, workspace.rootKey);
     const reply = await callInternal(api, 'dashboard.session', undefined, {
-      headers: { Cookie: `keyplane_session=${session}`, 'x-keyplane-dashboard': '1', Origin: 'http://localhost' },
+      headers: { Cookie: `keyplane_session=${session}`, 'x-keyplane-dashboard': '1', Origin: api.url },
     });
     expect(reply.status).toBe(200);
+  });
+});
+
+describe('429', () => {
+  const THROTTLED = 'user/too_many_requests/sign_in_throttled';
+  // Behind a trusted proxy each test signs in from an address of its own (X-Forwarded-For).
+  const fromAddress = async (address: string) => {
+    const server = await serveOn(api, { trustProxy: true });
+    onTestFinished(() => server.close());
+    return (rootKey: string) =>
+      callInternal(
+        server,
+        'dashboard.signIn',
+        { rootKey },
+        { headers: { ...asBrowser.headers, 'X-Forwarded-For': address } },
+      );
+  };
+
+  it(`refuses an address after ${SIGN_IN_FAILURES_ALLOWED} failed sign-ins, even with a good root key`, async () => {
+    const signInFrom = await fromAddress('198.51.100.7');
+    for (let attempt = 0; attempt < SIGN_IN_FAILURES_ALLOWED; attempt++) {
+      expect((await signInFrom('kproot_guessed')).status).toBe(401);
+    }
+    const refused = await signInFrom(workspace.rootKey);
+    expect(refused.status).toBe(429);
+    expect(refused.error?.data.type).toBe(THROTTLED);
+    expect(refused.error?.message).toMatch(/^Too many failed sign-ins from this address\. Try again in \d+ s\.$/);
+    expect(refused.setCookie).toEqual([]);
+  });
+
+  it('counts refusals for a missing permission too, and never successes', async () => {
+    const signInFrom = await fromAddress('198.51.100.8');
+    const { rootKey: narrow } = await workspace.rootKeyWith(['api.*.read_api']);
+    for (let attempt = 0; attempt < 2 * SIGN_IN_FAILURES_ALLOWED; attempt++) {
+      expect((await signInFrom(workspace.rootKey)).status).toBe(200);
+    }
+    for (let attempt = 0; attempt < SIGN_IN_FAILURES_ALLOWED; attempt++) {
+      expect((await signInFrom(narrow)).status).toBe(403);
+    }
+    expect((await signInFrom(workspace.rootKey)).error?.data.type).toBe(THROTTLED);
+  });
+
+  it('throttles one address without touching another', async () => {
+    const attacker = await fromAddress('198.51.100.9');
+    for (let attempt = 0; attempt <= SIGN_IN_FAILURES_ALLOWED; attempt++) await attacker('kproot_guessed');
+    expect((await attacker(workspace.rootKey)).status).toBe(429);
+    const neighbour = await fromAddress('198.51.100.10');
+    expect((await neighbour(workspace.rootKey)).status).toBe(200);
   });
 });
 

@@ -2,7 +2,7 @@ import { hashKey } from '@keyplane/core';
 import { rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type TestWorkspace, useApi } from '../harness.ts';
-import { callInternal } from '../internal.ts';
+import { callInternal, signIn } from '../internal.ts';
 
 // Internal: the dashboard's root-key management, at /trpc only.
 const api = useApi();
@@ -53,6 +53,13 @@ describe('200', () => {
     const other = (await api.post<{ apiId: string }>('apis.createApi', { name: 'two' }, workspace.rootKey)).body.data;
     expect((await api.post('apis.getApi', { apiId: other.apiId }, key)).status).toBe(403);
   });
+
+  it('by a key with an expiry, of a key expiring no later than it', async () => {
+    const expiresAt = new Date(Date.now() + 3_600_000);
+    const { rootKey } = await workspace.rootKeyWith(['workspace.*.manage_root_keys', 'api.*.read_api'], { expiresAt });
+    const reply = await create({ permissions: ['api.*.read_api'], expires: expiresAt.getTime() }, rootKey);
+    expect(reply.status).toBe(200);
+  });
 });
 
 describe('400', () => {
@@ -94,6 +101,29 @@ describe('403', () => {
     expect(reply.status).toBe(403);
     expect(reply.error?.message).toBe("Missing permission: 'api.*.delete_api'.");
     expect((await storedRootKeys()).length).toBe(before);
+  });
+
+  it('by a key with an expiry, of a key without one or expiring after it', async () => {
+    const expiresAt = new Date(Date.now() + 3_600_000);
+    const { rootKey } = await workspace.rootKeyWith(['workspace.*.manage_root_keys', 'api.*.read_api'], { expiresAt });
+    const before = (await storedRootKeys()).length;
+    for (const expires of [undefined, expiresAt.getTime() + 1]) {
+      const reply = await create({ permissions: ['api.*.read_api'], expires }, rootKey);
+      expect(reply.status).toBe(403);
+      expect(reply.error?.message).toBe(
+        `This root key expires at ${expiresAt.toISOString()} and cannot make a root key live longer than it will ` +
+          `itself: \`expires\` must be ${expiresAt.getTime()} (${expiresAt.toISOString()}) or earlier.`,
+      );
+    }
+    expect((await storedRootKeys()).length).toBe(before);
+  });
+
+  it("through a dashboard session, by its root key's expiry", async () => {
+    const expiresAt = new Date(Date.now() + 3_600_000);
+    const { rootKey } = await workspace.rootKeyWith(['workspace.*.manage_root_keys', 'api.*.read_api'], { expiresAt });
+    const session = await signIn(api, rootKey);
+    const reply = await callInternal(api, 'rootKeys.createRootKey', { permissions: ['api.*.read_api'] }, { session });
+    expect(reply.status).toBe(403);
   });
 });
 

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type TestWorkspace, useApi } from '../harness.ts';
-import { callInternal } from '../internal.ts';
+import { callInternal, signIn } from '../internal.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -39,6 +39,23 @@ describe('200', () => {
     expect((await revoke(target.rootKeyId)).status).toBe(200);
     expect(await list()).toBe(first);
   });
+
+  it('by a key holding every permission of the revoked key, and no more', async () => {
+    const target = await workspace.rootKeyWith(['api.*.create_api', 'api.*.read_api']);
+    const { rootKey } = await workspace.rootKeyWith([
+      'workspace.*.manage_root_keys',
+      'api.*.create_api',
+      'apis.*.read_api',
+    ]);
+    expect((await revoke(target.rootKeyId, rootKey)).status).toBe(200);
+    expect((await api.post('apis.createApi', { name: 'after' }, target.rootKey)).status).toBe(401);
+  });
+
+  it('by a key of itself', async () => {
+    const own = await workspace.rootKeyWith(['workspace.*.manage_root_keys', 'api.*.create_api']);
+    expect((await revoke(own.rootKeyId, own.rootKey)).status).toBe(200);
+    expect((await api.post('apis.createApi', { name: 'after' }, own.rootKey)).status).toBe(401);
+  });
 });
 
 describe('400', () => {
@@ -63,6 +80,25 @@ describe('403', () => {
     const { rootKey } = await workspace.rootKeyWith(['api.*.read_api']);
     expect((await revoke(target.rootKeyId, rootKey)).status).toBe(403);
     expect((await api.post('apis.createApi', { name: 'still' }, target.rootKey)).status).toBe(200);
+  });
+
+  it('a narrow key cannot revoke a broader one, naming what it lacks', async () => {
+    const broader = await workspace.rootKeyWith(['api.*.create_api', 'api.*.read_api', 'api.*.delete_api']);
+    const narrow = await workspace.rootKeyWith(['workspace.*.manage_root_keys', 'api.*.read_api']);
+    const reply = await revoke(broader.rootKeyId, narrow.rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.error?.message).toBe("Missing permissions: 'api.*.create_api', 'api.*.delete_api'.");
+    expect((await api.post('apis.createApi', { name: 'still' }, broader.rootKey)).status).toBe(200);
+  });
+
+  it('a dashboard session cannot revoke a key broader than its root key', async () => {
+    const broader = await workspace.rootKeyWith(['api.*.create_api']);
+    const narrow = await workspace.rootKeyWith(['workspace.*.manage_root_keys']);
+    const session = await signIn(api, narrow.rootKey);
+    const reply = await callInternal(api, 'rootKeys.revokeRootKey', { rootKeyId: broader.rootKeyId }, { session });
+    expect(reply.status).toBe(403);
+    expect(reply.error?.message).toBe("Missing permission: 'api.*.create_api'.");
+    expect((await api.post('apis.createApi', { name: 'still' }, broader.rootKey)).status).toBe(200);
   });
 });
 

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type TestWorkspace, useApi } from '../harness.ts';
-import { callInternal } from '../internal.ts';
+import { callInternal, signIn } from '../internal.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -11,6 +11,18 @@ beforeAll(async () => {
 
 const update = (input: unknown, rootKey = workspace.rootKey) =>
   callInternal(api, 'rootKeys.updateRootKey', input, { rootKey });
+
+const HOUR = 3_600_000;
+
+const storedExpiry = async (rootKeyId: string) =>
+  (
+    await callInternal<{ rootKeys: Array<{ rootKeyId: string; expiresAt: number | null }> }>(
+      api,
+      'rootKeys.listRootKeys',
+      undefined,
+      { rootKey: workspace.rootKey },
+    )
+  ).data.rootKeys.find((rootKey) => rootKey.rootKeyId === rootKeyId)?.expiresAt;
 
 describe('200', () => {
   it('expires a key now: the next call is refused', async () => {
@@ -36,6 +48,25 @@ describe('200', () => {
       { rootKey: workspace.rootKey },
     );
     expect(listed.data.rootKeys.find((rootKey) => rootKey.rootKeyId === target.rootKeyId)?.expiresAt).toBe(later);
+  });
+
+  it('a key may shorten its own expiry', async () => {
+    const expiresAt = new Date(Date.now() + HOUR);
+    const own = await workspace.rootKeyWith(['workspace.*.manage_root_keys'], { expiresAt });
+    const sooner = Date.now() + HOUR / 2;
+    expect((await update({ rootKeyId: own.rootKeyId, expires: sooner }, own.rootKey)).status).toBe(200);
+    expect(await storedExpiry(own.rootKeyId)).toBe(sooner);
+  });
+
+  it('a key holding every permission of an expired key revives it within its own lifetime', async () => {
+    const grants = ['workspace.*.manage_root_keys', 'api.*.read_api', 'api.*.create_api'];
+    const caller = await workspace.rootKeyWith(grants, { expiresAt: new Date(Date.now() + HOUR) });
+    const target = await workspace.rootKeyWith(['api.*.read_api', 'api.*.create_api'], {
+      expiresAt: new Date(Date.now() - 1000),
+    });
+    const expires = Date.now() + HOUR / 2;
+    expect((await update({ rootKeyId: target.rootKeyId, expires }, caller.rootKey)).status).toBe(200);
+    expect((await api.post('apis.createApi', { name: 'revived-briefly' }, target.rootKey)).status).toBe(200);
   });
 });
 
@@ -69,6 +100,70 @@ describe('403', () => {
     const { rootKey } = await workspace.rootKeyWith(['api.*.create_api']);
     expect((await update({ rootKeyId: target.rootKeyId, expires: Date.now() }, rootKey)).status).toBe(403);
     expect((await api.post('apis.createApi', { name: 'still' }, target.rootKey)).status).toBe(200);
+  });
+
+  it('a narrow key cannot revive an expired key holding a permission it lacks', async () => {
+    const target = await workspace.rootKeyWith(['api.*.read_api'], { expiresAt: new Date(Date.now() - 1000) });
+    const narrow = await workspace.rootKeyWith(['workspace.*.manage_root_keys', 'api.*.create_api']);
+    const reply = await update({ rootKeyId: target.rootKeyId, expires: null }, narrow.rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.error?.message).toBe("Missing permission: 'api.*.read_api'.");
+    expect(await storedExpiry(target.rootKeyId)).toBeLessThan(Date.now());
+    expect((await api.post('apis.getApi', { apiId: 'api_x' }, target.rootKey)).status).toBe(401);
+  });
+
+  it('a key created with a one-hour expiry cannot remove its own expiry, nor set it later', async () => {
+    const expiresAt = new Date(Date.now() + HOUR);
+    const own = await workspace.rootKeyWith(['workspace.*.manage_root_keys', 'api.*.create_api'], { expiresAt });
+    for (const expires of [null, expiresAt.getTime() + HOUR]) {
+      const reply = await update({ rootKeyId: own.rootKeyId, expires }, own.rootKey);
+      expect(reply.status).toBe(403);
+      expect(reply.error?.data.type).toBe('service/authorization/forbidden');
+      expect(reply.error?.message).toBe(
+        `This root key expires at ${expiresAt.toISOString()} and cannot make a root key live longer than it will ` +
+          `itself: \`expires\` must be ${expiresAt.getTime()} (${expiresAt.toISOString()}) or earlier.`,
+      );
+    }
+    expect(await storedExpiry(own.rootKeyId)).toBe(expiresAt.getTime());
+  });
+
+  it('a short-lived key cannot revive an expired key beyond its own lifetime, even holding its permissions', async () => {
+    const caller = await workspace.rootKeyWith(['workspace.*.manage_root_keys', 'api.*.create_api'], {
+      expiresAt: new Date(Date.now() + HOUR),
+    });
+    const expired = new Date(Date.now() - 1000);
+    const target = await workspace.rootKeyWith(['api.*.create_api'], { expiresAt: expired });
+    const reply = await update({ rootKeyId: target.rootKeyId, expires: Date.now() + 2 * HOUR }, caller.rootKey);
+    expect(reply.status).toBe(403);
+    expect(await storedExpiry(target.rootKeyId)).toBe(expired.getTime());
+  });
+
+  it("a dashboard session obeys its root key's expiry too", async () => {
+    const expiresAt = new Date(Date.now() + HOUR);
+    const own = await workspace.rootKeyWith(['workspace.*.manage_root_keys'], { expiresAt });
+    const session = await signIn(api, own.rootKey);
+    const reply = await callInternal(
+      api,
+      'rootKeys.updateRootKey',
+      { rootKeyId: own.rootKeyId, expires: null },
+      { session },
+    );
+    expect(reply.status).toBe(403);
+    expect(await storedExpiry(own.rootKeyId)).toBe(expiresAt.getTime());
+  });
+
+  it('a dashboard session cannot revive a key holding a permission its root key lacks', async () => {
+    const target = await workspace.rootKeyWith(['api.*.read_api'], { expiresAt: new Date(Date.now() - 1000) });
+    const narrow = await workspace.rootKeyWith(['workspace.*.manage_root_keys', 'api.*.create_api']);
+    const session = await signIn(api, narrow.rootKey);
+    const reply = await callInternal(
+      api,
+      'rootKeys.updateRootKey',
+      { rootKeyId: target.rootKeyId, expires: null },
+      { session },
+    );
+    expect(reply.status).toBe(403);
+    expect(reply.error?.message).toBe("Missing permission: 'api.*.read_api'.");
   });
 });
 

@@ -1,7 +1,6 @@
 import { createTestDatabase } from '@keyplane/db/testing';
 import { describe, expect, inject, it } from 'vitest';
-import { createApp } from '../../src/http/app.ts';
-import { silentLogger } from '../../src/log.ts';
+import { withServerOn } from '../appVariants.ts';
 import { ERRORS_BASE_URL, MAX_BODY_BYTES, useApi } from '../harness.ts';
 
 const api = useApi();
@@ -25,6 +24,13 @@ describe('success envelope', () => {
     const reply = await api.request('/v2/liveness', { method: 'GET' });
     expect(reply.status).toBe(200);
     expect(reply.body.data).toEqual({ message: 'OK' });
+  });
+
+  it('answers liveness read by another method with 405 and Allow: GET', async () => {
+    const reply = await api.request('/v2/liveness', { method: 'POST', body: '{}' });
+    expect(reply.status).toBe(405);
+    expect(reply.headers.get('allow')).toBe('GET');
+    expect(reply.body.error.detail).toBe('This endpoint is read with GET, not POST.');
   });
 });
 
@@ -124,19 +130,13 @@ describe('500', () => {
     // An app whose database is gone: every query fails inside the driver.
     const broken = await createTestDatabase(inject('databaseUrl'), inject('templateDatabase'));
     await broken.drop();
-    const app = createApp({
-      orm: broken.orm,
-      logger: silentLogger,
-      errorsBaseUrl: ERRORS_BASE_URL,
-      maxBodyBytes: MAX_BODY_BYTES,
-      vaultMasterKey: undefined,
-      services: api.services,
-    });
-    const response = await app.request('/v2/apis.createApi', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}` },
-      body: JSON.stringify({ name: 'broken' }),
-    });
+    const response = await withServerOn(api, { orm: broken.orm }, (server) =>
+      server.fetch('/v2/apis.createApi', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}` },
+        body: JSON.stringify({ name: 'broken' }),
+      }),
+    );
     const text = await response.text();
     expect(response.status).toBe(500);
     expect(JSON.parse(text).error.detail).toBe(
@@ -154,27 +154,11 @@ describe('request log', () => {
       info: (message: string, fields?: object) => lines.push(JSON.stringify({ message, ...fields })),
       error: (message: string, fields?: object) => lines.push(JSON.stringify({ message, ...fields })),
     };
-    const app = createApp({
-      orm: api.orm,
-      logger,
-      errorsBaseUrl: ERRORS_BASE_URL,
-      maxBodyBytes: MAX_BODY_BYTES,
-      vaultMasterKey: undefined,
-      services: api.services,
+    const { created } = await withServerOn(api, { logger }, async (server) => {
+      const api = await server.post<{ apiId: string }>('apis.createApi', { name: 'logged' }, rootKey);
+      const key = await server.post<{ key: string }>('keys.createKey', { apiId: api.body.data.apiId }, rootKey);
+      return { created: key.body };
     });
-    const call = (path: string, body: unknown) =>
-      app.request(path, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}` },
-        body: JSON.stringify(body),
-      });
-    const { data } = (await (await call('/v2/apis.createApi', { name: 'logged' })).json()) as {
-      data: { apiId: string };
-    };
-    const created = (await (await call('/v2/keys.createKey', { apiId: data.apiId })).json()) as {
-      meta: { requestId: string };
-      data: { key: string };
-    };
     expect(lines).toHaveLength(2);
     const entry = JSON.parse(lines[1] as string);
     expect(entry).toMatchObject({

@@ -1,10 +1,19 @@
 import { deleteExpiredAnalytics, type RatelimitEvent } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type AnalyticsRow, analyticsRows, withAnalyticsQuota } from '../analytics.ts';
+import {
+  type AnalyticsRow,
+  analyticsRows,
+  cancelAnalytics,
+  ENDLESS_QUERY,
+  untilAnalyticsRunning,
+  withAnalyticsQuota,
+  workspaceWithEvents,
+} from '../analytics.ts';
 import { postOn } from '../appVariants.ts';
-import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { ERRORS_BASE_URL, TEST_MASTER_KEY, type TestWorkspace, useApi } from '../harness.ts';
 
-const api = useApi();
+// Two analytics connections, so that a workspace's two queries at its bound both run.
+const api = useApi({ vaultMasterKey: TEST_MASTER_KEY, analyticsConnections: 2 });
 
 let workspace: TestWorkspace;
 let other: TestWorkspace;
@@ -157,6 +166,18 @@ describe('429', () => {
       expect(refused.status).toBe(429);
       expect(refused.body.error.type).toBe(`${ERRORS_BASE_URL}/user/too_many_requests/query_quota_exceeded`);
     });
+  });
+
+  it("past the workspace's bound on analytics queries under way at once, shared with getVerifications", async () => {
+    const busy = await workspaceWithEvents(api);
+    const running = [0, 1].map(() => api.post('analytics.getVerifications', { query: ENDLESS_QUERY }, busy.rootKey));
+    await untilAnalyticsRunning(api, 2);
+    const refused = await getRatelimits('select 1', busy.rootKey);
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.type).toBe(`${ERRORS_BASE_URL}/user/too_many_requests/query_concurrency_exceeded`);
+    await cancelAnalytics(api);
+    await Promise.all(running);
+    expect((await getRatelimits('select 1', busy.rootKey)).status).toBe(200);
   });
 });
 

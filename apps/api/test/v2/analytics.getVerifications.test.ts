@@ -1,10 +1,28 @@
 import { deleteExpiredAnalytics, rows, sql, type VerificationEvent } from '@keyplane/db';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { type AnalyticsRow, analyticsRows, withAnalyticsQuota } from '../analytics.ts';
+import { createQuotas } from '@keyplane/ratelimit';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import {
+  type AnalyticsRow,
+  analyticsRows,
+  cancelAnalytics,
+  ENDLESS_QUERY,
+  untilAnalyticsRunning,
+  withAnalyticsQuota,
+  workspaceWithEvents,
+} from '../analytics.ts';
 import { postOn } from '../appVariants.ts';
-import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import {
+  createTestApi,
+  createTestKey,
+  ERRORS_BASE_URL,
+  TEST_MASTER_KEY,
+  type TestWorkspace,
+  useApi,
+} from '../harness.ts';
+import { UNREACHABLE_REDIS } from '../ratelimit.ts';
 
-const api = useApi();
+// Three analytics connections: a workspace running its two queries at once leaves one for the others.
+const api = useApi({ vaultMasterKey: TEST_MASTER_KEY, analyticsConnections: 3 });
 
 let workspace: TestWorkspace;
 let other: TestWorkspace;
@@ -283,6 +301,45 @@ describe('422', () => {
 
 describe('429', () => {
   const QUOTA_TYPE = `${ERRORS_BASE_URL}/user/too_many_requests/query_quota_exceeded`;
+  const CONCURRENCY_TYPE = `${ERRORS_BASE_URL}/user/too_many_requests/query_concurrency_exceeded`;
+  const BUSY_TYPE = `${ERRORS_BASE_URL}/user/too_many_requests/analytics_busy`;
+
+  it("past the workspace's bound on queries under way at once, not counting the refused ones", async () => {
+    const busy = await workspaceWithEvents(api);
+    await withAnalyticsQuota(api, 3, async () => {
+      const running = [getVerifications(ENDLESS_QUERY, busy.rootKey), getVerifications(ENDLESS_QUERY, busy.rootKey)];
+      await untilAnalyticsRunning(api, 2);
+      const refused = await getVerifications('select 1', busy.rootKey);
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.type).toBe(CONCURRENCY_TYPE);
+      expect(refused.body.error.detail).toContain('already has 2 analytics queries running');
+      expect((await getVerifications('select 1', busy.rootKey)).body.error.type).toBe(CONCURRENCY_TYPE);
+      await cancelAnalytics(api);
+      expect((await Promise.all(running)).map((reply) => reply.status)).toEqual([422, 422]);
+      // The two that ran spent two of the three queries; the two refused spent nothing.
+      expect((await getVerifications('select 1', busy.rootKey)).status).toBe(200);
+      expect((await getVerifications('select 1', busy.rootKey)).body.error.type).toBe(QUOTA_TYPE);
+    });
+  });
+
+  it('when no analytics connection comes free within half the budget, not counting it', async () => {
+    const heavy = [await workspaceWithEvents(api), await workspaceWithEvents(api), await workspaceWithEvents(api)];
+    const waiting = await api.workspace();
+    await withAnalyticsQuota(api, 1, async () => {
+      const running = heavy.map((busy) => getVerifications(ENDLESS_QUERY, busy.rootKey));
+      await untilAnalyticsRunning(api, 3);
+      const refused = await getVerifications('select 1', waiting.rootKey);
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.type).toBe(BUSY_TYPE);
+      expect(refused.body.error.detail).toBe(
+        'Analytics is busy: no analytics connection came free in 2.5 s. Retry in a few seconds.',
+      );
+      await cancelAnalytics(api);
+      expect((await Promise.all(running)).map((reply) => reply.status)).toEqual([422, 422, 422]);
+      expect((await getVerifications('select 1', waiting.rootKey)).status).toBe(200);
+      expect((await getVerifications('select 1', waiting.rootKey)).body.error.type).toBe(QUOTA_TYPE);
+    });
+  });
 
   it("past the workspace's hourly quota, shared with getRatelimits, and only that workspace's", async () => {
     const limited = await api.workspace();
@@ -296,6 +353,22 @@ describe('429', () => {
       expect(refused.body.error.type).toBe(QUOTA_TYPE);
       expect(refused.body.error.detail).toContain('2 analytics queries of the past hour');
       expect((await getVerifications('select 1', bystander.rootKey)).status).toBe(200);
+    });
+  });
+
+  it('counts in this process while Redis is unreachable, whatever RATELIMIT_REDIS_FAILURE says', async () => {
+    const quotas = createQuotas({ redisUrl: UNREACHABLE_REDIS });
+    onTestFinished(() => quotas.close());
+    const analyticsQuota = quotas.quota('analytics-queries', 3600);
+    const limited = await api.workspace();
+    await withAnalyticsQuota(api, 2, async () => {
+      const query = () =>
+        postOn(api, { analyticsQuota }, 'analytics.getVerifications', { query: 'select 1' }, limited.rootKey);
+      expect((await query()).status).toBe(200);
+      expect((await query()).status).toBe(200);
+      const refused = await query();
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.type).toBe(QUOTA_TYPE);
     });
   });
 
@@ -378,6 +451,16 @@ describe('cross-workspace isolation', () => {
     );
     expect(counts?.keys).toBeGreaterThanOrEqual(3);
     expect(counts?.events).toBeGreaterThanOrEqual(9);
+  });
+
+  it("a workspace at its bound on queries under way at once holds back no other workspace's", async () => {
+    const busy = await workspaceWithEvents(api);
+    const running = [getVerifications(ENDLESS_QUERY, busy.rootKey), getVerifications(ENDLESS_QUERY, busy.rootKey)];
+    await untilAnalyticsRunning(api, 2);
+    expect((await getVerifications('select 1', busy.rootKey)).status).toBe(429);
+    expect(await rowsOf('select count(*) as n from key_verifications_v1')).toEqual([{ n: 5 }]);
+    await cancelAnalytics(api);
+    await Promise.all(running);
   });
 
   it('the other workspace sees its own events only', async () => {

@@ -24,7 +24,7 @@ interface Page {
 }
 
 async function listKeys(body: Record<string, unknown>, rootKey = workspace.rootKey): Promise<Page> {
-  const response = await api.app.request('/v2/apis.listKeys', {
+  const response = await api.fetch('/v2/apis.listKeys', {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}` },
     body: JSON.stringify(body),

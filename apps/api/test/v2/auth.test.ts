@@ -1,4 +1,5 @@
-import { revokeRootKey } from '@keyplane/db';
+import { revokeRootKey } from '@keyplane/core';
+import { createChangeLog, rootKeyChangeStore } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
 
@@ -48,7 +49,9 @@ describe('401', () => {
     const { rootKeyId, rootKey } = await workspace.rootKeyWith(['api.*.read_api']);
     // Warm this node's cache, then revoke on another connection: only NOTIFY can tell this node.
     expect((await getApiWith({ Authorization: `Bearer ${rootKey}` })).status).toBe(200);
-    await revokeRootKey(api.orm.em.fork(), rootKeyId);
+    await api.orm.em
+      .fork()
+      .transactional((tx) => revokeRootKey(rootKeyChangeStore(tx, createChangeLog()), { rootKeyId }));
     await expect
       .poll(async () => (await getApiWith({ Authorization: `Bearer ${rootKey}` })).status, {
         timeout: 1000,

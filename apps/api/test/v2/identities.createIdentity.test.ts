@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
 import { countRows, identityRatelimits, storedIdentities, storedKey } from '../dbInspect.ts';
-import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi, withNestedMeta } from '../harness.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -121,6 +121,11 @@ describe('400', () => {
     ['with U+0000', { note: 'nul\u0000' }],
   ])('rejects meta %s', async (_, meta) => {
     await expectInvalid({ externalId: 'bad_meta', meta }, 'body.meta');
+  });
+
+  it.each([101, 5000])('rejects meta nested %i levels deep, saying how deep it may be', async (levels) => {
+    const reply = await expectInvalid(withNestedMeta({ externalId: 'deep_meta' }, levels), 'body.meta');
+    expect(reply.body.error.detail).toContain('must not nest deeper than 100 levels');
   });
 
   it('rejects meta over 1 MB serialized, saying so (a server whose body limit lets it through)', async () => {

@@ -40,7 +40,7 @@ describe('200', () => {
     const id = await newIdentity({ externalId: 'doomed', ratelimits: [{ name: 'kept', limit: 1, duration: 1000 }] });
     const reply = await deleteIdentity({ identity: id });
     expect(reply.status).toBe(200);
-    // The interface spec's {meta, data} envelope, although the reference answers meta alone.
+    // The {meta, data} envelope (docs/contract.md#envelopes), although the reference answers meta alone.
     expect(reply.body).toEqual({ meta: { requestId: expect.stringMatching(/^req_/) }, data: {} });
     expect(await storedIdentities(em(), workspace.workspaceId, 'doomed')).toMatchObject([{ id, deleted: true }]);
     expect(await identityRatelimits(em(), id)).toHaveLength(1);

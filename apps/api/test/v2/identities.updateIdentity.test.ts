@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
 import { countRows, identityRatelimits, keyRatelimits, storedIdentities } from '../dbInspect.ts';
-import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import {
+  createTestApi,
+  createTestKey,
+  ERRORS_BASE_URL,
+  type JsonText,
+  type TestWorkspace,
+  useApi,
+  withNestedMeta,
+} from '../harness.ts';
 import { type SecondNode, startSecondNode } from '../secondNode.ts';
 
 const api = useApi();
@@ -298,7 +306,7 @@ describe('400', () => {
       ratelimits: [{ name: 'kept', limit: 1, duration: 1000 }],
     });
   });
-  const expectInvalid = async (body: Record<string, unknown>, location: string) => {
+  const expectInvalid = async (body: Record<string, unknown> | JsonText, location: string) => {
     const before = await getIdentity(id);
     const reply = await updateIdentity(body);
     expect(reply.status).toBe(400);
@@ -323,6 +331,10 @@ describe('400', () => {
     ['ratelimits', Array.from({ length: 51 }, (_, i) => ({ name: `limit-${i}`, limit: 1, duration: 1000 }))],
   ])('rejects %s = %j', async (field, value) => {
     await expectInvalid({ identity: id, [field]: value }, `body.${field}`);
+  });
+
+  it.each([101, 5000])('rejects meta nested %i levels deep', async (levels) => {
+    await expectInvalid(withNestedMeta({ identity: id }, levels), 'body.meta');
   });
 
   it('rejects two rate limits with the same name, changing nothing', async () => {

@@ -1,8 +1,7 @@
-import { decryptKeyMaterial, hashKey } from '@keyplane/core';
-import { loadDataKey as loadWorkspaceDataKey } from '@keyplane/db';
+import { decryptKeyMaterial, hashKey, loadDataKey } from '@keyplane/core';
+import { vaultStore } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/http/app.ts';
-import { silentLogger } from '../../src/log.ts';
+import { postOn } from '../appVariants.ts';
 import {
   countRows,
   createRole,
@@ -15,10 +14,11 @@ import {
 import {
   createTestApi,
   ERRORS_BASE_URL,
-  MAX_BODY_BYTES,
+  type JsonText,
   TEST_MASTER_KEY,
   type TestWorkspace,
   useApi,
+  withNestedMeta,
 } from '../harness.ts';
 
 const api = useApi();
@@ -169,7 +169,7 @@ describe('200', () => {
     const { keyId, key } = (await createKey({ recoverable: true })).body.data;
     const stored = await storedKey(em(), keyId);
     expect(stored?.ciphertext).toEqual(expect.any(String));
-    const dataKey = await loadWorkspaceDataKey(em(), workspace.workspaceId, TEST_MASTER_KEY);
+    const dataKey = await loadDataKey(vaultStore(em()), workspace.workspaceId, TEST_MASTER_KEY);
     if (!dataKey || !stored?.ciphertext) throw new Error('expected a data key and a ciphertext');
     expect(decryptKeyMaterial(dataKey, stored.ciphertext, keyId)).toBe(key);
   });
@@ -195,7 +195,7 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  const expectInvalid = async (body: Record<string, unknown>, location: string) => {
+  const expectInvalid = async (body: Record<string, unknown> | JsonText, location: string) => {
     const reply = await api.post('keys.createKey', body, workspace.rootKey);
     expect(reply.status).toBe(400);
     expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
@@ -247,9 +247,13 @@ describe('400', () => {
     await expectInvalid(withApi({ [field]: value }), `body.${field}`);
   });
 
+  it.each([101, 5000])('rejects meta nested %i levels deep', async (levels) => {
+    await expectInvalid(withNestedMeta({ apiId }, levels), 'body.meta');
+  });
+
   it.each([
     ['empty', ''],
-    ['longer than 100 characters (interface spec 4.1)', 'r'.repeat(101)],
+    ['longer than 100 characters (docs/contract.md#creating-keys)', 'r'.repeat(101)],
     ['with a forbidden character', 'ro le'],
   ])('rejects a role name that is %s', async (_, role) => {
     await expectInvalid(withApi({ roles: [role] }), 'body.roles[0]');
@@ -257,7 +261,7 @@ describe('400', () => {
 
   it.each([
     ['empty', ''],
-    ['longer than 100 characters (interface spec 4.1)', 'p'.repeat(101)],
+    ['longer than 100 characters (docs/contract.md#creating-keys)', 'p'.repeat(101)],
   ])('rejects a permission that is %s', async (_, permission) => {
     await expectInvalid(withApi({ permissions: [permission] }), 'body.permissions[0]');
   });
@@ -393,20 +397,14 @@ describe('412', () => {
   });
 
   it('when the server has no master key to open the workspace vault', async () => {
-    const withoutMasterKey = createApp({
-      orm: api.orm,
-      logger: silentLogger,
-      errorsBaseUrl: ERRORS_BASE_URL,
-      maxBodyBytes: MAX_BODY_BYTES,
-      vaultMasterKey: undefined,
-      services: api.services,
-    });
-    const response = await withoutMasterKey.request('/v2/keys.createKey', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${workspace.rootKey}` },
-      body: JSON.stringify({ apiId, recoverable: true }),
-    });
-    expect(response.status).toBe(412);
+    const reply = await postOn(
+      api,
+      { masterKey: false },
+      'keys.createKey',
+      { apiId, recoverable: true },
+      workspace.rootKey,
+    );
+    expect(reply.status).toBe(412);
   });
 
   it('when a recoverable key is requested on an API without encryption', async () => {

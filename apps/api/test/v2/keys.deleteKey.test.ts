@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { deleteKey as deleteKeyRecord, rows, sql } from '@keyplane/db';
+import { createChangeLog, deleteKey as deleteKeyRecord, rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createRole, storedKey } from '../dbInspect.ts';
 import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
@@ -91,7 +91,7 @@ describe('200', () => {
     const warmedAt = Date.now();
     expect(await verifyCode(key)).toMatchObject({ code: 'VALID' });
     // Deleting straight through the database layer skips this node's own eviction: only NOTIFY can reach the cache.
-    await deleteKeyRecord(em(), workspace.workspaceId, keyId, { permanent: false });
+    await deleteKeyRecord(em(), createChangeLog(), workspace.workspaceId, keyId, { permanent: false });
     let code = 'VALID';
     while (code === 'VALID' && Date.now() - warmedAt < 5000) {
       await sleep(10);

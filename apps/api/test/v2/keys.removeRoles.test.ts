@@ -66,10 +66,11 @@ describe('200', () => {
     expect(await verify(key, 'docs.read')).toBe('INSUFFICIENT_PERMISSIONS');
   });
 
-  it('needs update_key only', async () => {
+  it('with exactly update_key and rbac.*.remove_role_from_key', async () => {
     const { keyId } = await newKey({ roles: ['reader'] });
-    const { rootKey } = await workspace.rootKeyWith([`api.${apiId}.update_key`]);
+    const { rootKey } = await workspace.rootKeyWith([`api.${apiId}.update_key`, 'rbac.*.remove_role_from_key']);
     expect((await removeRoles({ keyId, roles: ['reader'] }, rootKey)).status).toBe(200);
+    expect(await keyRoleNames(em(), keyId)).toEqual([]);
   });
 });
 
@@ -106,6 +107,25 @@ describe('403', () => {
     expect(reply.body.error.detail).toBe(`Missing permission: 'api.${apiId}.update_key'.`);
     expect(await keyRoleNames(em(), keyId)).toEqual(['reader']);
   });
+
+  it('without rbac.*.remove_role_from_key, naming it and removing nothing', async () => {
+    const { keyId } = await newKey({ roles: ['reader'] });
+    const { rootKey } = await workspace.rootKeyWith([`api.${apiId}.update_key`, 'rbac.*.add_role_to_key']);
+    const reply = await removeRoles({ keyId, roles: ['reader'] }, rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.detail).toBe("Missing permission: 'rbac.*.remove_role_from_key'.");
+    expect(await keyRoleNames(em(), keyId)).toEqual(['reader']);
+  });
+
+  it('naming everything missing in one answer', async () => {
+    const { keyId } = await newKey({ roles: ['reader'] });
+    const { rootKey } = await workspace.rootKeyWith(['api.*.read_key']);
+    const reply = await removeRoles({ keyId, roles: ['reader'] }, rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.detail).toBe(
+      `Missing permissions: 'api.${apiId}.update_key', 'rbac.*.remove_role_from_key'.`,
+    );
+  });
 });
 
 describe('404', () => {
@@ -113,6 +133,11 @@ describe('404', () => {
     const reply = await removeRoles({ keyId: 'key_missing', roles: ['reader'] });
     expect(reply.status).toBe(404);
     expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/key_not_found`);
+  });
+
+  it('for a key that does not exist, before any missing permission', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['api.*.read_key']);
+    expect((await removeRoles({ keyId: 'key_missing', roles: ['reader'] }, rootKey)).status).toBe(404);
   });
 
   it('for a role that does not exist, removing none of the others', async () => {

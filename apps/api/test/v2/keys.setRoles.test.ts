@@ -24,6 +24,7 @@ const newKey = (body: Record<string, unknown> = {}) => createTestKey(api, worksp
 const setRoles = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
   api.post<Role[]>('keys.setRoles', body, rootKey);
 const verify = (key: string, permissions: string) => verifyCode(api, workspace.rootKey, key, permissions);
+const roleLinkGrants = ['rbac.*.add_role_to_key', 'rbac.*.remove_role_from_key'];
 
 describe('200', () => {
   it('makes the roles exactly the requested set', async () => {
@@ -71,10 +72,11 @@ describe('200', () => {
     expect(await verify(key, 'docs.write')).toBe('VALID');
   });
 
-  it('needs update_key only', async () => {
-    const { keyId } = await newKey();
-    const { rootKey } = await workspace.rootKeyWith([`api.${apiId}.update_key`]);
+  it('with exactly update_key, rbac.*.add_role_to_key and rbac.*.remove_role_from_key', async () => {
+    const { keyId } = await newKey({ roles: ['reader'] });
+    const { rootKey } = await workspace.rootKeyWith([`api.${apiId}.update_key`, ...roleLinkGrants]);
     expect((await setRoles({ keyId, roles: ['admin'] }, rootKey)).status).toBe(200);
+    expect(await keyRoleNames(em(), keyId)).toEqual(['admin']);
   });
 });
 
@@ -105,11 +107,33 @@ describe('401', () => {
 describe('403', () => {
   it('without update_key, naming it and changing nothing', async () => {
     const { keyId } = await newKey({ roles: ['reader'] });
-    const { rootKey } = await workspace.rootKeyWith(['rbac.*.add_role_to_key', 'api.*.create_key']);
+    const { rootKey } = await workspace.rootKeyWith([...roleLinkGrants, 'api.*.create_key']);
     const reply = await setRoles({ keyId, roles: [] }, rootKey);
     expect(reply.status).toBe(403);
     expect(reply.body.error.detail).toBe(`Missing permission: 'api.${apiId}.update_key'.`);
     expect(await keyRoleNames(em(), keyId)).toEqual(['reader']);
+  });
+
+  it.each([
+    ['rbac.*.add_role_to_key', ['api.*.update_key', 'rbac.*.remove_role_from_key']],
+    ['rbac.*.remove_role_from_key', ['api.*.update_key', 'rbac.*.add_role_to_key']],
+  ])('without %s, naming it and changing nothing', async (missing, grants) => {
+    const { keyId } = await newKey({ roles: ['reader'] });
+    const { rootKey } = await workspace.rootKeyWith(grants);
+    const reply = await setRoles({ keyId, roles: ['writer'] }, rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.detail).toBe(`Missing permission: '${missing}'.`);
+    expect(await keyRoleNames(em(), keyId)).toEqual(['reader']);
+  });
+
+  it('with neither update_key nor the rbac actions, naming everything missing in one answer', async () => {
+    const { keyId } = await newKey();
+    const { rootKey } = await workspace.rootKeyWith(['api.*.read_key']);
+    const reply = await setRoles({ keyId, roles: ['admin'] }, rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.detail).toBe(
+      `Missing permissions: 'api.${apiId}.update_key', 'rbac.*.add_role_to_key', 'rbac.*.remove_role_from_key'.`,
+    );
   });
 });
 
@@ -118,6 +142,11 @@ describe('404', () => {
     const reply = await setRoles({ keyId: 'key_missing', roles: [] });
     expect(reply.status).toBe(404);
     expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/key_not_found`);
+  });
+
+  it('for a key that does not exist, before any missing permission', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['api.*.read_key']);
+    expect((await setRoles({ keyId: 'key_missing', roles: [] }, rootKey)).status).toBe(404);
   });
 
   it('for a role that does not exist, changing nothing', async () => {

@@ -10,7 +10,15 @@ import {
   keyRoleNames,
   storedKey,
 } from '../dbInspect.ts';
-import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import {
+  createTestApi,
+  createTestKey,
+  ERRORS_BASE_URL,
+  type JsonText,
+  type TestWorkspace,
+  useApi,
+  withNestedMeta,
+} from '../harness.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -27,7 +35,7 @@ beforeAll(async () => {
 
 type Created = { keyId: string; key: string };
 const newKey = (body: Record<string, unknown> = {}) => createTestKey(api, workspace.rootKey, { apiId, ...body });
-const updateKey = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
+const updateKey = (body: Record<string, unknown> | JsonText, rootKey = workspace.rootKey) =>
   api.post('keys.updateKey', body, rootKey);
 const verify = async (key: string, extra: Record<string, unknown> = {}) => {
   const reply = await api.post<{ valid: boolean; code: string }>(
@@ -48,6 +56,9 @@ async function identityOf(keyId: string) {
   return found;
 }
 
+const roleLinkGrants = ['rbac.*.add_role_to_key', 'rbac.*.remove_role_from_key'];
+const permissionLinkGrants = ['rbac.*.add_permission_to_key', 'rbac.*.remove_permission_from_key'];
+
 const fullKey = {
   name: 'original',
   meta: { plan: 'pro' },
@@ -60,6 +71,28 @@ const fullKey = {
 };
 
 describe('200', () => {
+  it('replaces roles and permissions with update_key and the rbac actions, existing slugs needing no more', async () => {
+    await newKey({ permissions: ['updatekey.existing'] });
+    const { keyId } = await newKey({ roles: ['reader'] });
+    const { rootKey } = await workspace.rootKeyWith([
+      `api.${apiId}.update_key`,
+      ...roleLinkGrants,
+      ...permissionLinkGrants,
+    ]);
+    const reply = await updateKey({ keyId, roles: ['writer'], permissions: ['updatekey.existing'] }, rootKey);
+    expect(reply.status).toBe(200);
+    expect(await keyRoleNames(em(), keyId)).toEqual(['writer']);
+    expect(await keyPermissionSlugs(em(), keyId)).toEqual(['updatekey.existing']);
+  });
+
+  it('creates a new permission slug with rbac.*.create_permission too', async () => {
+    const { keyId } = await newKey();
+    const grants = ['api.*.update_key', ...permissionLinkGrants, 'rbac.*.create_permission'];
+    const { rootKey } = await workspace.rootKeyWith(grants);
+    expect((await updateKey({ keyId, permissions: ['updatekey.created'] }, rootKey)).status).toBe(200);
+    expect(await keyPermissionSlugs(em(), keyId)).toEqual(['updatekey.created']);
+  });
+
   it('answers {} and leaves every absent field as it was', async () => {
     const { keyId } = await newKey(fullKey);
     const before = await storedKey(em(), keyId);
@@ -345,7 +378,7 @@ describe('400', () => {
   beforeAll(async () => {
     keyId = (await newKey(fullKey)).keyId;
   });
-  const expectInvalid = async (body: Record<string, unknown>, location: string) => {
+  const expectInvalid = async (body: Record<string, unknown> | JsonText, location: string) => {
     const reply = await updateKey(body);
     expect(reply.status).toBe(400);
     expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
@@ -389,6 +422,10 @@ describe('400', () => {
     ['permissions', Array.from({ length: 1001 }, (_, i) => `p${i}`)],
   ])('rejects %s = %j', async (field, value) => {
     await expectInvalid({ keyId, [field]: value }, `body.${field}`);
+  });
+
+  it('rejects meta nested 5000 levels deep', async () => {
+    await expectInvalid(withNestedMeta({ keyId }, 5000), 'body.meta');
   });
 
   it.each([
@@ -482,14 +519,65 @@ describe('403', () => {
   });
 
   it.each([['api.*.update_key'], ['apis.*.update_key'], ['api.API_ID.update_key']])(
-    'not with %s, which is all it takes to create permissions and identities too',
+    'with %s alone, changing what is not roles or permissions only',
     async (grant) => {
-      const { keyId } = await newKey();
+      const { keyId } = await newKey({ roles: ['reader'], permissions: ['documents.read'] });
       const { rootKey } = await workspace.rootKeyWith([grant.replace('API_ID', apiId)]);
-      const reply = await updateKey({ keyId, permissions: ['grant.created'], externalId: 'grant_user' }, rootKey);
-      expect(reply.status).toBe(200);
+      expect((await updateKey({ keyId, name: 'renamed', externalId: 'grant_user' }, rootKey)).status).toBe(200);
+      const reply = await updateKey({ keyId, roles: [], permissions: ['documents.read'] }, rootKey);
+      expect(reply.status).toBe(403);
+      expect(reply.body.error.detail).toBe(
+        "Missing permissions: 'rbac.*.add_role_to_key', 'rbac.*.remove_role_from_key', " +
+          "'rbac.*.add_permission_to_key', 'rbac.*.remove_permission_from_key'.",
+      );
+      expect(await keyRoleNames(em(), keyId)).toEqual(['reader']);
     },
   );
+
+  it('roles need the role link actions, naming them and changing nothing else either', async () => {
+    const { keyId } = await newKey({ name: 'unchanged', roles: ['reader'] });
+    const { rootKey } = await workspace.rootKeyWith(['api.*.update_key', ...permissionLinkGrants]);
+    const reply = await updateKey({ keyId, name: 'changed', roles: ['writer'] }, rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.detail).toBe(
+      "Missing permissions: 'rbac.*.add_role_to_key', 'rbac.*.remove_role_from_key'.",
+    );
+    expect((await storedKey(em(), keyId))?.name).toBe('unchanged');
+    expect(await keyRoleNames(em(), keyId)).toEqual(['reader']);
+  });
+
+  it('permissions need the permission link actions, naming them', async () => {
+    const { keyId } = await newKey({ permissions: ['documents.read'] });
+    const { rootKey } = await workspace.rootKeyWith(['api.*.update_key', ...roleLinkGrants]);
+    const reply = await updateKey({ keyId, permissions: [] }, rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.detail).toBe(
+      "Missing permissions: 'rbac.*.add_permission_to_key', 'rbac.*.remove_permission_from_key'.",
+    );
+    expect(await keyPermissionSlugs(em(), keyId)).toEqual(['documents.read']);
+  });
+
+  it('a permission slug that does not exist yet needs rbac.*.create_permission, creating and changing nothing', async () => {
+    const { keyId } = await newKey({ name: 'unchanged', permissions: ['documents.read'] });
+    const permissionsBefore = await countRows(em(), 'permissions');
+    const { rootKey } = await workspace.rootKeyWith(['api.*.update_key', ...permissionLinkGrants]);
+    const reply = await updateKey({ keyId, name: 'changed', permissions: ['updatekey.never.created'] }, rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.detail).toBe("Missing permission: 'rbac.*.create_permission'.");
+    expect(await countRows(em(), 'permissions')).toBe(permissionsBefore);
+    expect(await keyPermissionSlugs(em(), keyId)).toEqual(['documents.read']);
+    expect((await storedKey(em(), keyId))?.name).toBe('unchanged');
+  });
+
+  it('without update_key either, naming everything missing in one answer', async () => {
+    const { keyId } = await newKey();
+    const { rootKey } = await workspace.rootKeyWith(['api.*.read_key']);
+    const reply = await updateKey({ keyId, roles: [] }, rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.detail).toBe(
+      `Missing permissions: 'api.${apiId}.update_key', 'rbac.*.add_role_to_key', 'rbac.*.remove_role_from_key'.`,
+    );
+  });
 });
 
 describe('404', () => {
@@ -497,6 +585,11 @@ describe('404', () => {
     const reply = await updateKey({ keyId: 'key_doesnotexist' });
     expect(reply.status).toBe(404);
     expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/key_not_found`);
+  });
+
+  it('for a key that does not exist, before any missing permission', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['api.*.read_key']);
+    expect((await updateKey({ keyId: 'key_doesnotexist', roles: [], permissions: [] }, rootKey)).status).toBe(404);
   });
 
   it('for a deleted key', async () => {

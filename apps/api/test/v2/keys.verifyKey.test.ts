@@ -1,19 +1,13 @@
 import { createHash } from 'node:crypto';
+import type { CreditSpender } from '@keyplane/background';
 import { hashKey, PREFIXED_API_KEY_ALGORITHM } from '@keyplane/core';
-import { type CreditSpender, createKeyMigration } from '@keyplane/db';
+import { createKeyMigration } from '@keyplane/db';
 import type { Services } from '@keyplane/procedures';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/http/app.ts';
-import { silentLogger } from '../../src/log.ts';
+import { postOn, withServerOn } from '../appVariants.ts';
 import { addIdentityRatelimit, createRole, grantRolePermission, storedKey, verificationEvents } from '../dbInspect.ts';
-import {
-  createTestApi,
-  createTestKey,
-  ERRORS_BASE_URL,
-  MAX_BODY_BYTES,
-  type TestWorkspace,
-  useApi,
-} from '../harness.ts';
+import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { limiterWithoutRedis } from '../ratelimit.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -395,6 +389,19 @@ describe('rate limits', () => {
     expect((await verifyData({ key })).code).toBe('VALID');
     expect((await verifyData({ key })).code).toBe('RATE_LIMITED');
   });
+
+  it('with RATELIMIT_REDIS_FAILURE=closed, refuses every key with a limit while Redis is unreachable, and only those', async () => {
+    const rateLimiter = limiterWithoutRedis('closed');
+    const verifyWithout = async (key: string) =>
+      (await postOn<Verification>(api, { rateLimiter }, 'keys.verifyKey', { key }, workspace.rootKey)).body.data;
+    const limited = await newKey({ ratelimits: [{ name: 'burst', limit: 10, duration: 60_000, autoApply: true }] });
+    const unlimited = await newKey();
+
+    const refused = await verifyWithout(limited.key);
+    expect(refused).toMatchObject({ valid: false, code: 'RATE_LIMITED' });
+    expect(refused.ratelimits?.[0]).toMatchObject({ name: 'burst', exceeded: true, remaining: 0 });
+    expect(await verifyWithout(unlimited.key)).toMatchObject({ valid: true, code: 'VALID' });
+  });
 });
 
 describe('400', () => {
@@ -505,21 +512,11 @@ function verifyAt(time: number, body: Record<string, unknown>): Promise<Verifica
 
 /** A verification on a server whose services differ from the test app's in `changed`. */
 async function verifyOn(changed: Partial<Services>, body: Record<string, unknown>): Promise<Verification> {
-  const app = createApp({
-    orm: api.orm,
-    logger: silentLogger,
-    errorsBaseUrl: ERRORS_BASE_URL,
-    maxBodyBytes: MAX_BODY_BYTES,
-    vaultMasterKey: undefined,
-    services: { ...api.services, ...changed },
-  });
-  const response = await app.request('/v2/keys.verifyKey', {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${workspace.rootKey}` },
-    body: JSON.stringify(body),
-  });
-  expect(response.status).toBe(200);
-  return ((await response.json()) as { data: Verification }).data;
+  const reply = await withServerOn(api, { services: { ...api.services, ...changed } }, (server) =>
+    server.post<Verification>('keys.verifyKey', body, workspace.rootKey),
+  );
+  expect(reply.status).toBe(200);
+  return reply.body.data;
 }
 
 describe('migrationId: on-demand rehash of imported prefixed keys', () => {

@@ -1,21 +1,17 @@
-import { createServer, type Server } from 'node:http';
-import { type AddressInfo, connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect } from 'node:net';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createTestApi, createTestKey, MAX_BODY_BYTES, type TestWorkspace, useApi } from '../harness.ts';
 
-// The production listener answers /v2 on Node's request and response; in-process tests never take that path.
+// What only raw sockets show of the /v2 transport: bodies streamed or declared over the limit, and
+// calls that arrive in one turn of the event loop (answered in one batch).
 const api = useApi();
-let server: Server;
 let baseUrl: string;
 let workspace: TestWorkspace;
 
 beforeAll(async () => {
   workspace = await api.workspace();
-  server = createServer((request, response) => void api.listener(request, response));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  baseUrl = api.url;
 });
-afterAll(() => new Promise((resolve) => server.close(resolve)));
 
 const post = (body: string, headers: Record<string, string> = {}) =>
   fetch(`${baseUrl}/v2/apis.createApi`, {
@@ -124,7 +120,7 @@ describe('/v2 over a socket', () => {
 /** Writes `raw` in one piece on a new connection and reads `count` responses off it, in order. */
 function pipelined(raw: string, count: number) {
   return new Promise<{ status: number; body: { data: { keyId: string } } }[]>((resolve, reject) => {
-    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1', () => socket.write(raw));
+    const socket = connect(Number(new URL(baseUrl).port), '127.0.0.1', () => socket.write(raw));
     let received = Buffer.alloc(0);
     const answers: { status: number; body: { data: { keyId: string } } }[] = [];
     socket.on('data', (chunk: Buffer) => {

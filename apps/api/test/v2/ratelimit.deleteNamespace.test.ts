@@ -39,7 +39,7 @@ describe('/v2', () => {
 
 describe('400', () => {
   it('without a namespace', async () => {
-    const response = await api.app.request('/trpc/ratelimit.deleteNamespace', {
+    const response = await api.fetch('/trpc/ratelimit.deleteNamespace', {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${workspace.rootKey}` },
       body: JSON.stringify({}),

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { postOn } from '../appVariants.ts';
 import { ratelimitEvents, storedNamespaces } from '../dbInspect.ts';
 import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
 import {
@@ -8,6 +9,7 @@ import {
   type LimitBody,
   type LimitData,
   LONG_WINDOW,
+  limiterWithoutRedis,
   limitOn,
 } from '../ratelimit.ts';
 
@@ -62,6 +64,27 @@ describe('200', () => {
       [true, 0],
       [false, 0],
     ]);
+  });
+
+  it('while Redis is unreachable, denies every request with RATELIMIT_REDIS_FAILURE=closed and allows every one with open', async () => {
+    const limitWithout = async (redisFailure: 'open' | 'closed') => {
+      const rateLimiter = limiterWithoutRedis(redisFailure);
+      const answers = [];
+      for (let i = 0; i < 3; i += 1) {
+        const reply = await postOn<LimitData>(
+          api,
+          { rateLimiter },
+          'ratelimit.limit',
+          request('unreachable', { limit: 2 }),
+          workspace.rootKey,
+        );
+        expect(reply.status).toBe(200);
+        answers.push(reply.body.data.success);
+      }
+      return answers;
+    };
+    expect(await limitWithout('closed')).toEqual([false, false, false]);
+    expect(await limitWithout('open')).toEqual([true, true, true]);
   });
 
   it('counts the namespace named by its id and by its name as one', async () => {

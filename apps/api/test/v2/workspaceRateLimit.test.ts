@@ -1,11 +1,10 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { setWorkspaceApiRateLimit } from '@keyplane/db';
-import type { RateLimitEngine } from '@keyplane/ratelimit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createChangeLog, setWorkspaceApiRateLimit } from '@keyplane/db';
+import { createQuotas, type Quota } from '@keyplane/ratelimit';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { postOn } from '../appVariants.ts';
 import { ERRORS_BASE_URL, type Reply, type TestWorkspace, useApi } from '../harness.ts';
 import { callInternal, signIn } from '../internal.ts';
+import { UNREACHABLE_REDIS } from '../ratelimit.ts';
 
 // The reference's workspace API rate limit: applied after authentication to every request of the
 // workspace's root keys, only when the workspace has one (set with `keyplane rate-limit set`).
@@ -14,7 +13,7 @@ const api = useApi();
 /** A new workspace whose root keys may make `requestsPerMinute` requests a minute. */
 async function limitedWorkspace(requestsPerMinute: number | null): Promise<TestWorkspace> {
   const workspace = await api.workspace();
-  await setWorkspaceApiRateLimit(api.orm.em.fork(), workspace.workspaceId, requestsPerMinute);
+  await setWorkspaceApiRateLimit(api.orm.em.fork(), createChangeLog(), workspace.workspaceId, requestsPerMinute);
   return workspace;
 }
 
@@ -74,12 +73,18 @@ describe('200', () => {
 
   it('lets requests through without headers when the limiter fails (fails open)', async () => {
     const workspace = await limitedWorkspace(1);
-    const broken: RateLimitEngine = {
-      check: () => Promise.reject(new Error('redis is down')),
-      close: async () => {},
+    const broken: Quota = {
+      consume: () => Promise.reject(new Error('the limiter failed')),
+      peek: () => Promise.reject(new Error('the limiter failed')),
     };
     for (let attempt = 0; attempt < 3; attempt++) {
-      const reply = await postOn(api, { rateLimiter: broken }, 'apis.createApi', { name: 'open' }, workspace.rootKey);
+      const reply = await postOn(
+        api,
+        { workspaceRateLimit: broken },
+        'apis.createApi',
+        { name: 'open' },
+        workspace.rootKey,
+      );
       expect(reply.status).toBe(200);
       expect(reply.headers.get('RateLimit-Limit')).toBeNull();
     }
@@ -107,7 +112,7 @@ describe('429', () => {
     expect(rateLimitHeaders(refused).limit).toBe('2');
     expect(refused.body.error.detail).toContain('2 API requests per minute');
 
-    await setWorkspaceApiRateLimit(api.orm.em.fork(), workspace.workspaceId, null);
+    await setWorkspaceApiRateLimit(api.orm.em.fork(), createChangeLog(), workspace.workspaceId, null);
     await api.services.announcementsDelivered();
     const listed = await callInternal<{ data: { name: string }[] }>(
       api,
@@ -118,6 +123,17 @@ describe('429', () => {
       },
     );
     expect(listed.data.data.map((created) => created.name).sort()).toEqual(['one', 'two']);
+  });
+
+  it('is counted in this process while Redis is unreachable, whatever RATELIMIT_REDIS_FAILURE says', async () => {
+    const quotas = createQuotas({ redisUrl: UNREACHABLE_REDIS });
+    onTestFinished(() => quotas.close());
+    const workspaceRateLimit = quotas.quota('workspace-api', 60);
+    const workspace = await limitedWorkspace(2);
+    const create = (name: string) => postOn(api, { workspaceRateLimit }, 'apis.createApi', { name }, workspace.rootKey);
+    expect((await create('one')).status).toBe(200);
+    expect((await create('two')).status).toBe(200);
+    expectWorkspaceRateLimited(await create('three'));
   });
 
   it('refuses every request of a workspace whose limit is 0', async () => {
@@ -140,11 +156,11 @@ describe('429', () => {
     const workspace = await limitedWorkspace(null);
     expect((await createApi(workspace)).status).toBe(200);
 
-    await setWorkspaceApiRateLimit(api.orm.em.fork(), workspace.workspaceId, 0);
+    await setWorkspaceApiRateLimit(api.orm.em.fork(), createChangeLog(), workspace.workspaceId, 0);
     await api.services.announcementsDelivered();
     expectWorkspaceRateLimited(await createApi(workspace));
 
-    await setWorkspaceApiRateLimit(api.orm.em.fork(), workspace.workspaceId, null);
+    await setWorkspaceApiRateLimit(api.orm.em.fork(), createChangeLog(), workspace.workspaceId, null);
     await api.services.announcementsDelivered();
     expect((await createApi(workspace)).status).toBe(200);
   });
@@ -159,34 +175,6 @@ describe('429', () => {
     expect(refused.status).toBe(429);
     expect(refused.error?.data.type).toBe('user/too_many_requests/workspace_rate_limited');
     expect(Number(refused.headers.get('Retry-After'))).toBeGreaterThanOrEqual(1);
-  });
-
-  describe('on the production listener', () => {
-    let server: Server;
-    let baseUrl: string;
-    beforeAll(async () => {
-      server = createServer((request, response) => void api.listener(request, response));
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    });
-    afterAll(() => new Promise((resolve) => server.close(resolve)));
-
-    it('sends the same status and headers over a socket', async () => {
-      const workspace = await limitedWorkspace(1);
-      const post = () =>
-        fetch(`${baseUrl}/v2/keys.verifyKey`, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${workspace.rootKey}` },
-          body: JSON.stringify({ key: 'sk_not_a_key' }),
-        });
-      const first = await post();
-      expect(first.status).toBe(200);
-      expect(first.headers.get('RateLimit-Limit')).toBe('1');
-      const refused = await post();
-      expect(refused.status).toBe(429);
-      expect(refused.headers.get('RateLimit-Remaining')).toBe('0');
-      expect(Number(refused.headers.get('Retry-After'))).toBeGreaterThanOrEqual(1);
-    });
   });
 });
 

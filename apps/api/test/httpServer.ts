@@ -1,0 +1,67 @@
+import type { AddressInfo } from 'node:net';
+import { type AppDeps, createHttpServer } from '../src/http/app.ts';
+
+/** A response as tests read it: status, headers and the parsed JSON body. */
+export interface Reply<TData = Record<string, unknown>> {
+  status: number;
+  headers: Headers;
+  body: {
+    meta: { requestId: string };
+    data: TData;
+    error: { title: string; detail: string; status: number; type: string; errors?: FieldErrorBody[] };
+  };
+}
+
+interface FieldErrorBody {
+  location: string;
+  message: string;
+  fix?: string;
+}
+
+export async function replyOf<TData>(response: Response): Promise<Reply<TData>> {
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+/** A request body given as the exact JSON text to send. */
+export class JsonText {
+  readonly text: string;
+  constructor(text: string) {
+    this.text = text;
+  }
+}
+
+export interface TestServer {
+  url: string;
+  /** fetch, to a path of this server. */
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  /** Any request, as fetch takes it, to a path of this server. */
+  request<TData = Record<string, unknown>>(path: string, init: RequestInit): Promise<Reply<TData>>;
+  /** POST /v2/<procedure> with a JSON body and, when given, a root key. */
+  post<TData = Record<string, unknown>>(procedure: string, body: unknown, rootKey?: string): Promise<Reply<TData>>;
+  close(): Promise<void>;
+}
+
+/**
+ * The production HTTP server (the listener `npm start` runs) on a loopback port of its own, driven
+ * over a real socket: a test that passes went through the same code as a client's request.
+ */
+export async function serveHttp(deps: AppDeps): Promise<TestServer> {
+  const server = createHttpServer(deps);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const fetchPath = (path: string, init?: RequestInit) => fetch(`${url}${path}`, init);
+  const request = async <TData>(path: string, init: RequestInit) => replyOf<TData>(await fetchPath(path, init));
+  return {
+    url,
+    fetch: fetchPath,
+    request,
+    post<TData>(procedure: string, body: unknown, rootKey?: string) {
+      const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+      if (rootKey !== undefined) headers.Authorization = `Bearer ${rootKey}`;
+      const text = body instanceof JsonText ? body.text : JSON.stringify(body);
+      return request<TData>(`/v2/${procedure}`, { method: 'POST', headers, body: text });
+    },
+    close: () => new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve()))),
+  };
+}

@@ -1,0 +1,20 @@
+import type { RouterInputs, RouterOutputs } from '@keyplane/procedures';
+
+// The router's own types, so that tests send what a procedure takes and read what it answers.
+
+type Service = keyof RouterInputs & string;
+
+/** Every procedure of the router, as `/v2` and `/trpc` name it: `keys.createKey`, … */
+export type ProcedurePath = { [S in Service]: `${S}.${keyof RouterInputs[S] & string}` }[Service];
+
+export type InputOf<P extends ProcedurePath> = P extends `${infer S extends Service}.${infer N}`
+  ? N extends keyof RouterInputs[S]
+    ? RouterInputs[S][N]
+    : never
+  : never;
+
+export type OutputOf<P extends ProcedurePath> = P extends `${infer S extends Service}.${infer N}`
+  ? N extends keyof RouterOutputs[S]
+    ? RouterOutputs[S][N]
+    : never
+  : never;

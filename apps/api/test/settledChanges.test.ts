@@ -1,0 +1,220 @@
+import { listenForInvalidations } from '@keyplane/background';
+import { createKeyMigration } from '@keyplane/db';
+import { appRouter } from '@keyplane/procedures';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestWorkspace, useApi } from './harness.ts';
+import { type Caller, callInternal, dashboardHeaders, signIn } from './internal.ts';
+import type { InputOf, OutputOf, ProcedurePath } from './procedures.ts';
+
+// A call that changes what nodes cache answers only once every node has forgotten it: the
+// procedures' middleware settles whatever the call's writes announced. Another node listens here
+// and holds each acknowledgement back a moment; every mutation of the router is called while it
+// does, and one that announced a change must not have answered before that node acknowledged.
+
+const api = useApi();
+let workspace: TestWorkspace;
+
+/** Another node: records what it hears, and acknowledges each ping only after holding it. */
+const otherNode = {
+  heard: 0,
+  acknowledgedAt: undefined as number | undefined,
+  /** While set, each acknowledgement waits for it. */
+  gate: undefined as Promise<void> | undefined,
+  close: async () => {},
+};
+const HOLD_MS = 100;
+
+beforeAll(async () => {
+  workspace = await api.workspace();
+  const listener = await listenForInvalidations(api.databaseUrl, {
+    onChange: () => {
+      otherNode.heard += 1;
+    },
+    onReset: () => {},
+    beforeAcknowledging: async () => {
+      await (otherNode.gate ?? new Promise((resolve) => setTimeout(resolve, HOLD_MS)));
+      otherNode.acknowledgedAt = performance.now();
+    },
+  });
+  otherNode.close = () => listener.close();
+});
+afterAll(() => otherNode.close());
+
+let unique = 0;
+const next = (name: string) => `${name}_${++unique}`;
+
+/** A procedure called at `/trpc` with the router's types, failing the test on anything but 200. */
+async function call<P extends ProcedurePath>(
+  path: P,
+  input: InputOf<P>,
+  caller: Caller = { rootKey: workspace.rootKey },
+): Promise<OutputOf<P>> {
+  const reply = await callInternal<OutputOf<P>>(api, path, input, caller);
+  if (reply.status !== 200) throw new Error(`${path}: ${reply.status} ${JSON.stringify(reply.error)}`);
+  return reply.data;
+}
+
+const newApi = async () => (await call('apis.createApi', { name: next('api') })).apiId;
+const newKey = async (extra: Partial<InputOf<'keys.createKey'>> = {}) =>
+  call('keys.createKey', { apiId: await newApi(), ...extra });
+const newRole = async () => {
+  const name = next('role');
+  return { name, roleId: (await call('permissions.createRole', { name })).roleId };
+};
+const newNamespace = async () => {
+  const name = next('namespace');
+  await call('ratelimit.createNamespace', { name });
+  return name;
+};
+
+/** How to call one mutation successfully; setting up costs nothing the check looks at. */
+interface Scenario<P extends ProcedurePath> {
+  input: InputOf<P>;
+  caller?: Caller;
+}
+type Scenarios = { [P in ProcedurePath]?: () => Promise<Scenario<P>> };
+
+const scenarios: Scenarios = {
+  'apis.createApi': async () => ({ input: { name: next('api') } }),
+  'apis.updateApi': async () => ({ input: { apiId: await newApi(), name: next('renamed') } }),
+  'apis.deleteApi': async () => ({ input: { apiId: await newApi() } }),
+  'identities.createIdentity': async () => ({ input: { externalId: next('user') } }),
+  'identities.updateIdentity': async () => {
+    const externalId = next('user');
+    await call('identities.createIdentity', { externalId });
+    return { input: { identity: externalId, meta: { plan: 'pro' } } };
+  },
+  'identities.deleteIdentity': async () => {
+    const externalId = next('user');
+    await call('identities.createIdentity', { externalId });
+    return { input: { identity: externalId } };
+  },
+  'keys.createKey': async () => ({ input: { apiId: await newApi() } }),
+  'keys.verifyKey': async () => ({ input: { key: (await newKey()).key } }),
+  'keys.updateKey': async () => ({ input: { keyId: (await newKey()).keyId, enabled: false } }),
+  'keys.updateCredits': async () => ({
+    input: { keyId: (await newKey({ credits: { remaining: 5 } })).keyId, operation: 'set', value: 1 },
+  }),
+  'keys.rerollKey': async () => ({ input: { keyId: (await newKey()).keyId, expiration: 0 } }),
+  'keys.deleteKey': async () => ({ input: { keyId: (await newKey()).keyId } }),
+  'keys.addPermissions': async () => ({ input: { keyId: (await newKey()).keyId, permissions: [next('perm')] } }),
+  'keys.removePermissions': async () => {
+    const slug = next('perm');
+    return { input: { keyId: (await newKey({ permissions: [slug] })).keyId, permissions: [slug] } };
+  },
+  'keys.setPermissions': async () => ({ input: { keyId: (await newKey()).keyId, permissions: [next('perm')] } }),
+  'keys.addRoles': async () => ({ input: { keyId: (await newKey()).keyId, roles: [(await newRole()).name] } }),
+  'keys.removeRoles': async () => {
+    const { name } = await newRole();
+    return { input: { keyId: (await newKey({ roles: [name] })).keyId, roles: [name] } };
+  },
+  'keys.setRoles': async () => ({ input: { keyId: (await newKey()).keyId, roles: [(await newRole()).name] } }),
+  'keys.migrateKeys': async () => ({
+    input: {
+      migrationId: await createKeyMigration(api.orm.em.fork(), workspace.workspaceId),
+      apiId: await newApi(),
+      keys: [{ hash: next('imported_hash') }],
+    },
+  }),
+  'permissions.createPermission': async () => {
+    const slug = next('perm');
+    return { input: { name: slug, slug } };
+  },
+  'permissions.createRole': async () => ({ input: { name: next('role') } }),
+  'permissions.setRolePermissions': async () => ({
+    input: { roleId: (await newRole()).roleId, permissions: [next('perm')] },
+  }),
+  'permissions.deletePermission': async () => {
+    const slug = next('perm');
+    await call('permissions.createPermission', { name: slug, slug });
+    return { input: { permission: slug } };
+  },
+  'permissions.deleteRole': async () => ({ input: { role: (await newRole()).name } }),
+  'ratelimit.limit': async () => ({
+    input: { namespace: next('namespace'), identifier: 'user', limit: 10, duration: 60_000 },
+  }),
+  'ratelimit.multiLimit': async () => ({
+    input: [{ namespace: next('namespace'), identifier: 'user', limit: 10, duration: 60_000 }],
+  }),
+  'ratelimit.createNamespace': async () => ({ input: { name: next('namespace') } }),
+  'ratelimit.deleteNamespace': async () => ({ input: { namespace: await newNamespace() } }),
+  'ratelimit.setOverride': async () => ({
+    input: { namespace: await newNamespace(), identifier: 'user', limit: 1, duration: 60_000 },
+  }),
+  'ratelimit.deleteOverride': async () => {
+    const namespace = await newNamespace();
+    await call('ratelimit.setOverride', { namespace, identifier: 'user', limit: 1, duration: 60_000 });
+    return { input: { namespace, identifier: 'user' } };
+  },
+  'rootKeys.createRootKey': async () => ({ input: { permissions: ['api.*.read_api'] } }),
+  'rootKeys.updateRootKey': async () => {
+    const { rootKeyId } = await workspace.rootKeyWith(['api.*.read_api']);
+    return { input: { rootKeyId, expires: Date.now() + 3_600_000 } };
+  },
+  'rootKeys.revokeRootKey': async () => {
+    const { rootKeyId } = await workspace.rootKeyWith(['api.*.read_api']);
+    return { input: { rootKeyId } };
+  },
+  'dashboard.signIn': async () => ({
+    input: { rootKey: workspace.rootKey },
+    caller: { headers: { 'x-keyplane-dashboard': '1' } },
+  }),
+  'dashboard.signOut': async () => ({
+    input: undefined,
+    caller: { headers: dashboardHeaders(await signIn(api, workspace.rootKey)) },
+  }),
+};
+
+const mutations = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { type: string } }>)
+  .filter(([, procedure]) => procedure._def.type === 'mutation')
+  .map(([path]) => path as ProcedurePath);
+
+describe('every mutation settles what it changed before it answers', () => {
+  it('has a scenario here for every mutation of the router (add one for a new mutation)', () => {
+    expect(mutations.filter((path) => scenarios[path] === undefined)).toEqual([]);
+  });
+
+  it.each(mutations)('%s', async (path) => {
+    const scenario = scenarios[path];
+    if (!scenario) throw new Error(`no scenario for ${path}`);
+    const { input, caller } = await scenario();
+    // Whatever the setup announced has been settled by its own calls.
+    otherNode.heard = 0;
+    otherNode.acknowledgedAt = undefined;
+    await call(path, input as never, caller);
+    const answeredAt = performance.now();
+    // An announcement reaches this listener at commit, maybe after an unsettled answer.
+    await new Promise((resolve) => setTimeout(resolve, 2 * HOLD_MS));
+    const { heard, acknowledgedAt } = otherNode as { heard: number; acknowledgedAt?: number };
+    if (heard > 0) {
+      expect(acknowledgedAt, `${path} answered without waiting for the other node`).toBeDefined();
+      expect(answeredAt).toBeGreaterThan(acknowledgedAt ?? Number.POSITIVE_INFINITY);
+    }
+  });
+});
+
+describe('a change answers only once the other node acknowledges it', () => {
+  it('keys.deleteKey waits for an acknowledgement held back, and answers as soon as it comes', async () => {
+    const { keyId } = await newKey();
+    let release = () => {};
+    otherNode.gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    try {
+      let answered = false;
+      const deleted = call('keys.deleteKey', { keyId }).then(() => {
+        answered = true;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(answered).toBe(false);
+      const releasedAt = performance.now();
+      release();
+      await deleted;
+      expect(answered).toBe(true);
+      // Not the one-second bound on waiting: the acknowledgement itself ended the wait.
+      expect(performance.now() - releasedAt).toBeLessThan(400);
+    } finally {
+      otherNode.gate = undefined;
+    }
+  });
+});
