@@ -1,3 +1,4 @@
+import { loadEnv } from '@keyplane/config';
 import { defineConfig } from 'vite';
 
 export default defineConfig(({ command }) => {
@@ -21,9 +22,11 @@ export default defineConfig(({ command }) => {
         },
       },
     },
-    server: {
-      // `npm run dev`: the API (and its cookie) on the same origin, as in production.
-      proxy: { '/trpc': 'http://localhost:7070' },
-    },
+    // `npm run dev`: the API (and its cookie) on the same origin, as in production. The proxy keeps
+    // the Host header (Vite's shorthand would rewrite it to the API's), or the API would refuse the
+    // dashboard's calls as cross-site. It finds the API on the server's own PORT.
+    server: production
+      ? {}
+      : { proxy: { '/trpc': { target: `http://localhost:${loadEnv().PORT}`, changeOrigin: false } } },
   };
 });

@@ -1,15 +1,17 @@
+import { listenForInvalidations } from '@keyplane/background';
 import type { Env } from '@keyplane/config';
+import { bootstrapWorkspace, enableVault, issueRootKey, revokeRootKey } from '@keyplane/core';
 import {
-  bootstrapWorkspace,
-  createRootKey,
+  type ChangeLog,
+  createChangeLog,
   type EntityManager,
-  enableVault,
-  listenForInvalidations,
   listRootKeys,
   recordAuditEvent,
-  revokeRootKey,
+  rootKeyChangeStore,
+  rootKeyStore,
   setWorkspaceApiRateLimit,
   workspaceExists,
+  workspaceStore,
 } from '@keyplane/db';
 import type { Command } from './args.ts';
 import { withDatabase } from './database.ts';
@@ -58,7 +60,7 @@ export async function runCommand(command: DatabaseCommand, env: Env): Promise<Co
 
 async function bootstrap(em: EntityManager, name: string, env: Env): Promise<CommandOutput> {
   const created = await em.transactional(async (tx) => {
-    const bootstrapped = await bootstrapWorkspace(tx, { name, masterKey: env.VAULT_MASTER_KEY });
+    const bootstrapped = await bootstrapWorkspace(workspaceStore(tx), { name, masterKey: env.VAULT_MASTER_KEY });
     await recordCliChange(tx, bootstrapped.workspaceId, 'cli.bootstrap', { rootKeyId: bootstrapped.rootKeyId });
     return bootstrapped;
   });
@@ -83,7 +85,7 @@ async function createKey(
 ): Promise<CommandOutput> {
   await requireWorkspace(em, command.workspaceId);
   const created = await em.transactional(async (tx) => {
-    const rootKey = await createRootKey(tx, {
+    const rootKey = await issueRootKey(rootKeyStore(tx), {
       workspaceId: command.workspaceId,
       name: command.keyName,
       permissions: command.permissions,
@@ -117,13 +119,14 @@ const ACKNOWLEDGEMENT_WAIT_MS = 1000;
 async function changeSeenByServers<T>(
   em: EntityManager,
   databaseUrl: string,
-  change: (tx: EntityManager) => Promise<T>,
+  change: (tx: EntityManager, changeLog: ChangeLog) => Promise<T>,
 ): Promise<T> {
   // Running servers acknowledge through notifications: listen for them.
   const listener = await listenForInvalidations(databaseUrl, { onChange: () => {}, onReset: () => {} });
   try {
-    const result = await em.transactional(change);
-    await listener.everyNodeCaughtUp(em, ACKNOWLEDGEMENT_WAIT_MS);
+    const changeLog = createChangeLog();
+    const result = await em.transactional((tx) => change(tx, changeLog));
+    if (changeLog.changes.length > 0) await listener.everyNodeCaughtUp(em, ACKNOWLEDGEMENT_WAIT_MS);
     return result;
   } finally {
     await listener.close();
@@ -131,8 +134,8 @@ async function changeSeenByServers<T>(
 }
 
 async function revokeKey(em: EntityManager, databaseUrl: string, rootKeyId: string): Promise<CommandOutput> {
-  await changeSeenByServers(em, databaseUrl, async (tx) => {
-    const revoked = await revokeRootKey(tx, rootKeyId);
+  await changeSeenByServers(em, databaseUrl, async (tx, changeLog) => {
+    const revoked = await revokeRootKey(rootKeyChangeStore(tx, changeLog), { rootKeyId });
     if (!revoked) throw new CommandError(`root key ${rootKeyId} not found`);
     await recordCliChange(tx, revoked.workspaceId, 'cli.rootKeys.revoke', { rootKeyId });
   });
@@ -152,7 +155,7 @@ async function listKeys(em: EntityManager, workspaceId: string): Promise<Command
 async function enableWorkspaceVault(em: EntityManager, workspaceId: string, masterKey: Buffer): Promise<CommandOutput> {
   await requireWorkspace(em, workspaceId);
   const outcome = await em.transactional(async (tx) => {
-    const enabled = await enableVault(tx, workspaceId, masterKey);
+    const enabled = await enableVault(workspaceStore(tx), { workspaceId, masterKey });
     if (enabled === 'created') await recordCliChange(tx, workspaceId, 'cli.vault.enable', {});
     return enabled;
   });
@@ -172,8 +175,8 @@ async function setRateLimit(
   workspaceId: string,
   requestsPerMinute: number | null,
 ): Promise<CommandOutput> {
-  await changeSeenByServers(em, databaseUrl, async (tx) => {
-    if (!(await setWorkspaceApiRateLimit(tx, workspaceId, requestsPerMinute))) {
+  await changeSeenByServers(em, databaseUrl, async (tx, changeLog) => {
+    if (!(await setWorkspaceApiRateLimit(tx, changeLog, workspaceId, requestsPerMinute))) {
       throw new CommandError(`workspace ${workspaceId} not found`);
     }
     const event = requestsPerMinute === null ? 'cli.rateLimit.clear' : 'cli.rateLimit.set';

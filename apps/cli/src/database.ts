@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Env } from '@keyplane/config';
-import { createOrm, type EntityManager, findRunningEmbedded, migrate, startEmbeddedPostgres } from '@keyplane/db';
+import { createOrm, type EntityManager, migrate } from '@keyplane/db';
+import { findRunningEmbedded, startEmbeddedPostgres } from '@keyplane/embedded';
 import { CommandError } from './errors.ts';
 
 interface LocatedDatabase {

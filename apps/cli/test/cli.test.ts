@@ -1,16 +1,9 @@
 import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { allRootKeyPermissions, hashKey } from '@keyplane/core';
-import {
-  type Bootstrapped,
-  bootstrapWorkspace,
-  findRootKeyByHash,
-  listAuditEvents,
-  listenForInvalidations,
-  rows,
-  sql,
-} from '@keyplane/db';
+import { listenForInvalidations } from '@keyplane/background';
+import { allRootKeyPermissions, type Bootstrapped, bootstrapWorkspace, hashKey } from '@keyplane/core';
+import { findRootKeyByHash, listAuditEvents, rows, sql, workspaceStore } from '@keyplane/db';
 import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
@@ -69,7 +62,7 @@ function expectOneLineError(run: CliRun, exitCode: number) {
 }
 
 function newWorkspace(): Promise<Bootstrapped> {
-  return bootstrapWorkspace(db.orm.em.fork(), { name: 'cli-test' });
+  return db.orm.em.fork().transactional((tx) => bootstrapWorkspace(workspaceStore(tx), { name: 'cli-test' }));
 }
 
 async function listedRootKeys(workspaceId: string) {
