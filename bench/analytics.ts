@@ -1,16 +1,22 @@
-// Analytics: records 1,000,000 verification events through the real batching writer (raw rows and
-// the per-minute/hour/day/month rollups, in large batches) into a fresh database, then times a
+// Analytics: writes 1,000,000 verification events with the recorders' batch writer (raw rows and
+// the per-minute/hour/day/month rollups, in batches of 10,000) into a fresh database, then times a
 // per-day count by outcome for one key through the analytics query path the procedure uses
 // (guard, rewrite, read-only transaction), once over the raw events and once over the day rollup.
 //   DATABASE_URL=postgresql://… npm run bench:analytics
 // Without DATABASE_URL an embedded PostgreSQL is started in a temporary directory.
-import { createOrm, createVerificationRecorder, migrate, queryAnalytics, rows, sql } from '@keyplane/db';
+import {
+  createAnalyticsDatabase,
+  createOrm,
+  migrate,
+  rows,
+  sql,
+  type VerificationEvent,
+  writeVerificationEvents,
+} from '@keyplane/db';
 import { createDatabase } from './database.ts';
 
 const EVENTS = 1_000_000;
 const BATCH = 10_000;
-/** Events handed to the recorder between flushes (the recorder writes them in BATCH-sized statements). */
-const CHUNK = 100_000;
 const KEYS = 1000;
 const APIS = 10;
 const DAYS = 30;
@@ -36,17 +42,9 @@ function percentile(sorted: number[], p: number): number {
 
 const database = await createDatabase();
 const orm = await createOrm(database.url);
+const analytics = createAnalyticsDatabase(database.url);
 try {
   await migrate(orm);
-  let failure: unknown;
-  const recorder = createVerificationRecorder(orm, {
-    maxBatch: BATCH,
-    maxBuffered: CHUNK * 2,
-    flushIntervalMs: 3_600_000,
-    onError: (error) => {
-      failure = error;
-    },
-  });
   const now = Date.now();
   // A fixed pseudo-random sequence (mulberry32), so runs are comparable.
   let seed = 42;
@@ -61,10 +59,11 @@ try {
   const start = now - DAYS * 86_400_000;
   const ingestStarted = performance.now();
   for (let recorded = 0; recorded < EVENTS; ) {
-    const end = Math.min(EVENTS, recorded + CHUNK);
+    const end = Math.min(EVENTS, recorded + BATCH);
+    const batch: VerificationEvent[] = [];
     for (; recorded < end; recorded++) {
       const key = Math.floor(random() * KEYS);
-      recorder.record({
+      batch.push({
         // In arrival order, as a live system records them: DAYS of traffic, oldest first.
         time: start + Math.floor((recorded + random()) * spacing),
         requestId: `req_bench_${recorded}`,
@@ -79,11 +78,9 @@ try {
         latencyMs: random() * 5,
       });
     }
-    await recorder.flush();
-    if (failure) throw failure;
+    await orm.em.fork().transactional((tx) => writeVerificationEvents(tx, batch));
   }
   const ingestSeconds = (performance.now() - ingestStarted) / 1000;
-  await recorder.close();
 
   const [stored] = await rows(
     orm.em.fork(),
@@ -108,7 +105,7 @@ try {
   };
   const latencies: Record<string, { p50: number; p95: number; rows: number; events: number }> = {};
   for (const [name, query] of Object.entries(queries)) {
-    const run = () => queryAnalytics(orm.em.fork(), { dataset: 'verifications', workspaceId: WORKSPACE, query });
+    const run = () => analytics.query({ dataset: 'verifications', workspaceId: WORKSPACE, query });
     for (let i = 0; i < 5; i++) await run();
     const times: number[] = [];
     let result: Record<string, unknown>[] = [];
@@ -127,7 +124,7 @@ try {
   console.log(
     `  stored: ${stored?.raw} raw, ${stored?.minute} per-minute, ${stored?.hour} per-hour, ${stored?.day} per-day, ${stored?.month} per-month rows`,
   );
-  console.log(`\nper-day count by outcome for one key (${QUERY_RUNS} runs each, through queryAnalytics):`);
+  console.log(`\nper-day count by outcome for one key (${QUERY_RUNS} runs each, on the analytics connections):`);
   console.log('table'.padEnd(38), 'p50 ms'.padStart(8), 'p95 ms'.padStart(8), 'rows'.padStart(6), 'events'.padStart(8));
   for (const [name, measured] of Object.entries(latencies)) {
     console.log(
@@ -139,6 +136,7 @@ try {
     );
   }
 } finally {
+  await analytics.close();
   await orm.close();
   await database.drop();
 }

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadEnv } from '@keyplane/config';
-import { startEmbeddedPostgres } from '@keyplane/db';
+import { startEmbeddedPostgres } from '@keyplane/embedded';
 import pg from 'pg';
 
 export interface BenchDatabase {

@@ -4,8 +4,12 @@
 // cost is the service's own work and how much is HTTP and the machine around it.
 //   DATABASE_URL=postgresql://… REDIS_URL=redis://… npm run bench:pipeline
 // Without DATABASE_URL an embedded PostgreSQL is started in a temporary directory.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { loadEnv } from '@keyplane/config';
-import { bootstrapWorkspace, createOrm, migrate } from '@keyplane/db';
+import { bootstrapWorkspace } from '@keyplane/core';
+import { createOrm, migrate, workspaceStore } from '@keyplane/db';
 import { createHttp } from '../apps/api/src/http/app.ts';
 import { silentLogger } from '../apps/api/src/log.ts';
 import { startServices } from '../apps/api/src/services.ts';
@@ -22,11 +26,13 @@ const env = loadEnv();
 const database = await createDatabase();
 const orm = await createOrm(database.url);
 await migrate(orm);
+const spoolDir = await mkdtemp(join(tmpdir(), 'keyplane-bench-spool-'));
 const running = await startServices({
   orm,
   databaseUrl: database.url,
   redisUrl: env.REDIS_URL,
   logger: silentLogger,
+  eventSpoolDir: spoolDir,
 });
 try {
   const { handleV2 } = createHttp({
@@ -38,7 +44,9 @@ try {
     services: running.services,
     logRequests: false,
   });
-  const { rootKey } = await bootstrapWorkspace(orm.em.fork(), { name: 'bench' });
+  const { rootKey } = await orm.em
+    .fork()
+    .transactional((tx) => bootstrapWorkspace(workspaceStore(tx), { name: 'bench' }));
   /** One /v2 call with a JSON body already serialised, as the HTTP layer would hand it over. */
   const post = (procedure: string, text: string) =>
     handleV2(
@@ -105,4 +113,5 @@ try {
   await running.stop();
   await orm.close();
   await database.drop();
+  await rm(spoolDir, { recursive: true, force: true });
 }

@@ -1,17 +1,21 @@
-// Throughput and latency of keys.verifyKey against a running server on a real PostgreSQL (and
-// Redis when REDIS_URL is set), compared with a bare node:http server on the same machine.
+// Throughput and latency of keys.verifyKey, ratelimit.limit and ratelimit.multiLimit against a
+// running server on a real PostgreSQL (and Redis when REDIS_URL is set), compared with a bare
+// node:http server on the same machine. The server is configured as `npm start` runs it: request
+// logging on, its stdout a pipe this process reads, as a process manager would.
 //   DATABASE_URL=postgresql://… REDIS_URL=redis://… npm run bench
 // Without DATABASE_URL an embedded PostgreSQL is started in a temporary directory.
+// BENCH_COMPARE_LOGGING=1 also runs every case on a second server with LOG_REQUESTS=false, its rounds
+// interleaved with the first one's, and prints what request logging costs.
 // The server's CPU time per request (Linux) moves far less between runs than req/s does when the
 // load generator, PostgreSQL and the server share a few cores: compare changes by it.
 // The machine's speed drifts between runs and within one (shared hosts): each case runs in short
 // rounds, each right after a round of the ceiling, and is set against those ceiling rounds.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { loadEnv } from '@keyplane/config';
+import { loadBenchEnv, loadEnv } from '@keyplane/config';
 import autocannon from 'autocannon';
 import { createDatabase } from './database.ts';
-import { spawnServer } from './server.ts';
+import { type SpawnedServer, spawnServer } from './server.ts';
 import { createVerifyCases } from './verifyCases.ts';
 
 const CONNECTIONS = 50;
@@ -81,6 +85,7 @@ async function run(
 
 const rate = (round: Run) => round.requests / round.seconds;
 const percent = (ratio: number) => (ratio * 100).toFixed(0);
+const signed = (value: number) => `${value > 0 ? '+' : ''}${value.toFixed(1)}`;
 
 function summarise(runs: Run[]): Measured {
   const requests = runs.reduce((sum, round) => sum + round.requests, 0);
@@ -122,42 +127,107 @@ async function post<T>(url: string, rootKey: string, body: unknown): Promise<T> 
   return parsed.data;
 }
 
+/** One procedure called with one body over and over. */
+interface BenchCase {
+  name: string;
+  procedure: string;
+  body: unknown;
+}
+
+/** Far above what any run sends, so every check passes and counts. */
+const NEVER_EXHAUSTED = { limit: 1_000_000_000, duration: 60_000 };
+
+const RATELIMIT_CASES: BenchCase[] = [
+  {
+    name: 'ratelimit.limit: one limit',
+    procedure: 'ratelimit.limit',
+    body: { namespace: 'bench.requests', identifier: 'customer_1', ...NEVER_EXHAUSTED },
+  },
+  {
+    name: 'ratelimit.multiLimit: three limits',
+    procedure: 'ratelimit.multiLimit',
+    body: ['bench.requests', 'bench.tokens', 'bench.writes'].map((namespace) => ({
+      namespace,
+      identifier: 'customer_1',
+      ...NEVER_EXHAUSTED,
+    })),
+  },
+];
+
+/** A server under measurement and the configuration it was started with. */
+interface Configuration {
+  label: string;
+  server: SpawnedServer;
+}
+
 const env = loadEnv();
+const { BENCH_COMPARE_LOGGING: compareLogging } = loadBenchEnv();
 const database = await createDatabase();
-const server = await spawnServer({
-  DATABASE_URL: database.url,
-  ...(env.REDIS_URL ? { REDIS_URL: env.REDIS_URL } : {}),
-});
+const serverEnv = { DATABASE_URL: database.url, ...(env.REDIS_URL ? { REDIS_URL: env.REDIS_URL } : {}) };
+const configurations: Configuration[] = [];
 const ceiling = await startCeiling();
 try {
-  const rootKey = server.rootKey;
+  // LOG_REQUESTS is on by default; spawnServer turns it off for the tests, so it is set back here.
+  configurations.push({ label: 'as npm start', server: await spawnServer({ ...serverEnv, LOG_REQUESTS: 'true' }) });
+  // The second server shares the first one's database, workspace and keys.
+  if (compareLogging) {
+    configurations.push({
+      label: 'LOG_REQUESTS=false',
+      server: await spawnServer({ ...serverEnv, LOG_REQUESTS: 'false' }),
+    });
+  }
+  const first = configurations[0] as Configuration;
+  const rootKey = first.server.rootKey;
   if (!rootKey) throw new Error('the server did not print a bootstrap root key');
   const verifications = await createVerifyCases((procedure, body) =>
-    post(`${server.url}/v2/${procedure}`, rootKey, body),
+    post(`${first.server.url}/v2/${procedure}`, rootKey, body),
   );
+  const cases: BenchCase[] = [
+    ...verifications.map(([name, key]) => ({ name, procedure: 'keys.verifyKey', body: { key } })),
+    ...RATELIMIT_CASES,
+  ];
   const headers = { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}` };
-  const verifyUrl = `${server.url}/v2/keys.verifyKey`;
   const ceilingRuns: Run[] = [];
-  const results: { name: string; measured: Measured; ceiling: Measured; roundRatios?: number[] }[] = [];
-  for (const [name, key] of verifications) {
+  const results: {
+    name: string;
+    label: string;
+    measured: Measured;
+    ceiling: Measured;
+    roundRatios?: number[];
+  }[] = [];
+  for (const { name, procedure, body } of cases) {
+    const text = JSON.stringify(body);
     const adjacentCeiling: Run[] = [];
-    const rounds: Run[] = [];
+    const rounds = configurations.map((): Run[] => []);
     for (let round = 0; round < ROUNDS; round++) {
       adjacentCeiling.push(await run(ceiling.url, { headers, body: '{}' }, ceiling.child.pid));
-      rounds.push(await run(verifyUrl, { headers, body: JSON.stringify({ key }) }, server.pid));
+      // Alternating which configuration runs first spreads the drift within a round over both.
+      const order = configurations.map((_, index) => index);
+      if (round % 2 === 1) order.reverse();
+      for (const index of order) {
+        const { server } = configurations[index] as Configuration;
+        (rounds[index] as Run[]).push(await run(`${server.url}/v2/${procedure}`, { headers, body: text }, server.pid));
+      }
     }
     ceilingRuns.push(...adjacentCeiling);
-    // Each round against the ceiling round just before it: how far the ratio moves within one run.
-    const roundRatios = rounds.map((round, index) => rate(round) / rate(adjacentCeiling[index] as Run));
-    results.push({ name, measured: summarise(rounds), ceiling: summarise(adjacentCeiling), roundRatios });
+    configurations.forEach(({ label }, index) => {
+      const own = rounds[index] as Run[];
+      // Each round against the ceiling round just before it: how far the ratio moves within one run.
+      const roundRatios = own.map((round, at) => rate(round) / rate(adjacentCeiling[at] as Run));
+      results.push({ name, label, measured: summarise(own), ceiling: summarise(adjacentCeiling), roundRatios });
+    });
   }
   const allCeiling = summarise(ceilingRuns);
 
   console.log(
-    `\n${CONNECTIONS} connections; per case ${ROUNDS} rounds of ${SECONDS_PER_ROUND} s, each after a round of the ceiling; Redis: ${env.REDIS_URL ? 'yes' : 'no (in-process)'}\n`,
+    `\n${CONNECTIONS} connections; per case ${ROUNDS} rounds of ${SECONDS_PER_ROUND} s, each after a round of the ceiling; Redis: ${env.REDIS_URL ? 'yes' : 'no (in-process)'}`,
   );
   console.log(
-    'case'.padEnd(42),
+    `Server: ${configurations.map(({ label }) => label).join(', then ')}${compareLogging ? ' (their order alternating by round)' : ' (request logging on)'}\n`,
+  );
+  const nameWidth = compareLogging ? 58 : 42;
+  console.log(
+    'case'.padEnd(nameWidth),
     'req/s'.padStart(9),
     'p50 ms'.padStart(8),
     'p99 ms'.padStart(8),
@@ -167,10 +237,13 @@ try {
     'non-2xx'.padStart(8),
     'server CPU us/req'.padStart(18),
   );
-  const rows = [{ name: 'ceiling: bare node:http, fixed JSON', measured: allCeiling, ceiling: allCeiling }, ...results];
-  for (const { name, measured, ceiling, roundRatios } of rows) {
+  const rows = [
+    { name: 'ceiling: bare node:http, fixed JSON', label: '', measured: allCeiling, ceiling: allCeiling },
+    ...results,
+  ];
+  for (const { name, label, measured, ceiling, roundRatios } of rows) {
     console.log(
-      name.padEnd(42),
+      (compareLogging && label ? `${name} [${label}]` : name).padEnd(nameWidth),
       measured.requestsPerSecond.toFixed(0).padStart(9),
       String(measured.p50).padStart(8),
       String(measured.p99).padStart(8),
@@ -185,8 +258,24 @@ try {
     '\nEach case is compared with the ceiling rounds run between its own (its "ceiling" column); "rounds" is the\n' +
       'range of its rounds, each against the ceiling round just before it.',
   );
+  if (compareLogging) {
+    console.log('\nRequest logging on against off (as npm start against LOG_REQUESTS=false, same rounds):');
+    for (const { name } of cases) {
+      const [logged, quiet] = configurations.map(
+        ({ label }) => results.find((result) => result.name === name && result.label === label)?.measured,
+      );
+      if (!logged || !quiet) continue;
+      const cpu =
+        logged.serverCpuMicros !== undefined && quiet.serverCpuMicros !== undefined
+          ? `, server CPU ${signed(logged.serverCpuMicros - quiet.serverCpuMicros)} us/req`
+          : '';
+      console.log(
+        `  ${name.padEnd(42)} req/s ${signed((logged.requestsPerSecond / quiet.requestsPerSecond - 1) * 100)}%${cpu}`,
+      );
+    }
+  }
 } finally {
   ceiling.child.kill();
-  await server.stop();
+  await Promise.all(configurations.map(({ server }) => server.stop()));
   await database.drop();
 }

@@ -1,5 +1,4 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 const SERVER_ENTRY = fileURLToPath(new URL('../apps/api/src/main.ts', import.meta.url));
@@ -9,40 +8,66 @@ export interface SpawnedServer {
   pid: number | undefined;
   /** The bootstrap root key, when this server created the workspace. */
   rootKey?: string;
+  /** Shuts it down as an operator would (SIGTERM); resolves once its output is read to the end. */
   stop(): Promise<void>;
+  /** Ends it at once, as a crash would (SIGKILL): it cleans up nothing. */
+  kill(): Promise<void>;
+}
+
+export interface SpawnOptions {
+  /** Receives the server's stdout once it listens, chunk by chunk; otherwise it is read and dropped. */
+  onOutput?: (chunk: string) => void;
 }
 
 /**
  * Starts a Keyplane server as its own process (as in production: the load generator must not share
- * its event loop) and resolves once it listens.
+ * its event loop) and resolves once it listens. Request lines are off unless `env` turns them on.
+ * Its stdout is a pipe that is always read, as a process manager reads it.
  */
-export async function spawnServer(env: Record<string, string>): Promise<SpawnedServer> {
+export async function spawnServer(env: Record<string, string>, options: SpawnOptions = {}): Promise<SpawnedServer> {
   const child: ChildProcess = spawn(process.execPath, [SERVER_ENTRY], {
     env: { PORT: '0', HOST: '127.0.0.1', LOG_REQUESTS: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const stdout = child.stdout as NodeJS.ReadableStream;
+  // Once the process is gone and its output read to the end.
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   const output: string[] = [];
   child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
   return new Promise((resolve, reject) => {
     let rootKey: string | undefined;
-    const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-    lines.on('line', (line) => {
-      output.push(line);
-      rootKey ??= /root key:\s+(\S+)/.exec(line)?.[1];
-      if (line.includes('"keyplane is listening"')) {
-        const { port } = JSON.parse(line) as { port: number };
-        resolve({
-          url: `http://127.0.0.1:${port}`,
-          pid: child.pid,
-          rootKey,
-          stop: () =>
-            new Promise<void>((done) => {
-              child.once('exit', () => done());
-              child.kill('SIGTERM');
-            }),
-        });
+    let unread = '';
+    const readStartUp = (chunk: string) => {
+      unread += chunk;
+      for (let newline = unread.indexOf('\n'); newline >= 0; newline = unread.indexOf('\n')) {
+        const line = unread.slice(0, newline);
+        unread = unread.slice(newline + 1);
+        output.push(line);
+        rootKey ??= /root key:\s+(\S+)/.exec(line)?.[1];
+        if (line.includes('"keyplane is listening"')) return listening(line);
       }
-    });
+    };
+    const listening = (line: string) => {
+      const { port } = JSON.parse(line) as { port: number };
+      // From here on the output can be millions of lines: it is neither split into lines nor kept.
+      stdout.off('data', readStartUp);
+      const onOutput = options.onOutput ?? (() => {});
+      if (unread) onOutput(unread);
+      stdout.on('data', onOutput);
+      const end = (signal: NodeJS.Signals) => {
+        if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+        return closed;
+      };
+      resolve({
+        url: `http://127.0.0.1:${port}`,
+        pid: child.pid,
+        rootKey,
+        stop: () => end('SIGTERM'),
+        kill: () => end('SIGKILL'),
+      });
+    };
+    stdout.setEncoding('utf8');
+    stdout.on('data', readStartUp);
     child.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${output.join('\n')}`)));
   });
 }
