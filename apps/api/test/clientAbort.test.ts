@@ -9,6 +9,7 @@ const api = useApi({
   logger: {
     info: (message, fields = {}) => lines.push({ level: 'info', message, fields }),
     error: (message, fields = {}) => lines.push({ level: 'error', message, fields }),
+    request: (fields) => lines.push({ level: 'info', message: 'request', fields: { ...fields } }),
   },
 });
 let workspace: TestWorkspace;

@@ -39,6 +39,30 @@ describe('a request line', () => {
     expect(Math.abs(Date.parse(lines[0]?.time as string) - Date.now())).toBeLessThan(60_000);
   });
 
+  it('is the line info writes with the same fields, to the millisecond the same', () => {
+    const { lines, logger } = recorded();
+    const fields = { ...outcome, path: '/v2/"quoted\\path', durationMs: 1.23 };
+    logger.request(fields);
+    logger.info('request', fields);
+    expect(lines[0]).toEqual(lines[1]);
+    expect(Object.keys(lines[0] ?? {})).toEqual(Object.keys(lines[1] ?? {}));
+  });
+
+  it('has no procedure where the path names none', () => {
+    const { lines, logger } = recorded();
+    logRequest(logger, true, { ...outcome, path: '/v2/', procedure: undefined });
+    expect(lines[0]).not.toHaveProperty('procedure');
+    expect(lines[0]).toMatchObject({ path: '/v2/', status: 200 });
+  });
+
+  it('is not written below LOG_LEVEL info, nor with LOG_REQUESTS off', () => {
+    const quiet = recorded('error');
+    logRequest(quiet.logger, true, outcome);
+    const off = recorded();
+    logRequest(off.logger, false, outcome);
+    expect([...quiet.lines, ...off.lines]).toEqual([]);
+  });
+
   it('of a failure is an error with its stack', () => {
     const { lines, logger } = recorded();
     logRequest(logger, false, { ...outcome, status: 500, failure: new Error('database gone') });

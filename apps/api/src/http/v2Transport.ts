@@ -92,7 +92,8 @@ export function createV2Transport(options: {
     logRequest(logger, logRequests, {
       requestId,
       method,
-      path: request.url ?? '',
+      // Without the query string: a client may have put a secret in it.
+      path: `/v2/${name}`,
       procedure: name === 'liveness' ? undefined : name,
       status: clientGone ? CLIENT_CLOSED_REQUEST : answered.status,
       durationMs: performance.now() - started,

@@ -147,19 +147,24 @@ describe('500', () => {
 });
 
 describe('request log', () => {
-  it('writes one line per request with requestId, procedure, status and duration, and no key material', async () => {
+  it('writes one line per request with requestId, procedure, status and duration, and no key material, not even from the query string', async () => {
     const { rootKey } = await api.workspace();
     const lines: string[] = [];
     const logger = {
       info: (message: string, fields?: object) => lines.push(JSON.stringify({ message, ...fields })),
       error: (message: string, fields?: object) => lines.push(JSON.stringify({ message, ...fields })),
+      request: (fields: object) => lines.push(JSON.stringify({ message: 'request', ...fields })),
     };
     const { created } = await withServerOn(api, { logger }, async (server) => {
       const api = await server.post<{ apiId: string }>('apis.createApi', { name: 'logged' }, rootKey);
       const key = await server.post<{ key: string }>('keys.createKey', { apiId: api.body.data.apiId }, rootKey);
+      const { key: plaintext } = key.body.data;
+      const verified = await server.post(`keys.verifyKey?key=${plaintext}`, { key: plaintext }, rootKey);
+      expect(verified.status).toBe(200);
       return { created: key.body };
     });
-    expect(lines).toHaveLength(2);
+    expect(lines).toHaveLength(3);
+    expect(JSON.parse(lines[2] as string)).toMatchObject({ path: '/v2/keys.verifyKey', procedure: 'keys.verifyKey' });
     const entry = JSON.parse(lines[1] as string);
     expect(entry).toMatchObject({
       requestId: created.meta.requestId,
