@@ -1,6 +1,6 @@
-// keys.verifyKey through the /v2 pipeline in this process, with no HTTP: the adapter, tRPC, root-key
-// authentication, the verification and its analytics event, for the same three cases as
-// `npm run bench`. Set against that bench's server CPU per request, it tells how much of a request's
+// keys.verifyKey, ratelimit.limit and ratelimit.multiLimit through the /v2 pipeline in this process,
+// with no HTTP: the adapter, tRPC, root-key authentication, the verification or the limits and their
+// analytics events, for the same cases as `npm run bench`. Set against that bench's server CPU per request, it tells how much of a request's
 // cost is the service's own work and how much is HTTP and the machine around it.
 //   DATABASE_URL=postgresql://… REDIS_URL=redis://… npm run bench:pipeline
 // Without DATABASE_URL an embedded PostgreSQL is started in a temporary directory.
@@ -14,6 +14,7 @@ import { createHttp } from '../apps/api/src/http/app.ts';
 import { silentLogger } from '../apps/api/src/log.ts';
 import { startServices } from '../apps/api/src/services.ts';
 import { createDatabase } from './database.ts';
+import { RATELIMIT_CASES } from './ratelimitCases.ts';
 import { createVerifyCases } from './verifyCases.ts';
 
 /** Calls in flight at once, as the HTTP bench's connections. */
@@ -60,26 +61,33 @@ try {
       },
       'req_bench',
     );
-  const verify = async (text: string) => {
-    const answer = await post('keys.verifyKey', text);
-    if (answer.status !== 200) throw new Error(`keys.verifyKey: ${JSON.stringify(answer.body)}`);
+  const call = async (procedure: string, text: string) => {
+    const answer = await post(procedure, text);
+    if (answer.status !== 200) throw new Error(`${procedure}: ${JSON.stringify(answer.body)}`);
     // The HTTP layer serialises every answer: so does this bench.
     JSON.stringify(answer.body);
   };
 
-  const cases = await createVerifyCases(async <T>(procedure: string, body: unknown) => {
+  const verifyCases = await createVerifyCases(async <T>(procedure: string, body: unknown) => {
     const answer = await post(procedure, JSON.stringify(body));
     if (answer.status !== 200) throw new Error(`${procedure}: ${JSON.stringify(answer.body)}`);
     return (answer.body as { data: T }).data;
   });
+  const cases: [name: string, procedure: string, text: string][] = [
+    ...verifyCases.map(([name, key]): [string, string, string] => [name, 'keys.verifyKey', JSON.stringify({ key })]),
+    ...RATELIMIT_CASES.map(({ name, procedure, body }): [string, string, string] => [
+      name,
+      procedure,
+      JSON.stringify(body),
+    ]),
+  ];
 
   /** Wall and CPU time per call over `calls` calls, CONCURRENCY at a time. */
-  async function round(key: string, calls: number) {
-    const text = JSON.stringify({ key });
+  async function round(procedure: string, text: string, calls: number) {
     const started = process.hrtime.bigint();
     const cpuBefore = process.cpuUsage();
     for (let done = 0; done < calls; done += CONCURRENCY) {
-      await Promise.all(Array.from({ length: CONCURRENCY }, () => verify(text)));
+      await Promise.all(Array.from({ length: CONCURRENCY }, () => call(procedure, text)));
     }
     const cpu = process.cpuUsage(cpuBefore);
     return {
@@ -90,13 +98,13 @@ try {
   const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
   console.log(
-    `\nkeys.verifyKey in-process through /v2 (no HTTP); ${CONCURRENCY} in flight; median of ${ROUNDS} rounds of ${CALLS_PER_ROUND}; Redis: ${env.REDIS_URL ? 'yes' : 'no (in-process)'}\n`,
+    `\nIn-process through /v2 (no HTTP); ${CONCURRENCY} in flight; median of ${ROUNDS} rounds of ${CALLS_PER_ROUND}; Redis: ${env.REDIS_URL ? 'yes' : 'no (in-process)'}\n`,
   );
   console.log('case'.padEnd(42), 'calls/s'.padStart(9), 'wall us/call'.padStart(13), 'CPU us/call'.padStart(12));
-  for (const [name, key] of cases) {
-    await round(key, WARM_UP_CALLS);
+  for (const [name, procedure, text] of cases) {
+    await round(procedure, text, WARM_UP_CALLS);
     const rounds = [];
-    for (let index = 0; index < ROUNDS; index++) rounds.push(await round(key, CALLS_PER_ROUND));
+    for (let index = 0; index < ROUNDS; index++) rounds.push(await round(procedure, text, CALLS_PER_ROUND));
     const wall = median(rounds.map((measured) => measured.wallMicros));
     const cpu = median(rounds.map((measured) => measured.cpuMicros));
     console.log(

@@ -15,6 +15,7 @@ import { readFileSync } from 'node:fs';
 import { loadBenchEnv, loadEnv } from '@keyplane/config';
 import autocannon from 'autocannon';
 import { createDatabase } from './database.ts';
+import { type BenchCase, RATELIMIT_CASES } from './ratelimitCases.ts';
 import { type SpawnedServer, spawnServer } from './server.ts';
 import { createVerifyCases } from './verifyCases.ts';
 
@@ -126,33 +127,6 @@ async function post<T>(url: string, rootKey: string, body: unknown): Promise<T> 
   if (!response.ok) throw new Error(`${url}: ${JSON.stringify(parsed.error)}`);
   return parsed.data;
 }
-
-/** One procedure called with one body over and over. */
-interface BenchCase {
-  name: string;
-  procedure: string;
-  body: unknown;
-}
-
-/** Far above what any run sends, so every check passes and counts. */
-const NEVER_EXHAUSTED = { limit: 1_000_000_000, duration: 60_000 };
-
-const RATELIMIT_CASES: BenchCase[] = [
-  {
-    name: 'ratelimit.limit: one limit',
-    procedure: 'ratelimit.limit',
-    body: { namespace: 'bench.requests', identifier: 'customer_1', ...NEVER_EXHAUSTED },
-  },
-  {
-    name: 'ratelimit.multiLimit: three limits',
-    procedure: 'ratelimit.multiLimit',
-    body: ['bench.requests', 'bench.tokens', 'bench.writes'].map((namespace) => ({
-      namespace,
-      identifier: 'customer_1',
-      ...NEVER_EXHAUSTED,
-    })),
-  },
-];
 
 /** A server under measurement and the configuration it was started with. */
 interface Configuration {
