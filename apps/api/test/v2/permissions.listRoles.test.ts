@@ -1,29 +1,21 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ERRORS_BASE_URL, type TestWorkspace, useApi, walkList } from '../harness.ts';
+import { expectInvalidInput } from '../assertions.ts';
+import { type TestWorkspace, useApi, walkList } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
 
-type Role = {
-  id: string;
-  name: string;
-  description?: string;
-  permissions: { id: string; name: string; slug: string; description?: string }[];
-};
-type Pagination = { cursor?: string; hasMore: boolean };
+const listRoles = (body: InputOf<'permissions.listRoles'>, rootKey: string) =>
+  api.call('permissions.listRoles', body, rootKey);
 
-async function listRoles(body: Record<string, unknown>, rootKey: string) {
-  const reply = await api.post<Role[]>('permissions.listRoles', body, rootKey);
-  return { status: reply.status, body: reply.body as typeof reply.body & { pagination: Pagination } };
-}
-
-async function createRole(rootKey: string, body: { name: string; description?: string; permissions?: string[] }) {
-  const reply = await api.post<{ roleId: string }>('permissions.createRole', body, rootKey);
+async function createRole(rootKey: string, body: InputOf<'permissions.createRole'>) {
+  const reply = await api.call('permissions.createRole', body, rootKey);
   if (reply.status !== 200) throw new Error(`createRole: ${JSON.stringify(reply.body)}`);
   return reply.body.data.roleId;
 }
 
-const walk = (rootKey: string, body: Record<string, unknown>, between?: () => Promise<void>) =>
-  walkList<Role>(api, 'permissions.listRoles', rootKey, body, between);
+const walk = (rootKey: string, body: InputOf<'permissions.listRoles'>, between?: () => Promise<void>) =>
+  walkList(api, 'permissions.listRoles', rootKey, body, between);
 
 describe('200', () => {
   it('an empty workspace: no data, no more', async () => {
@@ -130,10 +122,7 @@ describe('400', () => {
     [{ search: 's'.repeat(257) }, 'body.search'],
     [{ extra: 1 }, 'body.extra'],
   ])('rejects %j', async (body, location) => {
-    const reply = await listRoles(body, workspace.rootKey);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
+    expectInvalidInput(await api.post('permissions.listRoles', body, workspace.rootKey), location);
   });
 });
 
