@@ -6,7 +6,6 @@ import {
 } from '@keyplane/ratelimit';
 import { onTestFinished } from 'vitest';
 import { postOn } from './appVariants.ts';
-import { storedNamespaces } from './dbInspect.ts';
 import type { Api, Reply } from './harness.ts';
 
 // What the ratelimit.* tests share.
@@ -46,19 +45,6 @@ export async function deleteNamespace(api: Api, rootKey: string, namespace: stri
   });
   const body = (await response.json()) as { error?: { message: string; data: { type: string | null } } };
   return { status: response.status, error: body.error };
-}
-
-/** Creates the namespace by a cost-0 check (which consumes nothing) and answers its id. */
-export async function createNamespace(api: Api, workspaceId: string, rootKey: string, name: string): Promise<string> {
-  const reply = await limitOn(
-    api,
-    { namespace: name, identifier: 'probe', limit: 1, duration: 1000, cost: 0 },
-    rootKey,
-  );
-  if (reply.status !== 200) throw new Error(`limit failed: ${JSON.stringify(reply.body)}`);
-  const found = (await storedNamespaces(api.orm.em.fork(), workspaceId)).find((namespace) => namespace.name === name);
-  if (!found) throw new Error(`namespace ${name} was not created`);
-  return found.id;
 }
 
 /** A rate limiter on a clock the test sets, for window semantics without waiting (Redis uses its own time). */

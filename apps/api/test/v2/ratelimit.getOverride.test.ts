@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createNamespace } from '../fixtures.ts';
 import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
-import { createNamespace, deleteNamespace } from '../ratelimit.ts';
+import { deleteNamespace } from '../ratelimit.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;

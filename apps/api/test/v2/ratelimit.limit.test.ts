@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
 import { ratelimitEvents, storedNamespaces } from '../dbInspect.ts';
+import { createNamespace } from '../fixtures.ts';
 import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
 import {
   clockedLimiter,
-  createNamespace,
   deleteNamespace,
   type LimitBody,
   type LimitData,
