@@ -11,6 +11,7 @@ import {
   workspaceWithEvents,
 } from '../analytics.ts';
 import { postOn } from '../appVariants.ts';
+import { expectProblem } from '../assertions.ts';
 import {
   createTestApi,
   createTestKey,
@@ -236,8 +237,7 @@ describe('400', () => {
       { query },
       workspace.rootKey,
     );
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/user/bad_request/query_range_exceeds_retention`);
+    expectProblem(reply, 400, 'user/bad_request/query_range_exceeds_retention');
     expect(reply.body.error.detail).toContain('the last 30 days');
     expect(reply.body.error.detail).toContain(`line ${line}, column ${column}`);
     expect(reply.body.error.errors?.[0]?.location).toBe('body.query');
@@ -278,24 +278,28 @@ describe('403', () => {
 describe('422', () => {
   it('a query that runs past the timeout', async () => {
     const started = Date.now();
-    const reply = await getVerifications(
-      'select count(*) from key_verifications_v1 a, key_verifications_v1 b, key_verifications_v1 c, ' +
-        'key_verifications_v1 d, key_verifications_v1 e, key_verifications_v1 f, key_verifications_v1 g, ' +
-        'key_verifications_v1 h, key_verifications_v1 i, key_verifications_v1 j, key_verifications_v1 k',
+    expectProblem(
+      await getVerifications(
+        'select count(*) from key_verifications_v1 a, key_verifications_v1 b, key_verifications_v1 c, ' +
+          'key_verifications_v1 d, key_verifications_v1 e, key_verifications_v1 f, key_verifications_v1 g, ' +
+          'key_verifications_v1 h, key_verifications_v1 i, key_verifications_v1 j, key_verifications_v1 k',
+      ),
+      422,
+      'user/unprocessable_entity/query_execution_timeout',
     );
-    expect(reply.status).toBe(422);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/user/unprocessable_entity/query_execution_timeout`);
     expect(Date.now() - started).toBeLessThan(8_000);
   }, 20_000);
 
   it('a result larger than 4 MiB', async () => {
     const wide = `'${'x'.repeat(1000)}'`;
-    const reply = await getVerifications(
-      `select concat(${wide}, a.request_id), ${wide} as b from key_verifications_v1 a, key_verifications_v1 b, ` +
-        'key_verifications_v1 c, key_verifications_v1 d, key_verifications_v1 e, key_verifications_v1 f',
+    expectProblem(
+      await getVerifications(
+        `select concat(${wide}, a.request_id), ${wide} as b from key_verifications_v1 a, key_verifications_v1 b, ` +
+          'key_verifications_v1 c, key_verifications_v1 d, key_verifications_v1 e, key_verifications_v1 f',
+      ),
+      422,
+      'user/unprocessable_entity/query_memory_limit_exceeded',
     );
-    expect(reply.status).toBe(422);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/user/unprocessable_entity/query_memory_limit_exceeded`);
   });
 });
 

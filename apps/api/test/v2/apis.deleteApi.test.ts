@@ -2,6 +2,7 @@ import { rows, sql } from '@keyplane/db';
 import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type SpawnedServer, spawnServer } from '../../../../bench/server.ts';
+import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { storedKey } from '../dbInspect.ts';
 import { createTestApi, createTestKey, ERRORS_BASE_URL, REDIS_URL, type TestWorkspace, useApi } from '../harness.ts';
 
@@ -156,17 +157,12 @@ describe('400', () => {
     ['with a forbidden character', { apiId: 'api-1' }],
     ['of the wrong type', { apiId: 12345678 }],
   ])('rejects an apiId %s', async (_, body) => {
-    const reply = await deleteApi(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain('body.apiId');
+    expectInvalidInput(await deleteApi(body), 'body.apiId');
   });
 
   it('rejects unknown fields, and deletes nothing', async () => {
     const apiId = await createTestApi(api, workspace.rootKey);
-    const reply = await deleteApi({ apiId, permanent: true });
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain('body.permanent');
+    expectInvalidInput(await deleteApi({ apiId, permanent: true }), 'body.permanent');
     expect(await apiDeletedAt(apiId)).toBeNull();
   });
 });
@@ -188,8 +184,7 @@ describe('403', () => {
     const apiId = await createTestApi(api, workspace.rootKey);
     const { rootKey } = await workspace.rootKeyWith(['api.*.read_api', 'api.*.update_api', 'api.*.delete_key']);
     const reply = await deleteApi({ apiId }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe(`Missing permission: 'api.${apiId}.delete_api'.`);
+    expectMissingPermissions(reply, `api.${apiId}.delete_api`);
     expect(await apiDeletedAt(apiId)).toBeNull();
   });
 
@@ -213,18 +208,14 @@ describe('403', () => {
 
 describe('404', () => {
   it('for an API that does not exist', async () => {
-    const reply = await deleteApi({ apiId: 'api_doesnotexist' });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/api_not_found`);
+    expectProblem(await deleteApi({ apiId: 'api_doesnotexist' }), 404, 'service/data/api_not_found');
   });
 
   it('for an API deleted already, leaving the first deletion time alone', async () => {
     const apiId = await createTestApi(api, workspace.rootKey);
     expect((await deleteApi({ apiId })).status).toBe(200);
     const firstDeletion = await apiDeletedAt(apiId);
-    const again = await deleteApi({ apiId });
-    expect(again.status).toBe(404);
-    expect(again.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/api_not_found`);
+    expectProblem(await deleteApi({ apiId }), 404, 'service/data/api_not_found');
     expect(await apiDeletedAt(apiId)).toEqual(firstDeletion);
   });
 

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { createTestApi, type TestWorkspace, useApi } from '../harness.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -69,8 +70,7 @@ describe('apis.createApi', () => {
     it('without api.*.create_api', async () => {
       const { rootKey } = await workspace.rootKeyWith(['api.*.read_api']);
       const reply = await api.post('apis.createApi', { name: 'nope' }, rootKey);
-      expect(reply.status).toBe(403);
-      expect(reply.body.error.detail).toBe("Missing permission: 'api.*.create_api'.");
+      expectMissingPermissions(reply, 'api.*.create_api');
     });
   });
 });
@@ -111,9 +111,7 @@ describe('apis.getApi', () => {
 
   describe('404', () => {
     it('for an unknown API', async () => {
-      const reply = await getApi('api_doesnotexist');
-      expect(reply.status).toBe(404);
-      expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/api_not_found`);
+      expectProblem(await getApi('api_doesnotexist'), 404, 'service/data/api_not_found');
     });
 
     it("for another workspace's API", async () => {
@@ -193,8 +191,7 @@ describe('apis.updateApi', () => {
     it('without update_api, naming it', async () => {
       const { rootKey } = await workspace.rootKeyWith(['api.*.read_api']);
       const reply = await updateApi({ name: 'nope' }, rootKey);
-      expect(reply.status).toBe(403);
-      expect(reply.body.error.detail).toBe(`Missing permission: 'api.${apiId}.update_api'.`);
+      expectMissingPermissions(reply, `api.${apiId}.update_api`);
     });
 
     it('with update_api scoped to this API', async () => {

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
+import { expectInvalidInput, expectMissingPermissions, itRejectsMissingAndUnknownRootKeys } from '../assertions.ts';
 import { countRows, identityRatelimits, storedIdentities, storedKey } from '../dbInspect.ts';
 import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi, withNestedMeta } from '../harness.ts';
 
@@ -91,9 +92,7 @@ describe('400', () => {
   const expectInvalid = async (body: unknown, location: string) => {
     const before = await countRows(em(), 'identities');
     const reply = await createIdentity(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
-    expect(reply.body.error.errors?.map((error) => error.location)).toContain(location);
+    expectInvalidInput(reply, location);
     expect(await countRows(em(), 'identities')).toBe(before);
     return reply;
   };
@@ -188,13 +187,9 @@ describe('400', () => {
 });
 
 describe('401', () => {
-  it('without a root key', async () => {
-    expect((await api.post('identities.createIdentity', { externalId: 'no_auth' })).status).toBe(401);
-  });
-
-  it('with an unknown root key', async () => {
-    expect((await createIdentity({ externalId: 'bad_auth' }, 'kproot_unknown')).status).toBe(401);
-  });
+  itRejectsMissingAndUnknownRootKeys((rootKey) =>
+    api.post('identities.createIdentity', { externalId: 'no_auth' }, rootKey),
+  );
 });
 
 describe('403', () => {
@@ -205,8 +200,7 @@ describe('403', () => {
   ])('with %j, naming identity.*.create_identity, and creates nothing', async (grants) => {
     const { rootKey } = await workspace.rootKeyWith(grants);
     const reply = await createIdentity({ externalId: 'forbidden_user' }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe("Missing permission: 'identity.*.create_identity'.");
+    expectMissingPermissions(reply, 'identity.*.create_identity');
     expect(await storedIdentities(em(), workspace.workspaceId, 'forbidden_user')).toEqual([]);
   });
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectInvalidInput, expectMissingPermissions, itRejectsMissingAndUnknownRootKeys } from '../assertions.ts';
 import { identityRatelimits, storedIdentities, storedKey } from '../dbInspect.ts';
 import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
 import { type SecondNode, startSecondNode } from '../secondNode.ts';
@@ -147,21 +148,12 @@ describe('400', () => {
     ['of the wrong type', { identity: ['x'] }, 'body.identity'],
     ['with an unknown field', { identity: 'x', permanent: true }, 'body.permanent'],
   ])('identity %s', async (_, body, location) => {
-    const reply = await deleteIdentity(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
-    expect(reply.body.error.errors?.map((error) => error.location)).toContain(location);
+    expectInvalidInput(await deleteIdentity(body), location);
   });
 });
 
 describe('401', () => {
-  it('without a root key', async () => {
-    expect((await api.post('identities.deleteIdentity', { identity: 'x' })).status).toBe(401);
-  });
-
-  it('with an unknown root key', async () => {
-    expect((await deleteIdentity({ identity: 'x' }, 'kproot_unknown')).status).toBe(401);
-  });
+  itRejectsMissingAndUnknownRootKeys((rootKey) => api.post('identities.deleteIdentity', { identity: 'x' }, rootKey));
 });
 
 describe('403', () => {
@@ -173,8 +165,7 @@ describe('403', () => {
       `identity.${id}.read_identity`,
     ]);
     const reply = await deleteIdentity({ identity: id }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe("Missing permission: 'identity.*.delete_identity'.");
+    expectMissingPermissions(reply, 'identity.*.delete_identity');
     expect((await getIdentity(id)).status).toBe(200);
   });
 

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { expectInvalidInput, expectProblem, itRejectsMissingAndUnknownRootKeys } from '../assertions.ts';
 import { identityRatelimits } from '../dbInspect.ts';
 import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
 
@@ -114,20 +115,12 @@ describe('400', () => {
     ['with U+0000', { identity: 'a\u0000' }, 'body.identity'],
     ['with an unknown field', { identity: 'x', externalId: 'x' }, 'body.externalId'],
   ])('identity %s', async (_, body, location) => {
-    const reply = await getIdentity(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.errors?.map((error) => error.location)).toContain(location);
+    expectInvalidInput(await getIdentity(body), location);
   });
 });
 
 describe('401', () => {
-  it('without a root key', async () => {
-    expect((await api.post('identities.getIdentity', { identity: 'x' })).status).toBe(401);
-  });
-
-  it('with an unknown root key', async () => {
-    expect((await getIdentity({ identity: 'x' }, 'kproot_unknown')).status).toBe(401);
-  });
+  itRejectsMissingAndUnknownRootKeys((rootKey) => api.post('identities.getIdentity', { identity: 'x' }, rootKey));
 });
 
 describe('403', () => {
@@ -135,8 +128,7 @@ describe('403', () => {
     await newIdentity({ externalId: 'secret_user' });
     const { rootKey } = await workspace.rootKeyWith(['identity.*.update_identity', 'api.*.read_key']);
     const reply = await getIdentity({ identity: 'secret_user' }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/authorization/forbidden`);
+    expectProblem(reply, 403, 'service/authorization/forbidden');
     expect(reply.body.error.detail).toBe("Missing permission: 'identity.*.read_identity'.");
   });
 

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { itRejectsMissingAndUnknownRootKeys } from '../assertions.ts';
 import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
 
 const api = useApi();
@@ -231,13 +232,7 @@ describe('400', () => {
 });
 
 describe('401', () => {
-  it('without a root key', async () => {
-    expect((await api.post('identities.listIdentities', {})).status).toBe(401);
-  });
-
-  it('with an unknown root key', async () => {
-    expect((await list({}, 'kproot_unknown')).status).toBe(401);
-  });
+  itRejectsMissingAndUnknownRootKeys((rootKey) => api.post('identities.listIdentities', {}, rootKey));
 });
 
 describe('403', () => {

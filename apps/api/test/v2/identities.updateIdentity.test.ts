@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
+import { expectInvalidInput, expectMissingPermissions, itRejectsMissingAndUnknownRootKeys } from '../assertions.ts';
 import { countRows, identityRatelimits, keyRatelimits, storedIdentities } from '../dbInspect.ts';
 import {
   createTestApi,
@@ -308,10 +309,7 @@ describe('400', () => {
   });
   const expectInvalid = async (body: Record<string, unknown> | JsonText, location: string) => {
     const before = await getIdentity(id);
-    const reply = await updateIdentity(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
-    expect(reply.body.error.errors?.map((error) => error.location)).toContain(location);
+    expectInvalidInput(await updateIdentity(body), location);
     expect(await getIdentity(id)).toEqual(before);
   };
 
@@ -374,13 +372,7 @@ describe('400', () => {
 });
 
 describe('401', () => {
-  it('without a root key', async () => {
-    expect((await api.post('identities.updateIdentity', { identity: 'x' })).status).toBe(401);
-  });
-
-  it('with an unknown root key', async () => {
-    expect((await updateIdentity({ identity: 'x' }, 'kproot_unknown')).status).toBe(401);
-  });
+  itRejectsMissingAndUnknownRootKeys((rootKey) => api.post('identities.updateIdentity', { identity: 'x' }, rootKey));
 });
 
 describe('403', () => {
@@ -388,8 +380,7 @@ describe('403', () => {
     const id = await newIdentity({ externalId: 'guarded_user', meta: { kept: true } });
     const { rootKey } = await workspace.rootKeyWith(['identity.*.read_identity', 'identity.*.create_identity']);
     const reply = await updateIdentity({ identity: id, meta: { kept: false }, ratelimits: [] }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe("Missing permission: 'identity.*.update_identity'.");
+    expectMissingPermissions(reply, 'identity.*.update_identity');
     expect((await getIdentity(id)).meta).toEqual({ kept: true });
   });
 

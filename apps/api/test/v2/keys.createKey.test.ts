@@ -3,6 +3,12 @@ import { vaultStore } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
 import {
+  expectInvalidInput,
+  expectMissingPermissions,
+  expectProblem,
+  itRejectsMissingAndUnknownRootKeys,
+} from '../assertions.ts';
+import {
   countRows,
   createRole,
   everyStoredValue,
@@ -196,10 +202,7 @@ describe('200', () => {
 
 describe('400', () => {
   const expectInvalid = async (body: Record<string, unknown> | JsonText, location: string) => {
-    const reply = await api.post('keys.createKey', body, workspace.rootKey);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
+    expectInvalidInput(await api.post('keys.createKey', body, workspace.rootKey), location);
   };
   const withApi = (body: Record<string, unknown>) => ({ apiId, ...body });
 
@@ -315,21 +318,14 @@ describe('400', () => {
 });
 
 describe('401', () => {
-  it('without a root key', async () => {
-    expect((await api.post('keys.createKey', { apiId })).status).toBe(401);
-  });
-
-  it('with an unknown root key', async () => {
-    expect((await createKey({}, 'kproot_unknown')).status).toBe(401);
-  });
+  itRejectsMissingAndUnknownRootKeys((rootKey) => api.post('keys.createKey', { apiId }, rootKey));
 });
 
 describe('403', () => {
   it('without create_key, naming it', async () => {
     const { rootKey } = await workspace.rootKeyWith(['api.*.read_api']);
     const reply = await createKey({}, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe(`Missing permission: 'api.${apiId}.create_key'.`);
+    expectMissingPermissions(reply, `api.${apiId}.create_key`);
   });
 
   it('with create_key for another API only', async () => {
@@ -340,8 +336,7 @@ describe('403', () => {
   it('for a recoverable key without encrypt_key', async () => {
     const { rootKey } = await workspace.rootKeyWith([`api.${apiId}.create_key`]);
     const reply = await createKey({ recoverable: true }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe(`Missing permission: 'api.${apiId}.encrypt_key'.`);
+    expectMissingPermissions(reply, `api.${apiId}.encrypt_key`);
   });
 
   it.each([[['api.*.create_key']], [['apis.*.create_key']], [[`api.${'API_ID'}.create_key`]]])(
@@ -355,9 +350,7 @@ describe('403', () => {
 
 describe('404', () => {
   it('for an API that does not exist', async () => {
-    const reply = await createKey({ apiId: 'api_doesnotexist' });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/api_not_found`);
+    expectProblem(await createKey({ apiId: 'api_doesnotexist' }), 404, 'service/data/api_not_found');
   });
 
   it('for a role that does not exist, writing nothing', async () => {

@@ -1,8 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createChangeLog, deleteKey as deleteKeyRecord, rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { createRole, storedKey } from '../dbInspect.ts';
-import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { createTestApi, createTestKey, type TestWorkspace, useApi } from '../harness.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -114,10 +115,7 @@ describe('200', () => {
 
 describe('400', () => {
   const expectInvalid = async (body: Record<string, unknown>, location: string) => {
-    const reply = await deleteKey(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
+    expectInvalidInput(await deleteKey(body), location);
   };
 
   it.each([
@@ -157,8 +155,7 @@ describe('403', () => {
     const { keyId, key } = await newKey();
     const { rootKey } = await workspace.rootKeyWith(['api.*.read_key', 'api.*.update_key']);
     const reply = await deleteKey({ keyId, permanent: true }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe(`Missing permission: 'api.${apiId}.delete_key'.`);
+    expectMissingPermissions(reply, `api.${apiId}.delete_key`);
     expect(await verifyCode(key)).toMatchObject({ code: 'VALID' });
   });
 
@@ -172,9 +169,7 @@ describe('403', () => {
 
 describe('404', () => {
   it('for a key that does not exist', async () => {
-    const reply = await deleteKey({ keyId: 'key_doesnotexist' });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/key_not_found`);
+    expectProblem(await deleteKey({ keyId: 'key_doesnotexist' }), 404, 'service/data/key_not_found');
   });
 
   it('before checking permissions', async () => {

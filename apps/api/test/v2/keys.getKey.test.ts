@@ -2,6 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { createKeyMigration, rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
+import {
+  expectInvalidInput,
+  expectMissingPermissions,
+  expectProblem,
+  itRejectsMissingAndUnknownRootKeys,
+} from '../assertions.ts';
 import { addIdentityRatelimit, createRole, grantRolePermission, storedKey } from '../dbInspect.ts';
 import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
 
@@ -199,10 +205,7 @@ describe('200', () => {
 
 describe('400', () => {
   const expectInvalid = async (body: Record<string, unknown>, location: string) => {
-    const reply = await getKey(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
+    expectInvalidInput(await getKey(body), location);
   };
 
   it.each([
@@ -225,13 +228,10 @@ describe('400', () => {
 });
 
 describe('401', () => {
-  it('without a root key', async () => {
-    expect((await api.post('keys.getKey', { keyId: 'key_abc' })).status).toBe(401);
-  });
-
-  it('with an unknown root key', async () => {
-    expect((await getKey({ keyId: 'key_abc' }, 'unknown_root_key')).status).toBe(401);
-  });
+  itRejectsMissingAndUnknownRootKeys(
+    (rootKey) => api.post('keys.getKey', { keyId: 'key_abc' }, rootKey),
+    'unknown_root_key',
+  );
 });
 
 describe('403', () => {
@@ -239,8 +239,7 @@ describe('403', () => {
     const { keyId } = await newKey();
     const { rootKey } = await workspace.rootKeyWith(['api.*.read_api', 'api.*.create_key']);
     const reply = await getKey({ keyId }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe(`Missing permission: 'api.${apiId}.read_key'.`);
+    expectMissingPermissions(reply, `api.${apiId}.read_key`);
   });
 
   it('with read_key for another API only', async () => {
@@ -253,8 +252,7 @@ describe('403', () => {
     const { keyId } = await newKey({ recoverable: true });
     const { rootKey } = await workspace.rootKeyWith([`api.${apiId}.read_key`]);
     const reply = await getKey({ keyId, decrypt: true }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe(`Missing permission: 'api.${apiId}.decrypt_key'.`);
+    expectMissingPermissions(reply, `api.${apiId}.decrypt_key`);
   });
 
   it('for decrypt_key before the API encryption setting', async () => {
@@ -267,9 +265,7 @@ describe('403', () => {
 
 describe('404', () => {
   it('for a key that does not exist', async () => {
-    const reply = await getKey({ keyId: 'key_doesnotexist' });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/key_not_found`);
+    expectProblem(await getKey({ keyId: 'key_doesnotexist' }), 404, 'service/data/key_not_found');
   });
 
   it('before checking permissions', async () => {

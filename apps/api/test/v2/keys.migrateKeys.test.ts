@@ -3,8 +3,9 @@ import { hashKey } from '@keyplane/core';
 import { createKeyMigration, rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
+import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { countRows, createRole, keyPermissionSlugs, keyRatelimits, keyRoleNames, storedKey } from '../dbInspect.ts';
-import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { createTestApi, type TestWorkspace, useApi } from '../harness.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -281,10 +282,7 @@ describe('200', () => {
 
 describe('400', () => {
   const expectInvalid = async (body: Record<string, unknown>, location: string) => {
-    const reply = await migrateKeys(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
+    expectInvalidInput(await migrateKeys(body), location);
   };
   const hash = 'a'.repeat(64);
 
@@ -364,8 +362,7 @@ describe('403', () => {
     const legacy = legacyKey();
     const { rootKey } = await workspace.rootKeyWith(['api.*.update_key', 'api.*.verify_key']);
     const reply = await migrate([{ hash: legacy.hex }], rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe(`Missing permission: 'api.${apiId}.create_key'.`);
+    expectMissingPermissions(reply, `api.${apiId}.create_key`);
     expect((await verify(legacy.plaintext)).code).toBe('NOT_FOUND');
   });
 
@@ -383,33 +380,39 @@ describe('403', () => {
 
 describe('404', () => {
   it('for an API that does not exist (before the migration is looked up)', async () => {
-    const reply = await migrateKeys({
-      migrationId: 'mig_missing',
-      apiId: 'api_missing',
-      keys: [{ hash: 'a'.repeat(64) }],
-    });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/api_not_found`);
+    expectProblem(
+      await migrateKeys({
+        migrationId: 'mig_missing',
+        apiId: 'api_missing',
+        keys: [{ hash: 'a'.repeat(64) }],
+      }),
+      404,
+      'service/data/api_not_found',
+    );
   });
 
   it('for a migration that does not exist, writing nothing', async () => {
     const legacy = legacyKey();
-    const reply = await migrateKeys({
-      migrationId: 'mig_missing',
-      apiId,
-      keys: [{ hash: legacy.hex, roles: ['x-role'] }],
-    });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/migration_not_found`);
+    expectProblem(
+      await migrateKeys({
+        migrationId: 'mig_missing',
+        apiId,
+        keys: [{ hash: legacy.hex, roles: ['x-role'] }],
+      }),
+      404,
+      'service/data/migration_not_found',
+    );
     expect((await verify(legacy.plaintext)).code).toBe('NOT_FOUND');
   });
 
   it('for a deleted API', async () => {
     const deleted = await createTestApi(api, workspace.rootKey);
     await rows(em(), sql`update apis set deleted_at = now() where id = ${deleted}`);
-    const reply = await migrateKeys({ migrationId, apiId: deleted, keys: [{ hash: legacyKey().hex }] });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/api_not_found`);
+    expectProblem(
+      await migrateKeys({ migrationId, apiId: deleted, keys: [{ hash: legacyKey().hex }] }),
+      404,
+      'service/data/api_not_found',
+    );
   });
 });
 
@@ -417,20 +420,21 @@ describe('cross-workspace isolation', () => {
   it("cannot migrate into another workspace's API (404)", async () => {
     const intruder = await api.workspace();
     const intruderMigration = await createKeyMigration(em(), intruder.workspaceId);
-    const reply = await migrateKeys(
-      { migrationId: intruderMigration, apiId, keys: [{ hash: legacyKey().hex }] },
-      intruder.rootKey,
+    expectProblem(
+      await migrateKeys({ migrationId: intruderMigration, apiId, keys: [{ hash: legacyKey().hex }] }, intruder.rootKey),
+      404,
+      'service/data/api_not_found',
     );
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/api_not_found`);
   });
 
   it("cannot use another workspace's migration (404)", async () => {
     const other = await api.workspace();
     const otherApi = await createTestApi(api, other.rootKey);
-    const reply = await migrateKeys({ migrationId, apiId: otherApi, keys: [{ hash: legacyKey().hex }] }, other.rootKey);
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/migration_not_found`);
+    expectProblem(
+      await migrateKeys({ migrationId, apiId: otherApi, keys: [{ hash: legacyKey().hex }] }, other.rootKey),
+      404,
+      'service/data/migration_not_found',
+    );
   });
 
   it("creates its own roles, permissions and identities rather than using another workspace's", async () => {

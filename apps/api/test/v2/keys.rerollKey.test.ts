@@ -3,6 +3,12 @@ import { hashKey } from '@keyplane/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
 import {
+  expectInvalidInput,
+  expectMissingPermissions,
+  expectProblem,
+  itRejectsMissingAndUnknownRootKeys,
+} from '../assertions.ts';
+import {
   countRows,
   createRole,
   grantRolePermission,
@@ -11,7 +17,7 @@ import {
   keyRoleNames,
   storedKey,
 } from '../dbInspect.ts';
-import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { createTestApi, createTestKey, type TestWorkspace, useApi } from '../harness.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -214,10 +220,7 @@ describe('200', () => {
 
 describe('400', () => {
   const expectInvalid = async (body: Record<string, unknown>, location: string) => {
-    const reply = await reroll(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
+    expectInvalidInput(await reroll(body), location);
   };
 
   it.each([
@@ -251,13 +254,10 @@ describe('400', () => {
 });
 
 describe('401', () => {
-  it('without a root key', async () => {
-    expect((await api.post('keys.rerollKey', { keyId: 'key_abc', expiration: 0 })).status).toBe(401);
-  });
-
-  it('with an unknown root key', async () => {
-    expect((await reroll({ keyId: 'key_abc', expiration: 0 }, 'unknown_root_key')).status).toBe(401);
-  });
+  itRejectsMissingAndUnknownRootKeys(
+    (rootKey) => api.post('keys.rerollKey', { keyId: 'key_abc', expiration: 0 }, rootKey),
+    'unknown_root_key',
+  );
 });
 
 describe('403', () => {
@@ -266,8 +266,7 @@ describe('403', () => {
     const { rootKey } = await workspace.rootKeyWith(['api.*.read_key', 'api.*.update_key']);
     const keysBefore = await countRows(em(), 'keys');
     const reply = await reroll({ keyId: old.keyId, expiration: 0 }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe(`Missing permission: 'api.${apiId}.create_key'.`);
+    expectMissingPermissions(reply, `api.${apiId}.create_key`);
     expect(await countRows(em(), 'keys')).toBe(keysBefore);
     expect(await verify(old.key)).toMatchObject({ code: 'VALID' });
   });
@@ -277,8 +276,7 @@ describe('403', () => {
     const { rootKey } = await workspace.rootKeyWith([`api.${apiId}.create_key`]);
     const keysBefore = await countRows(em(), 'keys');
     const reply = await reroll({ keyId: old.keyId, expiration: 0 }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe(`Missing permission: 'api.${apiId}.encrypt_key'.`);
+    expectMissingPermissions(reply, `api.${apiId}.encrypt_key`);
     expect(await countRows(em(), 'keys')).toBe(keysBefore);
     expect((await stored(old.keyId)).expires_ms).toBeNull();
   });
@@ -286,9 +284,7 @@ describe('403', () => {
 
 describe('404', () => {
   it('for a key that does not exist', async () => {
-    const reply = await reroll({ keyId: 'key_doesnotexist', expiration: 0 });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/key_not_found`);
+    expectProblem(await reroll({ keyId: 'key_doesnotexist', expiration: 0 }), 404, 'service/data/key_not_found');
   });
 
   it('before checking permissions', async () => {

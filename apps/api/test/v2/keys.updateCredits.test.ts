@@ -1,8 +1,14 @@
 import { rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
+import {
+  expectInvalidInput,
+  expectMissingPermissions,
+  expectProblem,
+  itRejectsMissingAndUnknownRootKeys,
+} from '../assertions.ts';
 import { storedKey } from '../dbInspect.ts';
-import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { createTestApi, createTestKey, type TestWorkspace, useApi } from '../harness.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -172,9 +178,7 @@ describe('200', () => {
 describe('400', () => {
   const expectInvalid = async (body: Record<string, unknown>, location: string) => {
     const reply = await updateCredits(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
+    expectInvalidInput(reply, location);
     return reply;
   };
 
@@ -256,15 +260,10 @@ describe('400', () => {
 });
 
 describe('401', () => {
-  it('without a root key', async () => {
-    expect((await api.post('keys.updateCredits', { keyId: 'key_abc', operation: 'set', value: 1 })).status).toBe(401);
-  });
-
-  it('with an unknown root key', async () => {
-    expect((await updateCredits({ keyId: 'key_abc', operation: 'set', value: 1 }, 'unknown_root_key')).status).toBe(
-      401,
-    );
-  });
+  itRejectsMissingAndUnknownRootKeys(
+    (rootKey) => api.post('keys.updateCredits', { keyId: 'key_abc', operation: 'set', value: 1 }, rootKey),
+    'unknown_root_key',
+  );
 });
 
 describe('403', () => {
@@ -272,8 +271,7 @@ describe('403', () => {
     const { keyId } = await newKey({ credits: { remaining: 10 } });
     const { rootKey } = await workspace.rootKeyWith(['api.*.read_key', 'api.*.create_key']);
     const reply = await updateCredits({ keyId, operation: 'set', value: 1000 }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe(`Missing permission: 'api.${apiId}.update_key'.`);
+    expectMissingPermissions(reply, `api.${apiId}.update_key`);
     expect((await stored(keyId)).credits_remaining).toBe('10');
   });
 
@@ -286,9 +284,11 @@ describe('403', () => {
 
 describe('404', () => {
   it('for a key that does not exist', async () => {
-    const reply = await updateCredits({ keyId: 'key_doesnotexist', operation: 'set', value: 1 });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/key_not_found`);
+    expectProblem(
+      await updateCredits({ keyId: 'key_doesnotexist', operation: 'set', value: 1 }),
+      404,
+      'service/data/key_not_found',
+    );
   });
 
   it('before checking permissions', async () => {

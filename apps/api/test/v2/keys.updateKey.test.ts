@@ -1,5 +1,6 @@
 import { rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import {
   countRows,
   createRole,
@@ -10,15 +11,7 @@ import {
   keyRoleNames,
   storedKey,
 } from '../dbInspect.ts';
-import {
-  createTestApi,
-  createTestKey,
-  ERRORS_BASE_URL,
-  type JsonText,
-  type TestWorkspace,
-  useApi,
-  withNestedMeta,
-} from '../harness.ts';
+import { createTestApi, createTestKey, type JsonText, type TestWorkspace, useApi, withNestedMeta } from '../harness.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -380,9 +373,7 @@ describe('400', () => {
   });
   const expectInvalid = async (body: Record<string, unknown> | JsonText, location: string) => {
     const reply = await updateKey(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
+    expectInvalidInput(reply, location);
     return reply;
   };
 
@@ -507,8 +498,7 @@ describe('403', () => {
     const { keyId } = await newKey({ name: 'unchanged' });
     const { rootKey } = await workspace.rootKeyWith(['api.*.read_key', 'api.*.create_key']);
     const reply = await updateKey({ keyId, name: 'changed' }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe(`Missing permission: 'api.${apiId}.update_key'.`);
+    expectMissingPermissions(reply, `api.${apiId}.update_key`);
     expect((await storedKey(em(), keyId))?.name).toBe('unchanged');
   });
 
@@ -562,8 +552,7 @@ describe('403', () => {
     const permissionsBefore = await countRows(em(), 'permissions');
     const { rootKey } = await workspace.rootKeyWith(['api.*.update_key', ...permissionLinkGrants]);
     const reply = await updateKey({ keyId, name: 'changed', permissions: ['updatekey.never.created'] }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe("Missing permission: 'rbac.*.create_permission'.");
+    expectMissingPermissions(reply, 'rbac.*.create_permission');
     expect(await countRows(em(), 'permissions')).toBe(permissionsBefore);
     expect(await keyPermissionSlugs(em(), keyId)).toEqual(['documents.read']);
     expect((await storedKey(em(), keyId))?.name).toBe('unchanged');
@@ -582,9 +571,7 @@ describe('403', () => {
 
 describe('404', () => {
   it('for a key that does not exist', async () => {
-    const reply = await updateKey({ keyId: 'key_doesnotexist' });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/key_not_found`);
+    expectProblem(await updateKey({ keyId: 'key_doesnotexist' }), 404, 'service/data/key_not_found');
   });
 
   it('for a key that does not exist, before any missing permission', async () => {
@@ -612,8 +599,7 @@ describe('404', () => {
       ratelimits: [],
       roles: ['reader', 'ghost'],
     });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/role_not_found`);
+    expectProblem(reply, 404, 'service/data/role_not_found');
     expect(reply.body.error.detail).toBe("Role 'ghost' was not found.");
     expect(await storedKey(em(), keyId)).toEqual(before);
     expect(await keyRatelimits(em(), keyId)).toHaveLength(1);

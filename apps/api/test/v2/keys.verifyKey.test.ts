@@ -5,8 +5,9 @@ import { createKeyMigration } from '@keyplane/db';
 import type { Services } from '@keyplane/procedures';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { postOn, withServerOn } from '../appVariants.ts';
+import { expectProblem } from '../assertions.ts';
 import { addIdentityRatelimit, createRole, grantRolePermission, storedKey, verificationEvents } from '../dbInspect.ts';
-import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { createTestApi, createTestKey, type TestWorkspace, useApi } from '../harness.ts';
 import { limiterWithoutRedis } from '../ratelimit.ts';
 
 const api = useApi();
@@ -408,8 +409,7 @@ describe('400', () => {
   it('answers a permissions query syntax error with its position', async () => {
     const { key } = await newKey();
     const reply = await verify({ key, permissions: 'a AND (b OR c' });
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/user/bad_request/permissions_query_syntax_error`);
+    expectProblem(reply, 400, 'user/bad_request/permissions_query_syntax_error');
     expect(reply.body.error.detail).toMatch(/position 13/);
   });
 
@@ -418,8 +418,7 @@ describe('400', () => {
     const unclosed = `${'('.repeat(500)}a${')'.repeat(499)}`;
     expect(unclosed).toHaveLength(1000);
     const reply = await verify({ key, permissions: unclosed });
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/user/bad_request/permissions_query_syntax_error`);
+    expectProblem(reply, 400, 'user/bad_request/permissions_query_syntax_error');
     expect(reply.body.error.detail).toBe("Expected ')' at position 1000 but found end of query.");
   });
 
@@ -480,8 +479,7 @@ describe('412', () => {
     const { keyId, key } = await newKey({ externalId: 'ghost_owner' });
     const identityId = (await storedKey(em(), keyId))?.identity_id;
     const reply = await verify({ key, ratelimits: [{ name: 'ghost' }] });
-    expect(reply.status).toBe(412);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/precondition_failed`);
+    expectProblem(reply, 412, 'service/application/precondition_failed');
     expect(reply.body.error.detail).toBe(
       `ratelimit 'ghost' was requested but does not exist for key '${keyId}' nor identity: '${identityId}' external ID: 'ghost_owner'`,
     );
@@ -550,8 +548,7 @@ describe('migrationId: on-demand rehash of imported prefixed keys', () => {
 
   it('rejects a key that cannot be of this migration as malformed', async () => {
     const reply = await verify({ key: 'only_two', migrationId });
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/authentication/malformed`);
+    expectProblem(reply, 400, 'service/authentication/malformed');
     expect(reply.body.error.detail).toMatch(/^Invalid key format/);
     expect(reply.body.error.errors?.[0]?.location).toBe('body.key');
   });

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { expectInvalidInput, expectMissingPermissions, itRejectsMissingAndUnknownRootKeys } from '../assertions.ts';
 import { storedKey } from '../dbInspect.ts';
 import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
 
@@ -73,10 +74,7 @@ describe('200', () => {
 
 describe('400', () => {
   const expectInvalid = async (body: Record<string, unknown>, location: string) => {
-    const reply = await whoami(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
+    expectInvalidInput(await whoami(body), location);
   };
 
   it.each([
@@ -98,13 +96,10 @@ describe('400', () => {
 });
 
 describe('401', () => {
-  it('without a root key', async () => {
-    expect((await api.post('keys.whoami', { key: 'sk_abc' })).status).toBe(401);
-  });
-
-  it('with an unknown root key', async () => {
-    expect((await whoami({ key: 'sk_abc' }, 'unknown_root_key')).status).toBe(401);
-  });
+  itRejectsMissingAndUnknownRootKeys(
+    (rootKey) => api.post('keys.whoami', { key: 'sk_abc' }, rootKey),
+    'unknown_root_key',
+  );
 });
 
 describe('403', () => {
@@ -112,8 +107,7 @@ describe('403', () => {
     const { key } = await newKey();
     const { rootKey } = await workspace.rootKeyWith(['api.*.verify_key', 'api.*.read_api']);
     const reply = await whoami({ key }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe(`Missing permission: 'api.${apiId}.read_key'.`);
+    expectMissingPermissions(reply, `api.${apiId}.read_key`);
   });
 
   it('with read_key for another API only', async () => {

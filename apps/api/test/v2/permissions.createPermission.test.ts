@@ -1,5 +1,6 @@
 import { rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { expectInvalidInput, expectMissingPermissions } from '../assertions.ts';
 import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
 
 const api = useApi();
@@ -67,10 +68,7 @@ describe('400', () => {
     [{ name: 'n', slug: 's', description: 7 }, 'body.description'],
     [{ name: 'n', slug: 's', extra: true }, 'body.extra'],
   ])('rejects %j', async (body, location) => {
-    const reply = await createPermission(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
+    expectInvalidInput(await createPermission(body), location);
   });
 });
 
@@ -85,8 +83,7 @@ describe('403', () => {
   it('without rbac.*.create_permission, naming it and creating nothing', async () => {
     const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_permission', 'api.*.create_key']);
     const reply = await createPermission({ name: 'n', slug: 'forbidden.slug' }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe("Missing permission: 'rbac.*.create_permission'.");
+    expectMissingPermissions(reply, 'rbac.*.create_permission');
     const found = await rows(em(), sql`select 1 from permissions where slug = 'forbidden.slug'`);
     expect(found).toHaveLength(0);
   });

@@ -1,7 +1,8 @@
 import { rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { keyPermissionSlugs } from '../dbInspect.ts';
-import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { createTestApi, type TestWorkspace, useApi } from '../harness.ts';
 import { createKeyWith, verifyCode, verifyWarm } from '../rbac.ts';
 
 const api = useApi();
@@ -122,9 +123,7 @@ describe('400', () => {
     [{ permission: 'a b' }, 'body.permission'],
     [{ permission: 'x', extra: 1 }, 'body.extra'],
   ])('rejects %j', async (body, location) => {
-    const reply = await deletePermission(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
+    expectInvalidInput(await deletePermission(body), location);
   });
 });
 
@@ -140,8 +139,7 @@ describe('403', () => {
     const id = await createPermission('kept');
     const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_permission', 'rbac.*.create_permission']);
     const reply = await deletePermission({ permission: id }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe("Missing permission: 'rbac.*.delete_permission'.");
+    expectMissingPermissions(reply, 'rbac.*.delete_permission');
     expect(await permissionExists(id)).toBe(true);
   });
 
@@ -154,8 +152,7 @@ describe('403', () => {
 describe('404', () => {
   it.each(['perm_doesnotexist', 'no.such.slug'])('for %s', async (permission) => {
     const reply = await deletePermission({ permission });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/permission_not_found`);
+    expectProblem(reply, 404, 'service/data/permission_not_found');
     expect(reply.body.error.detail).toBe('The requested permission does not exist.');
   });
 

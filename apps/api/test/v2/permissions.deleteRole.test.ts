@@ -1,7 +1,8 @@
 import { rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { keyRoleNames } from '../dbInspect.ts';
-import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { createTestApi, type TestWorkspace, useApi } from '../harness.ts';
 import { createKeyWith, verifyCode, verifyWarm } from '../rbac.ts';
 
 const api = useApi();
@@ -99,9 +100,7 @@ describe('400', () => {
     [{ role: 'a b' }, 'body.role'],
     [{ role: 'x', extra: 1 }, 'body.extra'],
   ])('rejects %j', async (body, location) => {
-    const reply = await deleteRole(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
+    expectInvalidInput(await deleteRole(body), location);
   });
 });
 
@@ -117,8 +116,7 @@ describe('403', () => {
     const id = await createRole('kept-role');
     const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_role', 'rbac.*.delete_permission']);
     const reply = await deleteRole({ role: id }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe("Missing permission: 'rbac.*.delete_role'.");
+    expectMissingPermissions(reply, 'rbac.*.delete_role');
     expect(await roleExists(id)).toBe(true);
   });
 
@@ -131,8 +129,7 @@ describe('403', () => {
 describe('404', () => {
   it.each(['role_doesnotexist', 'no-such-name'])('for %s', async (role) => {
     const reply = await deleteRole({ role });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/role_not_found`);
+    expectProblem(reply, 404, 'service/data/role_not_found');
     expect(reply.body.error.detail).toBe('The requested role does not exist.');
   });
 

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { type TestWorkspace, useApi } from '../harness.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -80,9 +81,7 @@ describe('400', () => {
     [{ role: 'a b' }, 'body.role'],
     [{ role: 'editor', extra: 1 }, 'body.extra'],
   ])('rejects %j', async (body, location) => {
-    const reply = await getRole(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
+    expectInvalidInput(await getRole(body), location);
   });
 });
 
@@ -97,8 +96,7 @@ describe('403', () => {
   it('without rbac.*.read_role, naming it', async () => {
     const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_permission', 'rbac.*.create_role']);
     const reply = await getRole({ role: editorId }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe("Missing permission: 'rbac.*.read_role'.");
+    expectMissingPermissions(reply, 'rbac.*.read_role');
   });
 
   it('before the lookup: 403, not 404, for a role that does not exist', async () => {
@@ -110,8 +108,7 @@ describe('403', () => {
 describe('404', () => {
   it.each(['role_doesnotexist', 'no-such-name', 'EDITOR'])('for %s', async (role) => {
     const reply = await getRole({ role });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/role_not_found`);
+    expectProblem(reply, 404, 'service/data/role_not_found');
     expect(reply.body.error.detail).toBe('The requested role does not exist.');
   });
 });

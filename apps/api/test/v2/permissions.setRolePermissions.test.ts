@@ -1,7 +1,8 @@
 import { hashKey } from '@keyplane/core';
 import { rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createTestApi, ERRORS_BASE_URL, MAX_BODY_BYTES, type TestWorkspace, useApi } from '../harness.ts';
+import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { createTestApi, MAX_BODY_BYTES, type TestWorkspace, useApi } from '../harness.ts';
 import { createKeyWith, verifyCode, verifyWarm } from '../rbac.ts';
 
 const api = useApi();
@@ -161,10 +162,7 @@ describe('400', () => {
     [{ roleId: 'role_x', permissions: Array.from({ length: 1001 }, (_, i) => `${i}`) }, 'body.permissions'],
     [{ roleId: 'role_x', permissions: [], extra: 1 }, 'body.extra'],
   ])('rejects %j', async (body, location) => {
-    const reply = await setRolePermissions(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
+    expectInvalidInput(await setRolePermissions(body), location);
   });
 });
 
@@ -183,8 +181,7 @@ describe('403', () => {
     const roleId = await createRole(`denied-${missing.length}-${held.length}`, ['d.1']);
     const { rootKey } = await workspace.rootKeyWith([held, 'rbac.*.create_permission']);
     const reply = await setRolePermissions({ roleId, permissions: ['d.1', 'd.2'] }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe(`Missing permission: '${missing}'.`);
+    expectMissingPermissions(reply, `${missing}`);
     expect(await roleSlugs(roleId)).toEqual(['d.1']);
   });
 
@@ -195,8 +192,7 @@ describe('403', () => {
       'rbac.*.remove_permission_from_role',
     ]);
     const reply = await setRolePermissions({ roleId, permissions: ['nc.absent'] }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe("Missing permission: 'rbac.*.create_permission'.");
+    expectMissingPermissions(reply, 'rbac.*.create_permission');
     expect(await roleSlugs(roleId)).toEqual(['nc.1']);
     expect(await permissionsWithSlug('nc.absent')).toHaveLength(0);
   });
@@ -210,8 +206,7 @@ describe('403', () => {
 describe('404', () => {
   it('for a role id that does not exist', async () => {
     const reply = await setRolePermissions({ roleId: 'role_doesnotexist', permissions: ['p.1'] });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/role_not_found`);
+    expectProblem(reply, 404, 'service/data/role_not_found');
     expect(reply.body.error.detail).toBe('The requested role does not exist.');
     expect(await permissionsWithSlug('p.1')).toHaveLength(0);
   });

@@ -1,4 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  expectInvalidInput,
+  expectMissingPermissions,
+  expectProblem,
+  itRejectsMissingAndUnknownRootKeys,
+} from '../assertions.ts';
 import { createNamespace } from '../fixtures.ts';
 import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
 import { deleteNamespace } from '../ratelimit.ts';
@@ -82,20 +88,14 @@ describe('400', () => {
     [{ namespace: 'lookups', identifier: 'i'.repeat(513) }, 'body.identifier'],
     [{ namespace: 'lookups', identifier: 'user_1', extra: 1 }, 'body.extra'],
   ])('rejects %j', async (body, location) => {
-    const reply = await getOverride(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.errors?.map((error) => error.location)).toContain(location);
+    expectInvalidInput(await getOverride(body), location);
   });
 });
 
 describe('401', () => {
-  it('without a root key', async () => {
-    expect((await api.post('ratelimit.getOverride', { namespace: 'lookups', identifier: 'user_1' })).status).toBe(401);
-  });
-
-  it('with an unknown root key', async () => {
-    expect((await getOverride({ namespace: 'lookups', identifier: 'user_1' }, 'kproot_unknown')).status).toBe(401);
-  });
+  itRejectsMissingAndUnknownRootKeys((rootKey) =>
+    api.post('ratelimit.getOverride', { namespace: 'lookups', identifier: 'user_1' }, rootKey),
+  );
 });
 
 describe('403', () => {
@@ -103,8 +103,7 @@ describe('403', () => {
     for (const grants of [[], ['ratelimit.*.set_override'], ['ratelimit.rlns_x.read_override']]) {
       const { rootKey } = await workspace.rootKeyWith(grants);
       const reply = await getOverride({ namespace: 'lookups', identifier: 'user_1' }, rootKey);
-      expect(reply.status).toBe(403);
-      expect(reply.body.error.detail).toBe(`Missing permission: 'ratelimit.${namespaceId}.read_override'.`);
+      expectMissingPermissions(reply, `ratelimit.${namespaceId}.read_override`);
     }
   });
 
@@ -148,9 +147,11 @@ describe('404', () => {
       await createNamespace(api, workspace.workspaceId, workspace.rootKey, namespace);
       await deleteNamespace(api, workspace.rootKey, namespace);
     }
-    const reply = await getOverride({ namespace, identifier: 'user_1' });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/ratelimit_namespace_not_found`);
+    expectProblem(
+      await getOverride({ namespace, identifier: 'user_1' }),
+      404,
+      'service/data/ratelimit_namespace_not_found',
+    );
   });
 });
 

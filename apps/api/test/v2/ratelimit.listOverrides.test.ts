@@ -1,6 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  expectInvalidInput,
+  expectMissingPermissions,
+  expectProblem,
+  itRejectsMissingAndUnknownRootKeys,
+} from '../assertions.ts';
 import { createNamespace } from '../fixtures.ts';
-import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { type TestWorkspace, useApi } from '../harness.ts';
 import { deleteNamespace } from '../ratelimit.ts';
 
 const api = useApi();
@@ -87,9 +93,7 @@ describe('400', () => {
     [{ namespace: 'listed', cursor: '' }, 'body.cursor'],
     [{ namespace: 'listed', extra: 1 }, 'body.extra'],
   ])('rejects %j', async (body, location) => {
-    const reply = await listOverrides(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.errors?.map((error) => error.location)).toContain(location);
+    expectInvalidInput(await listOverrides(body), location);
   });
 
   it("rejects another workspace's cursor", async () => {
@@ -108,13 +112,9 @@ describe('400', () => {
 });
 
 describe('401', () => {
-  it('without a root key', async () => {
-    expect((await api.post('ratelimit.listOverrides', { namespace: 'listed' })).status).toBe(401);
-  });
-
-  it('with an unknown root key', async () => {
-    expect((await listOverrides({ namespace: 'listed' }, 'kproot_unknown')).status).toBe(401);
-  });
+  itRejectsMissingAndUnknownRootKeys((rootKey) =>
+    api.post('ratelimit.listOverrides', { namespace: 'listed' }, rootKey),
+  );
 });
 
 describe('403', () => {
@@ -126,8 +126,7 @@ describe('403', () => {
     ]) {
       const { rootKey } = await workspace.rootKeyWith(grants);
       const reply = await listOverrides({ namespace: 'listed' }, rootKey);
-      expect(reply.status).toBe(403);
-      expect(reply.body.error.detail).toBe(`Missing permission: 'ratelimit.${namespaceId}.read_override'.`);
+      expectMissingPermissions(reply, `ratelimit.${namespaceId}.read_override`);
     }
   });
 
@@ -139,9 +138,11 @@ describe('403', () => {
 
 describe('404', () => {
   it('for a missing or deleted namespace', async () => {
-    const missing = await listOverrides({ namespace: 'no_such_namespace' });
-    expect(missing.status).toBe(404);
-    expect(missing.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/ratelimit_namespace_not_found`);
+    expectProblem(
+      await listOverrides({ namespace: 'no_such_namespace' }),
+      404,
+      'service/data/ratelimit_namespace_not_found',
+    );
     await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'deleted_ns');
     await deleteNamespace(api, workspace.rootKey, 'deleted_ns');
     expect((await listOverrides({ namespace: 'deleted_ns' })).status).toBe(404);

@@ -1,7 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  expectInvalidInput,
+  expectMissingPermissions,
+  expectProblem,
+  itRejectsMissingAndUnknownRootKeys,
+} from '../assertions.ts';
 import { ratelimitEvents, storedNamespaces } from '../dbInspect.ts';
 import { createNamespace } from '../fixtures.ts';
-import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { type TestWorkspace, useApi } from '../harness.ts';
 import { deleteNamespace, type LimitBody, LONG_WINDOW, limitOn } from '../ratelimit.ts';
 
 const api = useApi();
@@ -189,22 +195,13 @@ describe('400', () => {
     ['a missing identifier', [{ namespace: 'x', limit: 1, duration: 1000 }], 'body[0].identifier'],
   ])('rejects %s, creating nothing', async (_, body, location) => {
     const before = await storedNamespaces(em(), workspace.workspaceId);
-    const reply = await multiLimit(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
-    expect(reply.body.error.errors?.map((error) => error.location)).toContain(location);
+    expectInvalidInput(await multiLimit(body), location);
     expect(await storedNamespaces(em(), workspace.workspaceId)).toEqual(before);
   });
 });
 
 describe('401', () => {
-  it('without a root key', async () => {
-    expect((await api.post('ratelimit.multiLimit', [check('no_auth')])).status).toBe(401);
-  });
-
-  it('with an unknown root key', async () => {
-    expect((await multiLimit([check('no_auth')], 'kproot_unknown')).status).toBe(401);
-  });
+  itRejectsMissingAndUnknownRootKeys((rootKey) => api.post('ratelimit.multiLimit', [check('no_auth')], rootKey));
 });
 
 describe('403', () => {
@@ -215,8 +212,7 @@ describe('403', () => {
     const { rootKey } = await workspace.rootKeyWith([`ratelimit.${a}.limit`]);
     const batch = [check('perm_a'), check('perm_b'), check(c)];
     const reply = await multiLimit(batch, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe(`Missing permissions: 'ratelimit.${b}.limit', 'ratelimit.${c}.limit'.`);
+    expectMissingPermissions(reply, `ratelimit.${b}.limit`, `ratelimit.${c}.limit`);
     expect(await remainingOf(check('perm_a'))).toBe(10);
 
     const scoped = await workspace.rootKeyWith([
@@ -233,8 +229,7 @@ describe('403', () => {
     await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'perm_existing');
     const { rootKey } = await workspace.rootKeyWith(['ratelimit.*.limit']);
     const reply = await multiLimit([check('perm_existing'), check('perm_new_1'), check('perm_new_2')], rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe("Missing permission: 'ratelimit.*.create_namespace'.");
+    expectMissingPermissions(reply, 'ratelimit.*.create_namespace');
     expect(await namespaceNamed(workspace.workspaceId, 'perm_new_1')).toEqual([]);
     expect(await remainingOf(check('perm_existing'))).toBe(10);
   });
@@ -246,8 +241,7 @@ describe('410', () => {
     expect((await deleteNamespace(api, workspace.rootKey, 'multi_gone')).status).toBe(200);
     const live = check('multi_live');
     const reply = await multiLimit([live, check('multi_gone'), check('multi_never_created')]);
-    expect(reply.status).toBe(410);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/ratelimit_namespace_gone`);
+    expectProblem(reply, 410, 'service/data/ratelimit_namespace_gone');
     expect(reply.body.error.detail).toBe('This namespace has been deleted. Contact support to restore.');
     expect(await namespaceNamed(workspace.workspaceId, 'multi_never_created')).toEqual([]);
     expect(await remainingOf(live)).toBe(10);

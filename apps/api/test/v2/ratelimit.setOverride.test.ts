@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { expectInvalidInput, expectMissingPermissions, itRejectsMissingAndUnknownRootKeys } from '../assertions.ts';
 import { countRows, storedNamespaces, storedOverrides } from '../dbInspect.ts';
 import { createNamespace } from '../fixtures.ts';
 import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
@@ -103,9 +104,7 @@ describe('400', () => {
     ['extra', true],
   ])('rejects %s = %j, storing nothing', async (field, value) => {
     const before = await countRows(em(), 'ratelimit_overrides');
-    const reply = await setOverride({ ...override('invalid'), [field]: value });
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.errors?.map((error) => error.location)).toContain(`body.${field}`);
+    expectInvalidInput(await setOverride({ ...override('invalid'), [field]: value }), `body.${field}`);
     expect(await countRows(em(), 'ratelimit_overrides')).toBe(before);
   });
 
@@ -117,13 +116,7 @@ describe('400', () => {
 });
 
 describe('401', () => {
-  it('without a root key', async () => {
-    expect((await api.post('ratelimit.setOverride', override('no_auth'))).status).toBe(401);
-  });
-
-  it('with an unknown root key', async () => {
-    expect((await setOverride(override('no_auth'), 'kproot_unknown')).status).toBe(401);
-  });
+  itRejectsMissingAndUnknownRootKeys((rootKey) => api.post('ratelimit.setOverride', override('no_auth'), rootKey));
 });
 
 describe('403', () => {
@@ -131,8 +124,7 @@ describe('403', () => {
     for (const grants of [[], ['ratelimit.*.limit', 'ratelimit.*.read_override'], ['ratelimit.rlns_x.set_override']]) {
       const { rootKey } = await workspace.rootKeyWith(grants);
       const reply = await setOverride(override('forbidden'), rootKey);
-      expect(reply.status).toBe(403);
-      expect(reply.body.error.detail).toBe(`Missing permission: 'ratelimit.${namespaceId}.set_override'.`);
+      expectMissingPermissions(reply, `ratelimit.${namespaceId}.set_override`);
     }
     expect((await storedOverrides(em(), namespaceId)).filter((row) => row.identifier === 'forbidden')).toEqual([]);
   });
