@@ -5,7 +5,7 @@ import type { ProcedurePath } from './procedures.ts';
 // The error answers every procedure's tests check, asserted one way.
 
 /** What an error assertion reads of a reply. */
-type ErrorReply = { status: number; body: { error: ErrorEnvelope } };
+type ErrorReply = Pick<Reply<unknown>, 'status'> & { body: { error: ErrorEnvelope } };
 
 /** A 400 of the invalid-input type that names `location` among its field errors. */
 export function expectInvalidInput(reply: ErrorReply, location: string): void {

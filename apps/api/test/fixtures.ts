@@ -9,18 +9,21 @@ import { limitOn } from './ratelimit.ts';
 export type NewKeyInput = Omit<InputOf<'keys.createKey'>, 'apiId'>;
 
 /**
- * Per test file: a workspace and an API in it, made before the file's tests run (after `useApi`'s
- * server is up), and `newKey` for keys of that API.
+ * Per test file: a workspace (with a vault when asked) and an API in it with these settings, made
+ * before the file's tests run (after `useApi`'s server is up), and `newKey` for keys of that API.
  */
-export function useWorkspaceWithApi(api: Api, settings: Omit<InputOf<'apis.updateApi'>, 'apiId'> = {}) {
+export function useWorkspaceWithApi(
+  api: Api,
+  options: { vault?: boolean; settings?: Omit<InputOf<'apis.updateApi'>, 'apiId'> } = {},
+) {
   let made: { workspace: TestWorkspace; apiId: string } | undefined;
   const ready = () => {
     if (!made) throw new Error('useWorkspaceWithApi() is used before its beforeAll ran');
     return made;
   };
   beforeAll(async () => {
-    const workspace = await api.workspace();
-    made = { workspace, apiId: await createTestApi(api, workspace.rootKey, settings) };
+    const workspace = await api.workspace({ vault: options.vault });
+    made = { workspace, apiId: await createTestApi(api, workspace.rootKey, options.settings) };
   });
   return {
     get workspace(): TestWorkspace {

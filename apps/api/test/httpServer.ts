@@ -21,12 +21,12 @@ export interface Reply<TData = Record<string, unknown>> {
   };
 }
 
-/** `/v2` answers a list procedure's `{ data, pagination }` beside `meta`, not inside `data`. */
-type ListOutput = { data: unknown; pagination: unknown };
-
-/** The reply of a procedure: its 200 body is what the router's type for it says. */
+/**
+ * The reply of a procedure: its 200 body is what the router's type for it says. `/v2` answers a
+ * list procedure's `{ data, pagination }` beside `meta`, not inside `data`.
+ */
 export type ReplyOf<P extends ProcedurePath> =
-  OutputOf<P> extends ListOutput
+  OutputOf<P> extends { data: unknown; pagination: unknown }
     ? Reply<OutputOf<P>['data']> & { body: { pagination: OutputOf<P>['pagination'] } }
     : Reply<OutputOf<P>>;
 

@@ -5,18 +5,16 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
 import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { countRows, createRole, keyPermissionSlugs, keyRatelimits, keyRoleNames, storedKey } from '../dbInspect.ts';
-import { createTestApi, type TestWorkspace, useApi } from '../harness.ts';
+import { useWorkspaceWithApi } from '../fixtures.ts';
+import { createTestApi, useApi } from '../harness.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
-let apiId: string;
+const owner = useWorkspaceWithApi(api);
 let migrationId: string;
 const em = () => api.orm.em.fork();
 
 beforeAll(async () => {
-  workspace = await api.workspace();
-  apiId = await createTestApi(api, workspace.rootKey);
-  migrationId = await createKeyMigration(em(), workspace.workspaceId);
+  migrationId = await createKeyMigration(em(), owner.workspace.workspaceId);
 });
 
 type Migrated = { migrated: { hash: string; keyId: string }[]; failed: string[] };
@@ -39,12 +37,12 @@ function legacyKey() {
   const hex = createHash('sha256').update(plaintext).digest('hex');
   return { plaintext, hex, base64: digest.digest('base64') };
 }
-const migrateKeys = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
+const migrateKeys = (body: Record<string, unknown>, rootKey = owner.workspace.rootKey) =>
   api.post<Migrated>('keys.migrateKeys', body, rootKey);
-const migrate = (keys: Record<string, unknown>[], rootKey = workspace.rootKey) =>
-  migrateKeys({ migrationId, apiId, keys }, rootKey);
+const migrate = (keys: Record<string, unknown>[], rootKey = owner.workspace.rootKey) =>
+  migrateKeys({ migrationId, apiId: owner.apiId, keys }, rootKey);
 const verify = async (key: string, extra: Record<string, unknown> = {}) => {
-  const reply = await api.post<Verification>('keys.verifyKey', { key, ...extra }, workspace.rootKey);
+  const reply = await api.post<Verification>('keys.verifyKey', { key, ...extra }, owner.workspace.rootKey);
   expect(reply.status).toBe(200);
   return reply.body.data;
 };
@@ -78,8 +76,8 @@ describe('200', () => {
     expect(await storedKey(em(), keyId)).toMatchObject({
       hash: hashKey(legacy.plaintext),
       start: '',
-      workspace_id: workspace.workspaceId,
-      api_id: apiId,
+      workspace_id: owner.workspace.workspaceId,
+      api_id: owner.apiId,
       enabled: true,
     });
     const [row] = await rows(
@@ -114,7 +112,7 @@ describe('200', () => {
   });
 
   it('stores every field, creating roles, permissions and identities that do not exist', async () => {
-    await createRole(em(), workspace.workspaceId, 'existing-role');
+    await createRole(em(), owner.workspace.workspaceId, 'existing-role');
     const legacy = legacyKey();
     const rolesBefore = await rows(em(), sql<{ count: number }>`select count(*)::int as count from roles`);
     const reply = await migrate([
@@ -189,7 +187,7 @@ describe('200', () => {
   });
 
   it('reports hashes already taken as failed and migrates the rest (partial success)', async () => {
-    const created = await api.post<{ key: string }>('keys.createKey', { apiId }, workspace.rootKey);
+    const created = await api.post<{ key: string }>('keys.createKey', { apiId: owner.apiId }, owner.workspace.rootKey);
     const takenHash = createHash('sha256').update(created.body.data.key).digest('hex');
     const fresh = legacyKey();
     const before = await countRows(em(), 'keys');
@@ -228,7 +226,7 @@ describe('200', () => {
   });
 
   it('migrates 5000 keys in one request, in one transaction', async () => {
-    const bulkMigration = await createKeyMigration(em(), workspace.workspaceId);
+    const bulkMigration = await createKeyMigration(em(), owner.workspace.workspaceId);
     const keys = Array.from({ length: 5000 }, () => legacyKey());
     const items = keys.map((key, i) => ({
       hash: key.base64,
@@ -241,8 +239,8 @@ describe('200', () => {
       api,
       { maxBodyBytes: 1024 * 1024 },
       'keys.migrateKeys',
-      { migrationId: bulkMigration, apiId, keys: items },
-      workspace.rootKey,
+      { migrationId: bulkMigration, apiId: owner.apiId, keys: items },
+      owner.workspace.rootKey,
     );
     expect(reply.status).toBe(200);
     expect(reply.body.data.migrated).toHaveLength(5000);
@@ -270,8 +268,8 @@ describe('200', () => {
     expect(await keyPermissionSlugs(em(), keyId)).toEqual([slug]);
   });
 
-  it('with exactly api.<apiId>.create_key', async () => {
-    const { rootKey } = await workspace.rootKeyWith([`api.${apiId}.create_key`]);
+  it('with exactly api.<owner.apiId>.create_key', async () => {
+    const { rootKey } = await owner.workspace.rootKeyWith([`api.${owner.apiId}.create_key`]);
     const reply = await migrate(
       [{ hash: legacyKey().hex, roles: ['scoped-role'], permissions: ['scoped.p'] }],
       rootKey,
@@ -305,11 +303,11 @@ describe('400', () => {
     ['holding U+0000', 'has\u0000nul'],
     ['a number', 12],
   ])('rejects a hash that is %s', async (_, value) => {
-    await expectInvalid({ migrationId, apiId, keys: [{ hash }, { hash: value }] }, 'body.keys[1].hash');
+    await expectInvalid({ migrationId, apiId: owner.apiId, keys: [{ hash }, { hash: value }] }, 'body.keys[1].hash');
   });
 
   it('rejects a hash longer than the 128 characters stored, saying so', async () => {
-    const reply = await migrateKeys({ migrationId, apiId, keys: [{ hash: 'h'.repeat(129) }] });
+    const reply = await migrateKeys({ migrationId, apiId: owner.apiId, keys: [{ hash: 'h'.repeat(129) }] });
     expect(reply.status).toBe(400);
     expect(reply.body.error.errors).toContainEqual(
       expect.objectContaining({
@@ -337,21 +335,21 @@ describe('400', () => {
     ['ratelimits', [{ name: 'abc', limit: 2 ** 31, duration: 1000 }]],
     ['recoverable', true],
   ])('rejects a key with %s = %j', async (field, value) => {
-    const reply = await migrateKeys({ migrationId, apiId, keys: [{ hash, [field]: value }] });
+    const reply = await migrateKeys({ migrationId, apiId: owner.apiId, keys: [{ hash, [field]: value }] });
     expect(reply.status).toBe(400);
     expect(reply.body.error.errors?.some((e) => e.location.startsWith(`body.keys[0].${field}`))).toBe(true);
   });
 
   it('writes nothing', async () => {
     const before = await countRows(em(), 'keys');
-    await migrateKeys({ migrationId, apiId, keys: [{ hash: legacyKey().hex }, { hash: 'ba' }] });
+    await migrateKeys({ migrationId, apiId: owner.apiId, keys: [{ hash: legacyKey().hex }, { hash: 'ba' }] });
     expect(await countRows(em(), 'keys')).toBe(before);
   });
 });
 
 describe('401', () => {
   it('without a root key, or with an unknown one', async () => {
-    const body = { migrationId, apiId, keys: [{ hash: legacyKey().hex }] };
+    const body = { migrationId, apiId: owner.apiId, keys: [{ hash: legacyKey().hex }] };
     expect((await api.post('keys.migrateKeys', body)).status).toBe(401);
     expect((await migrateKeys(body, 'kproot_unknown')).status).toBe(401);
   });
@@ -360,19 +358,19 @@ describe('401', () => {
 describe('403', () => {
   it('without create_key, naming it, and migrates nothing', async () => {
     const legacy = legacyKey();
-    const { rootKey } = await workspace.rootKeyWith(['api.*.update_key', 'api.*.verify_key']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.*.update_key', 'api.*.verify_key']);
     const reply = await migrate([{ hash: legacy.hex }], rootKey);
-    expectMissingPermissions(reply, `api.${apiId}.create_key`);
+    expectMissingPermissions(reply, `api.${owner.apiId}.create_key`);
     expect((await verify(legacy.plaintext)).code).toBe('NOT_FOUND');
   });
 
   it('with create_key for another API only', async () => {
-    const { rootKey } = await workspace.rootKeyWith(['api.api_other.create_key']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.api_other.create_key']);
     expect((await migrate([{ hash: legacyKey().hex }], rootKey)).status).toBe(403);
   });
 
   it('before looking the API up', async () => {
-    const { rootKey } = await workspace.rootKeyWith(['api.api_other.create_key']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.api_other.create_key']);
     const reply = await migrateKeys({ migrationId, apiId: 'api_missing', keys: [{ hash: legacyKey().hex }] }, rootKey);
     expect(reply.status).toBe(403);
   });
@@ -396,7 +394,7 @@ describe('404', () => {
     expectProblem(
       await migrateKeys({
         migrationId: 'mig_missing',
-        apiId,
+        apiId: owner.apiId,
         keys: [{ hash: legacy.hex, roles: ['x-role'] }],
       }),
       404,
@@ -406,7 +404,7 @@ describe('404', () => {
   });
 
   it('for a deleted API', async () => {
-    const deleted = await createTestApi(api, workspace.rootKey);
+    const deleted = await createTestApi(api, owner.workspace.rootKey);
     await rows(em(), sql`update apis set deleted_at = now() where id = ${deleted}`);
     expectProblem(
       await migrateKeys({ migrationId, apiId: deleted, keys: [{ hash: legacyKey().hex }] }),
@@ -421,7 +419,10 @@ describe('cross-workspace isolation', () => {
     const intruder = await api.workspace();
     const intruderMigration = await createKeyMigration(em(), intruder.workspaceId);
     expectProblem(
-      await migrateKeys({ migrationId: intruderMigration, apiId, keys: [{ hash: legacyKey().hex }] }, intruder.rootKey),
+      await migrateKeys(
+        { migrationId: intruderMigration, apiId: owner.apiId, keys: [{ hash: legacyKey().hex }] },
+        intruder.rootKey,
+      ),
       404,
       'service/data/api_not_found',
     );
@@ -438,7 +439,7 @@ describe('cross-workspace isolation', () => {
   });
 
   it("creates its own roles, permissions and identities rather than using another workspace's", async () => {
-    await createRole(em(), workspace.workspaceId, 'cross-role');
+    await createRole(em(), owner.workspace.workspaceId, 'cross-role');
     const mine = legacyKey();
     const myKeyId = (await migrate([{ hash: mine.hex, externalId: 'cross_user', permissions: ['cross.p'] }])).body.data
       .migrated[0]?.keyId;

@@ -1,5 +1,5 @@
 import { rows, sql } from '@keyplane/db';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
 import {
   expectInvalidInput,
@@ -8,27 +8,28 @@ import {
   itRejectsMissingAndUnknownRootKeys,
 } from '../assertions.ts';
 import { storedKey } from '../dbInspect.ts';
-import { createTestApi, createTestKey, type TestWorkspace, useApi } from '../harness.ts';
+import { useWorkspaceWithApi } from '../fixtures.ts';
+import { createTestKey, useApi } from '../harness.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
-let apiId: string;
+const owner = useWorkspaceWithApi(api);
 const em = () => api.orm.em.fork();
 const DAY = 86_400_000;
 
-beforeAll(async () => {
-  workspace = await api.workspace();
-  apiId = await createTestApi(api, workspace.rootKey);
-});
-
 type Credits = { remaining: number | null; refill?: { interval: string; amount: number; refillDay?: number } };
 
-const newKey = (body: Record<string, unknown> = {}) => createTestKey(api, workspace.rootKey, { apiId, ...body });
-const updateCredits = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
+const newKey = (body: Record<string, unknown> = {}) =>
+  createTestKey(api, owner.workspace.rootKey, { apiId: owner.apiId, ...body });
+const updateCredits = (body: Record<string, unknown>, rootKey = owner.workspace.rootKey) =>
   api.post<Credits>('keys.updateCredits', body, rootKey);
 const verify = async (key: string) =>
-  (await api.post<{ valid: boolean; code: string; credits?: number }>('keys.verifyKey', { key }, workspace.rootKey))
-    .body.data;
+  (
+    await api.post<{ valid: boolean; code: string; credits?: number }>(
+      'keys.verifyKey',
+      { key },
+      owner.workspace.rootKey,
+    )
+  ).body.data;
 const stored = async (keyId: string) => {
   const row = await storedKey(em(), keyId);
   if (!row) throw new Error(`no key ${keyId}`);
@@ -138,7 +139,7 @@ describe('200', () => {
     const { keyId, key } = await newKey({ credits: { remaining: 0, refill: { interval: 'daily', amount: 50 } } });
     const tomorrow = Date.now() + DAY;
     const at = <T>(procedure: string, body: Record<string, unknown>) =>
-      postOn<T>(api, { now: tomorrow }, procedure, body, workspace.rootKey);
+      postOn<T>(api, { now: tomorrow }, procedure, body, owner.workspace.rootKey);
     const incremented = await at<Credits>('keys.updateCredits', { keyId, operation: 'increment', value: 5 });
     expect(incremented.body.data.remaining).toBe(55);
     const verified = await at<{ credits: number }>('keys.verifyKey', { key });
@@ -153,14 +154,14 @@ describe('200', () => {
       { now: tomorrow },
       'keys.updateCredits',
       { keyId, operation: 'set', value: 3 },
-      workspace.rootKey,
+      owner.workspace.rootKey,
     );
     const verified = await postOn<{ credits: number }>(
       api,
       { now: tomorrow },
       'keys.verifyKey',
       { key },
-      workspace.rootKey,
+      owner.workspace.rootKey,
     );
     expect(verified.body.data.credits).toBe(2);
   });
@@ -169,7 +170,7 @@ describe('200', () => {
     'with the grant %s',
     async (grant) => {
       const { keyId } = await newKey({ credits: { remaining: 1 } });
-      const { rootKey } = await workspace.rootKeyWith([grant.replace('API_ID', apiId)]);
+      const { rootKey } = await owner.workspace.rootKeyWith([grant.replace('API_ID', owner.apiId)]);
       expect((await updateCredits({ keyId, operation: 'increment', value: 1 }, rootKey)).status).toBe(200);
     },
   );
@@ -220,16 +221,16 @@ describe('400', () => {
 
   it('an increment past 2^53 − 1, naming the largest balance and changing nothing', async () => {
     const { keyId } = await newKey({ credits: { remaining: Number.MAX_SAFE_INTEGER } });
-    const before = await api.post('keys.getKey', { keyId }, workspace.rootKey);
+    const before = await api.post('keys.getKey', { keyId }, owner.workspace.rootKey);
     const reply = await expectInvalid({ keyId, operation: 'increment', value: 10 }, 'body.value');
     expect(reply.body.error.detail).toBe(
       "The increment would take the key's remaining credits past 9007199254740991, the largest balance a key can hold.",
     );
     expect((await stored(keyId)).credits_remaining).toBe('9007199254740991');
-    const after = await api.post('keys.getKey', { keyId }, workspace.rootKey);
+    const after = await api.post('keys.getKey', { keyId }, owner.workspace.rootKey);
     expect(after.status).toBe(200);
     expect(after.body.data).toEqual(before.body.data);
-    expect((await api.post('apis.listKeys', { apiId }, workspace.rootKey)).status).toBe(200);
+    expect((await api.post('apis.listKeys', { apiId: owner.apiId }, owner.workspace.rootKey)).status).toBe(200);
   });
 
   it('an increment that only a due refill takes past 2^53 − 1, leaving the refill unapplied', async () => {
@@ -243,7 +244,7 @@ describe('400', () => {
       { now: Date.now() + DAY },
       'keys.updateCredits',
       { keyId, operation: 'increment', value: 1 },
-      workspace.rootKey,
+      owner.workspace.rootKey,
     );
     expect(reply.status).toBe(400);
     expect((await stored(keyId)).credits_remaining).toBe('0');
@@ -269,15 +270,15 @@ describe('401', () => {
 describe('403', () => {
   it('without update_key, naming it, changing nothing', async () => {
     const { keyId } = await newKey({ credits: { remaining: 10 } });
-    const { rootKey } = await workspace.rootKeyWith(['api.*.read_key', 'api.*.create_key']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.*.read_key', 'api.*.create_key']);
     const reply = await updateCredits({ keyId, operation: 'set', value: 1000 }, rootKey);
-    expectMissingPermissions(reply, `api.${apiId}.update_key`);
+    expectMissingPermissions(reply, `api.${owner.apiId}.update_key`);
     expect((await stored(keyId)).credits_remaining).toBe('10');
   });
 
   it('with update_key for another API only', async () => {
     const { keyId } = await newKey({ credits: { remaining: 10 } });
-    const { rootKey } = await workspace.rootKeyWith(['api.api_other.update_key']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.api_other.update_key']);
     expect((await updateCredits({ keyId, operation: 'increment', value: 1 }, rootKey)).status).toBe(403);
   });
 });
@@ -292,13 +293,13 @@ describe('404', () => {
   });
 
   it('before checking permissions', async () => {
-    const { rootKey } = await workspace.rootKeyWith(['api.*.read_key']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.*.read_key']);
     expect((await updateCredits({ keyId: 'key_doesnotexist', operation: 'set', value: 1 }, rootKey)).status).toBe(404);
   });
 
   it('for a deleted key', async () => {
     const { keyId } = await newKey({ credits: { remaining: 10 } });
-    await api.post('keys.deleteKey', { keyId }, workspace.rootKey);
+    await api.post('keys.deleteKey', { keyId }, owner.workspace.rootKey);
     expect((await updateCredits({ keyId, operation: 'increment', value: 1 })).status).toBe(404);
     expect((await stored(keyId)).credits_remaining).toBe('10');
   });

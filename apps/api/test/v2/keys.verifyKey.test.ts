@@ -7,18 +7,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { postOn, withServerOn } from '../appVariants.ts';
 import { expectProblem } from '../assertions.ts';
 import { addIdentityRatelimit, createRole, grantRolePermission, storedKey, verificationEvents } from '../dbInspect.ts';
-import { createTestApi, createTestKey, type TestWorkspace, useApi } from '../harness.ts';
+import { useWorkspaceWithApi } from '../fixtures.ts';
+import { createTestKey, useApi } from '../harness.ts';
 import { limiterWithoutRedis } from '../ratelimit.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
-let apiId: string;
+const owner = useWorkspaceWithApi(api);
 const em = () => api.orm.em.fork();
-
-beforeAll(async () => {
-  workspace = await api.workspace();
-  apiId = await createTestApi(api, workspace.rootKey);
-});
 
 type Verification = {
   valid: boolean;
@@ -32,8 +27,9 @@ type Verification = {
   [field: string]: unknown;
 };
 
-const newKey = (body: Record<string, unknown> = {}) => createTestKey(api, workspace.rootKey, { apiId, ...body });
-const verify = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
+const newKey = (body: Record<string, unknown> = {}) =>
+  createTestKey(api, owner.workspace.rootKey, { apiId: owner.apiId, ...body });
+const verify = (body: Record<string, unknown>, rootKey = owner.workspace.rootKey) =>
   api.post<Verification>('keys.verifyKey', body, rootKey);
 const verifyData = async (body: Record<string, unknown>) => {
   const reply = await verify(body);
@@ -85,8 +81,8 @@ describe('200', () => {
   });
 
   it('answers permissions and roles from direct grants and roles', async () => {
-    const roleId = await createRole(em(), workspace.workspaceId, 'editor');
-    await grantRolePermission(em(), workspace.workspaceId, roleId, 'documents.write');
+    const roleId = await createRole(em(), owner.workspace.workspaceId, 'editor');
+    await grantRolePermission(em(), owner.workspace.workspaceId, roleId, 'documents.write');
     const { key } = await newKey({ permissions: ['documents.read'], roles: ['editor'] });
     const data = await verifyData({ key, permissions: 'documents.read AND documents.write' });
     expect(data.code).toBe('VALID');
@@ -321,7 +317,7 @@ describe('rate limits', () => {
     const first = await newKey({ externalId: 'shared_identity' });
     const second = await newKey({ externalId: 'shared_identity' });
     const identityId = (await storedKey(em(), first.keyId))?.identity_id ?? '';
-    await addIdentityRatelimit(em(), workspace.workspaceId, identityId, {
+    await addIdentityRatelimit(em(), owner.workspace.workspaceId, identityId, {
       name: 'org',
       limit: 2,
       durationMs: 60_000,
@@ -348,7 +344,7 @@ describe('rate limits', () => {
           { name: 'daily', limit: 1000, duration: 86_400_000 },
         ],
       },
-      workspace.rootKey,
+      owner.workspace.rootKey,
     );
     expect(created.status).toBe(200);
     const { keyId, key } = await newKey({
@@ -361,7 +357,7 @@ describe('rate limits', () => {
     const stored = await api.post<{ identity?: { ratelimits?: { name: string }[] } }>(
       'keys.getKey',
       { keyId },
-      workspace.rootKey,
+      owner.workspace.rootKey,
     );
     expect(stored.body.data.identity?.ratelimits?.map((limit) => limit.name).sort()).toEqual(['daily', 'org']);
   });
@@ -394,7 +390,7 @@ describe('rate limits', () => {
   it('with RATELIMIT_REDIS_FAILURE=closed, refuses every key with a limit while Redis is unreachable, and only those', async () => {
     const rateLimiter = limiterWithoutRedis('closed');
     const verifyWithout = async (key: string) =>
-      (await postOn<Verification>(api, { rateLimiter }, 'keys.verifyKey', { key }, workspace.rootKey)).body.data;
+      (await postOn<Verification>(api, { rateLimiter }, 'keys.verifyKey', { key }, owner.workspace.rootKey)).body.data;
     const limited = await newKey({ ratelimits: [{ name: 'burst', limit: 10, duration: 60_000, autoApply: true }] });
     const unlimited = await newKey();
 
@@ -455,7 +451,7 @@ describe('401', () => {
 
 describe('403', () => {
   it('for a root key without any verify permission, even for an unknown key', async () => {
-    const { rootKey } = await workspace.rootKeyWith(['api.*.create_key']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.*.create_key']);
     const reply = await verify({ key: 'unknown' }, rootKey);
     expect(reply.status).toBe(403);
     expect(reply.body.error.detail).toContain('verify_key');
@@ -463,13 +459,13 @@ describe('403', () => {
 
   it('for a root key that may verify keys of another API only', async () => {
     const { key } = await newKey();
-    const { rootKey } = await workspace.rootKeyWith(['api.api_other.verify_key']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.api_other.verify_key']);
     expect((await verify({ key }, rootKey)).status).toBe(403);
   });
 
   it('not for a root key scoped to the key API', async () => {
     const { key } = await newKey();
-    const { rootKey } = await workspace.rootKeyWith([`api.${apiId}.verify_key`]);
+    const { rootKey } = await owner.workspace.rootKeyWith([`api.${owner.apiId}.verify_key`]);
     expect((await verify({ key }, rootKey)).body.data.code).toBe('VALID');
   });
 });
@@ -511,7 +507,7 @@ function verifyAt(time: number, body: Record<string, unknown>): Promise<Verifica
 /** A verification on a server whose services differ from the test app's in `changed`. */
 async function verifyOn(changed: Partial<Services>, body: Record<string, unknown>): Promise<Verification> {
   const reply = await withServerOn(api, { services: { ...api.services, ...changed } }, (server) =>
-    server.post<Verification>('keys.verifyKey', body, workspace.rootKey),
+    server.post<Verification>('keys.verifyKey', body, owner.workspace.rootKey),
   );
   expect(reply.status).toBe(200);
   return reply.body.data;
@@ -524,11 +520,11 @@ describe('migrationId: on-demand rehash of imported prefixed keys', () => {
   let migrationId: string;
 
   beforeAll(async () => {
-    migrationId = await createKeyMigration(em(), workspace.workspaceId, PREFIXED_API_KEY_ALGORITHM);
+    migrationId = await createKeyMigration(em(), owner.workspace.workspaceId, PREFIXED_API_KEY_ALGORITHM);
     const imported = await api.post<{ migrated: { keyId: string }[] }>(
       'keys.migrateKeys',
-      { migrationId, apiId, keys: [{ hash: oldSystemHash, name: 'imported' }] },
-      workspace.rootKey,
+      { migrationId, apiId: owner.apiId, keys: [{ hash: oldSystemHash, name: 'imported' }] },
+      owner.workspace.rootKey,
     );
     expect(imported.body.data.migrated).toHaveLength(1);
   });

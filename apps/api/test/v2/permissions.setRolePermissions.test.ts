@@ -1,25 +1,20 @@
 import { hashKey } from '@keyplane/core';
 import { rows, sql } from '@keyplane/db';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
-import { createTestApi, MAX_BODY_BYTES, type TestWorkspace, useApi } from '../harness.ts';
+import { useWorkspaceWithApi } from '../fixtures.ts';
+import { createTestApi, MAX_BODY_BYTES, useApi } from '../harness.ts';
 import { createKeyWith, verifyCode, verifyWarm } from '../rbac.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
-let apiId: string;
+const owner = useWorkspaceWithApi(api);
 const em = () => api.orm.em.fork();
 
-beforeAll(async () => {
-  workspace = await api.workspace();
-  apiId = await createTestApi(api, workspace.rootKey);
-});
-
 type Permission = { id: string; name: string; slug: string; description?: string };
-const setRolePermissions = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
+const setRolePermissions = (body: Record<string, unknown>, rootKey = owner.workspace.rootKey) =>
   api.post<Permission[]>('permissions.setRolePermissions', body, rootKey);
 
-async function createRole(name: string, permissions: string[] = [], rootKey = workspace.rootKey) {
+async function createRole(name: string, permissions: string[] = [], rootKey = owner.workspace.rootKey) {
   const reply = await api.post<{ roleId: string }>('permissions.createRole', { name, permissions }, rootKey);
   if (reply.status !== 200) throw new Error(`createRole: ${JSON.stringify(reply.body)}`);
   return reply.body.data.roleId;
@@ -36,7 +31,7 @@ async function roleSlugs(roleId: string) {
 }
 
 const permissionsWithSlug = async (slug: string) =>
-  rows(em(), sql`select 1 from permissions where workspace_id = ${workspace.workspaceId} and slug = ${slug}`);
+  rows(em(), sql`select 1 from permissions where workspace_id = ${owner.workspace.workspaceId} and slug = ${slug}`);
 
 describe('200', () => {
   it("replaces the role's permissions and answers them by slug", async () => {
@@ -44,7 +39,7 @@ describe('200', () => {
     await api.post(
       'permissions.createPermission',
       { name: 'Described', slug: 'new.c', description: 'with text' },
-      workspace.rootKey,
+      owner.workspace.rootKey,
     );
     const reply = await setRolePermissions({ roleId, permissions: ['new.c', 'keep.b', 'fresh.d'] });
     expect(reply.status).toBe(200);
@@ -92,27 +87,27 @@ describe('200', () => {
 
   it('a key holding the role loses a removed permission in verification at once (the cache is warm)', async () => {
     await createRole('holder', ['x', 'y']);
-    const roleId = (await api.post<{ id: string }>('permissions.getRole', { role: 'holder' }, workspace.rootKey)).body
-      .data.id;
-    const { key } = await createKeyWith(api, workspace.rootKey, apiId, { roles: ['holder'] });
-    expect(await verifyWarm(api, workspace.rootKey, key, 'x')).toBe('VALID');
+    const roleId = (await api.post<{ id: string }>('permissions.getRole', { role: 'holder' }, owner.workspace.rootKey))
+      .body.data.id;
+    const { key } = await createKeyWith(api, owner.workspace.rootKey, owner.apiId, { roles: ['holder'] });
+    expect(await verifyWarm(api, owner.workspace.rootKey, key, 'x')).toBe('VALID');
     await setRolePermissions({ roleId, permissions: ['y'] });
-    expect(await verifyCode(api, workspace.rootKey, key, 'x')).toBe('INSUFFICIENT_PERMISSIONS');
-    expect(await verifyCode(api, workspace.rootKey, key, 'y')).toBe('VALID');
+    expect(await verifyCode(api, owner.workspace.rootKey, key, 'x')).toBe('INSUFFICIENT_PERMISSIONS');
+    expect(await verifyCode(api, owner.workspace.rootKey, key, 'y')).toBe('VALID');
   });
 
   it('a key holding the role gains an added permission in verification at once (the cache is warm)', async () => {
     const roleId = await createRole('grower', ['g.1']);
-    const { key } = await createKeyWith(api, workspace.rootKey, apiId, { roles: ['grower'] });
-    expect(await verifyWarm(api, workspace.rootKey, key, 'g.2')).toBe('INSUFFICIENT_PERMISSIONS');
+    const { key } = await createKeyWith(api, owner.workspace.rootKey, owner.apiId, { roles: ['grower'] });
+    expect(await verifyWarm(api, owner.workspace.rootKey, key, 'g.2')).toBe('INSUFFICIENT_PERMISSIONS');
     await setRolePermissions({ roleId, permissions: ['g.1', 'g.2'] });
-    expect(await verifyCode(api, workspace.rootKey, key, 'g.1 and g.2')).toBe('VALID');
+    expect(await verifyCode(api, owner.workspace.rootKey, key, 'g.1 and g.2')).toBe('VALID');
   });
 
   it('(control) the cache is really warm, so the tests above see invalidation, not expiry', async () => {
     await createRole('control', ['ctl.x']);
-    const { key } = await createKeyWith(api, workspace.rootKey, apiId, { roles: ['control'] });
-    expect(await verifyWarm(api, workspace.rootKey, key, 'ctl.x')).toBe('VALID');
+    const { key } = await createKeyWith(api, owner.workspace.rootKey, owner.apiId, { roles: ['control'] });
+    expect(await verifyWarm(api, owner.workspace.rootKey, key, 'ctl.x')).toBe('VALID');
     expect(api.services.keyCache.get(hashKey(key))?.value?.permissions).toContain('ctl.x');
   });
 
@@ -131,7 +126,7 @@ describe('200', () => {
   it('with exactly add_permission_to_role and remove_permission_from_role when every slug exists', async () => {
     const roleId = await createRole('exact', ['e.1']);
     await createRole('seed-e2', ['e.2']);
-    const { rootKey } = await workspace.rootKeyWith([
+    const { rootKey } = await owner.workspace.rootKeyWith([
       'rbac.*.add_permission_to_role',
       'rbac.*.remove_permission_from_role',
     ]);
@@ -141,7 +136,7 @@ describe('200', () => {
 
   it('plus create_permission for missing slugs', async () => {
     const roleId = await createRole('creates');
-    const { rootKey } = await workspace.rootKeyWith([
+    const { rootKey } = await owner.workspace.rootKeyWith([
       'rbac.*.add_permission_to_role',
       'rbac.*.remove_permission_from_role',
       'rbac.*.create_permission',
@@ -179,7 +174,7 @@ describe('403', () => {
     ['rbac.*.remove_permission_from_role', 'rbac.*.add_permission_to_role'],
   ])('without %s, naming it and changing nothing', async (missing, held) => {
     const roleId = await createRole(`denied-${missing.length}-${held.length}`, ['d.1']);
-    const { rootKey } = await workspace.rootKeyWith([held, 'rbac.*.create_permission']);
+    const { rootKey } = await owner.workspace.rootKeyWith([held, 'rbac.*.create_permission']);
     const reply = await setRolePermissions({ roleId, permissions: ['d.1', 'd.2'] }, rootKey);
     expectMissingPermissions(reply, `${missing}`);
     expect(await roleSlugs(roleId)).toEqual(['d.1']);
@@ -187,7 +182,7 @@ describe('403', () => {
 
   it('with a missing slug but without create_permission: nothing is created or changed', async () => {
     const roleId = await createRole('no-create', ['nc.1']);
-    const { rootKey } = await workspace.rootKeyWith([
+    const { rootKey } = await owner.workspace.rootKeyWith([
       'rbac.*.add_permission_to_role',
       'rbac.*.remove_permission_from_role',
     ]);
@@ -198,7 +193,7 @@ describe('403', () => {
   });
 
   it('before the lookup: 403, not 404, for a role that does not exist', async () => {
-    const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_role']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['rbac.*.read_role']);
     expect((await setRolePermissions({ roleId: 'role_doesnotexist', permissions: [] }, rootKey)).status).toBe(403);
   });
 });
@@ -237,7 +232,7 @@ describe('cross-workspace isolation', () => {
       em(),
       sql<{ workspace_id: string }>`select workspace_id from permissions where id = ${reply.body.data[0]?.id ?? ''}`,
     );
-    expect(linked?.workspace_id).toBe(workspace.workspaceId);
+    expect(linked?.workspace_id).toBe(owner.workspace.workspaceId);
     expect(await verifyCode(api, other.rootKey, theirKey.key, 'cross.slug')).toBe('VALID');
   });
 });
