@@ -1,34 +1,26 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectInvalidInput, expectProblem, itRejectsMissingAndUnknownRootKeys } from '../assertions.ts';
 import { identityRatelimits } from '../dbInspect.ts';
+import { createTestIdentity } from '../fixtures.ts';
 import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import type { InputOf, OutputOf } from '../procedures.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
 const em = () => api.orm.em.fork();
 
-interface Identity {
-  id: string;
-  externalId: string;
-  meta?: Record<string, unknown>;
-  ratelimits?: { id: string; name: string; limit: number; duration: number; autoApply: boolean }[];
-}
-
 beforeAll(async () => {
   workspace = await api.workspace();
 });
 
-async function newIdentity(body: Record<string, unknown>, rootKey = workspace.rootKey): Promise<string> {
-  const reply = await api.post<{ identityId: string }>('identities.createIdentity', body, rootKey);
-  if (reply.status !== 200) throw new Error(`createIdentity: ${JSON.stringify(reply.body)}`);
-  return reply.body.data.identityId;
-}
-const getIdentity = (body: unknown, rootKey = workspace.rootKey) =>
-  api.post<Identity>('identities.getIdentity', body, rootKey);
+const newIdentity = (input: InputOf<'identities.createIdentity'>, rootKey = workspace.rootKey) =>
+  createTestIdentity(api, rootKey, input);
+const getIdentity = (body: InputOf<'identities.getIdentity'>, rootKey = workspace.rootKey) =>
+  api.call('identities.getIdentity', body, rootKey);
 
 describe('200', () => {
   let identityId: string;
-  let expected: Identity;
+  let expected: OutputOf<'identities.getIdentity'>;
   beforeAll(async () => {
     identityId = await newIdentity({
       externalId: 'full_user',
@@ -115,7 +107,7 @@ describe('400', () => {
     ['with U+0000', { identity: 'a\u0000' }, 'body.identity'],
     ['with an unknown field', { identity: 'x', externalId: 'x' }, 'body.externalId'],
   ])('identity %s', async (_, body, location) => {
-    expectInvalidInput(await getIdentity(body), location);
+    expectInvalidInput(await api.post('identities.getIdentity', body, workspace.rootKey), location);
   });
 });
 

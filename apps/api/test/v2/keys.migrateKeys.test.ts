@@ -7,6 +7,7 @@ import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../
 import { countRows, createRole, keyPermissionSlugs, keyRatelimits, keyRoleNames, storedKey } from '../dbInspect.ts';
 import { useWorkspaceWithApi } from '../fixtures.ts';
 import { createTestApi, useApi } from '../harness.ts';
+import type { InputOf, OutputOf } from '../procedures.ts';
 
 const api = useApi();
 const owner = useWorkspaceWithApi(api);
@@ -17,19 +18,6 @@ beforeAll(async () => {
   migrationId = await createKeyMigration(em(), owner.workspace.workspaceId);
 });
 
-type Migrated = { migrated: { hash: string; keyId: string }[]; failed: string[] };
-type Verification = {
-  valid: boolean;
-  code: string;
-  keyId?: string;
-  name?: string;
-  meta?: Record<string, unknown>;
-  credits?: number;
-  permissions?: string[];
-  roles?: string[];
-  identity?: { externalId: string };
-};
-
 /** A key as the customer's old system issued it, with its SHA-256 in both encodings. */
 function legacyKey() {
   const plaintext = `legacy_${randomBytes(18).toString('base64url')}`;
@@ -37,12 +25,12 @@ function legacyKey() {
   const hex = createHash('sha256').update(plaintext).digest('hex');
   return { plaintext, hex, base64: digest.digest('base64') };
 }
-const migrateKeys = (body: Record<string, unknown>, rootKey = owner.workspace.rootKey) =>
-  api.post<Migrated>('keys.migrateKeys', body, rootKey);
-const migrate = (keys: Record<string, unknown>[], rootKey = owner.workspace.rootKey) =>
+const migrateKeys = (body: InputOf<'keys.migrateKeys'>, rootKey = owner.workspace.rootKey) =>
+  api.call('keys.migrateKeys', body, rootKey);
+const migrate = (keys: InputOf<'keys.migrateKeys'>['keys'], rootKey = owner.workspace.rootKey) =>
   migrateKeys({ migrationId, apiId: owner.apiId, keys }, rootKey);
-const verify = async (key: string, extra: Record<string, unknown> = {}) => {
-  const reply = await api.post<Verification>('keys.verifyKey', { key, ...extra }, owner.workspace.rootKey);
+const verify = async (key: string, extra: Omit<InputOf<'keys.verifyKey'>, 'key'> = {}) => {
+  const reply = await api.call('keys.verifyKey', { key, ...extra }, owner.workspace.rootKey);
   expect(reply.status).toBe(200);
   return reply.body.data;
 };
@@ -187,7 +175,7 @@ describe('200', () => {
   });
 
   it('reports hashes already taken as failed and migrates the rest (partial success)', async () => {
-    const created = await api.post<{ key: string }>('keys.createKey', { apiId: owner.apiId }, owner.workspace.rootKey);
+    const created = await api.call('keys.createKey', { apiId: owner.apiId }, owner.workspace.rootKey);
     const takenHash = createHash('sha256').update(created.body.data.key).digest('hex');
     const fresh = legacyKey();
     const before = await countRows(em(), 'keys');
@@ -235,7 +223,7 @@ describe('200', () => {
       credits: { remaining: i },
     }));
     // The server's default body limit: the test app's 64 KiB is too small for 5000 items.
-    const reply = await postOn<Migrated>(
+    const reply = await postOn<OutputOf<'keys.migrateKeys'>>(
       api,
       { maxBodyBytes: 1024 * 1024 },
       'keys.migrateKeys',
@@ -280,7 +268,7 @@ describe('200', () => {
 
 describe('400', () => {
   const expectInvalid = async (body: Record<string, unknown>, location: string) => {
-    expectInvalidInput(await migrateKeys(body), location);
+    expectInvalidInput(await api.post('keys.migrateKeys', body, owner.workspace.rootKey), location);
   };
   const hash = 'a'.repeat(64);
 
@@ -473,7 +461,7 @@ describe('cross-workspace isolation', () => {
   it("fails a hash that another workspace's key has, leaving that key alone", async () => {
     const other = await api.workspace();
     const otherApi = await createTestApi(api, other.rootKey);
-    const theirs = await api.post<{ keyId: string; key: string }>('keys.createKey', { apiId: otherApi }, other.rootKey);
+    const theirs = await api.call('keys.createKey', { apiId: otherApi }, other.rootKey);
     const theirHash = hashKey(theirs.body.data.key);
     const reply = await migrate([{ hash: theirHash, name: 'hijack' }]);
     expect(reply.body.data).toEqual({ migrated: [], failed: [theirHash] });

@@ -8,30 +8,18 @@ import { postOn, withServerOn } from '../appVariants.ts';
 import { expectProblem } from '../assertions.ts';
 import { addIdentityRatelimit, createRole, grantRolePermission, storedKey, verificationEvents } from '../dbInspect.ts';
 import { useWorkspaceWithApi } from '../fixtures.ts';
-import { createTestKey, useApi } from '../harness.ts';
+import { useApi } from '../harness.ts';
+import type { InputOf, OutputOf } from '../procedures.ts';
 import { limiterWithoutRedis } from '../ratelimit.ts';
 
 const api = useApi();
 const owner = useWorkspaceWithApi(api);
 const em = () => api.orm.em.fork();
 
-type Verification = {
-  valid: boolean;
-  code: string;
-  keyId?: string;
-  credits?: number;
-  permissions?: string[];
-  roles?: string[];
-  identity?: { id: string; externalId: string; meta?: Record<string, unknown>; ratelimits?: unknown[] };
-  ratelimits?: { id: string; name: string; exceeded: boolean; remaining: number; reset: number; limit: number }[];
-  [field: string]: unknown;
-};
-
-const newKey = (body: Record<string, unknown> = {}) =>
-  createTestKey(api, owner.workspace.rootKey, { apiId: owner.apiId, ...body });
-const verify = (body: Record<string, unknown>, rootKey = owner.workspace.rootKey) =>
-  api.post<Verification>('keys.verifyKey', body, rootKey);
-const verifyData = async (body: Record<string, unknown>) => {
+const { newKey } = owner;
+const verify = (body: InputOf<'keys.verifyKey'>, rootKey = owner.workspace.rootKey) =>
+  api.call('keys.verifyKey', body, rootKey);
+const verifyData = async (body: InputOf<'keys.verifyKey'>) => {
   const reply = await verify(body);
   expect(reply.status).toBe(200);
   return reply.body.data;
@@ -335,7 +323,7 @@ describe('rate limits', () => {
   });
 
   it("answers the identity's limits without those a key limit of the same name hides", async () => {
-    const created = await api.post<{ identityId: string }>(
+    const created = await api.call(
       'identities.createIdentity',
       {
         externalId: 'hidden_limits',
@@ -354,11 +342,7 @@ describe('rate limits', () => {
     const { identity } = await verifyData({ key });
     expect(identity?.ratelimits).toEqual([expect.objectContaining({ name: 'daily', limit: 1000 })]);
     // keys.getKey shows the identity as it is.
-    const stored = await api.post<{ identity?: { ratelimits?: { name: string }[] } }>(
-      'keys.getKey',
-      { keyId },
-      owner.workspace.rootKey,
-    );
+    const stored = await api.call('keys.getKey', { keyId }, owner.workspace.rootKey);
     expect(stored.body.data.identity?.ratelimits?.map((limit) => limit.name).sort()).toEqual(['daily', 'org']);
   });
 
@@ -390,7 +374,15 @@ describe('rate limits', () => {
   it('with RATELIMIT_REDIS_FAILURE=closed, refuses every key with a limit while Redis is unreachable, and only those', async () => {
     const rateLimiter = limiterWithoutRedis('closed');
     const verifyWithout = async (key: string) =>
-      (await postOn<Verification>(api, { rateLimiter }, 'keys.verifyKey', { key }, owner.workspace.rootKey)).body.data;
+      (
+        await postOn<OutputOf<'keys.verifyKey'>>(
+          api,
+          { rateLimiter },
+          'keys.verifyKey',
+          { key },
+          owner.workspace.rootKey,
+        )
+      ).body.data;
     const limited = await newKey({ ratelimits: [{ name: 'burst', limit: 10, duration: 60_000, autoApply: true }] });
     const unlimited = await newKey();
 
@@ -500,14 +492,14 @@ describe('cross-workspace isolation', () => {
 });
 
 /** Verifies on an app whose clock reads `time`, sharing everything else with the test app. */
-function verifyAt(time: number, body: Record<string, unknown>): Promise<Verification> {
+function verifyAt(time: number, body: InputOf<'keys.verifyKey'>) {
   return verifyOn({ now: () => time }, body);
 }
 
 /** A verification on a server whose services differ from the test app's in `changed`. */
-async function verifyOn(changed: Partial<Services>, body: Record<string, unknown>): Promise<Verification> {
+async function verifyOn(changed: Partial<Services>, body: InputOf<'keys.verifyKey'>) {
   const reply = await withServerOn(api, { services: { ...api.services, ...changed } }, (server) =>
-    server.post<Verification>('keys.verifyKey', body, owner.workspace.rootKey),
+    server.call('keys.verifyKey', body, owner.workspace.rootKey),
   );
   expect(reply.status).toBe(200);
   return reply.body.data;
@@ -521,7 +513,7 @@ describe('migrationId: on-demand rehash of imported prefixed keys', () => {
 
   beforeAll(async () => {
     migrationId = await createKeyMigration(em(), owner.workspace.workspaceId, PREFIXED_API_KEY_ALGORITHM);
-    const imported = await api.post<{ migrated: { keyId: string }[] }>(
+    const imported = await api.call(
       'keys.migrateKeys',
       { migrationId, apiId: owner.apiId, keys: [{ hash: oldSystemHash, name: 'imported' }] },
       owner.workspace.rootKey,

@@ -4,18 +4,18 @@ import { describe, expect, it } from 'vitest';
 import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { useWorkspaceWithApi } from '../fixtures.ts';
 import { createTestApi, MAX_BODY_BYTES, useApi } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 import { createKeyWith, verifyCode, verifyWarm } from '../rbac.ts';
 
 const api = useApi();
 const owner = useWorkspaceWithApi(api);
 const em = () => api.orm.em.fork();
 
-type Permission = { id: string; name: string; slug: string; description?: string };
-const setRolePermissions = (body: Record<string, unknown>, rootKey = owner.workspace.rootKey) =>
-  api.post<Permission[]>('permissions.setRolePermissions', body, rootKey);
+const setRolePermissions = (body: InputOf<'permissions.setRolePermissions'>, rootKey = owner.workspace.rootKey) =>
+  api.call('permissions.setRolePermissions', body, rootKey);
 
 async function createRole(name: string, permissions: string[] = [], rootKey = owner.workspace.rootKey) {
-  const reply = await api.post<{ roleId: string }>('permissions.createRole', { name, permissions }, rootKey);
+  const reply = await api.call('permissions.createRole', { name, permissions }, rootKey);
   if (reply.status !== 200) throw new Error(`createRole: ${JSON.stringify(reply.body)}`);
   return reply.body.data.roleId;
 }
@@ -87,8 +87,7 @@ describe('200', () => {
 
   it('a key holding the role loses a removed permission in verification at once (the cache is warm)', async () => {
     await createRole('holder', ['x', 'y']);
-    const roleId = (await api.post<{ id: string }>('permissions.getRole', { role: 'holder' }, owner.workspace.rootKey))
-      .body.data.id;
+    const roleId = (await api.call('permissions.getRole', { role: 'holder' }, owner.workspace.rootKey)).body.data.id;
     const { key } = await createKeyWith(api, owner.workspace.rootKey, owner.apiId, { roles: ['holder'] });
     expect(await verifyWarm(api, owner.workspace.rootKey, key, 'x')).toBe('VALID');
     await setRolePermissions({ roleId, permissions: ['y'] });
@@ -157,7 +156,7 @@ describe('400', () => {
     [{ roleId: 'role_x', permissions: Array.from({ length: 1001 }, (_, i) => `${i}`) }, 'body.permissions'],
     [{ roleId: 'role_x', permissions: [], extra: 1 }, 'body.extra'],
   ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await setRolePermissions(body), location);
+    expectInvalidInput(await api.post('permissions.setRolePermissions', body, owner.workspace.rootKey), location);
   });
 });
 
