@@ -5,26 +5,17 @@ import {
   RedisRateLimitEngine,
 } from '@keyplane/ratelimit';
 import { onTestFinished } from 'vitest';
-import { postOn } from './appVariants.ts';
+import { callOn } from './appVariants.ts';
 import type { Api, Reply } from './harness.ts';
+import type { InputOf, OutputOf } from './procedures.ts';
 
 // What the ratelimit.* tests share.
 
-export interface LimitData {
-  limit: number;
-  remaining: number;
-  reset: number;
-  success: boolean;
-  overrideId?: string;
-}
+/** ratelimit.limit's answer. */
+export type LimitData = OutputOf<'ratelimit.limit'>;
 
-export interface LimitBody {
-  namespace: string;
-  identifier: string;
-  limit: number;
-  duration: number;
-  cost?: number;
-}
+/** ratelimit.limit's input. */
+export type LimitBody = InputOf<'ratelimit.limit'>;
 
 /** 30 days, the longest window: a test run never straddles a window boundary of the Redis clock. */
 export const LONG_WINDOW = 2_592_000_000;
@@ -58,7 +49,7 @@ export function clockedLimiter(startMs: number) {
     },
     /** ratelimit.limit on an app using this limiter. */
     limit: (api: Api, body: LimitBody, rootKey: string): Promise<Reply<LimitData>> =>
-      postOn<LimitData>(api, { rateLimiter: engine }, 'ratelimit.limit', body, rootKey),
+      callOn(api, { rateLimiter: engine }, 'ratelimit.limit', body, rootKey),
   };
 }
 

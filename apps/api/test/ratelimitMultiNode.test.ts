@@ -3,6 +3,7 @@ import { createChangeLog, setWorkspaceApiRateLimit, workspaceStore } from '@keyp
 import { describe, expect, it } from 'vitest';
 import type { SpawnedServer } from '../../../bench/server.ts';
 import { REDIS_URL } from './harness.ts';
+import type { OutputOf } from './procedures.ts';
 import { LONG_WINDOW } from './ratelimit.ts';
 import { useTwoNodes } from './twoNodes.ts';
 
@@ -11,12 +12,7 @@ import { useTwoNodes } from './twoNodes.ts';
 // assertions say what holds then: each node stays within the limit by itself.
 const cluster = useTwoNodes();
 
-interface LimitData {
-  limit: number;
-  remaining: number;
-  success: boolean;
-  overrideId?: string;
-}
+type LimitData = OutputOf<'ratelimit.limit'>;
 
 /** `count` concurrent calls, alternating between the nodes; the successes per node. */
 async function burst(count: number, procedure: string, body: unknown, succeeded: (data: never) => boolean) {

@@ -10,7 +10,7 @@ import {
   withAnalyticsQuota,
   workspaceWithEvents,
 } from '../analytics.ts';
-import { postOn } from '../appVariants.ts';
+import { callOn, postOn } from '../appVariants.ts';
 import { expectProblem } from '../assertions.ts';
 import {
   createTestApi,
@@ -178,7 +178,7 @@ describe('200 within the retention', () => {
     'select count(*) as n from key_verifications_v1 where time > 0 or outcome is not null',
     'select count(*) as n from key_verifications_v1 where time < 4102444800000',
   ])('a query bounded inside the retention, or not bounded below: %s', async (query) => {
-    const reply = await postOn<AnalyticsRow[]>(
+    const reply = await callOn(
       api,
       { analyticsRetentionDays: 30 },
       'analytics.getVerifications',

@@ -9,22 +9,12 @@ beforeAll(async () => {
   workspace = await api.workspace();
 });
 
-type ApiSettings = {
-  id: string;
-  name: string;
-  keyAuth: { enabled: boolean };
-  encryption: { enabled: boolean };
-  defaultPrefix: string | null;
-  defaultBytes: number | null;
-  deleteProtection: boolean;
-  createdAt: number;
-};
-const getApi = (apiId: string, rootKey = workspace.rootKey) => api.post<ApiSettings>('apis.getApi', { apiId }, rootKey);
+const getApi = (apiId: string, rootKey = workspace.rootKey) => api.call('apis.getApi', { apiId }, rootKey);
 
 describe('apis.createApi', () => {
   describe('200', () => {
     it('creates an API with default settings', async () => {
-      const reply = await api.post<{ apiId: string }>('apis.createApi', { name: 'payments' }, workspace.rootKey);
+      const reply = await api.call('apis.createApi', { name: 'payments' }, workspace.rootKey);
       expect(reply.status).toBe(200);
       expect(reply.body.data.apiId).toMatch(/^api_[A-Za-z0-9]+$/);
       expect((await getApi(reply.body.data.apiId)).body.data).toEqual({

@@ -26,6 +26,7 @@ import {
   useApi,
   withNestedMeta,
 } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -36,9 +37,9 @@ beforeAll(async () => {
   apiId = await createTestApi(api, workspace.rootKey, { encryption: { enabled: true } });
 });
 
-type Created = { keyId: string; key: string };
-const createKey = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
-  api.post<Created>('keys.createKey', { apiId, ...body }, rootKey);
+/** keys.createKey, in the file's API unless `input` names another. */
+const createKey = (input: Partial<InputOf<'keys.createKey'>>, rootKey = workspace.rootKey) =>
+  api.call('keys.createKey', { apiId, ...input }, rootKey);
 const em = () => api.orm.em.fork();
 
 describe('200', () => {
@@ -83,7 +84,7 @@ describe('200', () => {
 
   it('uses the API default prefix and byte length when the request has none', async () => {
     const withDefaults = await createTestApi(api, workspace.rootKey, { defaultPrefix: 'dflt', defaultBytes: 64 });
-    const { key } = (await api.post<Created>('keys.createKey', { apiId: withDefaults }, workspace.rootKey)).body.data;
+    const { key } = (await api.call('keys.createKey', { apiId: withDefaults }, workspace.rootKey)).body.data;
     expect(key.startsWith('dflt_')).toBe(true);
     expect(key.length).toBeGreaterThan('dflt_'.length + 80);
   });
@@ -446,7 +447,7 @@ describe('cross-workspace isolation', () => {
     const other = await api.workspace();
     const otherApi = await createTestApi(api, other.rootKey);
     const theirs = (
-      await api.post<Created>(
+      await api.call(
         'keys.createKey',
         { apiId: otherApi, permissions: ['shared.slug'], externalId: 'shared_user' },
         other.rootKey,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createKeyMigration, rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
-import { postOn } from '../appVariants.ts';
+import { callOn, postOn } from '../appVariants.ts';
 import {
   expectInvalidInput,
   expectMissingPermissions,
@@ -159,17 +159,11 @@ describe('200', () => {
   it('counts a refill whose boundary has passed, as verification will apply it, without writing', async () => {
     const { keyId, key } = await newKey({ credits: { remaining: 2, refill: { interval: 'daily', amount: 50 } } });
     const tomorrow = Date.now() + DAY;
-    const later = await postOn<KeyData>(api, { now: tomorrow }, 'keys.getKey', { keyId }, owner.workspace.rootKey);
+    const later = await callOn(api, { now: tomorrow }, 'keys.getKey', { keyId }, owner.workspace.rootKey);
     expect(later.body.data.credits).toEqual({ remaining: 50, refill: { interval: 'daily', amount: 50 } });
     expect((await storedKey(em(), keyId))?.credits_remaining).toBe('2');
     expect((await getKey({ keyId })).body.data.credits?.remaining).toBe(2);
-    const verified = await postOn<{ credits: number }>(
-      api,
-      { now: tomorrow },
-      'keys.verifyKey',
-      { key },
-      owner.workspace.rootKey,
-    );
+    const verified = await callOn(api, { now: tomorrow }, 'keys.verifyKey', { key }, owner.workspace.rootKey);
     expect(verified.body.data.credits).toBe(49);
   });
 

@@ -2,12 +2,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { hashKey } from '@keyplane/core';
 import { createKeyMigration, rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { postOn } from '../appVariants.ts';
+import { callOn } from '../appVariants.ts';
 import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { countRows, createRole, keyPermissionSlugs, keyRatelimits, keyRoleNames, storedKey } from '../dbInspect.ts';
 import { useWorkspaceWithApi } from '../fixtures.ts';
 import { createTestApi, useApi } from '../harness.ts';
-import type { InputOf, OutputOf } from '../procedures.ts';
+import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
 const owner = useWorkspaceWithApi(api);
@@ -223,7 +223,7 @@ describe('200', () => {
       credits: { remaining: i },
     }));
     // The server's default body limit: the test app's 64 KiB is too small for 5000 items.
-    const reply = await postOn<OutputOf<'keys.migrateKeys'>>(
+    const reply = await callOn(
       api,
       { maxBodyBytes: 1024 * 1024 },
       'keys.migrateKeys',

@@ -17,7 +17,9 @@ import {
   keyRoleNames,
   storedKey,
 } from '../dbInspect.ts';
+import type { NewKeyInput } from '../fixtures.ts';
 import { createTestApi, createTestKey, type TestWorkspace, useApi } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -32,15 +34,11 @@ beforeAll(async () => {
   apiId = await createTestApi(api, workspace.rootKey, { encryption: { enabled: true } });
 });
 
-type Created = { keyId: string; key: string };
-type Verification = Record<string, unknown> & { valid: boolean; code: string; credits?: number };
-
-const newKey = (body: Record<string, unknown> = {}, targetApi = apiId) =>
+const newKey = (body: NewKeyInput = {}, targetApi = apiId) =>
   createTestKey(api, workspace.rootKey, { apiId: targetApi, ...body });
-const reroll = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
-  api.post<Created>('keys.rerollKey', body, rootKey);
-const verify = async (key: string) =>
-  (await api.post<Verification>('keys.verifyKey', { key }, workspace.rootKey)).body.data;
+const reroll = (body: InputOf<'keys.rerollKey'>, rootKey = workspace.rootKey) =>
+  api.call('keys.rerollKey', body, rootKey);
+const verify = async (key: string) => (await api.call('keys.verifyKey', { key }, workspace.rootKey)).body.data;
 const stored = async (keyId: string) => {
   const row = await storedKey(em(), keyId);
   if (!row) throw new Error(`no key ${keyId}`);
@@ -111,13 +109,12 @@ describe('200', () => {
   it('gives the copied rate limits ids of their own', async () => {
     const old = await newKey({ ratelimits: [{ name: 'limit-a', limit: 1, duration: 1000 }] });
     const fresh = (await reroll({ keyId: old.keyId, expiration: HOUR })).body.data;
-    type Limits = { ratelimits: { id: string; name: string }[] };
-    const oldLimits = (await api.post<Limits>('keys.getKey', { keyId: old.keyId }, workspace.rootKey)).body.data;
-    const newLimits = (await api.post<Limits>('keys.getKey', { keyId: fresh.keyId }, workspace.rootKey)).body.data;
+    const oldLimits = (await api.call('keys.getKey', { keyId: old.keyId }, workspace.rootKey)).body.data;
+    const newLimits = (await api.call('keys.getKey', { keyId: fresh.keyId }, workspace.rootKey)).body.data;
     expect(newLimits.ratelimits).toEqual([
       { id: expect.stringMatching(/^rl_/), name: 'limit-a', limit: 1, duration: 1000, autoApply: false },
     ]);
-    expect(newLimits.ratelimits[0]?.id).not.toBe(oldLimits.ratelimits[0]?.id);
+    expect(newLimits.ratelimits?.[0]?.id).not.toBe(oldLimits.ratelimits?.[0]?.id);
   });
 
   it('with expiration 0 the old key is EXPIRED at once, though this node had it cached', async () => {
@@ -220,7 +217,7 @@ describe('200', () => {
 
 describe('400', () => {
   const expectInvalid = async (body: Record<string, unknown>, location: string) => {
-    expectInvalidInput(await reroll(body), location);
+    expectInvalidInput(await api.post('keys.rerollKey', body, workspace.rootKey), location);
   };
 
   it.each([

@@ -1,6 +1,6 @@
 import { rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
-import { postOn } from '../appVariants.ts';
+import { callOn, postOn } from '../appVariants.ts';
 import {
   expectInvalidInput,
   expectMissingPermissions,
@@ -9,27 +9,18 @@ import {
 } from '../assertions.ts';
 import { storedKey } from '../dbInspect.ts';
 import { useWorkspaceWithApi } from '../fixtures.ts';
-import { createTestKey, useApi } from '../harness.ts';
+import { useApi } from '../harness.ts';
+import type { InputOf, ProcedurePath } from '../procedures.ts';
 
 const api = useApi();
 const owner = useWorkspaceWithApi(api);
 const em = () => api.orm.em.fork();
 const DAY = 86_400_000;
 
-type Credits = { remaining: number | null; refill?: { interval: string; amount: number; refillDay?: number } };
-
-const newKey = (body: Record<string, unknown> = {}) =>
-  createTestKey(api, owner.workspace.rootKey, { apiId: owner.apiId, ...body });
-const updateCredits = (body: Record<string, unknown>, rootKey = owner.workspace.rootKey) =>
-  api.post<Credits>('keys.updateCredits', body, rootKey);
-const verify = async (key: string) =>
-  (
-    await api.post<{ valid: boolean; code: string; credits?: number }>(
-      'keys.verifyKey',
-      { key },
-      owner.workspace.rootKey,
-    )
-  ).body.data;
+const { newKey } = owner;
+const updateCredits = (body: InputOf<'keys.updateCredits'>, rootKey = owner.workspace.rootKey) =>
+  api.call('keys.updateCredits', body, rootKey);
+const verify = async (key: string) => (await api.call('keys.verifyKey', { key }, owner.workspace.rootKey)).body.data;
 const stored = async (keyId: string) => {
   const row = await storedKey(em(), keyId);
   if (!row) throw new Error(`no key ${keyId}`);
@@ -138,11 +129,11 @@ describe('200', () => {
   it('applies a refill that fell due before changing the balance, and only once', async () => {
     const { keyId, key } = await newKey({ credits: { remaining: 0, refill: { interval: 'daily', amount: 50 } } });
     const tomorrow = Date.now() + DAY;
-    const at = <T>(procedure: string, body: Record<string, unknown>) =>
-      postOn<T>(api, { now: tomorrow }, procedure, body, owner.workspace.rootKey);
-    const incremented = await at<Credits>('keys.updateCredits', { keyId, operation: 'increment', value: 5 });
+    const at = <P extends ProcedurePath>(procedure: P, input: InputOf<P>) =>
+      callOn(api, { now: tomorrow }, procedure, input, owner.workspace.rootKey);
+    const incremented = await at('keys.updateCredits', { keyId, operation: 'increment', value: 5 });
     expect(incremented.body.data.remaining).toBe(55);
-    const verified = await at<{ credits: number }>('keys.verifyKey', { key });
+    const verified = await at('keys.verifyKey', { key });
     expect(verified.body.data.credits).toBe(54);
   });
 
@@ -156,13 +147,7 @@ describe('200', () => {
       { keyId, operation: 'set', value: 3 },
       owner.workspace.rootKey,
     );
-    const verified = await postOn<{ credits: number }>(
-      api,
-      { now: tomorrow },
-      'keys.verifyKey',
-      { key },
-      owner.workspace.rootKey,
-    );
+    const verified = await callOn(api, { now: tomorrow }, 'keys.verifyKey', { key }, owner.workspace.rootKey);
     expect(verified.body.data.credits).toBe(2);
   });
 
@@ -177,8 +162,8 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  const expectInvalid = async (body: Record<string, unknown>, location: string) => {
-    const reply = await updateCredits(body);
+  const expectInvalid = async (body: unknown, location: string) => {
+    const reply = await api.post('keys.updateCredits', body, owner.workspace.rootKey);
     expectInvalidInput(reply, location);
     return reply;
   };
@@ -239,7 +224,7 @@ describe('400', () => {
     const lastRefill = async () =>
       (await rows(em(), sql<{ at: string }>`select last_refill_at::text as at from keys where id = ${keyId}`))[0]?.at;
     const refilledBefore = await lastRefill();
-    const reply = await postOn<Credits>(
+    const reply = await callOn(
       api,
       { now: Date.now() + DAY },
       'keys.updateCredits',
@@ -251,13 +236,16 @@ describe('400', () => {
     expect(await lastRefill()).toBe(refilledBefore);
   });
 
-  it.each([['increment'], ['decrement']])('%s on a key with unlimited credits, changing nothing', async (operation) => {
-    const { keyId } = await newKey({ credits: { remaining: null } });
-    const reply = await updateCredits({ keyId, operation, value: 5 });
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.detail).toBe('You cannot increment or decrement a key with unlimited credits.');
-    expect((await stored(keyId)).credits_remaining).toBeNull();
-  });
+  it.each([['increment'], ['decrement']] as const)(
+    '%s on a key with unlimited credits, changing nothing',
+    async (operation) => {
+      const { keyId } = await newKey({ credits: { remaining: null } });
+      const reply = await updateCredits({ keyId, operation, value: 5 });
+      expect(reply.status).toBe(400);
+      expect(reply.body.error.detail).toBe('You cannot increment or decrement a key with unlimited credits.');
+      expect((await stored(keyId)).credits_remaining).toBeNull();
+    },
+  );
 });
 
 describe('401', () => {
@@ -309,11 +297,12 @@ describe('cross-workspace isolation', () => {
   it("cannot change another workspace's key", async () => {
     const { keyId } = await newKey({ credits: { remaining: 10 } });
     const intruder = await api.workspace();
-    for (const body of [
+    const bodies: InputOf<'keys.updateCredits'>[] = [
       { keyId, operation: 'set', value: 1_000_000 },
       { keyId, operation: 'set', value: null },
       { keyId, operation: 'increment', value: 5 },
-    ]) {
+    ];
+    for (const body of bodies) {
       expect((await updateCredits(body, intruder.rootKey)).status).toBe(404);
     }
     expect((await stored(keyId)).credits_remaining).toBe('10');

@@ -12,7 +12,8 @@ import {
   storedKey,
 } from '../dbInspect.ts';
 import { useWorkspaceWithApi } from '../fixtures.ts';
-import { createTestApi, createTestKey, type JsonText, useApi, withNestedMeta } from '../harness.ts';
+import { createTestApi, type JsonText, useApi, withNestedMeta } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
 const owner = useWorkspaceWithApi(api);
@@ -24,17 +25,12 @@ beforeAll(async () => {
   await createRole(em(), owner.workspace.workspaceId, 'admin');
 });
 
-type Created = { keyId: string; key: string };
-const newKey = (body: Record<string, unknown> = {}) =>
-  createTestKey(api, owner.workspace.rootKey, { apiId: owner.apiId, ...body });
+const { newKey } = owner;
+// Untyped: many cases here send bodies keys.updateKey does not take, JSON text among them.
 const updateKey = (body: Record<string, unknown> | JsonText, rootKey = owner.workspace.rootKey) =>
   api.post('keys.updateKey', body, rootKey);
-const verify = async (key: string, extra: Record<string, unknown> = {}) => {
-  const reply = await api.post<{ valid: boolean; code: string }>(
-    'keys.verifyKey',
-    { key, ...extra },
-    owner.workspace.rootKey,
-  );
+const verify = async (key: string, extra: Omit<InputOf<'keys.verifyKey'>, 'key'> = {}) => {
+  const reply = await api.call('keys.verifyKey', { key, ...extra }, owner.workspace.rootKey);
   expect(reply.status).toBe(200);
   return reply.body.data.code;
 };
@@ -621,7 +617,7 @@ describe('cross-workspace isolation', () => {
   it("cannot give its key another workspace's roles", async () => {
     const other = await api.workspace();
     const otherApi = await createTestApi(api, other.rootKey);
-    const created = await api.post<Created>('keys.createKey', { apiId: otherApi }, other.rootKey);
+    const created = await api.call('keys.createKey', { apiId: otherApi }, other.rootKey);
     const reply = await updateKey({ keyId: created.body.data.keyId, roles: ['reader'] }, other.rootKey);
     expect(reply.status).toBe(404);
     expect(reply.body.error.detail).toBe("Role 'reader' was not found.");
@@ -631,7 +627,7 @@ describe('cross-workspace isolation', () => {
     const { keyId: mine } = await newKey({ externalId: 'iso_user', permissions: ['iso.slug'] });
     const other = await api.workspace();
     const otherApi = await createTestApi(api, other.rootKey);
-    const theirs = (await api.post<Created>('keys.createKey', { apiId: otherApi }, other.rootKey)).body.data;
+    const theirs = (await api.call('keys.createKey', { apiId: otherApi }, other.rootKey)).body.data;
     expect(
       (await updateKey({ keyId: theirs.keyId, externalId: 'iso_user', permissions: ['iso.slug'] }, other.rootKey))
         .status,

@@ -4,12 +4,12 @@ import { hashKey, PREFIXED_API_KEY_ALGORITHM } from '@keyplane/core';
 import { createKeyMigration } from '@keyplane/db';
 import type { Services } from '@keyplane/procedures';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { postOn, withServerOn } from '../appVariants.ts';
+import { callOn, withServerOn } from '../appVariants.ts';
 import { expectProblem } from '../assertions.ts';
 import { addIdentityRatelimit, createRole, grantRolePermission, storedKey, verificationEvents } from '../dbInspect.ts';
 import { useWorkspaceWithApi } from '../fixtures.ts';
 import { useApi } from '../harness.ts';
-import type { InputOf, OutputOf } from '../procedures.ts';
+import type { InputOf } from '../procedures.ts';
 import { limiterWithoutRedis } from '../ratelimit.ts';
 
 const api = useApi();
@@ -374,15 +374,7 @@ describe('rate limits', () => {
   it('with RATELIMIT_REDIS_FAILURE=closed, refuses every key with a limit while Redis is unreachable, and only those', async () => {
     const rateLimiter = limiterWithoutRedis('closed');
     const verifyWithout = async (key: string) =>
-      (
-        await postOn<OutputOf<'keys.verifyKey'>>(
-          api,
-          { rateLimiter },
-          'keys.verifyKey',
-          { key },
-          owner.workspace.rootKey,
-        )
-      ).body.data;
+      (await callOn(api, { rateLimiter }, 'keys.verifyKey', { key }, owner.workspace.rootKey)).body.data;
     const limited = await newKey({ ratelimits: [{ name: 'burst', limit: 10, duration: 60_000, autoApply: true }] });
     const unlimited = await newKey();
 

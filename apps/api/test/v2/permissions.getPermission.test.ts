@@ -1,17 +1,17 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { type TestWorkspace, useApi } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
 let readId: string;
 
-type Permission = { id: string; name: string; slug: string; description?: string };
-const getPermission = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
-  api.post<Permission>('permissions.getPermission', body, rootKey);
+const getPermission = (body: InputOf<'permissions.getPermission'>, rootKey = workspace.rootKey) =>
+  api.call('permissions.getPermission', body, rootKey);
 
-async function createPermission(body: Record<string, unknown>, rootKey = workspace.rootKey) {
-  const reply = await api.post<{ permissionId: string }>('permissions.createPermission', body, rootKey);
+async function createPermission(body: InputOf<'permissions.createPermission'>, rootKey = workspace.rootKey) {
+  const reply = await api.call('permissions.createPermission', body, rootKey);
   if (reply.status !== 200) throw new Error(`createPermission: ${JSON.stringify(reply.body)}`);
   return reply.body.data.permissionId;
 }
@@ -68,7 +68,7 @@ describe('400', () => {
     [{ permission: 'has space' }, 'body.permission'],
     [{ permission: 'docs.read', extra: 1 }, 'body.extra'],
   ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await getPermission(body), location);
+    expectInvalidInput(await api.post('permissions.getPermission', body, workspace.rootKey), location);
   });
 });
 

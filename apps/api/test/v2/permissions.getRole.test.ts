@@ -1,22 +1,17 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { type TestWorkspace, useApi } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
 let editorId: string;
 
-type Role = {
-  id: string;
-  name: string;
-  description?: string;
-  permissions: { id: string; name: string; slug: string; description?: string }[];
-};
-const getRole = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
-  api.post<Role>('permissions.getRole', body, rootKey);
+const getRole = (body: InputOf<'permissions.getRole'>, rootKey = workspace.rootKey) =>
+  api.call('permissions.getRole', body, rootKey);
 
-async function createRole(body: Record<string, unknown>, rootKey = workspace.rootKey) {
-  const reply = await api.post<{ roleId: string }>('permissions.createRole', body, rootKey);
+async function createRole(body: InputOf<'permissions.createRole'>, rootKey = workspace.rootKey) {
+  const reply = await api.call('permissions.createRole', body, rootKey);
   if (reply.status !== 200) throw new Error(`createRole: ${JSON.stringify(reply.body)}`);
   return reply.body.data.roleId;
 }
@@ -81,7 +76,7 @@ describe('400', () => {
     [{ role: 'a b' }, 'body.role'],
     [{ role: 'editor', extra: 1 }, 'body.extra'],
   ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await getRole(body), location);
+    expectInvalidInput(await api.post('permissions.getRole', body, workspace.rootKey), location);
   });
 });
 

@@ -7,6 +7,7 @@ import {
 } from '../assertions.ts';
 import { createNamespace } from '../fixtures.ts';
 import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 import { deleteNamespace } from '../ratelimit.ts';
 
 const api = useApi();
@@ -33,15 +34,8 @@ beforeAll(async () => {
   await setOverride('*', 1);
 });
 
-interface OverrideData {
-  overrideId: string;
-  identifier: string;
-  limit: number;
-  duration: number;
-}
-
-const getOverride = (body: unknown, rootKey = workspace.rootKey) =>
-  api.post<OverrideData>('ratelimit.getOverride', body, rootKey);
+const getOverride = (body: InputOf<'ratelimit.getOverride'>, rootKey = workspace.rootKey) =>
+  api.call('ratelimit.getOverride', body, rootKey);
 
 describe('200', () => {
   it('answers the exact override in the reference shape', async () => {
@@ -88,7 +82,7 @@ describe('400', () => {
     [{ namespace: 'lookups', identifier: 'i'.repeat(513) }, 'body.identifier'],
     [{ namespace: 'lookups', identifier: 'user_1', extra: 1 }, 'body.extra'],
   ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await getOverride(body), location);
+    expectInvalidInput(await api.post('ratelimit.getOverride', body, workspace.rootKey), location);
   });
 });
 

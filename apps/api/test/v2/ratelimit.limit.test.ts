@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { postOn } from '../appVariants.ts';
+import { callOn } from '../appVariants.ts';
 import { expectInvalidInput, expectMissingPermissions } from '../assertions.ts';
 import { ratelimitEvents, storedNamespaces } from '../dbInspect.ts';
 import { createNamespace } from '../fixtures.ts';
@@ -72,7 +72,7 @@ describe('200', () => {
       const rateLimiter = limiterWithoutRedis(redisFailure);
       const answers = [];
       for (let i = 0; i < 3; i += 1) {
-        const reply = await postOn<LimitData>(
+        const reply = await callOn(
           api,
           { rateLimiter },
           'ratelimit.limit',

@@ -7,6 +7,7 @@ import {
 } from '../assertions.ts';
 import { createNamespace } from '../fixtures.ts';
 import { type TestWorkspace, useApi } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 import { deleteNamespace } from '../ratelimit.ts';
 
 const api = useApi();
@@ -16,22 +17,8 @@ let namespaceId: string;
 const created: string[] = [];
 const TOTAL = 120;
 
-interface OverrideData {
-  overrideId: string;
-  identifier: string;
-  limit: number;
-  duration: number;
-}
-interface ListReply {
-  meta: { requestId: string };
-  data: OverrideData[];
-  pagination: { cursor?: string; hasMore: boolean };
-}
-
-const listOverrides = async (body: unknown, rootKey = workspace.rootKey) => {
-  const reply = await api.post<OverrideData[]>('ratelimit.listOverrides', body, rootKey);
-  return { ...reply, body: reply.body as unknown as ListReply & typeof reply.body };
-};
+const listOverrides = (body: InputOf<'ratelimit.listOverrides'>, rootKey = workspace.rootKey) =>
+  api.call('ratelimit.listOverrides', body, rootKey);
 
 beforeAll(async () => {
   workspace = await api.workspace();
@@ -93,7 +80,7 @@ describe('400', () => {
     [{ namespace: 'listed', cursor: '' }, 'body.cursor'],
     [{ namespace: 'listed', extra: 1 }, 'body.extra'],
   ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await listOverrides(body), location);
+    expectInvalidInput(await api.post('ratelimit.listOverrides', body, workspace.rootKey), location);
   });
 
   it("rejects another workspace's cursor", async () => {

@@ -8,6 +8,7 @@ import {
 import { ratelimitEvents, storedNamespaces } from '../dbInspect.ts';
 import { createNamespace } from '../fixtures.ts';
 import { type TestWorkspace, useApi } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 import { deleteNamespace, type LimitBody, LONG_WINDOW, limitOn } from '../ratelimit.ts';
 
 const api = useApi();
@@ -18,21 +19,8 @@ beforeAll(async () => {
   workspace = await api.workspace();
 });
 
-interface MultiData {
-  passed: boolean;
-  limits: {
-    namespace: string;
-    identifier: string;
-    limit: number;
-    remaining: number;
-    reset: number;
-    passed: boolean;
-    overrideId?: string;
-  }[];
-}
-
-const multiLimit = (body: unknown, rootKey = workspace.rootKey) =>
-  api.post<MultiData>('ratelimit.multiLimit', body, rootKey);
+const multiLimit = (body: InputOf<'ratelimit.multiLimit'>, rootKey = workspace.rootKey) =>
+  api.call('ratelimit.multiLimit', body, rootKey);
 const check = (namespace: string, extra: Partial<LimitBody> = {}): LimitBody => ({
   namespace,
   identifier: 'user_1',
@@ -195,7 +183,7 @@ describe('400', () => {
     ['a missing identifier', [{ namespace: 'x', limit: 1, duration: 1000 }], 'body[0].identifier'],
   ])('rejects %s, creating nothing', async (_, body, location) => {
     const before = await storedNamespaces(em(), workspace.workspaceId);
-    expectInvalidInput(await multiLimit(body), location);
+    expectInvalidInput(await api.post('ratelimit.multiLimit', body, workspace.rootKey), location);
     expect(await storedNamespaces(em(), workspace.workspaceId)).toEqual(before);
   });
 });

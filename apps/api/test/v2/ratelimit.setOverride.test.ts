@@ -78,10 +78,10 @@ describe('200', () => {
     const second = await startSecondNode(api);
     try {
       const limit = { namespace: 'overrides', identifier: 'node_user', limit: 100, duration: 60_000 };
-      const before = await second.post<{ limit: number }>('ratelimit.limit', limit, workspace.rootKey);
+      const before = await second.call('ratelimit.limit', limit, workspace.rootKey);
       expect(before.body.data.limit).toBe(100);
       await setOverride(override('node_user', { limit: 3 }));
-      const after = await second.post<{ limit: number }>('ratelimit.limit', limit, workspace.rootKey);
+      const after = await second.call('ratelimit.limit', limit, workspace.rootKey);
       expect(after.body.data.limit).toBe(3);
     } finally {
       await second.stop();
