@@ -5,7 +5,7 @@ import { rows, sql } from '@keyplane/db';
 import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type SpawnedServer, spawnServer } from '../../../bench/server.ts';
-import { REDIS_URL, type ReplyOf, replyOf } from './harness.ts';
+import { callAt, REDIS_URL, type ReplyOf } from './harness.ts';
 import type { InputOf, ProcedurePath } from './procedures.ts';
 
 /** Verifications and ratelimit decisions answered before the server is killed. */
@@ -32,21 +32,6 @@ async function start(env: Record<string, string>): Promise<SpawnedServer> {
   const server = await spawnServer(env);
   servers.push(server);
   return server;
-}
-
-/** POST /v2/<procedure> on a spawned server, typed by the router as `api.call` is. */
-async function call<P extends ProcedurePath>(
-  server: SpawnedServer,
-  rootKey: string,
-  procedure: P,
-  input: InputOf<P>,
-): Promise<ReplyOf<P>> {
-  const response = await fetch(`${server.url}/v2/${procedure}`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}` },
-    body: JSON.stringify(input),
-  });
-  return replyOf(response) as Promise<ReplyOf<P>>;
 }
 
 async function until(condition: () => Promise<boolean>, what: string): Promise<void> {
@@ -88,8 +73,8 @@ describe('a server killed (SIGKILL) under load', () => {
     const first = await start(env);
     const rootKey = first.rootKey;
     if (!rootKey) throw new Error('the server did not bootstrap the database');
-    const { apiId } = (await call(first, rootKey, 'apis.createApi', { name: 'crash' })).body.data;
-    const { keyId, key } = (await call(first, rootKey, 'keys.createKey', { apiId })).body.data;
+    const { apiId } = (await callAt(first.url, 'apis.createApi', { name: 'crash' }, rootKey)).body.data;
+    const { keyId, key } = (await callAt(first.url, 'keys.createKey', { apiId }, rootKey)).body.data;
     const identifier = 'crash-test';
 
     const answered = { verifications: new Set<string>(), decisions: new Set<string>() };
@@ -100,7 +85,7 @@ describe('a server killed (SIGKILL) under load', () => {
       while (!killed) {
         let answer: ReplyOf<P>;
         try {
-          answer = await call(first, rootKey, procedure, input);
+          answer = await callAt(first.url, procedure, input, rootKey);
         } catch (error) {
           if (!killed) throw error;
           cutOff++;

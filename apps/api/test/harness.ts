@@ -11,7 +11,7 @@ import { type RunningServices, startServices } from '../src/services.ts';
 import { JsonText, type Reply, type ReplyOf, serveHttp, type TestServer } from './httpServer.ts';
 import type { InputOf, ListItemOf, ListProcedurePath, ProcedurePath } from './procedures.ts';
 
-export { type ErrorEnvelope, JsonText, type Reply, type ReplyOf, replyOf } from './httpServer.ts';
+export { callAt, type ErrorEnvelope, JsonText, type Reply, type ReplyOf, replyOf } from './httpServer.ts';
 
 export const ERRORS_BASE_URL = 'https://errors.test';
 export const MAX_BODY_BYTES = 64 * 1024;

@@ -35,6 +35,24 @@ export async function replyOf<TData>(response: Response): Promise<Reply<TData>> 
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
 }
 
+/**
+ * POST <baseUrl>/v2/<procedure> with the procedure's input and a root key, typed by the router:
+ * for servers the test runs as processes of their own rather than through `useApi`.
+ */
+export async function callAt<P extends ProcedurePath>(
+  baseUrl: string,
+  procedure: P,
+  input: InputOf<P>,
+  rootKey: string,
+): Promise<ReplyOf<P>> {
+  const response = await fetch(`${baseUrl}/v2/${procedure}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}` },
+    body: JSON.stringify(input),
+  });
+  return replyOf(response) as Promise<ReplyOf<P>>;
+}
+
 /** A request body given as the exact JSON text to send. */
 export class JsonText {
   readonly text: string;

@@ -51,12 +51,7 @@ describe('cross-workspace isolation', () => {
 
 describe('rootKeys.permissionCatalog', () => {
   it('200: every grantable action by resource type', async () => {
-    const reply = await callInternal<{ resourceTypes: Array<{ resourceType: string; actions: string[] }> }>(
-      api,
-      'rootKeys.permissionCatalog',
-      undefined,
-      { rootKey: workspace.rootKey },
-    );
+    const reply = await callProcedure(api, 'rootKeys.permissionCatalog', undefined, { rootKey: workspace.rootKey });
     expect(reply.status).toBe(200);
     const byType = Object.fromEntries(reply.data.resourceTypes.map((entry) => [entry.resourceType, entry.actions]));
     expect(Object.keys(byType).sort()).toEqual(['api', 'identity', 'ratelimit', 'rbac', 'workspace']);

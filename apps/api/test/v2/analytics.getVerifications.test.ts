@@ -2,7 +2,6 @@ import { deleteExpiredAnalytics, rows, sql, type VerificationEvent } from '@keyp
 import { createQuotas } from '@keyplane/ratelimit';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import {
-  type AnalyticsRow,
   analyticsRows,
   cancelAnalytics,
   ENDLESS_QUERY,
@@ -20,6 +19,7 @@ import {
   type TestWorkspace,
   useApi,
 } from '../harness.ts';
+import type { InputOf, OutputOf } from '../procedures.ts';
 import { UNREACHABLE_REDIS } from '../ratelimit.ts';
 
 // Three analytics connections: a workspace running its two queries at once leaves one for the others.
@@ -35,10 +35,10 @@ let otherKeyId: string;
 let otherApiId: string;
 
 const getVerifications = (query: string, rootKey = workspace.rootKey) =>
-  api.post<AnalyticsRow[]>('analytics.getVerifications', { query }, rootKey);
+  api.call('analytics.getVerifications', { query }, rootKey);
 
-async function verify(rootKey: string, body: Record<string, unknown>) {
-  const reply = await api.post<{ code: string }>('keys.verifyKey', body, rootKey);
+async function verify(rootKey: string, body: InputOf<'keys.verifyKey'>) {
+  const reply = await api.call('keys.verifyKey', body, rootKey);
   if (reply.status !== 200) throw new Error(`verifyKey: ${JSON.stringify(reply.body)}`);
   return reply.body.data.code;
 }
@@ -145,7 +145,7 @@ describe('200', () => {
   });
 
   it('answers an empty list when nothing matches, and accepts unknown body fields', async () => {
-    const reply = await api.post<AnalyticsRow[]>(
+    const reply = await api.post<OutputOf<'analytics.getVerifications'>>(
       'analytics.getVerifications',
       { query: "select * from key_verifications_v1 where key_id = 'nope'", extra: true },
       workspace.rootKey,

@@ -18,8 +18,7 @@ const newKey = (apiId: string, body: Record<string, unknown> = {}) =>
   createTestKey(api, workspace.rootKey, { apiId, ...body });
 const deleteApi = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
   api.post('apis.deleteApi', body, rootKey);
-const verify = async (key: string) =>
-  (await api.post<{ valid: boolean; code: string }>('keys.verifyKey', { key }, workspace.rootKey)).body.data;
+const verify = async (key: string) => (await api.call('keys.verifyKey', { key }, workspace.rootKey)).body.data;
 
 /** The API row's deletion time in unix ms; null while it is live. */
 async function apiDeletedAt(apiId: string) {

@@ -167,7 +167,7 @@ describe('200', () => {
   it("filters by an externalId outside createKey's pattern, as keys.migrateKeys may create", async () => {
     const apiId = await createTestApi(api, workspace.rootKey);
     const migrationId = await createKeyMigration(em(), workspace.workspaceId);
-    const imported = await api.post<{ migrated: { keyId: string }[] }>(
+    const imported = await api.call(
       'keys.migrateKeys',
       { migrationId, apiId, keys: [{ hash: 'old-system-hash-1', externalId: 'alice@example.com' }] },
       workspace.rootKey,

@@ -3,6 +3,7 @@ import { postOn } from '../appVariants.ts';
 import { expectInvalidInput, expectMissingPermissions, itRejectsMissingAndUnknownRootKeys } from '../assertions.ts';
 import { countRows, identityRatelimits, storedIdentities, storedKey } from '../dbInspect.ts';
 import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi, withNestedMeta } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -12,8 +13,8 @@ beforeAll(async () => {
   workspace = await api.workspace();
 });
 
-const createIdentity = (body: unknown, rootKey = workspace.rootKey) =>
-  api.post<{ identityId: string }>('identities.createIdentity', body, rootKey);
+const createIdentity = (body: InputOf<'identities.createIdentity'>, rootKey = workspace.rootKey) =>
+  api.call('identities.createIdentity', body, rootKey);
 
 describe('200', () => {
   it('creates a live identity with its meta and answers its id', async () => {
@@ -79,11 +80,7 @@ describe('200', () => {
   it('is the identity that keys created with its externalId are linked to', async () => {
     const apiId = await createTestApi(api, workspace.rootKey);
     const { identityId } = (await createIdentity({ externalId: 'user_with_keys' })).body.data;
-    const created = await api.post<{ keyId: string }>(
-      'keys.createKey',
-      { apiId, externalId: 'user_with_keys' },
-      workspace.rootKey,
-    );
+    const created = await api.call('keys.createKey', { apiId, externalId: 'user_with_keys' }, workspace.rootKey);
     expect((await storedKey(em(), created.body.data.keyId))?.identity_id).toBe(identityId);
   });
 });
@@ -91,7 +88,7 @@ describe('200', () => {
 describe('400', () => {
   const expectInvalid = async (body: unknown, location: string) => {
     const before = await countRows(em(), 'identities');
-    const reply = await createIdentity(body);
+    const reply = await api.post('identities.createIdentity', body, workspace.rootKey);
     expectInvalidInput(reply, location);
     expect(await countRows(em(), 'identities')).toBe(before);
     return reply;

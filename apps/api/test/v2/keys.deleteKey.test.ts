@@ -18,8 +18,7 @@ beforeAll(async () => {
 const newKey = (body: Record<string, unknown> = {}) => createTestKey(api, workspace.rootKey, { apiId, ...body });
 const deleteKey = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
   api.post('keys.deleteKey', body, rootKey);
-const verifyCode = async (key: string) =>
-  (await api.post<{ valid: boolean; code: string }>('keys.verifyKey', { key }, workspace.rootKey)).body.data;
+const verifyCode = async (key: string) => (await api.call('keys.verifyKey', { key }, workspace.rootKey)).body.data;
 
 /** Rows that hang off a key: what a permanent delete must take along. */
 async function attachedRows(keyId: string) {

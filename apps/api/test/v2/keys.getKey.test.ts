@@ -9,8 +9,9 @@ import {
   itRejectsMissingAndUnknownRootKeys,
 } from '../assertions.ts';
 import { addIdentityRatelimit, createRole, grantRolePermission, storedKey } from '../dbInspect.ts';
-import { useWorkspaceWithApi } from '../fixtures.ts';
+import { type NewKeyInput, useWorkspaceWithApi } from '../fixtures.ts';
 import { createTestApi, createTestKey, ERRORS_BASE_URL, useApi } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
 /** Encryption on, in a workspace with a vault. */
@@ -18,12 +19,10 @@ const owner = useWorkspaceWithApi(api, { vault: true, settings: { encryption: { 
 const em = () => api.orm.em.fork();
 const DAY = 86_400_000;
 
-type KeyData = Record<string, unknown> & { credits?: { remaining: number | null; refill?: Record<string, unknown> } };
-
-const newKey = (body: Record<string, unknown> = {}, targetApi = owner.apiId, rootKey = owner.workspace.rootKey) =>
+const newKey = (body: NewKeyInput = {}, targetApi = owner.apiId, rootKey = owner.workspace.rootKey) =>
   createTestKey(api, rootKey, { apiId: targetApi, ...body });
-const getKey = (body: Record<string, unknown>, rootKey = owner.workspace.rootKey) =>
-  api.post<KeyData>('keys.getKey', body, rootKey);
+const getKey = (body: InputOf<'keys.getKey'>, rootKey = owner.workspace.rootKey) =>
+  api.call('keys.getKey', body, rootKey);
 
 describe('200', () => {
   it('reports when the key was last verified, once the batch of events is written', async () => {
@@ -96,20 +95,16 @@ describe('200', () => {
     const { keyId } = await newKey({ credits: { remaining: 1 } });
     await api.post('keys.updateCredits', { keyId, operation: 'increment', value: 1 }, owner.workspace.rootKey);
     const credited = (await getKey({ keyId })).body.data;
-    const rerolled = await api.post<{ keyId: string }>(
-      'keys.rerollKey',
-      { keyId, expiration: 0 },
-      owner.workspace.rootKey,
-    );
+    const rerolled = await api.call('keys.rerollKey', { keyId, expiration: 0 }, owner.workspace.rootKey);
     const migrationId = await createKeyMigration(em(), owner.workspace.workspaceId);
-    const migrated = await api.post<{ migrated: { keyId: string }[] }>(
+    const migrated = await api.call(
       'keys.migrateKeys',
       { migrationId, apiId: owner.apiId, keys: [{ hash: randomBytes(32).toString('hex') }] },
       owner.workspace.rootKey,
     );
     const times = [credited.createdAt, credited.updatedAt];
     for (const id of [keyId, rerolled.body.data.keyId, migrated.body.data.migrated[0]?.keyId]) {
-      const reply = await getKey({ keyId: id });
+      const reply = await getKey({ keyId: id ?? '' });
       expect(reply.status).toBe(200);
       times.push(reply.body.data.createdAt, reply.body.data.updatedAt ?? 0);
     }
@@ -201,7 +196,7 @@ describe('200', () => {
 
 describe('400', () => {
   const expectInvalid = async (body: Record<string, unknown>, location: string) => {
-    expectInvalidInput(await getKey(body), location);
+    expectInvalidInput(await api.post('keys.getKey', body, owner.workspace.rootKey), location);
   };
 
   it.each([

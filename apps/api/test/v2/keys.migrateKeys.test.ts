@@ -256,7 +256,7 @@ describe('200', () => {
     expect(await keyPermissionSlugs(em(), keyId)).toEqual([slug]);
   });
 
-  it('with exactly api.<owner.apiId>.create_key', async () => {
+  it('with exactly api.<apiId>.create_key', async () => {
     const { rootKey } = await owner.workspace.rootKeyWith([`api.${owner.apiId}.create_key`]);
     const reply = await migrate(
       [{ hash: legacyKey().hex, roles: ['scoped-role'], permissions: ['scoped.p'] }],

@@ -194,11 +194,7 @@ describe('200', () => {
   it('encrypts the new key when the old one was recoverable', async () => {
     const old = await newKey({ recoverable: true });
     const fresh = (await reroll({ keyId: old.keyId, expiration: HOUR })).body.data;
-    const decrypted = await api.post<{ plaintext?: string }>(
-      'keys.getKey',
-      { keyId: fresh.keyId, decrypt: true },
-      workspace.rootKey,
-    );
+    const decrypted = await api.call('keys.getKey', { keyId: fresh.keyId, decrypt: true }, workspace.rootKey);
     expect(decrypted.body.data.plaintext).toBe(fresh.key);
   });
 

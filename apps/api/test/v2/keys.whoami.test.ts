@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { expectInvalidInput, expectMissingPermissions, itRejectsMissingAndUnknownRootKeys } from '../assertions.ts';
 import { storedKey } from '../dbInspect.ts';
 import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -14,8 +15,7 @@ beforeAll(async () => {
 });
 
 const newKey = (body: Record<string, unknown> = {}) => createTestKey(api, workspace.rootKey, { apiId, ...body });
-const whoami = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
-  api.post<Record<string, unknown>>('keys.whoami', body, rootKey);
+const whoami = (body: InputOf<'keys.whoami'>, rootKey = workspace.rootKey) => api.call('keys.whoami', body, rootKey);
 
 describe('200', () => {
   it('identifies a key by its string, with the same data as keys.getKey', async () => {
@@ -49,7 +49,7 @@ describe('200', () => {
     });
     for (let i = 0; i < 3; i++) expect((await whoami({ key })).status).toBe(200);
     expect((await storedKey(em(), keyId))?.credits_remaining).toBe('1');
-    const verified = await api.post<{ code: string; credits: number }>('keys.verifyKey', { key }, workspace.rootKey);
+    const verified = await api.call('keys.verifyKey', { key }, workspace.rootKey);
     expect(verified.body.data).toMatchObject({ code: 'VALID', credits: 0 });
   });
 
@@ -74,7 +74,7 @@ describe('200', () => {
 
 describe('400', () => {
   const expectInvalid = async (body: Record<string, unknown>, location: string) => {
-    expectInvalidInput(await whoami(body), location);
+    expectInvalidInput(await api.post('keys.whoami', body, workspace.rootKey), location);
   };
 
   it.each([

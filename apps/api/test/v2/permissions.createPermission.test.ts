@@ -2,6 +2,7 @@ import { rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectInvalidInput, expectMissingPermissions } from '../assertions.ts';
 import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -11,8 +12,8 @@ beforeAll(async () => {
   workspace = await api.workspace();
 });
 
-const createPermission = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
-  api.post<{ permissionId: string }>('permissions.createPermission', body, rootKey);
+const createPermission = (body: InputOf<'permissions.createPermission'>, rootKey = workspace.rootKey) =>
+  api.call('permissions.createPermission', body, rootKey);
 
 async function stored(permissionId: string) {
   const [found] = await rows(
@@ -68,7 +69,7 @@ describe('400', () => {
     [{ name: 'n', slug: 's', description: 7 }, 'body.description'],
     [{ name: 'n', slug: 's', extra: true }, 'body.extra'],
   ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await createPermission(body), location);
+    expectInvalidInput(await api.post('permissions.createPermission', body, workspace.rootKey), location);
   });
 });
 
@@ -102,8 +103,7 @@ describe('409', () => {
   });
 
   it('for a slug created on the fly by keys.createKey', async () => {
-    const apiId = (await api.post<{ apiId: string }>('apis.createApi', { name: 'test-api' }, workspace.rootKey)).body
-      .data.apiId;
+    const apiId = (await api.call('apis.createApi', { name: 'test-api' }, workspace.rootKey)).body.data.apiId;
     await api.post('keys.createKey', { apiId, permissions: ['implicit.slug'] }, workspace.rootKey);
     expect((await createPermission({ name: 'n', slug: 'implicit.slug' })).status).toBe(409);
   });

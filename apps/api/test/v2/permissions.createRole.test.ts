@@ -2,6 +2,7 @@ import { rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { createTestApi, MAX_BODY_BYTES, type TestWorkspace, useApi } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 import { createKeyWith, verifyCode } from '../rbac.ts';
 
 const api = useApi();
@@ -12,8 +13,8 @@ beforeAll(async () => {
   workspace = await api.workspace();
 });
 
-const createRole = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
-  api.post<{ roleId: string }>('permissions.createRole', body, rootKey);
+const createRole = (body: InputOf<'permissions.createRole'>, rootKey = workspace.rootKey) =>
+  api.call('permissions.createRole', body, rootKey);
 
 async function storedRole(roleId: string) {
   const [role] = await rows(
@@ -49,7 +50,7 @@ describe('200', () => {
   });
 
   it('reuses existing permissions and creates missing ones (name = slug)', async () => {
-    const existing = await api.post<{ permissionId: string }>(
+    const existing = await api.call(
       'permissions.createPermission',
       { name: 'Existing one', slug: 'existing.perm' },
       workspace.rootKey,
@@ -73,11 +74,7 @@ describe('200', () => {
     const reply = await createRole(body);
     expect(reply.status).toBe(200);
     expect((await storedRole(reply.body.data.roleId))?.slugs).toHaveLength(1000);
-    const got = await api.post<{ permissions: unknown[] }>(
-      'permissions.getRole',
-      { role: 'thousand' },
-      workspace.rootKey,
-    );
+    const got = await api.call('permissions.getRole', { role: 'thousand' }, workspace.rootKey);
     expect(got.body.data.permissions).toHaveLength(1000);
   });
 
@@ -124,7 +121,7 @@ describe('400', () => {
     [{ name: 'r', permissions: Array.from({ length: 1001 }, (_, i) => `${i}`) }, 'body.permissions'],
     [{ name: 'r', extra: 1 }, 'body.extra'],
   ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await createRole(body), location);
+    expectInvalidInput(await api.post('permissions.createRole', body, workspace.rootKey), location);
   });
 });
 

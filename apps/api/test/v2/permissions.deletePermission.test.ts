@@ -14,17 +14,13 @@ const deletePermission = (body: Record<string, unknown>, rootKey = owner.workspa
   api.post('permissions.deletePermission', body, rootKey);
 
 async function createPermission(slug: string, rootKey = owner.workspace.rootKey) {
-  const reply = await api.post<{ permissionId: string }>('permissions.createPermission', { name: slug, slug }, rootKey);
+  const reply = await api.call('permissions.createPermission', { name: slug, slug }, rootKey);
   if (reply.status !== 200) throw new Error(`createPermission: ${JSON.stringify(reply.body)}`);
   return reply.body.data.permissionId;
 }
 
 async function createRole(name: string, permissions: string[]) {
-  const reply = await api.post<{ roleId: string }>(
-    'permissions.createRole',
-    { name, permissions },
-    owner.workspace.rootKey,
-  );
+  const reply = await api.call('permissions.createRole', { name, permissions }, owner.workspace.rootKey);
   if (reply.status !== 200) throw new Error(`createRole: ${JSON.stringify(reply.body)}`);
   return reply.body.data.roleId;
 }
@@ -64,11 +60,7 @@ describe('200', () => {
     });
     await deletePermission({ permission: id });
     expect(await keyPermissionSlugs(em(), keyId)).toEqual(['stays']);
-    const role = await api.post<{ permissions: { slug: string }[] }>(
-      'permissions.getRole',
-      { role: roleId },
-      owner.workspace.rootKey,
-    );
+    const role = await api.call('permissions.getRole', { role: roleId }, owner.workspace.rootKey);
     expect(role.body.data.permissions.map((p) => p.slug)).toEqual(['stays']);
   });
 

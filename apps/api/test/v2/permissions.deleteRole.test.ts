@@ -14,7 +14,7 @@ const deleteRole = (body: Record<string, unknown>, rootKey = owner.workspace.roo
   api.post('permissions.deleteRole', body, rootKey);
 
 async function createRole(name: string, permissions: string[] = [], rootKey = owner.workspace.rootKey) {
-  const reply = await api.post<{ roleId: string }>('permissions.createRole', { name, permissions }, rootKey);
+  const reply = await api.call('permissions.createRole', { name, permissions }, rootKey);
   if (reply.status !== 200) throw new Error(`createRole: ${JSON.stringify(reply.body)}`);
   return reply.body.data.roleId;
 }

@@ -21,7 +21,7 @@ beforeAll(async () => {
 });
 
 const setOverride = async (identifier: string) => {
-  const reply = await api.post<{ overrideId: string }>(
+  const reply = await api.call(
     'ratelimit.setOverride',
     { namespace: 'deletions', identifier, limit: 1, duration: 1000 },
     workspace.rootKey,

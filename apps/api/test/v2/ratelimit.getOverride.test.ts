@@ -16,7 +16,7 @@ let namespaceId: string;
 const ids: Record<string, string> = {};
 
 const setOverride = async (identifier: string, limit: number, duration = 60_000) => {
-  const reply = await api.post<{ overrideId: string }>(
+  const reply = await api.call(
     'ratelimit.setOverride',
     { namespace: 'lookups', identifier, limit, duration },
     workspace.rootKey,
@@ -60,7 +60,7 @@ describe('200', () => {
   it('agrees with the override ratelimit.limit applies', async () => {
     for (const identifier of ['user_1', 'user_9', 'user_1_x', 'other']) {
       const got = await getOverride({ namespace: 'lookups', identifier });
-      const limited = await api.post<{ overrideId?: string }>(
+      const limited = await api.call(
         'ratelimit.limit',
         { namespace: 'lookups', identifier, limit: 100, duration: 1000, cost: 0 },
         workspace.rootKey,

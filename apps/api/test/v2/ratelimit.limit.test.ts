@@ -31,7 +31,7 @@ const request = (namespace: string, extra: Partial<LimitBody> = {}): LimitBody =
   ...extra,
 });
 const setOverride = async (namespace: string, identifier: string, overrideLimit: number, duration = LONG_WINDOW) => {
-  const reply = await api.post<{ overrideId: string }>(
+  const reply = await api.call(
     'ratelimit.setOverride',
     { namespace, identifier, limit: overrideLimit, duration },
     workspace.rootKey,

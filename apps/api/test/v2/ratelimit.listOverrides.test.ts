@@ -24,7 +24,7 @@ beforeAll(async () => {
   workspace = await api.workspace();
   namespaceId = await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'listed');
   for (let i = 0; i < TOTAL; i += 1) {
-    const reply = await api.post<{ overrideId: string }>(
+    const reply = await api.call(
       'ratelimit.setOverride',
       { namespace: 'listed', identifier: `user_${i}`, limit: i, duration: 1000 + i },
       workspace.rootKey,

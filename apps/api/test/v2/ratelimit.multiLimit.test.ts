@@ -36,7 +36,7 @@ const namespaceNamed = async (workspaceId: string, name: string) =>
 describe('200', () => {
   it('answers every check in request order, each with its namespace as sent', async () => {
     const id = await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'multi_ordered');
-    const override = await api.post<{ overrideId: string }>(
+    const override = await api.call(
       'ratelimit.setOverride',
       { namespace: 'multi_ordered', identifier: 'vip_*', limit: 100, duration: LONG_WINDOW },
       workspace.rootKey,

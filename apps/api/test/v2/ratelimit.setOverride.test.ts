@@ -3,6 +3,7 @@ import { expectInvalidInput, expectMissingPermissions, itRejectsMissingAndUnknow
 import { countRows, storedNamespaces, storedOverrides } from '../dbInspect.ts';
 import { createNamespace } from '../fixtures.ts';
 import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 import { deleteNamespace } from '../ratelimit.ts';
 import { startSecondNode } from '../secondNode.ts';
 
@@ -16,8 +17,8 @@ beforeAll(async () => {
   namespaceId = await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'overrides');
 });
 
-const setOverride = (body: unknown, rootKey = workspace.rootKey) =>
-  api.post<{ overrideId: string }>('ratelimit.setOverride', body, rootKey);
+const setOverride = (body: InputOf<'ratelimit.setOverride'>, rootKey = workspace.rootKey) =>
+  api.call('ratelimit.setOverride', body, rootKey);
 const override = (identifier: string, extra: Record<string, unknown> = {}) => ({
   namespace: 'overrides',
   identifier,
@@ -111,7 +112,7 @@ describe('400', () => {
   it.each(['namespace', 'identifier', 'limit', 'duration'])('requires %s', async (field) => {
     const body: Record<string, unknown> = override('invalid');
     delete body[field];
-    expect((await setOverride(body)).status).toBe(400);
+    expect((await api.post('ratelimit.setOverride', body, workspace.rootKey)).status).toBe(400);
   });
 });
 
