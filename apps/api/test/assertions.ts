@@ -31,7 +31,7 @@ export function expectMissingPermissions(reply: ErrorReply, ...missing: string[]
  * The 401 cases of a procedure: `send` (the procedure with a fixed input) without a root key, and
  * with one the server does not know.
  */
-export function itRejectsMissingAndUnknownRootKeys(
+export function itNeedsARootKey(
   send: (rootKey?: string) => Promise<Reply<unknown>>,
   unknownRootKey = 'kproot_unknown',
 ): void {

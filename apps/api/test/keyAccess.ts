@@ -125,7 +125,7 @@ export function itRejectsInvalidInput<P extends KeyAccessProcedure>(
 }
 
 /** 401 without a root key and with one the server does not know. */
-export function itNeedsAKnownRootKey<P extends KeyAccessProcedure>(access: KeyAccess<P>, names: string[]) {
+export function itAnswers401WithoutAKnownRootKey<P extends KeyAccessProcedure>(access: KeyAccess<P>, names: string[]) {
   it('without a root key, or with an unknown one', async () => {
     const { keyId } = await access.newKey();
     expect((await access.api.post(access.procedure, access.input(keyId, names))).status).toBe(401);

@@ -5,6 +5,7 @@ import { type SpawnedServer, spawnServer } from '../../../../bench/server.ts';
 import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { storedKey } from '../dbInspect.ts';
 import { createTestApi, createTestKey, ERRORS_BASE_URL, REDIS_URL, type TestWorkspace, useApi } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -16,8 +17,8 @@ beforeAll(async () => {
 
 const newKey = (apiId: string, body: Record<string, unknown> = {}) =>
   createTestKey(api, workspace.rootKey, { apiId, ...body });
-const deleteApi = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
-  api.post('apis.deleteApi', body, rootKey);
+const deleteApi = (body: InputOf<'apis.deleteApi'>, rootKey = workspace.rootKey) =>
+  api.call('apis.deleteApi', body, rootKey);
 const verify = async (key: string) => (await api.call('keys.verifyKey', { key }, workspace.rootKey)).body.data;
 
 /** The API row's deletion time in unix ms; null while it is live. */
@@ -156,12 +157,15 @@ describe('400', () => {
     ['with a forbidden character', { apiId: 'api-1' }],
     ['of the wrong type', { apiId: 12345678 }],
   ])('rejects an apiId %s', async (_, body) => {
-    expectInvalidInput(await deleteApi(body), 'body.apiId');
+    expectInvalidInput(await api.post('apis.deleteApi', body, workspace.rootKey), 'body.apiId');
   });
 
   it('rejects unknown fields, and deletes nothing', async () => {
     const apiId = await createTestApi(api, workspace.rootKey);
-    expectInvalidInput(await deleteApi({ apiId, permanent: true }), 'body.permanent');
+    expectInvalidInput(
+      await api.post('apis.deleteApi', { apiId, permanent: true }, workspace.rootKey),
+      'body.permanent',
+    );
     expect(await apiDeletedAt(apiId)).toBeNull();
   });
 });

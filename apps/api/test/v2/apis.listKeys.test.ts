@@ -1,12 +1,7 @@
 import { createKeyMigration, rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
-import {
-  expectMissingPermissions,
-  expectProblem,
-  invalidInputCheck,
-  itRejectsMissingAndUnknownRootKeys,
-} from '../assertions.ts';
+import { expectMissingPermissions, expectProblem, invalidInputCheck, itNeedsARootKey } from '../assertions.ts';
 import { createRole, grantRolePermission } from '../dbInspect.ts';
 import { createTestApi, createTestKey, ERRORS_BASE_URL, type ReplyOf, type TestWorkspace, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
@@ -312,10 +307,7 @@ describe('400', () => {
 });
 
 describe('401', () => {
-  itRejectsMissingAndUnknownRootKeys(
-    (rootKey) => api.post('apis.listKeys', { apiId: 'api_whatever' }, rootKey),
-    'unknown_root_key',
-  );
+  itNeedsARootKey((rootKey) => api.call('apis.listKeys', { apiId: 'api_whatever' }, rootKey), 'unknown_root_key');
 });
 
 describe('403', () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, itRejectsMissingAndUnknownRootKeys } from '../assertions.ts';
+import { expectInvalidInput, expectMissingPermissions, itNeedsARootKey } from '../assertions.ts';
 import { identityRatelimits, storedIdentities, storedKey } from '../dbInspect.ts';
 import { createTestIdentity, useWorkspaceWithApi } from '../fixtures.ts';
 import { ERRORS_BASE_URL, useApi } from '../harness.ts';
@@ -12,9 +12,9 @@ const em = () => api.orm.em.fork();
 
 const newIdentity = (input: InputOf<'identities.createIdentity'>, rootKey = owner.workspace.rootKey) =>
   createTestIdentity(api, rootKey, input);
-const deleteIdentity = (body: unknown, rootKey = owner.workspace.rootKey) =>
-  api.post('identities.deleteIdentity', body, rootKey);
-const getIdentity = (identity: string) => api.post('identities.getIdentity', { identity }, owner.workspace.rootKey);
+const deleteIdentity = (body: InputOf<'identities.deleteIdentity'>, rootKey = owner.workspace.rootKey) =>
+  api.call('identities.deleteIdentity', body, rootKey);
+const getIdentity = (identity: string) => api.call('identities.getIdentity', { identity }, owner.workspace.rootKey);
 const { newKey } = owner;
 async function verify(key: string) {
   const reply = await api.call('keys.verifyKey', { key }, owner.workspace.rootKey);
@@ -135,12 +135,12 @@ describe('400', () => {
     ['of the wrong type', { identity: ['x'] }, 'body.identity'],
     ['with an unknown field', { identity: 'x', permanent: true }, 'body.permanent'],
   ])('identity %s', async (_, body, location) => {
-    expectInvalidInput(await deleteIdentity(body), location);
+    expectInvalidInput(await api.post('identities.deleteIdentity', body, owner.workspace.rootKey), location);
   });
 });
 
 describe('401', () => {
-  itRejectsMissingAndUnknownRootKeys((rootKey) => api.post('identities.deleteIdentity', { identity: 'x' }, rootKey));
+  itNeedsARootKey((rootKey) => api.call('identities.deleteIdentity', { identity: 'x' }, rootKey));
 });
 
 describe('403', () => {

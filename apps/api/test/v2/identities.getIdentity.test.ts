@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectProblem, itRejectsMissingAndUnknownRootKeys } from '../assertions.ts';
+import { expectInvalidInput, expectProblem, itNeedsARootKey } from '../assertions.ts';
 import { identityRatelimits } from '../dbInspect.ts';
 import { createTestIdentity } from '../fixtures.ts';
 import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
@@ -112,7 +112,7 @@ describe('400', () => {
 });
 
 describe('401', () => {
-  itRejectsMissingAndUnknownRootKeys((rootKey) => api.post('identities.getIdentity', { identity: 'x' }, rootKey));
+  itNeedsARootKey((rootKey) => api.call('identities.getIdentity', { identity: 'x' }, rootKey));
 });
 
 describe('403', () => {

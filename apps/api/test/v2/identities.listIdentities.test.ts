@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, itRejectsMissingAndUnknownRootKeys } from '../assertions.ts';
+import { expectInvalidInput, itNeedsARootKey } from '../assertions.ts';
 import { createTestIdentity } from '../fixtures.ts';
 import { type TestWorkspace, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
@@ -217,7 +217,7 @@ describe('400', () => {
 });
 
 describe('401', () => {
-  itRejectsMissingAndUnknownRootKeys((rootKey) => api.post('identities.listIdentities', {}, rootKey));
+  itNeedsARootKey((rootKey) => api.call('identities.listIdentities', {}, rootKey));
 });
 
 describe('403', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
-import { expectInvalidInput, expectMissingPermissions, itRejectsMissingAndUnknownRootKeys } from '../assertions.ts';
+import { expectInvalidInput, expectMissingPermissions, itNeedsARootKey } from '../assertions.ts';
 import { countRows, identityRatelimits, keyRatelimits, storedIdentities } from '../dbInspect.ts';
 import { createTestIdentity, useWorkspaceWithApi } from '../fixtures.ts';
 import { ERRORS_BASE_URL, type JsonText, useApi, withNestedMeta } from '../harness.ts';
@@ -338,7 +338,7 @@ describe('400', () => {
 });
 
 describe('401', () => {
-  itRejectsMissingAndUnknownRootKeys((rootKey) => api.post('identities.updateIdentity', { identity: 'x' }, rootKey));
+  itNeedsARootKey((rootKey) => api.call('identities.updateIdentity', { identity: 'x' }, rootKey));
 });
 
 describe('403', () => {

@@ -99,7 +99,7 @@ describe('400', () => {
 });
 
 describe('401', () => {
-  shared.itNeedsAKnownRootKey(access, ['a']);
+  shared.itAnswers401WithoutAKnownRootKey(access, ['a']);
 });
 
 describe('403', () => {

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { createRole, storedKey } from '../dbInspect.ts';
 import { createTestApi, createTestKey, type TestWorkspace, useApi } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -16,8 +17,8 @@ beforeAll(async () => {
 });
 
 const newKey = (body: Record<string, unknown> = {}) => createTestKey(api, workspace.rootKey, { apiId, ...body });
-const deleteKey = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
-  api.post('keys.deleteKey', body, rootKey);
+const deleteKey = (body: InputOf<'keys.deleteKey'>, rootKey = workspace.rootKey) =>
+  api.call('keys.deleteKey', body, rootKey);
 const verifyCode = async (key: string) => (await api.call('keys.verifyKey', { key }, workspace.rootKey)).body.data;
 
 /** Rows that hang off a key: what a permanent delete must take along. */
@@ -114,7 +115,7 @@ describe('200', () => {
 
 describe('400', () => {
   const expectInvalid = async (body: Record<string, unknown>, location: string) => {
-    expectInvalidInput(await deleteKey(body), location);
+    expectInvalidInput(await api.post('keys.deleteKey', body, workspace.rootKey), location);
   };
 
   it.each([

@@ -2,12 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createKeyMigration, rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
 import { callOn, postOn } from '../appVariants.ts';
-import {
-  expectInvalidInput,
-  expectMissingPermissions,
-  expectProblem,
-  itRejectsMissingAndUnknownRootKeys,
-} from '../assertions.ts';
+import { expectInvalidInput, expectMissingPermissions, expectProblem, itNeedsARootKey } from '../assertions.ts';
 import { addIdentityRatelimit, createRole, grantRolePermission, storedKey } from '../dbInspect.ts';
 import { type NewKeyInput, useWorkspaceWithApi } from '../fixtures.ts';
 import { createTestApi, createTestKey, ERRORS_BASE_URL, useApi } from '../harness.ts';
@@ -219,10 +214,7 @@ describe('400', () => {
 });
 
 describe('401', () => {
-  itRejectsMissingAndUnknownRootKeys(
-    (rootKey) => api.post('keys.getKey', { keyId: 'key_abc' }, rootKey),
-    'unknown_root_key',
-  );
+  itNeedsARootKey((rootKey) => api.call('keys.getKey', { keyId: 'key_abc' }, rootKey), 'unknown_root_key');
 });
 
 describe('403', () => {

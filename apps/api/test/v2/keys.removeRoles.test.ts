@@ -65,7 +65,7 @@ describe('400', () => {
 });
 
 describe('401', () => {
-  shared.itNeedsAKnownRootKey(access, ['reader']);
+  shared.itAnswers401WithoutAKnownRootKey(access, ['reader']);
 });
 
 describe('403', () => {

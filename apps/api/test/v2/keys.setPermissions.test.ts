@@ -75,7 +75,7 @@ describe('400', () => {
 });
 
 describe('401', () => {
-  shared.itNeedsAKnownRootKey(access, []);
+  shared.itAnswers401WithoutAKnownRootKey(access, []);
 });
 
 describe('403', () => {

@@ -1,12 +1,7 @@
 import { rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
 import { callOn, postOn } from '../appVariants.ts';
-import {
-  expectInvalidInput,
-  expectMissingPermissions,
-  expectProblem,
-  itRejectsMissingAndUnknownRootKeys,
-} from '../assertions.ts';
+import { expectInvalidInput, expectMissingPermissions, expectProblem, itNeedsARootKey } from '../assertions.ts';
 import { storedKey } from '../dbInspect.ts';
 import { useWorkspaceWithApi } from '../fixtures.ts';
 import { useApi } from '../harness.ts';
@@ -249,8 +244,8 @@ describe('400', () => {
 });
 
 describe('401', () => {
-  itRejectsMissingAndUnknownRootKeys(
-    (rootKey) => api.post('keys.updateCredits', { keyId: 'key_abc', operation: 'set', value: 1 }, rootKey),
+  itNeedsARootKey(
+    (rootKey) => api.call('keys.updateCredits', { keyId: 'key_abc', operation: 'set', value: 1 }, rootKey),
     'unknown_root_key',
   );
 });

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, itRejectsMissingAndUnknownRootKeys } from '../assertions.ts';
+import { expectInvalidInput, expectMissingPermissions, itNeedsARootKey } from '../assertions.ts';
 import { storedKey } from '../dbInspect.ts';
 import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
@@ -96,10 +96,7 @@ describe('400', () => {
 });
 
 describe('401', () => {
-  itRejectsMissingAndUnknownRootKeys(
-    (rootKey) => api.post('keys.whoami', { key: 'sk_abc' }, rootKey),
-    'unknown_root_key',
-  );
+  itNeedsARootKey((rootKey) => api.call('keys.whoami', { key: 'sk_abc' }, rootKey), 'unknown_root_key');
 });
 
 describe('403', () => {

@@ -4,14 +4,15 @@ import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../
 import { keyPermissionSlugs } from '../dbInspect.ts';
 import { useWorkspaceWithApi } from '../fixtures.ts';
 import { createTestApi, useApi } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 import { createKeyWith, verifyCode, verifyWarm } from '../rbac.ts';
 
 const api = useApi();
 const owner = useWorkspaceWithApi(api);
 const em = () => api.orm.em.fork();
 
-const deletePermission = (body: Record<string, unknown>, rootKey = owner.workspace.rootKey) =>
-  api.post('permissions.deletePermission', body, rootKey);
+const deletePermission = (body: InputOf<'permissions.deletePermission'>, rootKey = owner.workspace.rootKey) =>
+  api.call('permissions.deletePermission', body, rootKey);
 
 async function createPermission(slug: string, rootKey = owner.workspace.rootKey) {
   const reply = await api.call('permissions.createPermission', { name: slug, slug }, rootKey);
@@ -116,7 +117,7 @@ describe('400', () => {
     [{ permission: 'a b' }, 'body.permission'],
     [{ permission: 'x', extra: 1 }, 'body.extra'],
   ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await deletePermission(body), location);
+    expectInvalidInput(await api.post('permissions.deletePermission', body, owner.workspace.rootKey), location);
   });
 });
 

@@ -4,14 +4,15 @@ import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../
 import { keyRoleNames } from '../dbInspect.ts';
 import { useWorkspaceWithApi } from '../fixtures.ts';
 import { createTestApi, useApi } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 import { createKeyWith, verifyCode, verifyWarm } from '../rbac.ts';
 
 const api = useApi();
 const owner = useWorkspaceWithApi(api);
 const em = () => api.orm.em.fork();
 
-const deleteRole = (body: Record<string, unknown>, rootKey = owner.workspace.rootKey) =>
-  api.post('permissions.deleteRole', body, rootKey);
+const deleteRole = (body: InputOf<'permissions.deleteRole'>, rootKey = owner.workspace.rootKey) =>
+  api.call('permissions.deleteRole', body, rootKey);
 
 async function createRole(name: string, permissions: string[] = [], rootKey = owner.workspace.rootKey) {
   const reply = await api.call('permissions.createRole', { name, permissions }, rootKey);
@@ -95,7 +96,7 @@ describe('400', () => {
     [{ role: 'a b' }, 'body.role'],
     [{ role: 'x', extra: 1 }, 'body.extra'],
   ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await deleteRole(body), location);
+    expectInvalidInput(await api.post('permissions.deleteRole', body, owner.workspace.rootKey), location);
   });
 });
 

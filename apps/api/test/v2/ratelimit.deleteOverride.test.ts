@@ -1,13 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  expectInvalidInput,
-  expectMissingPermissions,
-  expectProblem,
-  itRejectsMissingAndUnknownRootKeys,
-} from '../assertions.ts';
+import { expectInvalidInput, expectMissingPermissions, expectProblem, itNeedsARootKey } from '../assertions.ts';
 import { storedOverrides } from '../dbInspect.ts';
 import { createNamespace } from '../fixtures.ts';
 import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 import { deleteNamespace } from '../ratelimit.ts';
 
 const api = useApi();
@@ -29,8 +25,8 @@ const setOverride = async (identifier: string) => {
   if (reply.status !== 200) throw new Error(JSON.stringify(reply.body));
   return reply.body.data.overrideId;
 };
-const deleteOverride = (body: unknown, rootKey = workspace.rootKey) =>
-  api.post('ratelimit.deleteOverride', body, rootKey);
+const deleteOverride = (body: InputOf<'ratelimit.deleteOverride'>, rootKey = workspace.rootKey) =>
+  api.call('ratelimit.deleteOverride', body, rootKey);
 const liveIdentifiers = async () =>
   (await storedOverrides(em(), namespaceId)).filter((row) => !row.deleted).map((row) => row.identifier);
 
@@ -66,12 +62,12 @@ describe('400', () => {
     [{ namespace: 'deletions', identifier: '' }, 'body.identifier'],
     [{ namespace: 'deletions', identifier: 'x', extra: 1 }, 'body.extra'],
   ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await deleteOverride(body), location);
+    expectInvalidInput(await api.post('ratelimit.deleteOverride', body, workspace.rootKey), location);
   });
 });
 
 describe('401', () => {
-  itRejectsMissingAndUnknownRootKeys((rootKey) =>
+  itNeedsARootKey((rootKey) =>
     api.post('ratelimit.deleteOverride', { namespace: 'deletions', identifier: 'x' }, rootKey),
   );
 });

@@ -1,10 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  expectInvalidInput,
-  expectMissingPermissions,
-  expectProblem,
-  itRejectsMissingAndUnknownRootKeys,
-} from '../assertions.ts';
+import { expectInvalidInput, expectMissingPermissions, expectProblem, itNeedsARootKey } from '../assertions.ts';
 import { createNamespace } from '../fixtures.ts';
 import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
@@ -87,7 +82,7 @@ describe('400', () => {
 });
 
 describe('401', () => {
-  itRejectsMissingAndUnknownRootKeys((rootKey) =>
+  itNeedsARootKey((rootKey) =>
     api.post('ratelimit.getOverride', { namespace: 'lookups', identifier: 'user_1' }, rootKey),
   );
 });

@@ -1,10 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  expectInvalidInput,
-  expectMissingPermissions,
-  expectProblem,
-  itRejectsMissingAndUnknownRootKeys,
-} from '../assertions.ts';
+import { expectInvalidInput, expectMissingPermissions, expectProblem, itNeedsARootKey } from '../assertions.ts';
 import { ratelimitEvents, storedNamespaces } from '../dbInspect.ts';
 import { createNamespace } from '../fixtures.ts';
 import { type TestWorkspace, useApi } from '../harness.ts';
@@ -189,7 +184,7 @@ describe('400', () => {
 });
 
 describe('401', () => {
-  itRejectsMissingAndUnknownRootKeys((rootKey) => api.post('ratelimit.multiLimit', [check('no_auth')], rootKey));
+  itNeedsARootKey((rootKey) => api.call('ratelimit.multiLimit', [check('no_auth')], rootKey));
 });
 
 describe('403', () => {

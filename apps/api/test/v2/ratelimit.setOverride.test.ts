@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, itRejectsMissingAndUnknownRootKeys } from '../assertions.ts';
+import { expectInvalidInput, expectMissingPermissions, itNeedsARootKey } from '../assertions.ts';
 import { countRows, storedNamespaces, storedOverrides } from '../dbInspect.ts';
 import { createNamespace } from '../fixtures.ts';
 import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
@@ -117,7 +117,7 @@ describe('400', () => {
 });
 
 describe('401', () => {
-  itRejectsMissingAndUnknownRootKeys((rootKey) => api.post('ratelimit.setOverride', override('no_auth'), rootKey));
+  itNeedsARootKey((rootKey) => api.call('ratelimit.setOverride', override('no_auth'), rootKey));
 });
 
 describe('403', () => {
