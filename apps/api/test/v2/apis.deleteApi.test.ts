@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type SpawnedServer, spawnServer } from '../../../../bench/server.ts';
 import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { storedKey } from '../dbInspect.ts';
+import type { NewKeyInput } from '../fixtures.ts';
 import { createTestApi, createTestKey, ERRORS_BASE_URL, REDIS_URL, type TestWorkspace, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 
@@ -15,8 +16,7 @@ beforeAll(async () => {
   workspace = await api.workspace({ vault: true });
 });
 
-const newKey = (apiId: string, body: Record<string, unknown> = {}) =>
-  createTestKey(api, workspace.rootKey, { apiId, ...body });
+const newKey = (apiId: string, body: NewKeyInput = {}) => createTestKey(api, workspace.rootKey, { apiId, ...body });
 const deleteApi = (body: InputOf<'apis.deleteApi'>, rootKey = workspace.rootKey) =>
   api.call('apis.deleteApi', body, rootKey);
 const verify = async (key: string) => (await api.call('keys.verifyKey', { key }, workspace.rootKey)).body.data;

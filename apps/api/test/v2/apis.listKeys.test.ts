@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
 import { expectMissingPermissions, expectProblem, invalidInputCheck, itNeedsARootKey } from '../assertions.ts';
 import { createRole, grantRolePermission } from '../dbInspect.ts';
+import type { NewKeyInput } from '../fixtures.ts';
 import { createTestApi, createTestKey, ERRORS_BASE_URL, type ReplyOf, type TestWorkspace, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 
@@ -17,7 +18,7 @@ beforeAll(async () => {
 const listKeys = (body: InputOf<'apis.listKeys'>, rootKey = workspace.rootKey) =>
   api.call('apis.listKeys', body, rootKey);
 
-const newKey = (apiId: string, body: Record<string, unknown> = {}, rootKey = workspace.rootKey) =>
+const newKey = (apiId: string, body: NewKeyInput = {}, rootKey = workspace.rootKey) =>
   createTestKey(api, rootKey, { apiId, ...body });
 
 /** Every page of the API's keys, following cursors; `between` runs after each page but the last. */

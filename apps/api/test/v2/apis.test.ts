@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { createTestApi, type TestWorkspace, useApi } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -116,8 +117,8 @@ describe('apis.updateApi', () => {
   beforeAll(async () => {
     apiId = await createTestApi(api, workspace.rootKey);
   });
-  const updateApi = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
-    api.post('apis.updateApi', { apiId, ...body }, rootKey);
+  const updateApi = (settings: Omit<InputOf<'apis.updateApi'>, 'apiId'>, rootKey = workspace.rootKey) =>
+    api.call('apis.updateApi', { apiId, ...settings }, rootKey);
 
   describe('200', () => {
     it('changes every setting and answers data: {}', async () => {

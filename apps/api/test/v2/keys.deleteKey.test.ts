@@ -1,8 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createChangeLog, deleteKey as deleteKeyRecord, rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { expectMissingPermissions, expectProblem, invalidInputCheck } from '../assertions.ts';
 import { createRole, storedKey } from '../dbInspect.ts';
+import type { NewKeyInput } from '../fixtures.ts';
 import { createTestApi, createTestKey, type TestWorkspace, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 
@@ -16,7 +17,7 @@ beforeAll(async () => {
   apiId = await createTestApi(api, workspace.rootKey, { encryption: { enabled: true } });
 });
 
-const newKey = (body: Record<string, unknown> = {}) => createTestKey(api, workspace.rootKey, { apiId, ...body });
+const newKey = (body: NewKeyInput = {}) => createTestKey(api, workspace.rootKey, { apiId, ...body });
 const deleteKey = (body: InputOf<'keys.deleteKey'>, rootKey = workspace.rootKey) =>
   api.call('keys.deleteKey', body, rootKey);
 const verifyCode = async (key: string) => (await api.call('keys.verifyKey', { key }, workspace.rootKey)).body.data;
@@ -114,9 +115,7 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  const expectInvalid = async (body: Record<string, unknown>, location: string) => {
-    expectInvalidInput(await api.post('keys.deleteKey', body, workspace.rootKey), location);
-  };
+  const expectInvalid = invalidInputCheck(api, 'keys.deleteKey', () => workspace.rootKey);
 
   it.each([
     ['missing', undefined],

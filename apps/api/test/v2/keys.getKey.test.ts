@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createKeyMigration, rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
 import { callOn, postOn } from '../appVariants.ts';
-import { expectInvalidInput, expectMissingPermissions, expectProblem, itNeedsARootKey } from '../assertions.ts';
+import { expectMissingPermissions, expectProblem, invalidInputCheck, itNeedsARootKey } from '../assertions.ts';
 import { addIdentityRatelimit, createRole, grantRolePermission, storedKey } from '../dbInspect.ts';
 import { type NewKeyInput, useWorkspaceWithApi } from '../fixtures.ts';
 import { createTestApi, createTestKey, ERRORS_BASE_URL, useApi } from '../harness.ts';
@@ -190,9 +190,7 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  const expectInvalid = async (body: Record<string, unknown>, location: string) => {
-    expectInvalidInput(await api.post('keys.getKey', body, owner.workspace.rootKey), location);
-  };
+  const expectInvalid = invalidInputCheck(api, 'keys.getKey', () => owner.workspace.rootKey);
 
   it.each([
     ['missing', undefined],

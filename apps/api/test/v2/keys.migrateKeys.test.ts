@@ -3,7 +3,7 @@ import { hashKey } from '@keyplane/core';
 import { createKeyMigration, rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { callOn } from '../appVariants.ts';
-import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { expectMissingPermissions, expectProblem, invalidInputCheck } from '../assertions.ts';
 import { countRows, createRole, keyPermissionSlugs, keyRatelimits, keyRoleNames, storedKey } from '../dbInspect.ts';
 import { useWorkspaceWithApi } from '../fixtures.ts';
 import { createTestApi, useApi } from '../harness.ts';
@@ -267,9 +267,7 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  const expectInvalid = async (body: Record<string, unknown>, location: string) => {
-    expectInvalidInput(await api.post('keys.migrateKeys', body, owner.workspace.rootKey), location);
-  };
+  const expectInvalid = invalidInputCheck(api, 'keys.migrateKeys', () => owner.workspace.rootKey);
   const hash = 'a'.repeat(64);
 
   it.each([

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { hashKey } from '@keyplane/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
-import { expectInvalidInput, expectMissingPermissions, expectProblem, itNeedsARootKey } from '../assertions.ts';
+import { expectMissingPermissions, expectProblem, invalidInputCheck, itNeedsARootKey } from '../assertions.ts';
 import {
   countRows,
   createRole,
@@ -207,9 +207,7 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  const expectInvalid = async (body: Record<string, unknown>, location: string) => {
-    expectInvalidInput(await api.post('keys.rerollKey', body, workspace.rootKey), location);
-  };
+  const expectInvalid = invalidInputCheck(api, 'keys.rerollKey', () => workspace.rootKey);
 
   it.each([
     ['keyId', undefined],

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, itNeedsARootKey } from '../assertions.ts';
+import { expectMissingPermissions, invalidInputCheck, itNeedsARootKey } from '../assertions.ts';
 import { storedKey } from '../dbInspect.ts';
+import type { NewKeyInput } from '../fixtures.ts';
 import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 
@@ -14,7 +15,7 @@ beforeAll(async () => {
   apiId = await createTestApi(api, workspace.rootKey, { encryption: { enabled: true } });
 });
 
-const newKey = (body: Record<string, unknown> = {}) => createTestKey(api, workspace.rootKey, { apiId, ...body });
+const newKey = (body: NewKeyInput = {}) => createTestKey(api, workspace.rootKey, { apiId, ...body });
 const whoami = (body: InputOf<'keys.whoami'>, rootKey = workspace.rootKey) => api.call('keys.whoami', body, rootKey);
 
 describe('200', () => {
@@ -73,9 +74,7 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  const expectInvalid = async (body: Record<string, unknown>, location: string) => {
-    expectInvalidInput(await api.post('keys.whoami', body, workspace.rootKey), location);
-  };
+  const expectInvalid = invalidInputCheck(api, 'keys.whoami', () => workspace.rootKey);
 
   it.each([
     ['missing', undefined],
