@@ -10,7 +10,7 @@ import { verifyCode } from './rbac.ts';
 // and share their contract for 128-character names, root keys, update_key, unknown keys and
 // other workspaces: those cases are written once here and each procedure's file calls them.
 
-export type KeyAccessProcedure =
+type KeyAccessProcedure =
   | 'keys.addRoles'
   | 'keys.removeRoles'
   | 'keys.setRoles'
@@ -60,7 +60,7 @@ export function useKeyAccess<P extends KeyAccessProcedure>(
   };
 }
 
-export type KeyAccess<P extends KeyAccessProcedure> = ReturnType<typeof useKeyAccess<P>>;
+type KeyAccess<P extends KeyAccessProcedure> = ReturnType<typeof useKeyAccess<P>>;
 
 /**
  * 200 for a role name or slug of 128 characters, the most permissions.createRole and
