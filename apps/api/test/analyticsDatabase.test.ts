@@ -2,7 +2,8 @@ import { rows, sql, writeVerificationEvents } from '@keyplane/db';
 import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type SpawnedServer, spawnServer } from '../../../bench/server.ts';
-import { REDIS_URL } from './harness.ts';
+import { callAt, REDIS_URL, type ReplyOf } from './harness.ts';
+import type { InputOf, ProcedurePath } from './procedures.ts';
 
 // ANALYTICS_DATABASE_URL (a read replica, say): analytics queries read that database, and every
 // other call the main one. Here the two differ on purpose, to show which one each call reads.
@@ -12,14 +13,12 @@ let replica: TestDatabase;
 let server: SpawnedServer;
 let rootKey: string;
 
-async function post<T>(procedure: string, body: unknown): Promise<{ status: number; data: T }> {
-  const response = await fetch(`${server.url}/v2/${procedure}`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}` },
-    body: JSON.stringify(body),
-  });
-  const { data } = (await response.json()) as { data: T };
-  return { status: response.status, data };
+async function call<P extends ProcedurePath>(
+  procedure: P,
+  input: InputOf<P>,
+): Promise<{ status: number; data: ReplyOf<P>['body']['data'] }> {
+  const { status, body } = await callAt(server.url, procedure, input, rootKey);
+  return { status, data: body.data };
 }
 
 beforeAll(async () => {
@@ -57,16 +56,16 @@ afterAll(async () => {
 
 describe('ANALYTICS_DATABASE_URL', () => {
   it('analytics queries read that database', async () => {
-    const reply = await post('analytics.getVerifications', {
+    const reply = await call('analytics.getVerifications', {
       query: 'select key_id, count(*) as n from key_verifications_v1 group by key_id',
     });
     expect(reply).toEqual({ status: 200, data: [{ key_id: 'key_replica', n: 3 }] });
   });
 
   it('verification and management use DATABASE_URL', async () => {
-    const { data: api } = await post<{ apiId: string }>('apis.createApi', { name: 'primary' });
-    const { data: key } = await post<{ key: string }>('keys.createKey', { apiId: api.apiId });
-    expect(await post('keys.verifyKey', { key: key.key })).toMatchObject({ status: 200, data: { valid: true } });
+    const { data: api } = await call('apis.createApi', { name: 'primary' });
+    const { data: key } = await call('keys.createKey', { apiId: api.apiId });
+    expect(await call('keys.verifyKey', { key: key.key })).toMatchObject({ status: 200, data: { valid: true } });
     const [stored] = await rows(replica.orm.em.fork(), sql<{ n: number }>`select count(*)::int as n from apis`);
     expect(stored?.n).toBe(0);
   });

@@ -2,8 +2,9 @@ import type { Services } from '@keyplane/procedures';
 import type { Quota, RateLimitEngine } from '@keyplane/ratelimit';
 import type { AppDeps } from '../src/http/app.ts';
 import { silentLogger } from '../src/log.ts';
-import { type Api, ERRORS_BASE_URL, MAX_BODY_BYTES, type Reply, TEST_MASTER_KEY } from './harness.ts';
+import { type Api, ERRORS_BASE_URL, MAX_BODY_BYTES, type Reply, type ReplyOf, TEST_MASTER_KEY } from './harness.ts';
 import { serveHttp, type TestServer } from './httpServer.ts';
+import type { InputOf, ProcedurePath } from './procedures.ts';
 
 export interface Variant {
   /** The server clock, in ms; the test app's clock when absent. */
@@ -52,17 +53,11 @@ export async function withServerOn<T>(
 }
 
 /**
- * POST to a server that shares the test app's database and caches but differs in its clock, master
- * key, body limit, rate limiter or analytics retention: for refill boundaries, vault preconditions,
+ * A server that shares the test app's database and caches but differs in its clock, master key,
+ * body limit, rate limiter or analytics retention: for refill boundaries, vault preconditions,
  * large inputs, rate-limit windows and queries reaching past the retention.
  */
-export function postOn<TData = Record<string, unknown>>(
-  api: Api,
-  variant: Variant,
-  procedure: string,
-  body: unknown,
-  rootKey: string,
-): Promise<Reply<TData>> {
+function variantDeps(api: Api, variant: Variant): Partial<AppDeps> {
   const { now, rateLimiter, workspaceRateLimit, analyticsQuota, analyticsRetentionDays } = variant;
   const services: Services = {
     ...api.services,
@@ -72,10 +67,31 @@ export function postOn<TData = Record<string, unknown>>(
     ...(analyticsQuota === undefined ? {} : { analyticsQuota }),
     ...(analyticsRetentionDays === undefined ? {} : { analyticsRetentionDays }),
   };
-  const changed: Partial<AppDeps> = {
+  return {
     services,
     ...(variant.maxBodyBytes === undefined ? {} : { maxBodyBytes: variant.maxBodyBytes }),
     ...(variant.masterKey === false ? { vaultMasterKey: undefined } : {}),
   };
-  return withServerOn(api, changed, (server) => server.post<TData>(procedure, body, rootKey));
+}
+
+/** POST, untyped, to a server of this variant: for bodies a procedure's type does not allow. */
+export function postOn<TData = Record<string, unknown>>(
+  api: Api,
+  variant: Variant,
+  procedure: string,
+  body: unknown,
+  rootKey: string,
+): Promise<Reply<TData>> {
+  return withServerOn(api, variantDeps(api, variant), (server) => server.post<TData>(procedure, body, rootKey));
+}
+
+/** Calls a procedure on a server of this variant with its input; its 200 body typed by the router. */
+export function callOn<P extends ProcedurePath>(
+  api: Api,
+  variant: Variant,
+  procedure: P,
+  input: InputOf<P>,
+  rootKey: string,
+): Promise<ReplyOf<P>> {
+  return withServerOn(api, variantDeps(api, variant), (server) => server.call(procedure, input, rootKey));
 }

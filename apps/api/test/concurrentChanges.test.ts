@@ -85,19 +85,15 @@ it('concurrent changes to shared keys never answer a 5xx and leave every key rea
   }
   expect(failures).toEqual([]);
 
-  const listed = await api.post<{ keyId: string }[]>('apis.listKeys', { apiId, limit: 100 }, workspace.rootKey);
+  const listed = await api.call('apis.listKeys', { apiId, limit: 100 }, workspace.rootKey);
   expect(listed.status).toBe(200);
   for (const { keyId: listedKeyId } of listed.body.data) {
-    const read = await api.post<{ credits?: { remaining: number | null } }>(
-      'keys.getKey',
-      { keyId: listedKeyId, decrypt: true },
-      workspace.rootKey,
-    );
+    const read = await api.call('keys.getKey', { keyId: listedKeyId, decrypt: true }, workspace.rootKey);
     expect(read.status).toBe(200);
     expect(read.body.data.credits?.remaining ?? 0).toBeGreaterThanOrEqual(0);
   }
   for (const { key } of keys) {
-    const verified = await api.post<{ valid: boolean }>('keys.verifyKey', { key }, workspace.rootKey);
+    const verified = await api.call('keys.verifyKey', { key }, workspace.rootKey);
     expect(verified.status).toBe(200);
     expect(typeof verified.body.data.valid).toBe('boolean');
   }

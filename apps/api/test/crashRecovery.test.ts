@@ -5,7 +5,8 @@ import { rows, sql } from '@keyplane/db';
 import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type SpawnedServer, spawnServer } from '../../../bench/server.ts';
-import { REDIS_URL } from './harness.ts';
+import { callAt, REDIS_URL, type ReplyOf } from './harness.ts';
+import type { InputOf, ProcedurePath } from './procedures.ts';
 
 /** Verifications and ratelimit decisions answered before the server is killed. */
 const KILL_AFTER_ANSWERS = 1500;
@@ -31,20 +32,6 @@ async function start(env: Record<string, string>): Promise<SpawnedServer> {
   const server = await spawnServer(env);
   servers.push(server);
   return server;
-}
-
-interface Answer {
-  status: number;
-  body: { meta: { requestId: string }; data: Record<string, unknown> };
-}
-
-async function post(server: SpawnedServer, rootKey: string, procedure: string, body: unknown): Promise<Answer> {
-  const response = await fetch(`${server.url}/v2/${procedure}`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}` },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as Answer['body'] };
 }
 
 async function until(condition: () => Promise<boolean>, what: string): Promise<void> {
@@ -86,19 +73,19 @@ describe('a server killed (SIGKILL) under load', () => {
     const first = await start(env);
     const rootKey = first.rootKey;
     if (!rootKey) throw new Error('the server did not bootstrap the database');
-    const { apiId } = (await post(first, rootKey, 'apis.createApi', { name: 'crash' })).body.data;
-    const { keyId, key } = (await post(first, rootKey, 'keys.createKey', { apiId })).body.data;
+    const { apiId } = (await callAt(first.url, 'apis.createApi', { name: 'crash' }, rootKey)).body.data;
+    const { keyId, key } = (await callAt(first.url, 'keys.createKey', { apiId }, rootKey)).body.data;
     const identifier = 'crash-test';
 
     const answered = { verifications: new Set<string>(), decisions: new Set<string>() };
     let killed: Promise<void> | undefined;
     /** Requests that got no answer because of the kill: each may or may not have been recorded. */
     let cutOff = 0;
-    const connection = async (procedure: string, body: unknown, answers: Set<string>) => {
+    const connection = async <P extends ProcedurePath>(procedure: P, input: InputOf<P>, answers: Set<string>) => {
       while (!killed) {
-        let answer: Answer;
+        let answer: ReplyOf<P>;
         try {
-          answer = await post(first, rootKey, procedure, body);
+          answer = await callAt(first.url, procedure, input, rootKey);
         } catch (error) {
           if (!killed) throw error;
           cutOff++;

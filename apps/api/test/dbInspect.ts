@@ -206,3 +206,25 @@ export async function ratelimitEvents(em: EntityManager, namespaceId: string) {
       from ratelimit_events where namespace_id = ${namespaceId} order by id`,
   );
 }
+
+/** The workspace a permission belongs to. */
+export async function permissionWorkspaceId(em: EntityManager, permissionId: string): Promise<string | undefined> {
+  const [found] = await rows(
+    em,
+    sql<{ workspaceId: string }>`select workspace_id as "workspaceId" from permissions where id = ${permissionId}`,
+  );
+  return found?.workspaceId;
+}
+
+/** The id of the workspace's permission with this slug. */
+export async function permissionIdOf(
+  em: EntityManager,
+  workspaceId: string,
+  slug: string,
+): Promise<string | undefined> {
+  const [found] = await rows(
+    em,
+    sql<{ id: string }>`select id from permissions where workspace_id = ${workspaceId} and slug = ${slug}`,
+  );
+  return found?.id;
+}

@@ -8,9 +8,10 @@ import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
 import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { type Logger, silentLogger } from '../src/log.ts';
 import { type RunningServices, startServices } from '../src/services.ts';
-import { JsonText, type Reply, serveHttp, type TestServer } from './httpServer.ts';
+import { JsonText, type Reply, type ReplyOf, serveHttp, type TestServer } from './httpServer.ts';
+import type { InputOf, ListItemOf, ListProcedurePath, ProcedurePath } from './procedures.ts';
 
-export { JsonText, type Reply, replyOf } from './httpServer.ts';
+export { callAt, type ErrorEnvelope, JsonText, type Reply, type ReplyOf, replyOf } from './httpServer.ts';
 
 export const ERRORS_BASE_URL = 'https://errors.test';
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -102,9 +103,16 @@ export function useApi(options: ServerOptions = { vaultMasterKey: TEST_MASTER_KE
     request<TData = Record<string, unknown>>(path: string, init: RequestInit): Promise<Reply<TData>> {
       return ready().server.request<TData>(path, init);
     },
-    /** POST /v2/<procedure> with a JSON body and, when given, a root key. */
+    /**
+     * POST /v2/<procedure> with any body, untyped: for what a procedure's type does not allow (the
+     * malformed bodies of 400 tests, paths that are no procedure). Everything else uses `call`.
+     */
     post<TData = Record<string, unknown>>(procedure: string, body: unknown, rootKey?: string): Promise<Reply<TData>> {
       return ready().server.post<TData>(procedure, body, rootKey);
+    },
+    /** POST /v2/<procedure> with the procedure's input; its 200 body typed by the router. */
+    call<P extends ProcedurePath>(procedure: P, input: InputOf<P>, rootKey?: string): Promise<ReplyOf<P>> {
+      return ready().server.call(procedure, input, rootKey);
     },
     async workspace(options: { vault?: boolean } = {}): Promise<TestWorkspace> {
       const orm = ready().database.orm;
@@ -131,39 +139,44 @@ export function useApi(options: ServerOptions = { vaultMasterKey: TEST_MASTER_KE
 export type Api = ReturnType<typeof useApi>;
 
 /** Creates an API (optionally with settings) and returns its id. */
-export async function createTestApi(api: Api, rootKey: string, settings: Record<string, unknown> = {}) {
-  const created = await api.post<{ apiId: string }>('apis.createApi', { name: 'test-api' }, rootKey);
+export async function createTestApi(
+  api: Api,
+  rootKey: string,
+  settings: Omit<InputOf<'apis.updateApi'>, 'apiId'> = {},
+) {
+  const created = await api.call('apis.createApi', { name: 'test-api' }, rootKey);
   if (created.status !== 200) throw new Error(`createApi failed: ${JSON.stringify(created.body)}`);
   const apiId = created.body.data.apiId;
   if (Object.keys(settings).length > 0) {
-    const updated = await api.post('apis.updateApi', { apiId, ...settings }, rootKey);
+    const updated = await api.call('apis.updateApi', { apiId, ...settings }, rootKey);
     if (updated.status !== 200) throw new Error(`updateApi failed: ${JSON.stringify(updated.body)}`);
   }
   return apiId;
 }
 
 /** Creates a key through the public procedure and returns it, failing the test on any error. */
-export async function createTestKey(api: Api, rootKey: string, body: Record<string, unknown>) {
-  const reply = await api.post<{ keyId: string; key: string }>('keys.createKey', body, rootKey);
+export async function createTestKey(api: Api, rootKey: string, body: InputOf<'keys.createKey'>) {
+  const reply = await api.call('keys.createKey', body, rootKey);
   if (reply.status !== 200) throw new Error(`createKey failed: ${JSON.stringify(reply.body)}`);
   return reply.body.data;
 }
 
 /** Every item of a list procedure from its first page on, calling `between` after each page. */
-export async function walkList<TItem>(
+export async function walkList<P extends ListProcedurePath>(
   api: Api,
-  procedure: string,
+  procedure: P,
   rootKey: string,
-  body: Record<string, unknown>,
+  body: InputOf<P>,
   between: () => Promise<void> = async () => {},
-): Promise<TItem[]> {
-  const seen: TItem[] = [];
+): Promise<ListItemOf<P>[]> {
+  const seen: ListItemOf<P>[] = [];
   let cursor: string | undefined;
   for (let pages = 0; pages < 100; pages++) {
-    const reply = await api.post(procedure, { ...body, ...(cursor ? { cursor } : {}) }, rootKey);
+    const reply = await api.call(procedure, { ...body, ...(cursor ? { cursor } : {}) }, rootKey);
     expect(reply.status).toBe(200);
+    // TypeScript does not resolve a reply's type for a procedure still generic here.
     const { data, pagination } = reply.body as unknown as {
-      data: TItem[];
+      data: ListItemOf<P>[];
       pagination: { cursor?: string; hasMore: boolean };
     };
     seen.push(...data);

@@ -1,26 +1,56 @@
 import type { AddressInfo } from 'node:net';
 import { type AppDeps, createHttpServer } from '../src/http/app.ts';
+import type { problemBody } from '../src/http/problem.ts';
+import type { InputOf, OutputOf, ProcedurePath } from './procedures.ts';
 
-/** A response as tests read it: status, headers and the parsed JSON body. */
+/** The public error envelope's `error`, as the server builds it. */
+export type ErrorEnvelope = ReturnType<typeof problemBody>['error'];
+
+/**
+ * A response as tests read it: status, headers and the parsed JSON body. The body holds `data`
+ * when the status is 200 and `error` otherwise; both are typed so that a test reads the one its
+ * asserted status promises without narrowing first.
+ */
 export interface Reply<TData = Record<string, unknown>> {
   status: number;
   headers: Headers;
   body: {
     meta: { requestId: string };
     data: TData;
-    error: { title: string; detail: string; status: number; type: string; errors?: FieldErrorBody[] };
+    error: ErrorEnvelope;
   };
 }
 
-interface FieldErrorBody {
-  location: string;
-  message: string;
-  fix?: string;
-}
+/**
+ * The reply of a procedure: its 200 body is what the router's type for it says. `/v2` answers a
+ * list procedure's `{ data, pagination }` beside `meta`, not inside `data`.
+ */
+export type ReplyOf<P extends ProcedurePath> =
+  OutputOf<P> extends { data: unknown; pagination: unknown }
+    ? Reply<OutputOf<P>['data']> & { body: { pagination: OutputOf<P>['pagination'] } }
+    : Reply<OutputOf<P>>;
 
 export async function replyOf<TData>(response: Response): Promise<Reply<TData>> {
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+/**
+ * POST <baseUrl>/v2/<procedure> with the procedure's input and a root key, typed by the router:
+ * for servers the test runs as processes of their own rather than through `useApi`.
+ */
+export async function callAt<P extends ProcedurePath>(
+  baseUrl: string,
+  procedure: P,
+  input: InputOf<P>,
+  rootKey: string,
+): Promise<ReplyOf<P>> {
+  const response = await fetch(`${baseUrl}/v2/${procedure}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}` },
+    body: JSON.stringify(input),
+  });
+  return replyOf(response) as Promise<ReplyOf<P>>;
 }
 
 /** A request body given as the exact JSON text to send. */
@@ -39,6 +69,8 @@ export interface TestServer {
   request<TData = Record<string, unknown>>(path: string, init: RequestInit): Promise<Reply<TData>>;
   /** POST /v2/<procedure> with a JSON body and, when given, a root key. */
   post<TData = Record<string, unknown>>(procedure: string, body: unknown, rootKey?: string): Promise<Reply<TData>>;
+  /** POST /v2/<procedure> with an input of the procedure's type; its reply typed by the router. */
+  call<P extends ProcedurePath>(procedure: P, input: InputOf<P>, rootKey?: string): Promise<ReplyOf<P>>;
   close(): Promise<void>;
 }
 
@@ -52,16 +84,19 @@ export async function serveHttp(deps: AppDeps): Promise<TestServer> {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const fetchPath = (path: string, init?: RequestInit) => fetch(`${url}${path}`, init);
   const request = async <TData>(path: string, init: RequestInit) => replyOf<TData>(await fetchPath(path, init));
+  const post = <TData>(procedure: string, body: unknown, rootKey?: string) => {
+    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+    if (rootKey !== undefined) headers.Authorization = `Bearer ${rootKey}`;
+    const text = body instanceof JsonText ? body.text : JSON.stringify(body);
+    return request<TData>(`/v2/${procedure}`, { method: 'POST', headers, body: text });
+  };
   return {
     url,
     fetch: fetchPath,
     request,
-    post<TData>(procedure: string, body: unknown, rootKey?: string) {
-      const headers: Record<string, string> = { 'Content-Type': 'application/json' };
-      if (rootKey !== undefined) headers.Authorization = `Bearer ${rootKey}`;
-      const text = body instanceof JsonText ? body.text : JSON.stringify(body);
-      return request<TData>(`/v2/${procedure}`, { method: 'POST', headers, body: text });
-    },
+    post,
+    call: <P extends ProcedurePath>(procedure: P, input: InputOf<P>, rootKey?: string) =>
+      post(procedure, input, rootKey) as Promise<ReplyOf<P>>,
     close: () => new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve()))),
   };
 }

@@ -1,4 +1,5 @@
 import type { Api } from './harness.ts';
+import type { InputOf, OutputOf, ProcedurePath } from './procedures.ts';
 
 /** An internal procedure's answer over `/trpc`, as the dashboard and the typed client see it. */
 export interface InternalReply<TData> {
@@ -11,9 +12,20 @@ export interface InternalReply<TData> {
 
 export type Caller = { rootKey: string } | { session: string } | { headers: Record<string, string> };
 
+/** Calls a procedure at `/trpc` with an input of its type; its answer's data typed by the router. */
+export function callProcedure<P extends ProcedurePath>(
+  api: Pick<Api, 'fetch'>,
+  procedure: P,
+  input: InputOf<P>,
+  caller: Caller,
+): Promise<InternalReply<OutputOf<P>>> {
+  return callInternal<OutputOf<P>>(api, procedure, input, caller);
+}
+
 /**
  * Calls a procedure at `/trpc` (POST, which tRPC's method override accepts for queries too) as a
  * root key holder, as a signed-in dashboard (cookie and the dashboard header), or with raw headers.
+ * Untyped: for inputs a procedure does not take; everything else uses `callProcedure`.
  */
 export async function callInternal<TData = Record<string, unknown>>(
   api: Pick<Api, 'fetch'>,

@@ -53,7 +53,7 @@ it('no procedure, public or internal, answers a 5xx to malformed input', async (
     recoverable: true,
   });
   await api.post('permissions.createPermission', { name: 'p1', slug: 'p1' }, workspace.rootKey);
-  const role = await api.post<{ roleId: string }>('permissions.createRole', { name: 'r1' }, workspace.rootKey);
+  const role = await api.call('permissions.createRole', { name: 'r1' }, workspace.rootKey);
   await api.post('ratelimit.limit', { namespace: 'ns1', identifier: 'i', limit: 5, duration: 1000 }, workspace.rootKey);
   const spare = await workspace.rootKeyWith(['api.*.read_api']);
 

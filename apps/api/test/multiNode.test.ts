@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SpawnedServer } from '../../../bench/server.ts';
 import { storedKey } from './dbInspect.ts';
+import type { NewKeyInput } from './fixtures.ts';
 import { useTwoNodes } from './twoNodes.ts';
 
 // Two real server processes on one PostgreSQL (and one Redis when there is one), as in production.
@@ -8,12 +9,12 @@ const cluster = useTwoNodes();
 let apiId: string;
 
 const verify = async (node: SpawnedServer, key: string) =>
-  (await cluster.call<{ valid: boolean; code: string }>(node, 'keys.verifyKey', { key })).data;
-const createKey = async (body: Record<string, unknown> = {}) =>
-  (await cluster.call<{ keyId: string; key: string }>(cluster.nodeA, 'keys.createKey', { apiId, ...body })).data;
+  (await cluster.callProcedure(node, 'keys.verifyKey', { key })).body.data;
+const createKey = async (input: NewKeyInput = {}) =>
+  (await cluster.callProcedure(cluster.nodeA, 'keys.createKey', { apiId, ...input })).body.data;
 
 beforeAll(async () => {
-  apiId = (await cluster.call<{ apiId: string }>(cluster.nodeA, 'apis.createApi', { name: 'multi-node' })).data.apiId;
+  apiId = (await cluster.callProcedure(cluster.nodeA, 'apis.createApi', { name: 'multi-node' })).body.data.apiId;
 });
 
 describe('two server processes', () => {
@@ -34,14 +35,14 @@ describe('two server processes', () => {
   it('see a deletion on the other node as soon as it returns', async () => {
     const { keyId, key } = await createKey();
     expect((await verify(cluster.nodeB, key)).code).toBe('VALID');
-    expect((await cluster.call(cluster.nodeA, 'keys.deleteKey', { keyId })).status).toBe(200);
+    expect((await cluster.callProcedure(cluster.nodeA, 'keys.deleteKey', { keyId })).status).toBe(200);
     expect((await verify(cluster.nodeB, key)).code).toBe('NOT_FOUND');
   });
 
   it('see a disabled key on the other node as soon as the update returns', async () => {
     const { keyId, key } = await createKey();
     expect((await verify(cluster.nodeA, key)).code).toBe('VALID');
-    expect((await cluster.call(cluster.nodeB, 'keys.updateKey', { keyId, enabled: false })).status).toBe(200);
+    expect((await cluster.callProcedure(cluster.nodeB, 'keys.updateKey', { keyId, enabled: false })).status).toBe(200);
     expect((await verify(cluster.nodeA, key)).code).toBe('DISABLED');
   });
 });

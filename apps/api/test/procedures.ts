@@ -18,3 +18,11 @@ export type OutputOf<P extends ProcedurePath> = P extends `${infer S extends Ser
     ? RouterOutputs[S][N]
     : never
   : never;
+
+/** The list procedures: their output is a page, `{ data, pagination }`. */
+export type ListProcedurePath = {
+  [P in ProcedurePath]: OutputOf<P> extends { data: unknown[]; pagination: unknown } ? P : never;
+}[ProcedurePath];
+
+/** An item of a list procedure's page. */
+export type ListItemOf<P extends ListProcedurePath> = OutputOf<P> extends { data: (infer Item)[] } ? Item : never;

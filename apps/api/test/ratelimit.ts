@@ -5,27 +5,17 @@ import {
   RedisRateLimitEngine,
 } from '@keyplane/ratelimit';
 import { onTestFinished } from 'vitest';
-import { postOn } from './appVariants.ts';
-import { storedNamespaces } from './dbInspect.ts';
+import { callOn } from './appVariants.ts';
 import type { Api, Reply } from './harness.ts';
+import type { InputOf, OutputOf } from './procedures.ts';
 
 // What the ratelimit.* tests share.
 
-export interface LimitData {
-  limit: number;
-  remaining: number;
-  reset: number;
-  success: boolean;
-  overrideId?: string;
-}
+/** ratelimit.limit's answer. */
+export type LimitData = OutputOf<'ratelimit.limit'>;
 
-export interface LimitBody {
-  namespace: string;
-  identifier: string;
-  limit: number;
-  duration: number;
-  cost?: number;
-}
+/** ratelimit.limit's input. */
+export type LimitBody = InputOf<'ratelimit.limit'>;
 
 /** 30 days, the longest window: a test run never straddles a window boundary of the Redis clock. */
 export const LONG_WINDOW = 2_592_000_000;
@@ -48,19 +38,6 @@ export async function deleteNamespace(api: Api, rootKey: string, namespace: stri
   return { status: response.status, error: body.error };
 }
 
-/** Creates the namespace by a cost-0 check (which consumes nothing) and answers its id. */
-export async function createNamespace(api: Api, workspaceId: string, rootKey: string, name: string): Promise<string> {
-  const reply = await limitOn(
-    api,
-    { namespace: name, identifier: 'probe', limit: 1, duration: 1000, cost: 0 },
-    rootKey,
-  );
-  if (reply.status !== 200) throw new Error(`limit failed: ${JSON.stringify(reply.body)}`);
-  const found = (await storedNamespaces(api.orm.em.fork(), workspaceId)).find((namespace) => namespace.name === name);
-  if (!found) throw new Error(`namespace ${name} was not created`);
-  return found.id;
-}
-
 /** A rate limiter on a clock the test sets, for window semantics without waiting (Redis uses its own time). */
 export function clockedLimiter(startMs: number) {
   let nowMs = startMs;
@@ -72,7 +49,7 @@ export function clockedLimiter(startMs: number) {
     },
     /** ratelimit.limit on an app using this limiter. */
     limit: (api: Api, body: LimitBody, rootKey: string): Promise<Reply<LimitData>> =>
-      postOn<LimitData>(api, { rateLimiter: engine }, 'ratelimit.limit', body, rootKey),
+      callOn(api, { rateLimiter: engine }, 'ratelimit.limit', body, rootKey),
   };
 }
 

@@ -2,7 +2,8 @@ import { bootstrapWorkspace } from '@keyplane/core';
 import { createChangeLog, setWorkspaceApiRateLimit, workspaceStore } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
 import type { SpawnedServer } from '../../../bench/server.ts';
-import { REDIS_URL } from './harness.ts';
+import { callAt, REDIS_URL, type ReplyOf } from './harness.ts';
+import type { InputOf, ProcedurePath } from './procedures.ts';
 import { LONG_WINDOW } from './ratelimit.ts';
 import { useTwoNodes } from './twoNodes.ts';
 
@@ -11,24 +12,22 @@ import { useTwoNodes } from './twoNodes.ts';
 // assertions say what holds then: each node stays within the limit by itself.
 const cluster = useTwoNodes();
 
-interface LimitData {
-  limit: number;
-  remaining: number;
-  success: boolean;
-  overrideId?: string;
-}
-
 /** `count` concurrent calls, alternating between the nodes; the successes per node. */
-async function burst(count: number, procedure: string, body: unknown, succeeded: (data: never) => boolean) {
+async function burst<P extends ProcedurePath>(
+  count: number,
+  procedure: P,
+  input: InputOf<P>,
+  succeeded: (data: ReplyOf<P>['body']['data']) => boolean,
+) {
   const replies = await Promise.all(
     Array.from({ length: count }, async (_, index) => {
       const node = index % 2 === 0 ? cluster.nodeA : cluster.nodeB;
-      return { node, reply: await cluster.call<never>(node, procedure, body) };
+      return { node, reply: await cluster.callProcedure(node, procedure, input) };
     }),
   );
   expect(replies.map(({ reply }) => reply.status)).toEqual(Array(count).fill(200));
   const passedOn = (node: SpawnedServer) =>
-    replies.filter((entry) => entry.node === node && succeeded(entry.reply.data)).length;
+    replies.filter((entry) => entry.node === node && succeeded(entry.reply.body.data)).length;
   return { a: passedOn(cluster.nodeA), b: passedOn(cluster.nodeB) };
 }
 
@@ -36,7 +35,7 @@ describe('ratelimit.limit on two server processes', () => {
   it('allows exactly the limit across both (each node on its own without Redis), never a 500', async () => {
     // A namespace neither node has seen: both race to create it on first use.
     const body = { namespace: 'multi_node', identifier: 'user_1', limit: 50, duration: LONG_WINDOW };
-    const passed = await burst(120, 'ratelimit.limit', body, (data: LimitData) => data.success);
+    const passed = await burst(120, 'ratelimit.limit', body, (data) => data.success);
     if (REDIS_URL) {
       expect(passed.a + passed.b).toBe(50);
     } else {
@@ -46,25 +45,25 @@ describe('ratelimit.limit on two server processes', () => {
 
   it('applies an override set through one node to the next request on the other', async () => {
     const body = { namespace: 'multi_node_override', identifier: 'vip', limit: 5, duration: LONG_WINDOW };
-    expect((await cluster.call<LimitData>(cluster.nodeB, 'ratelimit.limit', body)).data.limit).toBe(5);
-    const set = await cluster.call<{ overrideId: string }>(cluster.nodeA, 'ratelimit.setOverride', {
+    expect((await cluster.callProcedure(cluster.nodeB, 'ratelimit.limit', body)).body.data.limit).toBe(5);
+    const set = await cluster.callProcedure(cluster.nodeA, 'ratelimit.setOverride', {
       namespace: 'multi_node_override',
       identifier: 'v*',
       limit: 500,
       duration: LONG_WINDOW,
     });
     expect(set.status).toBe(200);
-    const after = await cluster.call<LimitData>(cluster.nodeB, 'ratelimit.limit', body);
-    expect(after.data).toMatchObject({ limit: 500, overrideId: set.data.overrideId });
+    const after = await cluster.callProcedure(cluster.nodeB, 'ratelimit.limit', body);
+    expect(after.body.data).toMatchObject({ limit: 500, overrideId: set.body.data.overrideId });
     expect(
       (
-        await cluster.call(cluster.nodeA, 'ratelimit.deleteOverride', {
+        await cluster.callProcedure(cluster.nodeA, 'ratelimit.deleteOverride', {
           namespace: 'multi_node_override',
           identifier: 'v*',
         })
       ).status,
     ).toBe(200);
-    expect((await cluster.call<LimitData>(cluster.nodeB, 'ratelimit.limit', body)).data.limit).toBe(5);
+    expect((await cluster.callProcedure(cluster.nodeB, 'ratelimit.limit', body)).body.data.limit).toBe(5);
   });
 });
 
@@ -72,7 +71,7 @@ describe('ratelimit.multiLimit on two server processes', () => {
   it('is all-or-nothing under concurrency: both counters are charged together, exactly', async () => {
     const first = { namespace: 'multi_node_a', identifier: 'user_1', limit: 30, duration: LONG_WINDOW };
     const second = { namespace: 'multi_node_b', identifier: 'user_1', limit: 40, duration: LONG_WINDOW, cost: 2 };
-    const passed = await burst(80, 'ratelimit.multiLimit', [first, second], (data: { passed: boolean }) => data.passed);
+    const passed = await burst(80, 'ratelimit.multiLimit', [first, second], (data) => data.passed);
     // The second allows 20 calls (cost 2 of 40), the first 30: the call passes only while both do.
     if (REDIS_URL) {
       expect(passed.a + passed.b).toBe(20);
@@ -80,8 +79,8 @@ describe('ratelimit.multiLimit on two server processes', () => {
       expect(passed).toEqual({ a: 20, b: 20 });
     }
     // Nothing was charged for the failed calls: the first counter holds exactly the passes.
-    const check = await cluster.call<LimitData>(cluster.nodeA, 'ratelimit.limit', { ...first, cost: 0 });
-    expect(check.data.remaining).toBe(30 - (REDIS_URL ? 20 : passed.a));
+    const check = await cluster.callProcedure(cluster.nodeA, 'ratelimit.limit', { ...first, cost: 0 });
+    expect(check.body.data.remaining).toBe(30 - (REDIS_URL ? 20 : passed.a));
   });
 });
 
@@ -95,12 +94,8 @@ describe('the workspace API rate limit on two server processes', () => {
     const statuses: Record<'a' | 'b', number[]> = { a: [], b: [] };
     for (let index = 0; index < 12; index++) {
       const [name, node] = index % 2 === 0 ? (['a', cluster.nodeA] as const) : (['b', cluster.nodeB] as const);
-      const response = await fetch(`${node.url}/v2/apis.createApi`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}` },
-        body: JSON.stringify({ name: `limited-${index}` }),
-      });
-      statuses[name].push(response.status);
+      const reply = await callAt(node.url, 'apis.createApi', { name: `limited-${index}` }, rootKey);
+      statuses[name].push(reply.status);
     }
     const passed = (node: 'a' | 'b') => statuses[node].filter((status) => status === 200).length;
     expect([...statuses.a, ...statuses.b].every((status) => status === 200 || status === 429)).toBe(true);

@@ -19,7 +19,7 @@ export function createKeyWith(
 
 /** The verification code for this permissions query. */
 export async function verifyCode(api: Api, rootKey: string, key: string, permissions: string): Promise<string> {
-  const reply = await api.post<{ code: string }>('keys.verifyKey', { key, permissions }, rootKey);
+  const reply = await api.call('keys.verifyKey', { key, permissions }, rootKey);
   expect(reply.status).toBe(200);
   return reply.body.data.code;
 }

@@ -3,10 +3,12 @@ import { inject } from 'vitest';
 import { silentLogger } from '../src/log.ts';
 import { startServices } from '../src/services.ts';
 import { serveOn } from './appVariants.ts';
-import { type Api, REDIS_URL, type Reply } from './harness.ts';
+import { type Api, REDIS_URL, type ReplyOf } from './harness.ts';
+import type { InputOf, ProcedurePath } from './procedures.ts';
 
 export interface SecondNode {
-  post<TData = Record<string, unknown>>(procedure: string, body: unknown, rootKey: string): Promise<Reply<TData>>;
+  /** POST /v2/<procedure> on this node with the procedure's input; its 200 body typed by the router. */
+  call<P extends ProcedurePath>(procedure: P, input: InputOf<P>, rootKey: string): Promise<ReplyOf<P>>;
   stop(): Promise<void>;
 }
 
@@ -29,7 +31,7 @@ export async function startSecondNode(api: Api): Promise<SecondNode> {
   });
   const server = await serveOn(api, { services: running.services });
   return {
-    post: <TData>(procedure: string, body: unknown, rootKey: string) => server.post<TData>(procedure, body, rootKey),
+    call: (procedure, input, rootKey) => server.call(procedure, input, rootKey),
     async stop() {
       await server.close();
       await running.stop();

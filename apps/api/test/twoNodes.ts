@@ -1,7 +1,8 @@
 import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { type SpawnedServer, spawnServer } from '../../../bench/server.ts';
-import { REDIS_URL } from './harness.ts';
+import { callAt, REDIS_URL, type ReplyOf } from './harness.ts';
+import type { InputOf, ProcedurePath } from './procedures.ts';
 
 /**
  * Per test file: two real server processes on a database of their own, and on the environment's
@@ -44,7 +45,11 @@ export function useTwoNodes() {
       if (!database) throw new Error('useTwoNodes() is used before its beforeAll ran');
       return database;
     },
-    /** POST /v2/<procedure> to one node with the bootstrap root key. */
+    /** POST /v2/<procedure> to one node with the bootstrap root key and the procedure's input, typed by the router. */
+    callProcedure<P extends ProcedurePath>(node: SpawnedServer, procedure: P, input: InputOf<P>): Promise<ReplyOf<P>> {
+      return callAt(node.url, procedure, input, ready().rootKey);
+    },
+    /** POST /v2/<procedure> to one node with the bootstrap root key and any body, untyped. */
     async call<T>(node: SpawnedServer, procedure: string, body: unknown): Promise<{ status: number; data: T }> {
       const response = await fetch(`${node.url}/v2/${procedure}`, {
         method: 'POST',

@@ -1,26 +1,22 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type TestWorkspace, useApi } from '../harness.ts';
-import { callInternal } from '../internal.ts';
+import { callInternal, callProcedure } from '../internal.ts';
+import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
 let apiIds: string[];
 
-interface Page {
-  data: Array<{ id: string; name: string; keyAuth: { enabled: boolean } }>;
-  pagination: { cursor?: string; hasMore: boolean };
-}
-const list = (input: unknown, rootKey = workspace.rootKey) =>
-  callInternal<Page>(api, 'apis.listApis', input, { rootKey });
+const list = (input: InputOf<'apis.listApis'>, rootKey = workspace.rootKey) =>
+  callProcedure(api, 'apis.listApis', input, { rootKey });
 
 beforeAll(async () => {
   workspace = await api.workspace();
   apiIds = [];
   for (const name of ['alpha', 'beta', 'gamma']) {
-    apiIds.push((await api.post<{ apiId: string }>('apis.createApi', { name }, workspace.rootKey)).body.data.apiId);
+    apiIds.push((await api.call('apis.createApi', { name }, workspace.rootKey)).body.data.apiId);
   }
-  const deleted = (await api.post<{ apiId: string }>('apis.createApi', { name: 'deleted' }, workspace.rootKey)).body
-    .data;
+  const deleted = (await api.call('apis.createApi', { name: 'deleted' }, workspace.rootKey)).body.data;
   await api.post('apis.deleteApi', { apiId: deleted.apiId }, workspace.rootKey);
 });
 
@@ -46,7 +42,7 @@ describe('400', () => {
   it.each([[{ limit: 0 }], [{ limit: 101 }], [{ cursor: 'not-a-cursor' }], [{ unknown: true }]])(
     '%j',
     async (input) => {
-      expect((await list(input)).status).toBe(400);
+      expect((await callInternal(api, 'apis.listApis', input, { rootKey: workspace.rootKey })).status).toBe(400);
     },
   );
 });

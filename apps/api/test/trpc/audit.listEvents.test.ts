@@ -1,16 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type TestWorkspace, useApi } from '../harness.ts';
-import { callInternal, signIn } from '../internal.ts';
+import { callInternal, callProcedure, signIn } from '../internal.ts';
+import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
 
-interface Page {
-  data: Array<{ id: string; time: number; rootKeyId: string | null; event: string; resources: Record<string, string> }>;
-  pagination: { cursor?: string; hasMore: boolean };
-}
-const list = (input: unknown, rootKey = workspace.rootKey) =>
-  callInternal<Page>(api, 'audit.listEvents', input, { rootKey });
+const list = (input: InputOf<'audit.listEvents'>, rootKey = workspace.rootKey) =>
+  callProcedure(api, 'audit.listEvents', input, { rootKey });
 
 beforeAll(async () => {
   workspace = await api.workspace();
@@ -19,9 +16,8 @@ beforeAll(async () => {
 describe('200', () => {
   it('records each change with its actor and resource ids, newest first, and never key material', async () => {
     const actor = await workspace.rootKeyWith(['api.*.create_api', 'api.*.create_key', 'api.*.verify_key']);
-    const { apiId } = (await api.post<{ apiId: string }>('apis.createApi', { name: 'audited' }, actor.rootKey)).body
-      .data;
-    const created = await api.post<{ keyId: string; key: string }>('keys.createKey', { apiId }, actor.rootKey);
+    const { apiId } = (await api.call('apis.createApi', { name: 'audited' }, actor.rootKey)).body.data;
+    const created = await api.call('keys.createKey', { apiId }, actor.rootKey);
     const { keyId, key } = created.body.data;
     // Verifications are not changes: they stay out of the audit log.
     await api.post('keys.verifyKey', { key }, actor.rootKey);
@@ -81,8 +77,7 @@ describe('403', () => {
 describe('cross-workspace isolation', () => {
   it("never shows another workspace's changes", async () => {
     const other = await api.workspace();
-    const { apiId } = (await api.post<{ apiId: string }>('apis.createApi', { name: 'theirs' }, other.rootKey)).body
-      .data;
+    const { apiId } = (await api.call('apis.createApi', { name: 'theirs' }, other.rootKey)).body.data;
     expect(JSON.stringify((await list({})).data)).not.toContain(apiId);
   });
 });

@@ -3,7 +3,7 @@ import { rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { serveOn } from '../appVariants.ts';
 import { type TestWorkspace, useApi } from '../harness.ts';
-import { callInternal, signIn } from '../internal.ts';
+import { callInternal, callProcedure, signIn } from '../internal.ts';
 
 // dashboard.signIn / session / signOut: the browser trades a root key for a signed, HTTP-only cookie.
 const api = useApi();
@@ -14,17 +14,11 @@ beforeAll(async () => {
   workspace = await api.workspace();
 });
 
-const sessionOf = (session: string) =>
-  callInternal<{ rootKeyId: string }>(api, 'dashboard.session', undefined, { session });
+const sessionOf = (session: string) => callProcedure(api, 'dashboard.session', undefined, { session });
 
 describe('200', () => {
   it('signs in with a root key that manages root keys, setting an HTTP-only, SameSite=strict cookie', async () => {
-    const reply = await callInternal<{ workspaceId: string; expiresAt: number }>(
-      api,
-      'dashboard.signIn',
-      { rootKey: workspace.rootKey },
-      asBrowser,
-    );
+    const reply = await callProcedure(api, 'dashboard.signIn', { rootKey: workspace.rootKey }, asBrowser);
     expect(reply.status).toBe(200);
     expect(reply.data.workspaceId).toBe(workspace.workspaceId);
     const [cookie] = reply.setCookie;
@@ -38,7 +32,7 @@ describe('200', () => {
   it('answers who is signed in for the cookie alone, with no Authorization header', async () => {
     const { rootKeyId, rootKey } = await workspace.rootKeyWith(['workspace.*.manage_root_keys', 'api.*.read_api']);
     const session = await signIn(api, rootKey);
-    const reply = await callInternal<Record<string, unknown>>(api, 'dashboard.session', undefined, { session });
+    const reply = await callProcedure(api, 'dashboard.session', undefined, { session });
     expect(reply.status).toBe(200);
     expect(reply.data).toMatchObject({
       workspaceId: workspace.workspaceId,
@@ -49,14 +43,9 @@ describe('200', () => {
 
   it('lets the session call procedures with the root key permissions', async () => {
     const session = await signIn(api, workspace.rootKey);
-    const created = await callInternal<{ apiId: string }>(
-      api,
-      'apis.createApi',
-      { name: 'from-dashboard' },
-      { session },
-    );
+    const created = await callProcedure(api, 'apis.createApi', { name: 'from-dashboard' }, { session });
     expect(created.status).toBe(200);
-    const read = await callInternal<{ name: string }>(api, 'apis.getApi', { apiId: created.data.apiId }, { session });
+    const read = await callProcedure(api, 'apis.getApi', { apiId: created.data.apiId }, { session });
     expect(read.data.name).toBe('from-dashboard');
   });
 
@@ -251,9 +240,7 @@ describe('429', () => {
 describe('cross-workspace isolation', () => {
   it('a session acts only in its own workspace', async () => {
     const other = await api.workspace();
-    const { apiId } = (
-      await callInternal<{ apiId: string }>(api, 'apis.createApi', { name: 'theirs' }, { rootKey: other.rootKey })
-    ).data;
+    const { apiId } = (await callProcedure(api, 'apis.createApi', { name: 'theirs' }, { rootKey: other.rootKey })).data;
     const session = await signIn(api, workspace.rootKey);
     expect((await callInternal(api, 'apis.getApi', { apiId }, { session })).status).toBe(404);
   });

@@ -1,48 +1,38 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createRole, grantRolePermission } from '../dbInspect.ts';
-import { createTestApi, createTestKey, type TestWorkspace, useApi } from '../harness.ts';
-import { callInternal } from '../internal.ts';
+import { createRolesWith, useWorkspaceWithApi } from '../fixtures.ts';
+import { createTestApi, createTestKey, useApi } from '../harness.ts';
+import { callInternal, callProcedure } from '../internal.ts';
 
 // Internal: the dashboard's editor needs a key's own grants, which getKey mixes with its roles'.
 const api = useApi();
-let workspace: TestWorkspace;
-let apiId: string;
-const em = () => api.orm.em.fork();
+const owner = useWorkspaceWithApi(api);
 
 beforeAll(async () => {
-  workspace = await api.workspace();
-  apiId = await createTestApi(api, workspace.rootKey);
-  const reader = await createRole(em(), workspace.workspaceId, 'reader');
-  await grantRolePermission(em(), workspace.workspaceId, reader, 'docs.read');
+  await createRolesWith(api, owner.workspace.workspaceId, { reader: ['docs.read'] });
 });
 
-type Access = { roles: string[]; directPermissions: string[] };
-const access = (keyId: string, rootKey = workspace.rootKey) =>
-  callInternal<Access>(api, 'keys.getKeyAccess', { keyId }, { rootKey });
+const access = (keyId: string, rootKey = owner.workspace.rootKey) =>
+  callProcedure(api, 'keys.getKeyAccess', { keyId }, { rootKey });
 
 describe('200', () => {
   it('tells direct permissions apart from those through roles, even when a slug is held both ways', async () => {
-    const { keyId } = await createTestKey(api, workspace.rootKey, {
-      apiId,
-      roles: ['reader'],
-      permissions: ['docs.read', 'docs.write'],
-    });
+    const { keyId } = await owner.newKey({ roles: ['reader'], permissions: ['docs.read', 'docs.write'] });
     const reply = await access(keyId);
     expect(reply.status).toBe(200);
     expect(reply.data).toEqual({ roles: ['reader'], directPermissions: ['docs.read', 'docs.write'] });
-    const mixed = await api.post<{ permissions: string[] }>('keys.getKey', { keyId }, workspace.rootKey);
-    expect([...mixed.body.data.permissions].sort()).toEqual(['docs.read', 'docs.write']);
+    const mixed = await api.call('keys.getKey', { keyId }, owner.workspace.rootKey);
+    expect([...(mixed.body.data.permissions ?? [])].sort()).toEqual(['docs.read', 'docs.write']);
   });
 
   it('answers empty lists for a key without grants', async () => {
-    const { keyId } = await createTestKey(api, workspace.rootKey, { apiId });
+    const { keyId } = await owner.newKey();
     expect((await access(keyId)).data).toEqual({ roles: [], directPermissions: [] });
   });
 });
 
 describe('400', () => {
   it('without a keyId', async () => {
-    expect((await callInternal(api, 'keys.getKeyAccess', {}, { rootKey: workspace.rootKey })).status).toBe(400);
+    expect((await callInternal(api, 'keys.getKeyAccess', {}, { rootKey: owner.workspace.rootKey })).status).toBe(400);
   });
 });
 
@@ -54,16 +44,16 @@ describe('401', () => {
 
 describe('403', () => {
   it('without read_key on the key API', async () => {
-    const { keyId } = await createTestKey(api, workspace.rootKey, { apiId });
-    const { rootKey } = await workspace.rootKeyWith(['api.*.read_api']);
+    const { keyId } = await owner.newKey();
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.*.read_api']);
     expect((await access(keyId, rootKey)).status).toBe(403);
   });
 });
 
 describe('404', () => {
   it('for an unknown or deleted key', async () => {
-    const { keyId } = await createTestKey(api, workspace.rootKey, { apiId });
-    await api.post('keys.deleteKey', { keyId }, workspace.rootKey);
+    const { keyId } = await owner.newKey();
+    await api.post('keys.deleteKey', { keyId }, owner.workspace.rootKey);
     expect((await access(keyId)).status).toBe(404);
     expect((await access('key_00000000000000000000000000000000')).status).toBe(404);
   });

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { storedNamespaces } from '../dbInspect.ts';
 import { type TestWorkspace, useApi } from '../harness.ts';
-import { callInternal } from '../internal.ts';
+import { callInternal, callProcedure } from '../internal.ts';
+import type { InputOf } from '../procedures.ts';
 import { limitOn } from '../ratelimit.ts';
 
 const api = useApi();
@@ -11,8 +12,8 @@ beforeAll(async () => {
   workspace = await api.workspace();
 });
 
-const create = (input: unknown, rootKey = workspace.rootKey) =>
-  callInternal<{ namespaceId: string }>(api, 'ratelimit.createNamespace', input, { rootKey });
+const create = (input: InputOf<'ratelimit.createNamespace'>, rootKey = workspace.rootKey) =>
+  callProcedure(api, 'ratelimit.createNamespace', input, { rootKey });
 
 describe('200', () => {
   it('creates a namespace that limiting then uses, by name or id', async () => {
@@ -35,7 +36,9 @@ describe('200', () => {
 
 describe('400', () => {
   it.each([[{}], [{ name: '' }], [{ name: 'x'.repeat(513) }], [{ name: 'a\u0000b' }]])('%j', async (input) => {
-    expect((await create(input)).status).toBe(400);
+    expect((await callInternal(api, 'ratelimit.createNamespace', input, { rootKey: workspace.rootKey })).status).toBe(
+      400,
+    );
   });
 });
 

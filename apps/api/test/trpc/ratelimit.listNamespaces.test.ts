@@ -1,19 +1,16 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type TestWorkspace, useApi } from '../harness.ts';
-import { callInternal } from '../internal.ts';
+import { callInternal, callProcedure } from '../internal.ts';
+import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
 let namespaceIds: string[];
 
-interface Page {
-  data: Array<{ id: string; name: string; createdAt: number }>;
-  pagination: { cursor?: string; hasMore: boolean };
-}
-const list = (input: unknown, rootKey = workspace.rootKey) =>
-  callInternal<Page>(api, 'ratelimit.listNamespaces', input, { rootKey });
+const list = (input: InputOf<'ratelimit.listNamespaces'>, rootKey = workspace.rootKey) =>
+  callProcedure(api, 'ratelimit.listNamespaces', input, { rootKey });
 const create = (name: string, rootKey = workspace.rootKey) =>
-  callInternal<{ namespaceId: string }>(api, 'ratelimit.createNamespace', { name }, { rootKey });
+  callProcedure(api, 'ratelimit.createNamespace', { name }, { rootKey });
 
 beforeAll(async () => {
   workspace = await api.workspace();

@@ -2,7 +2,8 @@ import { hashKey } from '@keyplane/core';
 import { rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type TestWorkspace, useApi } from '../harness.ts';
-import { callInternal, signIn } from '../internal.ts';
+import { callInternal, callProcedure, signIn } from '../internal.ts';
+import type { InputOf } from '../procedures.ts';
 
 // Internal: the dashboard's root-key management, at /trpc only.
 const api = useApi();
@@ -12,8 +13,8 @@ beforeAll(async () => {
   workspace = await api.workspace();
 });
 
-const create = (input: unknown, rootKey = workspace.rootKey) =>
-  callInternal<{ rootKeyId: string; key: string }>(api, 'rootKeys.createRootKey', input, { rootKey });
+const create = (input: InputOf<'rootKeys.createRootKey'>, rootKey = workspace.rootKey) =>
+  callProcedure(api, 'rootKeys.createRootKey', input, { rootKey });
 
 const storedRootKeys = () => rows(api.orm.em.fork(), sql<{ id: string; hash: string }>`select id, hash from root_keys`);
 
@@ -29,14 +30,9 @@ describe('200', () => {
     expect(JSON.stringify(await storedRootKeys())).not.toContain(key);
     expect((await api.post('apis.createApi', { name: 'made-by-new-key' }, key)).status).toBe(200);
     expect((await api.post('apis.deleteApi', { apiId: 'api_x' }, key)).status).toBe(403);
-    const listed = await callInternal<{ rootKeys: Array<Record<string, unknown>> }>(
-      api,
-      'rootKeys.listRootKeys',
-      undefined,
-      {
-        rootKey: workspace.rootKey,
-      },
-    );
+    const listed = await callProcedure(api, 'rootKeys.listRootKeys', undefined, {
+      rootKey: workspace.rootKey,
+    });
     expect(listed.data.rootKeys.find((rootKey) => rootKey.rootKeyId === rootKeyId)).toMatchObject({
       name: 'ci',
       permissions: ['api.*.create_api', 'api.*.read_api'],
@@ -46,11 +42,10 @@ describe('200', () => {
   });
 
   it('grants one API only when asked to', async () => {
-    const { apiId } = (await api.post<{ apiId: string }>('apis.createApi', { name: 'one' }, workspace.rootKey)).body
-      .data;
+    const { apiId } = (await api.call('apis.createApi', { name: 'one' }, workspace.rootKey)).body.data;
     const { key } = (await create({ permissions: [`api.${apiId}.read_api`] })).data;
     expect((await api.post('apis.getApi', { apiId }, key)).status).toBe(200);
-    const other = (await api.post<{ apiId: string }>('apis.createApi', { name: 'two' }, workspace.rootKey)).body.data;
+    const other = (await api.call('apis.createApi', { name: 'two' }, workspace.rootKey)).body.data;
     expect((await api.post('apis.getApi', { apiId: other.apiId }, key)).status).toBe(403);
   });
 
@@ -72,7 +67,7 @@ describe('400', () => {
     [{ permissions: ['api.*.read_api'], extra: 1 }, 'extra'],
   ])('%j: %s', async (input, problem) => {
     const before = (await storedRootKeys()).length;
-    const reply = await create(input);
+    const reply = await callInternal(api, 'rootKeys.createRootKey', input, { rootKey: workspace.rootKey });
     expect(reply.status).toBe(400);
     expect(reply.error?.data.code).toBe('BAD_REQUEST');
     expect(reply.error?.message).toContain(problem);
@@ -131,7 +126,7 @@ describe('cross-workspace isolation', () => {
   it('creates the key in the caller workspace only', async () => {
     const other = await api.workspace();
     const { key } = (await create({ permissions: ['api.*.read_api'] })).data;
-    const theirs = (await api.post<{ apiId: string }>('apis.createApi', { name: 'theirs' }, other.rootKey)).body.data;
+    const theirs = (await api.call('apis.createApi', { name: 'theirs' }, other.rootKey)).body.data;
     expect((await api.post('apis.getApi', { apiId: theirs.apiId }, key)).status).toBe(404);
   });
 });

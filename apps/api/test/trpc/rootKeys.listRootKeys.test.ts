@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type TestWorkspace, useApi } from '../harness.ts';
-import { callInternal } from '../internal.ts';
+import { callInternal, callProcedure } from '../internal.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -9,11 +9,7 @@ beforeAll(async () => {
   workspace = await api.workspace();
 });
 
-interface Listed {
-  rootKeys: Array<{ rootKeyId: string; name: string | null; start: string; lastUsedAt: number | null }>;
-}
-const list = (rootKey = workspace.rootKey) =>
-  callInternal<Listed>(api, 'rootKeys.listRootKeys', undefined, { rootKey });
+const list = (rootKey = workspace.rootKey) => callProcedure(api, 'rootKeys.listRootKeys', undefined, { rootKey });
 
 describe('200', () => {
   it('lists the workspace root keys without their secrets, with when each was last used', async () => {
@@ -55,12 +51,7 @@ describe('cross-workspace isolation', () => {
 
 describe('rootKeys.permissionCatalog', () => {
   it('200: every grantable action by resource type', async () => {
-    const reply = await callInternal<{ resourceTypes: Array<{ resourceType: string; actions: string[] }> }>(
-      api,
-      'rootKeys.permissionCatalog',
-      undefined,
-      { rootKey: workspace.rootKey },
-    );
+    const reply = await callProcedure(api, 'rootKeys.permissionCatalog', undefined, { rootKey: workspace.rootKey });
     expect(reply.status).toBe(200);
     const byType = Object.fromEntries(reply.data.resourceTypes.map((entry) => [entry.resourceType, entry.actions]));
     expect(Object.keys(byType).sort()).toEqual(['api', 'identity', 'ratelimit', 'rbac', 'workspace']);

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type TestWorkspace, useApi } from '../harness.ts';
-import { callInternal, signIn } from '../internal.ts';
+import { callInternal, callProcedure, signIn } from '../internal.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -26,14 +26,9 @@ describe('200', () => {
     const target = await workspace.rootKeyWith(['api.*.read_api']);
     await revoke(target.rootKeyId);
     const list = async () =>
-      (
-        await callInternal<{ rootKeys: Array<{ rootKeyId: string; revokedAt: number | null }> }>(
-          api,
-          'rootKeys.listRootKeys',
-          undefined,
-          { rootKey: workspace.rootKey },
-        )
-      ).data.rootKeys.find((rootKey) => rootKey.rootKeyId === target.rootKeyId)?.revokedAt;
+      (await callProcedure(api, 'rootKeys.listRootKeys', undefined, { rootKey: workspace.rootKey })).data.rootKeys.find(
+        (rootKey) => rootKey.rootKeyId === target.rootKeyId,
+      )?.revokedAt;
     const first = await list();
     expect(first).toEqual(expect.any(Number));
     expect((await revoke(target.rootKeyId)).status).toBe(200);

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type TestWorkspace, useApi } from '../harness.ts';
-import { callInternal, signIn } from '../internal.ts';
+import { callInternal, callProcedure, signIn } from '../internal.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -15,14 +15,9 @@ const update = (input: unknown, rootKey = workspace.rootKey) =>
 const HOUR = 3_600_000;
 
 const storedExpiry = async (rootKeyId: string) =>
-  (
-    await callInternal<{ rootKeys: Array<{ rootKeyId: string; expiresAt: number | null }> }>(
-      api,
-      'rootKeys.listRootKeys',
-      undefined,
-      { rootKey: workspace.rootKey },
-    )
-  ).data.rootKeys.find((rootKey) => rootKey.rootKeyId === rootKeyId)?.expiresAt;
+  (await callProcedure(api, 'rootKeys.listRootKeys', undefined, { rootKey: workspace.rootKey })).data.rootKeys.find(
+    (rootKey) => rootKey.rootKeyId === rootKeyId,
+  )?.expiresAt;
 
 describe('200', () => {
   it('expires a key now: the next call is refused', async () => {
@@ -41,12 +36,7 @@ describe('200', () => {
     expect((await api.post('apis.createApi', { name: 'revived' }, target.rootKey)).status).toBe(200);
     const later = Date.now() + 86_400_000;
     expect((await update({ rootKeyId: target.rootKeyId, expires: later })).status).toBe(200);
-    const listed = await callInternal<{ rootKeys: Array<{ rootKeyId: string; expiresAt: number | null }> }>(
-      api,
-      'rootKeys.listRootKeys',
-      undefined,
-      { rootKey: workspace.rootKey },
-    );
+    const listed = await callProcedure(api, 'rootKeys.listRootKeys', undefined, { rootKey: workspace.rootKey });
     expect(listed.data.rootKeys.find((rootKey) => rootKey.rootKeyId === target.rootKeyId)?.expiresAt).toBe(later);
   });
 

@@ -156,8 +156,8 @@ describe('request log', () => {
       request: (fields: object) => lines.push(JSON.stringify({ message: 'request', ...fields })),
     };
     const { created } = await withServerOn(api, { logger }, async (server) => {
-      const api = await server.post<{ apiId: string }>('apis.createApi', { name: 'logged' }, rootKey);
-      const key = await server.post<{ key: string }>('keys.createKey', { apiId: api.body.data.apiId }, rootKey);
+      const api = await server.call('apis.createApi', { name: 'logged' }, rootKey);
+      const key = await server.call('keys.createKey', { apiId: api.body.data.apiId }, rootKey);
       const { key: plaintext } = key.body.data;
       const verified = await server.post(`keys.verifyKey?key=${plaintext}`, { key: plaintext }, rootKey);
       expect(verified.status).toBe(200);

@@ -10,6 +10,7 @@ import {
   workspaceWithEvents,
 } from '../analytics.ts';
 import { postOn } from '../appVariants.ts';
+import { expectProblem } from '../assertions.ts';
 import { ERRORS_BASE_URL, TEST_MASTER_KEY, type TestWorkspace, useApi } from '../harness.ts';
 
 // Two analytics connections, so that a workspace's two queries at its bound both run.
@@ -125,8 +126,7 @@ describe('400', () => {
       { query: 'select count(*) from ratelimits_per_hour_v1 where time >= 0' },
       workspace.rootKey,
     );
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/user/bad_request/query_range_exceeds_retention`);
+    expectProblem(reply, 400, 'user/bad_request/query_range_exceeds_retention');
     expect(reply.body.error.detail).toContain('the last 7 days');
   });
 });
@@ -151,9 +151,11 @@ describe('403', () => {
 describe('422', () => {
   it('a query that runs past the timeout', async () => {
     const from = Array.from({ length: 14 }, (_, i) => `ratelimits_v1 t${i}`).join(', ');
-    const reply = await getRatelimits(`select count(*) from ${from}`);
-    expect(reply.status).toBe(422);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/user/unprocessable_entity/query_execution_timeout`);
+    expectProblem(
+      await getRatelimits(`select count(*) from ${from}`),
+      422,
+      'user/unprocessable_entity/query_execution_timeout',
+    );
   }, 20_000);
 });
 
@@ -162,9 +164,11 @@ describe('429', () => {
     const limited = await api.workspace();
     await withAnalyticsQuota(api, 1, async () => {
       expect((await getRatelimits('select count(*) from ratelimits_v1', limited.rootKey)).status).toBe(200);
-      const refused = await getRatelimits('select count(*) from ratelimits_v1', limited.rootKey);
-      expect(refused.status).toBe(429);
-      expect(refused.body.error.type).toBe(`${ERRORS_BASE_URL}/user/too_many_requests/query_quota_exceeded`);
+      expectProblem(
+        await getRatelimits('select count(*) from ratelimits_v1', limited.rootKey),
+        429,
+        'user/too_many_requests/query_quota_exceeded',
+      );
     });
   });
 
@@ -172,9 +176,11 @@ describe('429', () => {
     const busy = await workspaceWithEvents(api);
     const running = [0, 1].map(() => api.post('analytics.getVerifications', { query: ENDLESS_QUERY }, busy.rootKey));
     await untilAnalyticsRunning(api, 2);
-    const refused = await getRatelimits('select 1', busy.rootKey);
-    expect(refused.status).toBe(429);
-    expect(refused.body.error.type).toBe(`${ERRORS_BASE_URL}/user/too_many_requests/query_concurrency_exceeded`);
+    expectProblem(
+      await getRatelimits('select 1', busy.rootKey),
+      429,
+      'user/too_many_requests/query_concurrency_exceeded',
+    );
     await cancelAnalytics(api);
     await Promise.all(running);
     expect((await getRatelimits('select 1', busy.rootKey)).status).toBe(200);

@@ -2,7 +2,6 @@ import { deleteExpiredAnalytics, rows, sql, type VerificationEvent } from '@keyp
 import { createQuotas } from '@keyplane/ratelimit';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import {
-  type AnalyticsRow,
   analyticsRows,
   cancelAnalytics,
   ENDLESS_QUERY,
@@ -10,7 +9,8 @@ import {
   withAnalyticsQuota,
   workspaceWithEvents,
 } from '../analytics.ts';
-import { postOn } from '../appVariants.ts';
+import { callOn, postOn } from '../appVariants.ts';
+import { expectProblem } from '../assertions.ts';
 import {
   createTestApi,
   createTestKey,
@@ -19,6 +19,7 @@ import {
   type TestWorkspace,
   useApi,
 } from '../harness.ts';
+import type { InputOf, OutputOf } from '../procedures.ts';
 import { UNREACHABLE_REDIS } from '../ratelimit.ts';
 
 // Three analytics connections: a workspace running its two queries at once leaves one for the others.
@@ -34,10 +35,10 @@ let otherKeyId: string;
 let otherApiId: string;
 
 const getVerifications = (query: string, rootKey = workspace.rootKey) =>
-  api.post<AnalyticsRow[]>('analytics.getVerifications', { query }, rootKey);
+  api.call('analytics.getVerifications', { query }, rootKey);
 
-async function verify(rootKey: string, body: Record<string, unknown>) {
-  const reply = await api.post<{ code: string }>('keys.verifyKey', body, rootKey);
+async function verify(rootKey: string, body: InputOf<'keys.verifyKey'>) {
+  const reply = await api.call('keys.verifyKey', body, rootKey);
   if (reply.status !== 200) throw new Error(`verifyKey: ${JSON.stringify(reply.body)}`);
   return reply.body.data.code;
 }
@@ -144,7 +145,7 @@ describe('200', () => {
   });
 
   it('answers an empty list when nothing matches, and accepts unknown body fields', async () => {
-    const reply = await api.post<AnalyticsRow[]>(
+    const reply = await api.post<OutputOf<'analytics.getVerifications'>>(
       'analytics.getVerifications',
       { query: "select * from key_verifications_v1 where key_id = 'nope'", extra: true },
       workspace.rootKey,
@@ -177,7 +178,7 @@ describe('200 within the retention', () => {
     'select count(*) as n from key_verifications_v1 where time > 0 or outcome is not null',
     'select count(*) as n from key_verifications_v1 where time < 4102444800000',
   ])('a query bounded inside the retention, or not bounded below: %s', async (query) => {
-    const reply = await postOn<AnalyticsRow[]>(
+    const reply = await callOn(
       api,
       { analyticsRetentionDays: 30 },
       'analytics.getVerifications',
@@ -236,8 +237,7 @@ describe('400', () => {
       { query },
       workspace.rootKey,
     );
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/user/bad_request/query_range_exceeds_retention`);
+    expectProblem(reply, 400, 'user/bad_request/query_range_exceeds_retention');
     expect(reply.body.error.detail).toContain('the last 30 days');
     expect(reply.body.error.detail).toContain(`line ${line}, column ${column}`);
     expect(reply.body.error.errors?.[0]?.location).toBe('body.query');
@@ -278,24 +278,28 @@ describe('403', () => {
 describe('422', () => {
   it('a query that runs past the timeout', async () => {
     const started = Date.now();
-    const reply = await getVerifications(
-      'select count(*) from key_verifications_v1 a, key_verifications_v1 b, key_verifications_v1 c, ' +
-        'key_verifications_v1 d, key_verifications_v1 e, key_verifications_v1 f, key_verifications_v1 g, ' +
-        'key_verifications_v1 h, key_verifications_v1 i, key_verifications_v1 j, key_verifications_v1 k',
+    expectProblem(
+      await getVerifications(
+        'select count(*) from key_verifications_v1 a, key_verifications_v1 b, key_verifications_v1 c, ' +
+          'key_verifications_v1 d, key_verifications_v1 e, key_verifications_v1 f, key_verifications_v1 g, ' +
+          'key_verifications_v1 h, key_verifications_v1 i, key_verifications_v1 j, key_verifications_v1 k',
+      ),
+      422,
+      'user/unprocessable_entity/query_execution_timeout',
     );
-    expect(reply.status).toBe(422);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/user/unprocessable_entity/query_execution_timeout`);
     expect(Date.now() - started).toBeLessThan(8_000);
   }, 20_000);
 
   it('a result larger than 4 MiB', async () => {
     const wide = `'${'x'.repeat(1000)}'`;
-    const reply = await getVerifications(
-      `select concat(${wide}, a.request_id), ${wide} as b from key_verifications_v1 a, key_verifications_v1 b, ` +
-        'key_verifications_v1 c, key_verifications_v1 d, key_verifications_v1 e, key_verifications_v1 f',
+    expectProblem(
+      await getVerifications(
+        `select concat(${wide}, a.request_id), ${wide} as b from key_verifications_v1 a, key_verifications_v1 b, ` +
+          'key_verifications_v1 c, key_verifications_v1 d, key_verifications_v1 e, key_verifications_v1 f',
+      ),
+      422,
+      'user/unprocessable_entity/query_memory_limit_exceeded',
     );
-    expect(reply.status).toBe(422);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/user/unprocessable_entity/query_memory_limit_exceeded`);
   });
 });
 

@@ -2,8 +2,11 @@ import { rows, sql } from '@keyplane/db';
 import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type SpawnedServer, spawnServer } from '../../../../bench/server.ts';
+import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { storedKey } from '../dbInspect.ts';
+import type { NewKeyInput } from '../fixtures.ts';
 import { createTestApi, createTestKey, ERRORS_BASE_URL, REDIS_URL, type TestWorkspace, useApi } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -13,12 +16,10 @@ beforeAll(async () => {
   workspace = await api.workspace({ vault: true });
 });
 
-const newKey = (apiId: string, body: Record<string, unknown> = {}) =>
-  createTestKey(api, workspace.rootKey, { apiId, ...body });
-const deleteApi = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
-  api.post('apis.deleteApi', body, rootKey);
-const verify = async (key: string) =>
-  (await api.post<{ valid: boolean; code: string }>('keys.verifyKey', { key }, workspace.rootKey)).body.data;
+const newKey = (apiId: string, body: NewKeyInput = {}) => createTestKey(api, workspace.rootKey, { apiId, ...body });
+const deleteApi = (body: InputOf<'apis.deleteApi'>, rootKey = workspace.rootKey) =>
+  api.call('apis.deleteApi', body, rootKey);
+const verify = async (key: string) => (await api.call('keys.verifyKey', { key }, workspace.rootKey)).body.data;
 
 /** The API row's deletion time in unix ms; null while it is live. */
 async function apiDeletedAt(apiId: string) {
@@ -156,17 +157,15 @@ describe('400', () => {
     ['with a forbidden character', { apiId: 'api-1' }],
     ['of the wrong type', { apiId: 12345678 }],
   ])('rejects an apiId %s', async (_, body) => {
-    const reply = await deleteApi(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain('body.apiId');
+    expectInvalidInput(await api.post('apis.deleteApi', body, workspace.rootKey), 'body.apiId');
   });
 
   it('rejects unknown fields, and deletes nothing', async () => {
     const apiId = await createTestApi(api, workspace.rootKey);
-    const reply = await deleteApi({ apiId, permanent: true });
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain('body.permanent');
+    expectInvalidInput(
+      await api.post('apis.deleteApi', { apiId, permanent: true }, workspace.rootKey),
+      'body.permanent',
+    );
     expect(await apiDeletedAt(apiId)).toBeNull();
   });
 });
@@ -188,8 +187,7 @@ describe('403', () => {
     const apiId = await createTestApi(api, workspace.rootKey);
     const { rootKey } = await workspace.rootKeyWith(['api.*.read_api', 'api.*.update_api', 'api.*.delete_key']);
     const reply = await deleteApi({ apiId }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe(`Missing permission: 'api.${apiId}.delete_api'.`);
+    expectMissingPermissions(reply, `api.${apiId}.delete_api`);
     expect(await apiDeletedAt(apiId)).toBeNull();
   });
 
@@ -213,18 +211,14 @@ describe('403', () => {
 
 describe('404', () => {
   it('for an API that does not exist', async () => {
-    const reply = await deleteApi({ apiId: 'api_doesnotexist' });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/api_not_found`);
+    expectProblem(await deleteApi({ apiId: 'api_doesnotexist' }), 404, 'service/data/api_not_found');
   });
 
   it('for an API deleted already, leaving the first deletion time alone', async () => {
     const apiId = await createTestApi(api, workspace.rootKey);
     expect((await deleteApi({ apiId })).status).toBe(200);
     const firstDeletion = await apiDeletedAt(apiId);
-    const again = await deleteApi({ apiId });
-    expect(again.status).toBe(404);
-    expect(again.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/api_not_found`);
+    expectProblem(await deleteApi({ apiId }), 404, 'service/data/api_not_found');
     expect(await apiDeletedAt(apiId)).toEqual(firstDeletion);
   });
 

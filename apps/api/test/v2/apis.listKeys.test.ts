@@ -1,8 +1,11 @@
 import { createKeyMigration, rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
+import { expectMissingPermissions, expectProblem, invalidInputCheck, itNeedsARootKey } from '../assertions.ts';
 import { createRole, grantRolePermission } from '../dbInspect.ts';
-import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import type { NewKeyInput } from '../fixtures.ts';
+import { createTestApi, createTestKey, ERRORS_BASE_URL, type ReplyOf, type TestWorkspace, useApi } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -12,32 +15,15 @@ beforeAll(async () => {
   workspace = await api.workspace({ vault: true });
 });
 
-type KeyData = Record<string, unknown> & { keyId: string; plaintext?: string };
-interface Page {
-  status: number;
-  body: {
-    meta: { requestId: string };
-    data: KeyData[];
-    pagination: { cursor?: string; hasMore: boolean };
-    error: { detail: string; type: string; errors?: { location: string }[] };
-  };
-}
+const listKeys = (body: InputOf<'apis.listKeys'>, rootKey = workspace.rootKey) =>
+  api.call('apis.listKeys', body, rootKey);
 
-async function listKeys(body: Record<string, unknown>, rootKey = workspace.rootKey): Promise<Page> {
-  const response = await api.fetch('/v2/apis.listKeys', {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}` },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as Page['body'] };
-}
-
-const newKey = (apiId: string, body: Record<string, unknown> = {}, rootKey = workspace.rootKey) =>
+const newKey = (apiId: string, body: NewKeyInput = {}, rootKey = workspace.rootKey) =>
   createTestKey(api, rootKey, { apiId, ...body });
 
 /** Every page of the API's keys, following cursors; `between` runs after each page but the last. */
-async function walk(body: Record<string, unknown>, between: () => Promise<void> = async () => {}) {
-  const pages: Page['body'][] = [];
+async function walk(body: InputOf<'apis.listKeys'>, between: () => Promise<void> = async () => {}) {
+  const pages: ReplyOf<'apis.listKeys'>['body'][] = [];
   let cursor: string | undefined;
   do {
     const page = await listKeys({ ...body, ...(cursor ? { cursor } : {}) });
@@ -177,7 +163,7 @@ describe('200', () => {
   it("filters by an externalId outside createKey's pattern, as keys.migrateKeys may create", async () => {
     const apiId = await createTestApi(api, workspace.rootKey);
     const migrationId = await createKeyMigration(em(), workspace.workspaceId);
-    const imported = await api.post<{ migrated: { keyId: string }[] }>(
+    const imported = await api.call(
       'keys.migrateKeys',
       { migrationId, apiId, keys: [{ hash: 'old-system-hash-1', externalId: 'alice@example.com' }] },
       workspace.rootKey,
@@ -272,12 +258,7 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  const expectInvalid = async (body: Record<string, unknown>, location: string) => {
-    const reply = await listKeys(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
-  };
+  const expectInvalid = invalidInputCheck(api, 'apis.listKeys', () => workspace.rootKey);
 
   it.each([[0], [101], [-1], [1.5], ['10']])('rejects the limit %j', async (limit) => {
     await expectInvalid({ apiId: 'api_whatever', limit }, 'body.limit');
@@ -327,13 +308,7 @@ describe('400', () => {
 });
 
 describe('401', () => {
-  it('without a root key', async () => {
-    expect((await api.post('apis.listKeys', { apiId: 'api_whatever' })).status).toBe(401);
-  });
-
-  it('with an unknown root key', async () => {
-    expect((await listKeys({ apiId: 'api_whatever' }, 'unknown_root_key')).status).toBe(401);
-  });
+  itNeedsARootKey((rootKey) => api.call('apis.listKeys', { apiId: 'api_whatever' }, rootKey), 'unknown_root_key');
 });
 
 describe('403', () => {
@@ -342,24 +317,21 @@ describe('403', () => {
     const apiId = await createTestApi(api, workspace.rootKey);
     const { rootKey } = await workspace.rootKeyWith(['api.*.read_key']);
     const reply = await listKeys({ apiId }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe(`Missing permission: 'api.${apiId}.read_api'.`);
+    expectMissingPermissions(reply, `api.${apiId}.read_api`);
   });
 
   it('without read_key, naming it', async () => {
     const apiId = await createTestApi(api, workspace.rootKey);
     const { rootKey } = await workspace.rootKeyWith(['api.*.read_api']);
     const reply = await listKeys({ apiId }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe(`Missing permission: 'api.${apiId}.read_key'.`);
+    expectMissingPermissions(reply, `api.${apiId}.read_key`);
   });
 
   it('without either, naming both', async () => {
     const apiId = await createTestApi(api, workspace.rootKey);
     const { rootKey } = await workspace.rootKeyWith(['api.*.create_key']);
     const reply = await listKeys({ apiId }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe(`Missing permissions: 'api.${apiId}.read_key', 'api.${apiId}.read_api'.`);
+    expectMissingPermissions(reply, `api.${apiId}.read_key`, `api.${apiId}.read_api`);
   });
 
   it('with the grants for another API only', async () => {
@@ -380,8 +352,7 @@ describe('403', () => {
     await newKey(apiId, { recoverable: true });
     const { rootKey } = await workspace.rootKeyWith([`api.${apiId}.read_key`, `api.${apiId}.read_api`]);
     const reply = await listKeys({ apiId, decrypt: true }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe(`Missing permission: 'api.${apiId}.decrypt_key'.`);
+    expectMissingPermissions(reply, `api.${apiId}.decrypt_key`);
   });
 
   it('for decrypt_key before the API encryption setting', async () => {
@@ -393,9 +364,7 @@ describe('403', () => {
 
 describe('404', () => {
   it('for an API that does not exist', async () => {
-    const reply = await listKeys({ apiId: 'api_doesnotexist' });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/api_not_found`);
+    expectProblem(await listKeys({ apiId: 'api_doesnotexist' }), 404, 'service/data/api_not_found');
   });
 
   it('before checking permissions', async () => {

@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { createTestApi, type TestWorkspace, useApi } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -8,22 +10,12 @@ beforeAll(async () => {
   workspace = await api.workspace();
 });
 
-type ApiSettings = {
-  id: string;
-  name: string;
-  keyAuth: { enabled: boolean };
-  encryption: { enabled: boolean };
-  defaultPrefix: string | null;
-  defaultBytes: number | null;
-  deleteProtection: boolean;
-  createdAt: number;
-};
-const getApi = (apiId: string, rootKey = workspace.rootKey) => api.post<ApiSettings>('apis.getApi', { apiId }, rootKey);
+const getApi = (apiId: string, rootKey = workspace.rootKey) => api.call('apis.getApi', { apiId }, rootKey);
 
 describe('apis.createApi', () => {
   describe('200', () => {
     it('creates an API with default settings', async () => {
-      const reply = await api.post<{ apiId: string }>('apis.createApi', { name: 'payments' }, workspace.rootKey);
+      const reply = await api.call('apis.createApi', { name: 'payments' }, workspace.rootKey);
       expect(reply.status).toBe(200);
       expect(reply.body.data.apiId).toMatch(/^api_[A-Za-z0-9]+$/);
       expect((await getApi(reply.body.data.apiId)).body.data).toEqual({
@@ -69,8 +61,7 @@ describe('apis.createApi', () => {
     it('without api.*.create_api', async () => {
       const { rootKey } = await workspace.rootKeyWith(['api.*.read_api']);
       const reply = await api.post('apis.createApi', { name: 'nope' }, rootKey);
-      expect(reply.status).toBe(403);
-      expect(reply.body.error.detail).toBe("Missing permission: 'api.*.create_api'.");
+      expectMissingPermissions(reply, 'api.*.create_api');
     });
   });
 });
@@ -111,9 +102,7 @@ describe('apis.getApi', () => {
 
   describe('404', () => {
     it('for an unknown API', async () => {
-      const reply = await getApi('api_doesnotexist');
-      expect(reply.status).toBe(404);
-      expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/api_not_found`);
+      expectProblem(await getApi('api_doesnotexist'), 404, 'service/data/api_not_found');
     });
 
     it("for another workspace's API", async () => {
@@ -128,8 +117,8 @@ describe('apis.updateApi', () => {
   beforeAll(async () => {
     apiId = await createTestApi(api, workspace.rootKey);
   });
-  const updateApi = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
-    api.post('apis.updateApi', { apiId, ...body }, rootKey);
+  const updateApi = (settings: Omit<InputOf<'apis.updateApi'>, 'apiId'>, rootKey = workspace.rootKey) =>
+    api.call('apis.updateApi', { apiId, ...settings }, rootKey);
 
   describe('200', () => {
     it('changes every setting and answers data: {}', async () => {
@@ -193,8 +182,7 @@ describe('apis.updateApi', () => {
     it('without update_api, naming it', async () => {
       const { rootKey } = await workspace.rootKeyWith(['api.*.read_api']);
       const reply = await updateApi({ name: 'nope' }, rootKey);
-      expect(reply.status).toBe(403);
-      expect(reply.body.error.detail).toBe(`Missing permission: 'api.${apiId}.update_api'.`);
+      expectMissingPermissions(reply, `api.${apiId}.update_api`);
     });
 
     it('with update_api scoped to this API', async () => {

@@ -1,7 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
+import { expectInvalidInput, expectMissingPermissions, itNeedsARootKey } from '../assertions.ts';
 import { countRows, identityRatelimits, storedIdentities, storedKey } from '../dbInspect.ts';
 import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi, withNestedMeta } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -11,8 +13,8 @@ beforeAll(async () => {
   workspace = await api.workspace();
 });
 
-const createIdentity = (body: unknown, rootKey = workspace.rootKey) =>
-  api.post<{ identityId: string }>('identities.createIdentity', body, rootKey);
+const createIdentity = (body: InputOf<'identities.createIdentity'>, rootKey = workspace.rootKey) =>
+  api.call('identities.createIdentity', body, rootKey);
 
 describe('200', () => {
   it('creates a live identity with its meta and answers its id', async () => {
@@ -78,11 +80,7 @@ describe('200', () => {
   it('is the identity that keys created with its externalId are linked to', async () => {
     const apiId = await createTestApi(api, workspace.rootKey);
     const { identityId } = (await createIdentity({ externalId: 'user_with_keys' })).body.data;
-    const created = await api.post<{ keyId: string }>(
-      'keys.createKey',
-      { apiId, externalId: 'user_with_keys' },
-      workspace.rootKey,
-    );
+    const created = await api.call('keys.createKey', { apiId, externalId: 'user_with_keys' }, workspace.rootKey);
     expect((await storedKey(em(), created.body.data.keyId))?.identity_id).toBe(identityId);
   });
 });
@@ -90,10 +88,8 @@ describe('200', () => {
 describe('400', () => {
   const expectInvalid = async (body: unknown, location: string) => {
     const before = await countRows(em(), 'identities');
-    const reply = await createIdentity(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
-    expect(reply.body.error.errors?.map((error) => error.location)).toContain(location);
+    const reply = await api.post('identities.createIdentity', body, workspace.rootKey);
+    expectInvalidInput(reply, location);
     expect(await countRows(em(), 'identities')).toBe(before);
     return reply;
   };
@@ -188,13 +184,7 @@ describe('400', () => {
 });
 
 describe('401', () => {
-  it('without a root key', async () => {
-    expect((await api.post('identities.createIdentity', { externalId: 'no_auth' })).status).toBe(401);
-  });
-
-  it('with an unknown root key', async () => {
-    expect((await createIdentity({ externalId: 'bad_auth' }, 'kproot_unknown')).status).toBe(401);
-  });
+  itNeedsARootKey((rootKey) => api.call('identities.createIdentity', { externalId: 'no_auth' }, rootKey));
 });
 
 describe('403', () => {
@@ -205,8 +195,7 @@ describe('403', () => {
   ])('with %j, naming identity.*.create_identity, and creates nothing', async (grants) => {
     const { rootKey } = await workspace.rootKeyWith(grants);
     const reply = await createIdentity({ externalId: 'forbidden_user' }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe("Missing permission: 'identity.*.create_identity'.");
+    expectMissingPermissions(reply, 'identity.*.create_identity');
     expect(await storedIdentities(em(), workspace.workspaceId, 'forbidden_user')).toEqual([]);
   });
 

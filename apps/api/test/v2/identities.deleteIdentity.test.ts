@@ -1,36 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectInvalidInput, expectMissingPermissions, itNeedsARootKey } from '../assertions.ts';
 import { identityRatelimits, storedIdentities, storedKey } from '../dbInspect.ts';
-import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { createTestIdentity, useWorkspaceWithApi } from '../fixtures.ts';
+import { ERRORS_BASE_URL, useApi } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 import { type SecondNode, startSecondNode } from '../secondNode.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
-let apiId: string;
+const owner = useWorkspaceWithApi(api);
 const em = () => api.orm.em.fork();
 
-interface Verification {
-  valid: boolean;
-  code: string;
-  identity?: { id: string; externalId: string };
-  ratelimits?: { name: string; exceeded: boolean }[];
-}
-
-beforeAll(async () => {
-  workspace = await api.workspace();
-  apiId = await createTestApi(api, workspace.rootKey);
-});
-
-async function newIdentity(body: Record<string, unknown>, rootKey = workspace.rootKey): Promise<string> {
-  const reply = await api.post<{ identityId: string }>('identities.createIdentity', body, rootKey);
-  if (reply.status !== 200) throw new Error(`createIdentity: ${JSON.stringify(reply.body)}`);
-  return reply.body.data.identityId;
-}
-const deleteIdentity = (body: unknown, rootKey = workspace.rootKey) =>
-  api.post('identities.deleteIdentity', body, rootKey);
-const getIdentity = (identity: string) => api.post('identities.getIdentity', { identity }, workspace.rootKey);
-const newKey = (body: Record<string, unknown>) => createTestKey(api, workspace.rootKey, { apiId, ...body });
-async function verify(key: string): Promise<Verification> {
-  const reply = await api.post<Verification>('keys.verifyKey', { key }, workspace.rootKey);
+const newIdentity = (input: InputOf<'identities.createIdentity'>, rootKey = owner.workspace.rootKey) =>
+  createTestIdentity(api, rootKey, input);
+const deleteIdentity = (body: InputOf<'identities.deleteIdentity'>, rootKey = owner.workspace.rootKey) =>
+  api.call('identities.deleteIdentity', body, rootKey);
+const getIdentity = (identity: string) => api.call('identities.getIdentity', { identity }, owner.workspace.rootKey);
+const { newKey } = owner;
+async function verify(key: string) {
+  const reply = await api.call('keys.verifyKey', { key }, owner.workspace.rootKey);
   expect(reply.status).toBe(200);
   return reply.body.data;
 }
@@ -42,7 +29,7 @@ describe('200', () => {
     expect(reply.status).toBe(200);
     // The {meta, data} envelope (docs/contract.md#envelopes), although the reference answers meta alone.
     expect(reply.body).toEqual({ meta: { requestId: expect.stringMatching(/^req_/) }, data: {} });
-    expect(await storedIdentities(em(), workspace.workspaceId, 'doomed')).toMatchObject([{ id, deleted: true }]);
+    expect(await storedIdentities(em(), owner.workspace.workspaceId, 'doomed')).toMatchObject([{ id, deleted: true }]);
     expect(await identityRatelimits(em(), id)).toHaveLength(1);
     expect((await getIdentity(id)).status).toBe(404);
   });
@@ -50,7 +37,7 @@ describe('200', () => {
   it('by externalId', async () => {
     const id = await newIdentity({ externalId: 'doomed_by_name' });
     expect((await deleteIdentity({ identity: 'doomed_by_name' })).status).toBe(200);
-    expect(await storedIdentities(em(), workspace.workspaceId, 'doomed_by_name')).toMatchObject([
+    expect(await storedIdentities(em(), owner.workspace.workspaceId, 'doomed_by_name')).toMatchObject([
       { id, deleted: true },
     ]);
   });
@@ -62,7 +49,9 @@ describe('200', () => {
     const linked = (await storedKey(em(), keyId))?.identity_id;
     expect(linked).toMatch(/^id_/);
     expect(linked).not.toBe(old);
-    expect((await api.post('identities.createIdentity', { externalId: 'reused' }, workspace.rootKey)).status).toBe(409);
+    expect(
+      (await api.post('identities.createIdentity', { externalId: 'reused' }, owner.workspace.rootKey)).status,
+    ).toBe(409);
   });
 
   it('deletes only that identity', async () => {
@@ -95,7 +84,7 @@ describe('200', () => {
         expect(answer.ratelimits ?? []).toEqual([]);
       }
       expect((await storedKey(em(), first.keyId))?.identity_id).toBe(id);
-      const details = await api.post<{ identity?: unknown }>('keys.getKey', { keyId: first.keyId }, workspace.rootKey);
+      const details = await api.call('keys.getKey', { keyId: first.keyId }, owner.workspace.rootKey);
       expect(details.status).toBe(200);
       expect(details.body.data.identity).toBeUndefined();
     });
@@ -128,8 +117,7 @@ describe('200', () => {
       it('as soon as the delete returns, not when its cache expires (1 s)', async () => {
         const id = await newIdentity({ externalId: 'remote_user' });
         const { key } = await newKey({ externalId: 'remote_user' });
-        const verifyOnB = async () =>
-          (await nodeB.post<Verification>('keys.verifyKey', { key }, workspace.rootKey)).body.data;
+        const verifyOnB = async () => (await nodeB.call('keys.verifyKey', { key }, owner.workspace.rootKey)).body.data;
         expect((await verifyOnB()).identity?.id).toBe(id);
         expect((await verifyOnB()).identity?.id).toBe(id);
         await deleteIdentity({ identity: id });
@@ -147,45 +135,35 @@ describe('400', () => {
     ['of the wrong type', { identity: ['x'] }, 'body.identity'],
     ['with an unknown field', { identity: 'x', permanent: true }, 'body.permanent'],
   ])('identity %s', async (_, body, location) => {
-    const reply = await deleteIdentity(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
-    expect(reply.body.error.errors?.map((error) => error.location)).toContain(location);
+    expectInvalidInput(await api.post('identities.deleteIdentity', body, owner.workspace.rootKey), location);
   });
 });
 
 describe('401', () => {
-  it('without a root key', async () => {
-    expect((await api.post('identities.deleteIdentity', { identity: 'x' })).status).toBe(401);
-  });
-
-  it('with an unknown root key', async () => {
-    expect((await deleteIdentity({ identity: 'x' }, 'kproot_unknown')).status).toBe(401);
-  });
+  itNeedsARootKey((rootKey) => api.call('identities.deleteIdentity', { identity: 'x' }, rootKey));
 });
 
 describe('403', () => {
   it('without identity.*.delete_identity, naming it, and deletes nothing', async () => {
     const id = await newIdentity({ externalId: 'protected_user' });
-    const { rootKey } = await workspace.rootKeyWith([
+    const { rootKey } = await owner.workspace.rootKeyWith([
       'identity.*.read_identity',
       'identity.*.update_identity',
       `identity.${id}.read_identity`,
     ]);
     const reply = await deleteIdentity({ identity: id }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe("Missing permission: 'identity.*.delete_identity'.");
+    expectMissingPermissions(reply, 'identity.*.delete_identity');
     expect((await getIdentity(id)).status).toBe(200);
   });
 
   it('before looking the identity up: also for one that does not exist', async () => {
-    const { rootKey } = await workspace.rootKeyWith(['identity.*.read_identity']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['identity.*.read_identity']);
     expect((await deleteIdentity({ identity: 'nobody_at_all' }, rootKey)).status).toBe(403);
   });
 
   it('not with identity.*.delete_identity alone', async () => {
     const id = await newIdentity({ externalId: 'deletable_user' });
-    const { rootKey } = await workspace.rootKeyWith(['identity.*.delete_identity']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['identity.*.delete_identity']);
     expect((await deleteIdentity({ identity: id }, rootKey)).status).toBe(200);
   });
 });
@@ -214,7 +192,7 @@ describe('404', () => {
     await deleteIdentity({ identity: old });
     const current = await newIdentity({ externalId: 'reborn' });
     expect((await deleteIdentity({ identity: 'reborn' })).status).toBe(200);
-    expect(await storedIdentities(em(), workspace.workspaceId, 'reborn')).toMatchObject([
+    expect(await storedIdentities(em(), owner.workspace.workspaceId, 'reborn')).toMatchObject([
       { id: old, deleted: true },
       { id: current, deleted: true },
     ]);

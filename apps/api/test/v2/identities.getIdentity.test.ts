@@ -1,33 +1,26 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { expectInvalidInput, expectProblem, itNeedsARootKey } from '../assertions.ts';
 import { identityRatelimits } from '../dbInspect.ts';
+import { createTestIdentity } from '../fixtures.ts';
 import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import type { InputOf, OutputOf } from '../procedures.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
 const em = () => api.orm.em.fork();
 
-interface Identity {
-  id: string;
-  externalId: string;
-  meta?: Record<string, unknown>;
-  ratelimits?: { id: string; name: string; limit: number; duration: number; autoApply: boolean }[];
-}
-
 beforeAll(async () => {
   workspace = await api.workspace();
 });
 
-async function newIdentity(body: Record<string, unknown>, rootKey = workspace.rootKey): Promise<string> {
-  const reply = await api.post<{ identityId: string }>('identities.createIdentity', body, rootKey);
-  if (reply.status !== 200) throw new Error(`createIdentity: ${JSON.stringify(reply.body)}`);
-  return reply.body.data.identityId;
-}
-const getIdentity = (body: unknown, rootKey = workspace.rootKey) =>
-  api.post<Identity>('identities.getIdentity', body, rootKey);
+const newIdentity = (input: InputOf<'identities.createIdentity'>, rootKey = workspace.rootKey) =>
+  createTestIdentity(api, rootKey, input);
+const getIdentity = (body: InputOf<'identities.getIdentity'>, rootKey = workspace.rootKey) =>
+  api.call('identities.getIdentity', body, rootKey);
 
 describe('200', () => {
   let identityId: string;
-  let expected: Identity;
+  let expected: OutputOf<'identities.getIdentity'>;
   beforeAll(async () => {
     identityId = await newIdentity({
       externalId: 'full_user',
@@ -114,20 +107,12 @@ describe('400', () => {
     ['with U+0000', { identity: 'a\u0000' }, 'body.identity'],
     ['with an unknown field', { identity: 'x', externalId: 'x' }, 'body.externalId'],
   ])('identity %s', async (_, body, location) => {
-    const reply = await getIdentity(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.errors?.map((error) => error.location)).toContain(location);
+    expectInvalidInput(await api.post('identities.getIdentity', body, workspace.rootKey), location);
   });
 });
 
 describe('401', () => {
-  it('without a root key', async () => {
-    expect((await api.post('identities.getIdentity', { identity: 'x' })).status).toBe(401);
-  });
-
-  it('with an unknown root key', async () => {
-    expect((await getIdentity({ identity: 'x' }, 'kproot_unknown')).status).toBe(401);
-  });
+  itNeedsARootKey((rootKey) => api.call('identities.getIdentity', { identity: 'x' }, rootKey));
 });
 
 describe('403', () => {
@@ -135,8 +120,7 @@ describe('403', () => {
     await newIdentity({ externalId: 'secret_user' });
     const { rootKey } = await workspace.rootKeyWith(['identity.*.update_identity', 'api.*.read_key']);
     const reply = await getIdentity({ identity: 'secret_user' }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/authorization/forbidden`);
+    expectProblem(reply, 403, 'service/authorization/forbidden');
     expect(reply.body.error.detail).toBe("Missing permission: 'identity.*.read_identity'.");
   });
 

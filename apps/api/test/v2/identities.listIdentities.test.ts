@@ -1,44 +1,32 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { expectInvalidInput, itNeedsARootKey } from '../assertions.ts';
+import { createTestIdentity } from '../fixtures.ts';
+import { type TestWorkspace, useApi } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
 
-interface Identity {
-  id: string;
-  externalId: string;
-  meta?: Record<string, unknown>;
-  ratelimits?: { id: string; name: string; limit: number; duration: number; autoApply: boolean }[];
-}
-interface Page {
-  status: number;
-  data: Identity[];
-  pagination: { cursor?: string; hasMore: boolean };
-  error: { detail: string; type: string; errors?: { location: string }[] };
-}
-
-async function list(body: Record<string, unknown>, rootKey: string): Promise<Page> {
-  const reply = await api.post<Identity[]>('identities.listIdentities', body, rootKey);
-  const { data, error } = reply.body;
-  const { pagination } = reply.body as unknown as { pagination: Page['pagination'] };
+async function list(body: InputOf<'identities.listIdentities'>, rootKey: string) {
+  const reply = await api.call('identities.listIdentities', body, rootKey);
+  const { data, pagination, error } = reply.body;
   return { status: reply.status, data, pagination, error };
-}
-
-async function newIdentity(workspace: TestWorkspace, body: Record<string, unknown>): Promise<string> {
-  const reply = await api.post<{ identityId: string }>('identities.createIdentity', body, workspace.rootKey);
-  if (reply.status !== 200) throw new Error(`createIdentity: ${JSON.stringify(reply.body)}`);
-  return reply.body.data.identityId;
 }
 
 /** A fresh workspace with `count` identities `<prefix>_<n>`; their ids in creation order. */
 async function workspaceWith(count: number, prefix = 'user') {
   const workspace = await api.workspace();
   const ids: string[] = [];
-  for (let i = 0; i < count; i++) ids.push(await newIdentity(workspace, { externalId: `${prefix}_${i}` }));
+  for (let i = 0; i < count; i++)
+    ids.push(await createTestIdentity(api, workspace.rootKey, { externalId: `${prefix}_${i}` }));
   return { workspace, ids };
 }
 
 /** Every page from the first on; `between` runs after each page. */
-async function walk(rootKey: string, body: Record<string, unknown>, between: () => Promise<void> = async () => {}) {
+async function walk(
+  rootKey: string,
+  body: InputOf<'identities.listIdentities'>,
+  between: () => Promise<void> = async () => {},
+) {
   const seen: string[] = [];
   let cursor: string | undefined;
   for (let pages = 0; pages < 100; pages++) {
@@ -60,7 +48,7 @@ async function walk(rootKey: string, body: Record<string, unknown>, between: () 
 describe('200', () => {
   it('lists every live identity in id (= creation) order, with meta and rate limits', async () => {
     const { workspace, ids } = await workspaceWith(3);
-    const limited = await newIdentity(workspace, {
+    const limited = await createTestIdentity(api, workspace.rootKey, {
       externalId: 'limited',
       meta: { tier: 'gold' },
       ratelimits: [{ name: 'requests', limit: 10, duration: 1000, autoApply: true }],
@@ -99,7 +87,9 @@ describe('200', () => {
       const size = Math.min(20, 101 - batch);
       ids.push(
         ...(await Promise.all(
-          Array.from({ length: size }, (_, i) => newIdentity(workspace, { externalId: `bulk_${batch + i}` })),
+          Array.from({ length: size }, (_, i) =>
+            createTestIdentity(api, workspace.rootKey, { externalId: `bulk_${batch + i}` }),
+          ),
         )),
       );
     }
@@ -121,7 +111,7 @@ describe('200', () => {
     const { workspace, ids } = await workspaceWith(7, 'walk');
     const added: string[] = [];
     const seen = await walk(workspace.rootKey, { limit: 2 }, async () => {
-      added.push(await newIdentity(workspace, { externalId: `added_${added.length}` }));
+      added.push(await createTestIdentity(api, workspace.rootKey, { externalId: `added_${added.length}` }));
     });
     expect(new Set(seen).size).toBe(seen.length);
     // Added identities sort after every cursor handed out, so the walk reaches them too.
@@ -146,7 +136,7 @@ describe('200', () => {
       workspace = await api.workspace();
       ids = {};
       for (const externalId of ['Alice.Smith', 'alice-jones', 'bob_alice', 'carol', 'dave']) {
-        ids[externalId] = await newIdentity(workspace, { externalId });
+        ids[externalId] = await createTestIdentity(api, workspace.rootKey, { externalId });
       }
     });
     const found = async (body: Record<string, unknown>) =>
@@ -199,12 +189,8 @@ describe('400', () => {
   beforeAll(async () => {
     ({ workspace } = await workspaceWith(3, 'bad'));
   });
-  const expectInvalid = async (body: Record<string, unknown>, location: string, rootKey = workspace.rootKey) => {
-    const page = await list(body, rootKey);
-    expect(page.status).toBe(400);
-    expect(page.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
-    expect(page.error.errors?.map((error) => error.location)).toContain(location);
-  };
+  const expectInvalid = async (body: unknown, location: string, rootKey = workspace.rootKey) =>
+    expectInvalidInput(await api.post('identities.listIdentities', body, rootKey), location);
 
   it.each([[0], [101], [1.5], ['10'], [null]])('limit %j', async (limit) => {
     await expectInvalid({ limit }, 'body.limit');
@@ -231,13 +217,7 @@ describe('400', () => {
 });
 
 describe('401', () => {
-  it('without a root key', async () => {
-    expect((await api.post('identities.listIdentities', {})).status).toBe(401);
-  });
-
-  it('with an unknown root key', async () => {
-    expect((await list({}, 'kproot_unknown')).status).toBe(401);
-  });
+  itNeedsARootKey((rootKey) => api.call('identities.listIdentities', {}, rootKey));
 });
 
 describe('403', () => {

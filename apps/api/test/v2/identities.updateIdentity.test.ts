@@ -1,59 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
+import { expectInvalidInput, expectMissingPermissions, itNeedsARootKey } from '../assertions.ts';
 import { countRows, identityRatelimits, keyRatelimits, storedIdentities } from '../dbInspect.ts';
-import {
-  createTestApi,
-  createTestKey,
-  ERRORS_BASE_URL,
-  type JsonText,
-  type TestWorkspace,
-  useApi,
-  withNestedMeta,
-} from '../harness.ts';
+import { createTestIdentity, useWorkspaceWithApi } from '../fixtures.ts';
+import { ERRORS_BASE_URL, type JsonText, useApi, withNestedMeta } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 import { type SecondNode, startSecondNode } from '../secondNode.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
-let apiId: string;
+const owner = useWorkspaceWithApi(api);
 const em = () => api.orm.em.fork();
 
-interface RatelimitData {
-  id: string;
-  name: string;
-  limit: number;
-  duration: number;
-  autoApply: boolean;
-}
-interface Identity {
-  id: string;
-  externalId: string;
-  meta?: Record<string, unknown>;
-  ratelimits?: RatelimitData[];
-}
-interface Verification {
-  valid: boolean;
-  code: string;
-  identity?: Identity;
-  ratelimits?: (RatelimitData & { exceeded: boolean })[];
-}
-
-beforeAll(async () => {
-  workspace = await api.workspace();
-  apiId = await createTestApi(api, workspace.rootKey);
-});
-
-async function newIdentity(body: Record<string, unknown>, rootKey = workspace.rootKey): Promise<string> {
-  const reply = await api.post<{ identityId: string }>('identities.createIdentity', body, rootKey);
-  if (reply.status !== 200) throw new Error(`createIdentity: ${JSON.stringify(reply.body)}`);
-  return reply.body.data.identityId;
-}
-const updateIdentity = (body: unknown, rootKey = workspace.rootKey) =>
-  api.post<Identity>('identities.updateIdentity', body, rootKey);
+const newIdentity = (input: InputOf<'identities.createIdentity'>, rootKey = owner.workspace.rootKey) =>
+  createTestIdentity(api, rootKey, input);
+const updateIdentity = (body: InputOf<'identities.updateIdentity'>, rootKey = owner.workspace.rootKey) =>
+  api.call('identities.updateIdentity', body, rootKey);
 const getIdentity = async (identity: string) =>
-  (await api.post<Identity>('identities.getIdentity', { identity }, workspace.rootKey)).body.data;
-const newKey = (body: Record<string, unknown>) => createTestKey(api, workspace.rootKey, { apiId, ...body });
-async function verify(key: string): Promise<Verification> {
-  const reply = await api.post<Verification>('keys.verifyKey', { key }, workspace.rootKey);
+  (await api.call('identities.getIdentity', { identity }, owner.workspace.rootKey)).body.data;
+const { newKey } = owner;
+async function verify(key: string) {
+  const reply = await api.call('keys.verifyKey', { key }, owner.workspace.rootKey);
   expect(reply.status).toBe(200);
   return reply.body.data;
 }
@@ -85,7 +51,9 @@ describe('200', () => {
     expect(reply.status).toBe(200);
     expect(reply.body.data).toMatchObject({ id, externalId: 'meta_user', meta: { plan: 'enterprise' } });
     expect(reply.body.data.ratelimits?.map((limit) => limit.name)).toEqual(['requests']);
-    expect((await storedIdentities(em(), workspace.workspaceId, 'meta_user'))[0]?.meta).toEqual({ plan: 'enterprise' });
+    expect((await storedIdentities(em(), owner.workspace.workspaceId, 'meta_user'))[0]?.meta).toEqual({
+      plan: 'enterprise',
+    });
     expect(await limitsByName(id)).toEqual(limitsBefore);
   });
 
@@ -98,7 +66,7 @@ describe('200', () => {
     const reply = await updateIdentity({ identity: id, meta });
     expect(reply.status).toBe(200);
     expect(reply.body.data).toEqual({ id, externalId });
-    expect((await storedIdentities(em(), workspace.workspaceId, externalId))[0]?.meta).toBeNull();
+    expect((await storedIdentities(em(), owner.workspace.workspaceId, externalId))[0]?.meta).toBeNull();
   });
 
   it('replaces rate limits by name: same names keep their ids, missing go, new come', async () => {
@@ -286,8 +254,7 @@ describe('200', () => {
       it('as soon as the update returns, not when its cache expires (1 s)', async () => {
         const id = await newIdentity({ externalId: 'remote_user', meta: { version: 1 } });
         const { key } = await newKey({ externalId: 'remote_user' });
-        const verifyOnB = async () =>
-          (await nodeB.post<Verification>('keys.verifyKey', { key }, workspace.rootKey)).body.data;
+        const verifyOnB = async () => (await nodeB.call('keys.verifyKey', { key }, owner.workspace.rootKey)).body.data;
         expect((await verifyOnB()).identity?.meta).toEqual({ version: 1 });
         expect((await verifyOnB()).identity?.meta).toEqual({ version: 1 });
         await updateIdentity({ identity: id, meta: { version: 2 } });
@@ -308,10 +275,7 @@ describe('400', () => {
   });
   const expectInvalid = async (body: Record<string, unknown> | JsonText, location: string) => {
     const before = await getIdentity(id);
-    const reply = await updateIdentity(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
-    expect(reply.body.error.errors?.map((error) => error.location)).toContain(location);
+    expectInvalidInput(await api.post('identities.updateIdentity', body, owner.workspace.rootKey), location);
     expect(await getIdentity(id)).toEqual(before);
   };
 
@@ -359,7 +323,7 @@ describe('400', () => {
       { maxBodyBytes: 4 * 1024 * 1024 },
       'identities.updateIdentity',
       { identity: id, meta: { blob: 'x'.repeat(1024 * 1024) } },
-      workspace.rootKey,
+      owner.workspace.rootKey,
     );
     expect(reply.status).toBe(400);
     expect(reply.body.error.errors).toContainEqual(
@@ -374,33 +338,26 @@ describe('400', () => {
 });
 
 describe('401', () => {
-  it('without a root key', async () => {
-    expect((await api.post('identities.updateIdentity', { identity: 'x' })).status).toBe(401);
-  });
-
-  it('with an unknown root key', async () => {
-    expect((await updateIdentity({ identity: 'x' }, 'kproot_unknown')).status).toBe(401);
-  });
+  itNeedsARootKey((rootKey) => api.call('identities.updateIdentity', { identity: 'x' }, rootKey));
 });
 
 describe('403', () => {
   it('without identity.*.update_identity, naming it, and changes nothing', async () => {
     const id = await newIdentity({ externalId: 'guarded_user', meta: { kept: true } });
-    const { rootKey } = await workspace.rootKeyWith(['identity.*.read_identity', 'identity.*.create_identity']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['identity.*.read_identity', 'identity.*.create_identity']);
     const reply = await updateIdentity({ identity: id, meta: { kept: false }, ratelimits: [] }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe("Missing permission: 'identity.*.update_identity'.");
+    expectMissingPermissions(reply, 'identity.*.update_identity');
     expect((await getIdentity(id)).meta).toEqual({ kept: true });
   });
 
   it('before looking the identity up: also for one that does not exist', async () => {
-    const { rootKey } = await workspace.rootKeyWith(['identity.*.read_identity']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['identity.*.read_identity']);
     expect((await updateIdentity({ identity: 'nobody_at_all' }, rootKey)).status).toBe(403);
   });
 
   it('not with identity.*.update_identity alone', async () => {
     const id = await newIdentity({ externalId: 'updatable_user' });
-    const { rootKey } = await workspace.rootKeyWith(['identity.*.update_identity']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['identity.*.update_identity']);
     expect((await updateIdentity({ identity: id, meta: { ok: true } }, rootKey)).status).toBe(200);
   });
 });
@@ -425,7 +382,7 @@ describe('404', () => {
 
   it('for a deleted identity, changing nothing', async () => {
     const id = await newIdentity({ externalId: 'gone_user', ratelimits: [{ name: 'kept', limit: 1, duration: 1000 }] });
-    await api.post('identities.deleteIdentity', { identity: id }, workspace.rootKey);
+    await api.post('identities.deleteIdentity', { identity: id }, owner.workspace.rootKey);
     expect((await updateIdentity({ identity: id, ratelimits: [] })).status).toBe(404);
     expect((await updateIdentity({ identity: 'gone_user', ratelimits: [] })).status).toBe(404);
     expect(await identityRatelimits(em(), id)).toHaveLength(1);

@@ -1,35 +1,21 @@
 import { rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createRole, grantRolePermission, keyRoleNames } from '../dbInspect.ts';
-import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { keyRoleNames } from '../dbInspect.ts';
+import { useApi } from '../harness.ts';
+import * as shared from '../keyAccess.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
-let apiId: string;
-let readerId: string;
-const em = () => api.orm.em.fork();
+const access = shared.useKeyAccess(api, 'keys.addRoles', { roles: { reader: ['docs.read', 'docs.list'], writer: [] } });
+const { em, newKey } = access;
 
 beforeAll(async () => {
-  workspace = await api.workspace();
-  apiId = await createTestApi(api, workspace.rootKey);
-  readerId = await createRole(em(), workspace.workspaceId, 'reader');
-  await grantRolePermission(em(), workspace.workspaceId, readerId, 'docs.read');
-  await grantRolePermission(em(), workspace.workspaceId, readerId, 'docs.list');
-  await createRole(em(), workspace.workspaceId, 'writer');
-  await rows(em(), sql`update roles set description = 'Reads documents' where id = ${readerId}`);
+  await rows(em(), sql`update roles set description = 'Reads documents' where id = ${access.roleId('reader')}`);
 });
 
-type Role = { id: string; name: string; description?: string; permissions: { slug: string }[] };
-type Created = { keyId: string; key: string };
-const newKey = (body: Record<string, unknown> = {}) => createTestKey(api, workspace.rootKey, { apiId, ...body });
-const addRoles = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
-  api.post<Role[]>('keys.addRoles', body, rootKey);
+const addRoles = (keyId: string, roles: string[], rootKey?: string) => access.send({ keyId, roles }, rootKey);
 const verify = async (key: string, permissions: string) => {
-  const reply = await api.post<{ code: string; roles?: string[] }>(
-    'keys.verifyKey',
-    { key, permissions },
-    workspace.rootKey,
-  );
+  const reply = await api.call('keys.verifyKey', { key, permissions }, access.workspace.rootKey);
   expect(reply.status).toBe(200);
   return reply.body.data;
 };
@@ -37,11 +23,11 @@ const verify = async (key: string, permissions: string) => {
 describe('200', () => {
   it("adds roles and answers the key's roles with their permissions", async () => {
     const { keyId } = await newKey({ roles: ['writer'] });
-    const reply = await addRoles({ keyId, roles: ['reader'] });
+    const reply = await addRoles(keyId, ['reader']);
     expect(reply.status).toBe(200);
     expect(reply.body.data).toEqual([
       {
-        id: readerId,
+        id: access.roleId('reader'),
         name: 'reader',
         description: 'Reads documents',
         permissions: [
@@ -54,18 +40,12 @@ describe('200', () => {
     expect(await keyRoleNames(em(), keyId)).toEqual(['reader', 'writer']);
   });
 
-  it('takes a role name of 128 characters, as permissions.createRole does', async () => {
-    const name = 'a'.repeat(128);
-    expect((await api.post('permissions.createRole', { name }, workspace.rootKey)).status).toBe(200);
-    const { keyId } = await newKey();
-    expect((await addRoles({ keyId, roles: [name] })).status).toBe(200);
-    expect(await keyRoleNames(em(), keyId)).toEqual([name]);
-  });
+  shared.itTakesNamesOf128Characters(access, 'a', 'reader');
 
   it('is idempotent', async () => {
     const { keyId } = await newKey({ roles: ['reader'] });
-    const first = await addRoles({ keyId, roles: ['reader', 'reader'] });
-    const second = await addRoles({ keyId, roles: ['reader'] });
+    const first = await addRoles(keyId, ['reader', 'reader']);
+    const second = await addRoles(keyId, ['reader']);
     expect(first.status).toBe(200);
     expect(first.body.data.map((role) => role.name)).toEqual(['reader']);
     expect(second.body.data).toEqual(first.body.data);
@@ -76,21 +56,21 @@ describe('200', () => {
     // Twice: the first read may race the NOTIFY of the key's creation and not be cached.
     expect((await verify(key, 'docs.read')).code).toBe('INSUFFICIENT_PERMISSIONS');
     expect((await verify(key, 'docs.read')).code).toBe('INSUFFICIENT_PERMISSIONS');
-    await addRoles({ keyId, roles: ['reader'] });
+    await addRoles(keyId, ['reader']);
     const after = await verify(key, 'docs.read and docs.list');
     expect(after.code).toBe('VALID');
     expect(after.roles).toEqual(['reader']);
   });
 
-  it('with exactly update_key and rbac.*.add_role_to_key', async () => {
-    const { keyId } = await newKey();
-    const { rootKey } = await workspace.rootKeyWith([`api.${apiId}.update_key`, 'rbac.*.add_role_to_key']);
-    expect((await addRoles({ keyId, roles: ['writer'] }, rootKey)).status).toBe(200);
+  shared.itSucceedsWithExactly(access, 'with exactly update_key and rbac.*.add_role_to_key', {
+    grants: ['rbac.*.add_role_to_key'],
+    holds: {},
+    names: ['writer'],
   });
 });
 
 describe('400', () => {
-  it.each([
+  shared.itRejectsInvalidInput(access, [
     [{ roles: ['reader'] }, 'body.keyId'],
     [{ keyId: 'key_x' }, 'body.roles'],
     [{ keyId: 'key_x', roles: [] }, 'body.roles'],
@@ -98,71 +78,46 @@ describe('400', () => {
     [{ keyId: 'key_x', roles: [''] }, 'body.roles[0]'],
     [{ keyId: 'key_x', roles: ['r'.repeat(129)] }, 'body.roles[0]'],
     [{ keyId: 'key_x', roles: ['reader'], extra: 1 }, 'body.extra'],
-  ])('rejects %j', async (body, location) => {
-    const reply = await addRoles(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
-  });
+  ]);
 });
 
 describe('401', () => {
-  it('without a root key, or with an unknown one', async () => {
-    const { keyId } = await newKey();
-    expect((await api.post('keys.addRoles', { keyId, roles: ['reader'] })).status).toBe(401);
-    expect((await addRoles({ keyId, roles: ['reader'] }, 'kproot_unknown')).status).toBe(401);
-  });
+  shared.itAnswers401WithoutAKnownRootKey(access, ['reader']);
 });
 
 describe('403', () => {
-  it('without update_key, naming it', async () => {
-    const { keyId } = await newKey();
-    const { rootKey } = await workspace.rootKeyWith(['rbac.*.add_role_to_key']);
-    const reply = await addRoles({ keyId, roles: ['reader'] }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe(`Missing permission: 'api.${apiId}.update_key'.`);
+  shared.itNeedsUpdateKey(access, 'without update_key, naming it', {
+    grants: ['rbac.*.add_role_to_key'],
+    holds: {},
+    names: ['reader'],
   });
 
   it('without rbac.*.add_role_to_key, naming it and adding nothing', async () => {
     const { keyId } = await newKey();
-    const { rootKey } = await workspace.rootKeyWith(['api.*.update_key']);
-    const reply = await addRoles({ keyId, roles: ['reader'] }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe("Missing permission: 'rbac.*.add_role_to_key'.");
+    const { rootKey } = await access.workspace.rootKeyWith(['api.*.update_key']);
+    expectMissingPermissions(await addRoles(keyId, ['reader'], rootKey), 'rbac.*.add_role_to_key');
     expect(await keyRoleNames(em(), keyId)).toEqual([]);
   });
 });
 
 describe('404', () => {
-  it('for a key that does not exist', async () => {
-    const reply = await addRoles({ keyId: 'key_missing', roles: ['reader'] });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/key_not_found`);
-  });
+  shared.itAnswersKeyNotFound(access, ['reader']);
 
   it('for a role that does not exist, adding none of the others', async () => {
     const { keyId } = await newKey();
-    const reply = await addRoles({ keyId, roles: ['reader', 'ghost'] });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/role_not_found`);
+    const reply = await addRoles(keyId, ['reader', 'ghost']);
+    expectProblem(reply, 404, 'service/data/role_not_found');
     expect(reply.body.error.detail).toBe("Role 'ghost' was not found.");
     expect(await keyRoleNames(em(), keyId)).toEqual([]);
   });
 });
 
 describe('cross-workspace isolation', () => {
-  it("cannot touch another workspace's key (404)", async () => {
-    const { keyId } = await newKey();
-    const intruder = await api.workspace();
-    expect((await addRoles({ keyId, roles: ['reader'] }, intruder.rootKey)).status).toBe(404);
-    expect(await keyRoleNames(em(), keyId)).toEqual([]);
-  });
+  shared.itHidesTheKeyFromOtherWorkspaces(access, { holds: {}, names: ['reader'] });
 
   it("cannot give its key another workspace's role", async () => {
-    const other = await api.workspace();
-    const otherApi = await createTestApi(api, other.rootKey);
-    const theirs = (await api.post<Created>('keys.createKey', { apiId: otherApi }, other.rootKey)).body.data;
-    const reply = await addRoles({ keyId: theirs.keyId, roles: ['reader'] }, other.rootKey);
+    const theirs = await access.keyOfAnotherWorkspace();
+    const reply = await addRoles(theirs.keyId, ['reader'], theirs.workspace.rootKey);
     expect(reply.status).toBe(404);
     expect(reply.body.error.detail).toBe("Role 'reader' was not found.");
   });

@@ -2,6 +2,7 @@ import { decryptKeyMaterial, hashKey, loadDataKey } from '@keyplane/core';
 import { vaultStore } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
+import { expectInvalidInput, expectMissingPermissions, expectProblem, itNeedsARootKey } from '../assertions.ts';
 import {
   countRows,
   createRole,
@@ -20,6 +21,7 @@ import {
   useApi,
   withNestedMeta,
 } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -30,9 +32,9 @@ beforeAll(async () => {
   apiId = await createTestApi(api, workspace.rootKey, { encryption: { enabled: true } });
 });
 
-type Created = { keyId: string; key: string };
-const createKey = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
-  api.post<Created>('keys.createKey', { apiId, ...body }, rootKey);
+/** keys.createKey, in the file's API unless `input` names another. */
+const createKey = (input: Partial<InputOf<'keys.createKey'>>, rootKey = workspace.rootKey) =>
+  api.call('keys.createKey', { apiId, ...input }, rootKey);
 const em = () => api.orm.em.fork();
 
 describe('200', () => {
@@ -77,7 +79,7 @@ describe('200', () => {
 
   it('uses the API default prefix and byte length when the request has none', async () => {
     const withDefaults = await createTestApi(api, workspace.rootKey, { defaultPrefix: 'dflt', defaultBytes: 64 });
-    const { key } = (await api.post<Created>('keys.createKey', { apiId: withDefaults }, workspace.rootKey)).body.data;
+    const { key } = (await api.call('keys.createKey', { apiId: withDefaults }, workspace.rootKey)).body.data;
     expect(key.startsWith('dflt_')).toBe(true);
     expect(key.length).toBeGreaterThan('dflt_'.length + 80);
   });
@@ -196,10 +198,7 @@ describe('200', () => {
 
 describe('400', () => {
   const expectInvalid = async (body: Record<string, unknown> | JsonText, location: string) => {
-    const reply = await api.post('keys.createKey', body, workspace.rootKey);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
+    expectInvalidInput(await api.post('keys.createKey', body, workspace.rootKey), location);
   };
   const withApi = (body: Record<string, unknown>) => ({ apiId, ...body });
 
@@ -315,21 +314,14 @@ describe('400', () => {
 });
 
 describe('401', () => {
-  it('without a root key', async () => {
-    expect((await api.post('keys.createKey', { apiId })).status).toBe(401);
-  });
-
-  it('with an unknown root key', async () => {
-    expect((await createKey({}, 'kproot_unknown')).status).toBe(401);
-  });
+  itNeedsARootKey((rootKey) => api.call('keys.createKey', { apiId }, rootKey));
 });
 
 describe('403', () => {
   it('without create_key, naming it', async () => {
     const { rootKey } = await workspace.rootKeyWith(['api.*.read_api']);
     const reply = await createKey({}, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe(`Missing permission: 'api.${apiId}.create_key'.`);
+    expectMissingPermissions(reply, `api.${apiId}.create_key`);
   });
 
   it('with create_key for another API only', async () => {
@@ -340,8 +332,7 @@ describe('403', () => {
   it('for a recoverable key without encrypt_key', async () => {
     const { rootKey } = await workspace.rootKeyWith([`api.${apiId}.create_key`]);
     const reply = await createKey({ recoverable: true }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe(`Missing permission: 'api.${apiId}.encrypt_key'.`);
+    expectMissingPermissions(reply, `api.${apiId}.encrypt_key`);
   });
 
   it.each([[['api.*.create_key']], [['apis.*.create_key']], [[`api.${'API_ID'}.create_key`]]])(
@@ -355,9 +346,7 @@ describe('403', () => {
 
 describe('404', () => {
   it('for an API that does not exist', async () => {
-    const reply = await createKey({ apiId: 'api_doesnotexist' });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/api_not_found`);
+    expectProblem(await createKey({ apiId: 'api_doesnotexist' }), 404, 'service/data/api_not_found');
   });
 
   it('for a role that does not exist, writing nothing', async () => {
@@ -453,7 +442,7 @@ describe('cross-workspace isolation', () => {
     const other = await api.workspace();
     const otherApi = await createTestApi(api, other.rootKey);
     const theirs = (
-      await api.post<Created>(
+      await api.call(
         'keys.createKey',
         { apiId: otherApi, permissions: ['shared.slug'], externalId: 'shared_user' },
         other.rootKey,

@@ -1,8 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createChangeLog, deleteKey as deleteKeyRecord, rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { expectMissingPermissions, expectProblem, invalidInputCheck } from '../assertions.ts';
 import { createRole, storedKey } from '../dbInspect.ts';
-import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import type { NewKeyInput } from '../fixtures.ts';
+import { createTestApi, createTestKey, type TestWorkspace, useApi } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -14,11 +17,10 @@ beforeAll(async () => {
   apiId = await createTestApi(api, workspace.rootKey, { encryption: { enabled: true } });
 });
 
-const newKey = (body: Record<string, unknown> = {}) => createTestKey(api, workspace.rootKey, { apiId, ...body });
-const deleteKey = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
-  api.post('keys.deleteKey', body, rootKey);
-const verifyCode = async (key: string) =>
-  (await api.post<{ valid: boolean; code: string }>('keys.verifyKey', { key }, workspace.rootKey)).body.data;
+const newKey = (body: NewKeyInput = {}) => createTestKey(api, workspace.rootKey, { apiId, ...body });
+const deleteKey = (body: InputOf<'keys.deleteKey'>, rootKey = workspace.rootKey) =>
+  api.call('keys.deleteKey', body, rootKey);
+const verifyCode = async (key: string) => (await api.call('keys.verifyKey', { key }, workspace.rootKey)).body.data;
 
 /** Rows that hang off a key: what a permanent delete must take along. */
 async function attachedRows(keyId: string) {
@@ -113,12 +115,7 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  const expectInvalid = async (body: Record<string, unknown>, location: string) => {
-    const reply = await deleteKey(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
-  };
+  const expectInvalid = invalidInputCheck(api, 'keys.deleteKey', () => workspace.rootKey);
 
   it.each([
     ['missing', undefined],
@@ -157,8 +154,7 @@ describe('403', () => {
     const { keyId, key } = await newKey();
     const { rootKey } = await workspace.rootKeyWith(['api.*.read_key', 'api.*.update_key']);
     const reply = await deleteKey({ keyId, permanent: true }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe(`Missing permission: 'api.${apiId}.delete_key'.`);
+    expectMissingPermissions(reply, `api.${apiId}.delete_key`);
     expect(await verifyCode(key)).toMatchObject({ code: 'VALID' });
   });
 
@@ -172,9 +168,7 @@ describe('403', () => {
 
 describe('404', () => {
   it('for a key that does not exist', async () => {
-    const reply = await deleteKey({ keyId: 'key_doesnotexist' });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/key_not_found`);
+    expectProblem(await deleteKey({ keyId: 'key_doesnotexist' }), 404, 'service/data/key_not_found');
   });
 
   it('before checking permissions', async () => {

@@ -1,35 +1,30 @@
 import { randomBytes } from 'node:crypto';
 import { createKeyMigration, rows, sql } from '@keyplane/db';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { postOn } from '../appVariants.ts';
+import { describe, expect, it } from 'vitest';
+import { callOn, postOn } from '../appVariants.ts';
+import { expectMissingPermissions, expectProblem, invalidInputCheck, itNeedsARootKey } from '../assertions.ts';
 import { addIdentityRatelimit, createRole, grantRolePermission, storedKey } from '../dbInspect.ts';
-import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { type NewKeyInput, useWorkspaceWithApi } from '../fixtures.ts';
+import { createTestApi, createTestKey, ERRORS_BASE_URL, useApi } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
 /** Encryption on, in a workspace with a vault. */
-let apiId: string;
+const owner = useWorkspaceWithApi(api, { vault: true, settings: { encryption: { enabled: true } } });
 const em = () => api.orm.em.fork();
 const DAY = 86_400_000;
 
-beforeAll(async () => {
-  workspace = await api.workspace({ vault: true });
-  apiId = await createTestApi(api, workspace.rootKey, { encryption: { enabled: true } });
-});
-
-type KeyData = Record<string, unknown> & { credits?: { remaining: number | null; refill?: Record<string, unknown> } };
-
-const newKey = (body: Record<string, unknown> = {}, targetApi = apiId, rootKey = workspace.rootKey) =>
+const newKey = (body: NewKeyInput = {}, targetApi = owner.apiId, rootKey = owner.workspace.rootKey) =>
   createTestKey(api, rootKey, { apiId: targetApi, ...body });
-const getKey = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
-  api.post<KeyData>('keys.getKey', body, rootKey);
+const getKey = (body: InputOf<'keys.getKey'>, rootKey = owner.workspace.rootKey) =>
+  api.call('keys.getKey', body, rootKey);
 
 describe('200', () => {
   it('reports when the key was last verified, once the batch of events is written', async () => {
     const { keyId, key } = await newKey();
     expect((await getKey({ keyId })).body.data.lastUsedAt).toBeUndefined();
     const before = Date.now();
-    await api.post('keys.verifyKey', { key }, workspace.rootKey);
+    await api.post('keys.verifyKey', { key }, owner.workspace.rootKey);
     await api.services.verifications.flush();
     const lastUsedAt = (await getKey({ keyId })).body.data.lastUsedAt;
     expect(lastUsedAt).toBeGreaterThanOrEqual(before - 1);
@@ -37,9 +32,9 @@ describe('200', () => {
   });
 
   it('returns everything about the key', async () => {
-    const roleId = await createRole(em(), workspace.workspaceId, 'getkey-admin');
-    await grantRolePermission(em(), workspace.workspaceId, roleId, 'billing.read');
-    await grantRolePermission(em(), workspace.workspaceId, roleId, 'documents.read');
+    const roleId = await createRole(em(), owner.workspace.workspaceId, 'getkey-admin');
+    await grantRolePermission(em(), owner.workspace.workspaceId, roleId, 'billing.read');
+    await grantRolePermission(em(), owner.workspace.workspaceId, roleId, 'documents.read');
     const before = Date.now();
     const { keyId, key } = await newKey({
       prefix: 'gk',
@@ -55,7 +50,7 @@ describe('200', () => {
     const after = Date.now();
     const identityId = (await storedKey(em(), keyId))?.identity_id;
     if (!identityId) throw new Error('expected an identity');
-    await addIdentityRatelimit(em(), workspace.workspaceId, identityId, {
+    await addIdentityRatelimit(em(), owner.workspace.workspaceId, identityId, {
       name: 'shared',
       limit: 100,
       durationMs: 60_000,
@@ -93,18 +88,18 @@ describe('200', () => {
 
   it('gives whole milliseconds for times the database stamped: updateCredits, rerollKey, migrateKeys', async () => {
     const { keyId } = await newKey({ credits: { remaining: 1 } });
-    await api.post('keys.updateCredits', { keyId, operation: 'increment', value: 1 }, workspace.rootKey);
+    await api.post('keys.updateCredits', { keyId, operation: 'increment', value: 1 }, owner.workspace.rootKey);
     const credited = (await getKey({ keyId })).body.data;
-    const rerolled = await api.post<{ keyId: string }>('keys.rerollKey', { keyId, expiration: 0 }, workspace.rootKey);
-    const migrationId = await createKeyMigration(em(), workspace.workspaceId);
-    const migrated = await api.post<{ migrated: { keyId: string }[] }>(
+    const rerolled = await api.call('keys.rerollKey', { keyId, expiration: 0 }, owner.workspace.rootKey);
+    const migrationId = await createKeyMigration(em(), owner.workspace.workspaceId);
+    const migrated = await api.call(
       'keys.migrateKeys',
-      { migrationId, apiId, keys: [{ hash: randomBytes(32).toString('hex') }] },
-      workspace.rootKey,
+      { migrationId, apiId: owner.apiId, keys: [{ hash: randomBytes(32).toString('hex') }] },
+      owner.workspace.rootKey,
     );
     const times = [credited.createdAt, credited.updatedAt];
     for (const id of [keyId, rerolled.body.data.keyId, migrated.body.data.migrated[0]?.keyId]) {
-      const reply = await getKey({ keyId: id });
+      const reply = await getKey({ keyId: id ?? '' });
       expect(reply.status).toBe(200);
       times.push(reply.body.data.createdAt, reply.body.data.updatedAt ?? 0);
     }
@@ -115,7 +110,7 @@ describe('200', () => {
     const expires = Date.now() + 123_457;
     const { keyId } = await newKey({ expires });
     expect((await getKey({ keyId })).body.data.expires).toBe(expires);
-    await api.post('keys.updateKey', { keyId, expires: expires + 1 }, workspace.rootKey);
+    await api.post('keys.updateKey', { keyId, expires: expires + 1 }, owner.workspace.rootKey);
     expect((await getKey({ keyId })).body.data.expires).toBe(expires + 1);
   });
 
@@ -147,24 +142,18 @@ describe('200', () => {
 
   it('shows the balance after verifications spent credits', async () => {
     const { keyId, key } = await newKey({ credits: { remaining: 10 } });
-    await api.post('keys.verifyKey', { key, credits: { cost: 3 } }, workspace.rootKey);
+    await api.post('keys.verifyKey', { key, credits: { cost: 3 } }, owner.workspace.rootKey);
     expect((await getKey({ keyId })).body.data.credits).toEqual({ remaining: 7 });
   });
 
   it('counts a refill whose boundary has passed, as verification will apply it, without writing', async () => {
     const { keyId, key } = await newKey({ credits: { remaining: 2, refill: { interval: 'daily', amount: 50 } } });
     const tomorrow = Date.now() + DAY;
-    const later = await postOn<KeyData>(api, { now: tomorrow }, 'keys.getKey', { keyId }, workspace.rootKey);
+    const later = await callOn(api, { now: tomorrow }, 'keys.getKey', { keyId }, owner.workspace.rootKey);
     expect(later.body.data.credits).toEqual({ remaining: 50, refill: { interval: 'daily', amount: 50 } });
     expect((await storedKey(em(), keyId))?.credits_remaining).toBe('2');
     expect((await getKey({ keyId })).body.data.credits?.remaining).toBe(2);
-    const verified = await postOn<{ credits: number }>(
-      api,
-      { now: tomorrow },
-      'keys.verifyKey',
-      { key },
-      workspace.rootKey,
-    );
+    const verified = await callOn(api, { now: tomorrow }, 'keys.verifyKey', { key }, owner.workspace.rootKey);
     expect(verified.body.data.credits).toBe(49);
   });
 
@@ -186,24 +175,22 @@ describe('200', () => {
 
   it.each([['api.*.read_key'], ['apis.*.read_key'], ['api.API_ID.read_key']])('with the grant %s', async (grant) => {
     const { keyId } = await newKey();
-    const { rootKey } = await workspace.rootKeyWith([grant.replace('API_ID', apiId)]);
+    const { rootKey } = await owner.workspace.rootKeyWith([grant.replace('API_ID', owner.apiId)]);
     expect((await getKey({ keyId }, rootKey)).status).toBe(200);
   });
 
   it('decrypts with read_key and decrypt_key for the API', async () => {
     const { keyId, key } = await newKey({ recoverable: true });
-    const { rootKey } = await workspace.rootKeyWith([`api.${apiId}.read_key`, `api.${apiId}.decrypt_key`]);
+    const { rootKey } = await owner.workspace.rootKeyWith([
+      `api.${owner.apiId}.read_key`,
+      `api.${owner.apiId}.decrypt_key`,
+    ]);
     expect((await getKey({ keyId, decrypt: true }, rootKey)).body.data.plaintext).toBe(key);
   });
 });
 
 describe('400', () => {
-  const expectInvalid = async (body: Record<string, unknown>, location: string) => {
-    const reply = await getKey(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
-  };
+  const expectInvalid = invalidInputCheck(api, 'keys.getKey', () => owner.workspace.rootKey);
 
   it.each([
     ['missing', undefined],
@@ -225,66 +212,56 @@ describe('400', () => {
 });
 
 describe('401', () => {
-  it('without a root key', async () => {
-    expect((await api.post('keys.getKey', { keyId: 'key_abc' })).status).toBe(401);
-  });
-
-  it('with an unknown root key', async () => {
-    expect((await getKey({ keyId: 'key_abc' }, 'unknown_root_key')).status).toBe(401);
-  });
+  itNeedsARootKey((rootKey) => api.call('keys.getKey', { keyId: 'key_abc' }, rootKey), 'unknown_root_key');
 });
 
 describe('403', () => {
   it('without read_key, naming it', async () => {
     const { keyId } = await newKey();
-    const { rootKey } = await workspace.rootKeyWith(['api.*.read_api', 'api.*.create_key']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.*.read_api', 'api.*.create_key']);
     const reply = await getKey({ keyId }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe(`Missing permission: 'api.${apiId}.read_key'.`);
+    expectMissingPermissions(reply, `api.${owner.apiId}.read_key`);
   });
 
   it('with read_key for another API only', async () => {
     const { keyId } = await newKey();
-    const { rootKey } = await workspace.rootKeyWith(['api.api_other.read_key']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.api_other.read_key']);
     expect((await getKey({ keyId }, rootKey)).status).toBe(403);
   });
 
   it('decrypting without decrypt_key, naming it', async () => {
     const { keyId } = await newKey({ recoverable: true });
-    const { rootKey } = await workspace.rootKeyWith([`api.${apiId}.read_key`]);
+    const { rootKey } = await owner.workspace.rootKeyWith([`api.${owner.apiId}.read_key`]);
     const reply = await getKey({ keyId, decrypt: true }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe(`Missing permission: 'api.${apiId}.decrypt_key'.`);
+    expectMissingPermissions(reply, `api.${owner.apiId}.decrypt_key`);
   });
 
   it('for decrypt_key before the API encryption setting', async () => {
-    const plainApi = await createTestApi(api, workspace.rootKey);
+    const plainApi = await createTestApi(api, owner.workspace.rootKey);
     const { keyId } = await newKey({}, plainApi);
-    const { rootKey } = await workspace.rootKeyWith([`api.${plainApi}.read_key`]);
+    const { rootKey } = await owner.workspace.rootKeyWith([`api.${plainApi}.read_key`]);
     expect((await getKey({ keyId, decrypt: true }, rootKey)).status).toBe(403);
   });
 });
 
 describe('404', () => {
   it('for a key that does not exist', async () => {
-    const reply = await getKey({ keyId: 'key_doesnotexist' });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/key_not_found`);
+    expectProblem(await getKey({ keyId: 'key_doesnotexist' }), 404, 'service/data/key_not_found');
   });
 
   it('before checking permissions', async () => {
-    const { rootKey } = await workspace.rootKeyWith(['api.*.read_api']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.*.read_api']);
     expect((await getKey({ keyId: 'key_doesnotexist' }, rootKey)).status).toBe(404);
   });
 
   it('for a deleted key', async () => {
     const { keyId } = await newKey();
-    expect((await api.post('keys.deleteKey', { keyId }, workspace.rootKey)).status).toBe(200);
+    expect((await api.post('keys.deleteKey', { keyId }, owner.workspace.rootKey)).status).toBe(200);
     expect((await getKey({ keyId })).status).toBe(404);
   });
 
   it('for a key of a deleted API', async () => {
-    const doomed = await createTestApi(api, workspace.rootKey);
+    const doomed = await createTestApi(api, owner.workspace.rootKey);
     const { keyId } = await newKey({}, doomed);
     await rows(em(), sql`update apis set deleted_at = now() where id = ${doomed}`);
     expect((await getKey({ keyId })).status).toBe(404);
@@ -307,12 +284,18 @@ describe('412', () => {
 
   it('decrypting on a server without a master key', async () => {
     const { keyId } = await newKey({ recoverable: true });
-    const reply = await postOn(api, { masterKey: false }, 'keys.getKey', { keyId, decrypt: true }, workspace.rootKey);
+    const reply = await postOn(
+      api,
+      { masterKey: false },
+      'keys.getKey',
+      { keyId, decrypt: true },
+      owner.workspace.rootKey,
+    );
     expect(reply.status).toBe(412);
   });
 
   it('decrypting a key of an API without encryption', async () => {
-    const plainApi = await createTestApi(api, workspace.rootKey);
+    const plainApi = await createTestApi(api, owner.workspace.rootKey);
     const { keyId } = await newKey({}, plainApi);
     const reply = await getKey({ keyId, decrypt: true });
     expect(reply.status).toBe(412);

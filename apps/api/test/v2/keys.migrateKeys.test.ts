@@ -2,34 +2,21 @@ import { createHash, randomBytes } from 'node:crypto';
 import { hashKey } from '@keyplane/core';
 import { createKeyMigration, rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { postOn } from '../appVariants.ts';
+import { callOn } from '../appVariants.ts';
+import { expectMissingPermissions, expectProblem, invalidInputCheck } from '../assertions.ts';
 import { countRows, createRole, keyPermissionSlugs, keyRatelimits, keyRoleNames, storedKey } from '../dbInspect.ts';
-import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { useWorkspaceWithApi } from '../fixtures.ts';
+import { createTestApi, useApi } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
-let apiId: string;
+const owner = useWorkspaceWithApi(api);
 let migrationId: string;
 const em = () => api.orm.em.fork();
 
 beforeAll(async () => {
-  workspace = await api.workspace();
-  apiId = await createTestApi(api, workspace.rootKey);
-  migrationId = await createKeyMigration(em(), workspace.workspaceId);
+  migrationId = await createKeyMigration(em(), owner.workspace.workspaceId);
 });
-
-type Migrated = { migrated: { hash: string; keyId: string }[]; failed: string[] };
-type Verification = {
-  valid: boolean;
-  code: string;
-  keyId?: string;
-  name?: string;
-  meta?: Record<string, unknown>;
-  credits?: number;
-  permissions?: string[];
-  roles?: string[];
-  identity?: { externalId: string };
-};
 
 /** A key as the customer's old system issued it, with its SHA-256 in both encodings. */
 function legacyKey() {
@@ -38,12 +25,12 @@ function legacyKey() {
   const hex = createHash('sha256').update(plaintext).digest('hex');
   return { plaintext, hex, base64: digest.digest('base64') };
 }
-const migrateKeys = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
-  api.post<Migrated>('keys.migrateKeys', body, rootKey);
-const migrate = (keys: Record<string, unknown>[], rootKey = workspace.rootKey) =>
-  migrateKeys({ migrationId, apiId, keys }, rootKey);
-const verify = async (key: string, extra: Record<string, unknown> = {}) => {
-  const reply = await api.post<Verification>('keys.verifyKey', { key, ...extra }, workspace.rootKey);
+const migrateKeys = (body: InputOf<'keys.migrateKeys'>, rootKey = owner.workspace.rootKey) =>
+  api.call('keys.migrateKeys', body, rootKey);
+const migrate = (keys: InputOf<'keys.migrateKeys'>['keys'], rootKey = owner.workspace.rootKey) =>
+  migrateKeys({ migrationId, apiId: owner.apiId, keys }, rootKey);
+const verify = async (key: string, extra: Omit<InputOf<'keys.verifyKey'>, 'key'> = {}) => {
+  const reply = await api.call('keys.verifyKey', { key, ...extra }, owner.workspace.rootKey);
   expect(reply.status).toBe(200);
   return reply.body.data;
 };
@@ -77,8 +64,8 @@ describe('200', () => {
     expect(await storedKey(em(), keyId)).toMatchObject({
       hash: hashKey(legacy.plaintext),
       start: '',
-      workspace_id: workspace.workspaceId,
-      api_id: apiId,
+      workspace_id: owner.workspace.workspaceId,
+      api_id: owner.apiId,
       enabled: true,
     });
     const [row] = await rows(
@@ -113,7 +100,7 @@ describe('200', () => {
   });
 
   it('stores every field, creating roles, permissions and identities that do not exist', async () => {
-    await createRole(em(), workspace.workspaceId, 'existing-role');
+    await createRole(em(), owner.workspace.workspaceId, 'existing-role');
     const legacy = legacyKey();
     const rolesBefore = await rows(em(), sql<{ count: number }>`select count(*)::int as count from roles`);
     const reply = await migrate([
@@ -188,7 +175,7 @@ describe('200', () => {
   });
 
   it('reports hashes already taken as failed and migrates the rest (partial success)', async () => {
-    const created = await api.post<{ key: string }>('keys.createKey', { apiId }, workspace.rootKey);
+    const created = await api.call('keys.createKey', { apiId: owner.apiId }, owner.workspace.rootKey);
     const takenHash = createHash('sha256').update(created.body.data.key).digest('hex');
     const fresh = legacyKey();
     const before = await countRows(em(), 'keys');
@@ -227,7 +214,7 @@ describe('200', () => {
   });
 
   it('migrates 5000 keys in one request, in one transaction', async () => {
-    const bulkMigration = await createKeyMigration(em(), workspace.workspaceId);
+    const bulkMigration = await createKeyMigration(em(), owner.workspace.workspaceId);
     const keys = Array.from({ length: 5000 }, () => legacyKey());
     const items = keys.map((key, i) => ({
       hash: key.base64,
@@ -236,12 +223,12 @@ describe('200', () => {
       credits: { remaining: i },
     }));
     // The server's default body limit: the test app's 64 KiB is too small for 5000 items.
-    const reply = await postOn<Migrated>(
+    const reply = await callOn(
       api,
       { maxBodyBytes: 1024 * 1024 },
       'keys.migrateKeys',
-      { migrationId: bulkMigration, apiId, keys: items },
-      workspace.rootKey,
+      { migrationId: bulkMigration, apiId: owner.apiId, keys: items },
+      owner.workspace.rootKey,
     );
     expect(reply.status).toBe(200);
     expect(reply.body.data.migrated).toHaveLength(5000);
@@ -270,7 +257,7 @@ describe('200', () => {
   });
 
   it('with exactly api.<apiId>.create_key', async () => {
-    const { rootKey } = await workspace.rootKeyWith([`api.${apiId}.create_key`]);
+    const { rootKey } = await owner.workspace.rootKeyWith([`api.${owner.apiId}.create_key`]);
     const reply = await migrate(
       [{ hash: legacyKey().hex, roles: ['scoped-role'], permissions: ['scoped.p'] }],
       rootKey,
@@ -280,12 +267,7 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  const expectInvalid = async (body: Record<string, unknown>, location: string) => {
-    const reply = await migrateKeys(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
-  };
+  const expectInvalid = invalidInputCheck(api, 'keys.migrateKeys', () => owner.workspace.rootKey);
   const hash = 'a'.repeat(64);
 
   it.each([
@@ -307,11 +289,11 @@ describe('400', () => {
     ['holding U+0000', 'has\u0000nul'],
     ['a number', 12],
   ])('rejects a hash that is %s', async (_, value) => {
-    await expectInvalid({ migrationId, apiId, keys: [{ hash }, { hash: value }] }, 'body.keys[1].hash');
+    await expectInvalid({ migrationId, apiId: owner.apiId, keys: [{ hash }, { hash: value }] }, 'body.keys[1].hash');
   });
 
   it('rejects a hash longer than the 128 characters stored, saying so', async () => {
-    const reply = await migrateKeys({ migrationId, apiId, keys: [{ hash: 'h'.repeat(129) }] });
+    const reply = await migrateKeys({ migrationId, apiId: owner.apiId, keys: [{ hash: 'h'.repeat(129) }] });
     expect(reply.status).toBe(400);
     expect(reply.body.error.errors).toContainEqual(
       expect.objectContaining({
@@ -339,21 +321,21 @@ describe('400', () => {
     ['ratelimits', [{ name: 'abc', limit: 2 ** 31, duration: 1000 }]],
     ['recoverable', true],
   ])('rejects a key with %s = %j', async (field, value) => {
-    const reply = await migrateKeys({ migrationId, apiId, keys: [{ hash, [field]: value }] });
+    const reply = await migrateKeys({ migrationId, apiId: owner.apiId, keys: [{ hash, [field]: value }] });
     expect(reply.status).toBe(400);
     expect(reply.body.error.errors?.some((e) => e.location.startsWith(`body.keys[0].${field}`))).toBe(true);
   });
 
   it('writes nothing', async () => {
     const before = await countRows(em(), 'keys');
-    await migrateKeys({ migrationId, apiId, keys: [{ hash: legacyKey().hex }, { hash: 'ba' }] });
+    await migrateKeys({ migrationId, apiId: owner.apiId, keys: [{ hash: legacyKey().hex }, { hash: 'ba' }] });
     expect(await countRows(em(), 'keys')).toBe(before);
   });
 });
 
 describe('401', () => {
   it('without a root key, or with an unknown one', async () => {
-    const body = { migrationId, apiId, keys: [{ hash: legacyKey().hex }] };
+    const body = { migrationId, apiId: owner.apiId, keys: [{ hash: legacyKey().hex }] };
     expect((await api.post('keys.migrateKeys', body)).status).toBe(401);
     expect((await migrateKeys(body, 'kproot_unknown')).status).toBe(401);
   });
@@ -362,20 +344,19 @@ describe('401', () => {
 describe('403', () => {
   it('without create_key, naming it, and migrates nothing', async () => {
     const legacy = legacyKey();
-    const { rootKey } = await workspace.rootKeyWith(['api.*.update_key', 'api.*.verify_key']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.*.update_key', 'api.*.verify_key']);
     const reply = await migrate([{ hash: legacy.hex }], rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe(`Missing permission: 'api.${apiId}.create_key'.`);
+    expectMissingPermissions(reply, `api.${owner.apiId}.create_key`);
     expect((await verify(legacy.plaintext)).code).toBe('NOT_FOUND');
   });
 
   it('with create_key for another API only', async () => {
-    const { rootKey } = await workspace.rootKeyWith(['api.api_other.create_key']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.api_other.create_key']);
     expect((await migrate([{ hash: legacyKey().hex }], rootKey)).status).toBe(403);
   });
 
   it('before looking the API up', async () => {
-    const { rootKey } = await workspace.rootKeyWith(['api.api_other.create_key']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.api_other.create_key']);
     const reply = await migrateKeys({ migrationId, apiId: 'api_missing', keys: [{ hash: legacyKey().hex }] }, rootKey);
     expect(reply.status).toBe(403);
   });
@@ -383,33 +364,39 @@ describe('403', () => {
 
 describe('404', () => {
   it('for an API that does not exist (before the migration is looked up)', async () => {
-    const reply = await migrateKeys({
-      migrationId: 'mig_missing',
-      apiId: 'api_missing',
-      keys: [{ hash: 'a'.repeat(64) }],
-    });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/api_not_found`);
+    expectProblem(
+      await migrateKeys({
+        migrationId: 'mig_missing',
+        apiId: 'api_missing',
+        keys: [{ hash: 'a'.repeat(64) }],
+      }),
+      404,
+      'service/data/api_not_found',
+    );
   });
 
   it('for a migration that does not exist, writing nothing', async () => {
     const legacy = legacyKey();
-    const reply = await migrateKeys({
-      migrationId: 'mig_missing',
-      apiId,
-      keys: [{ hash: legacy.hex, roles: ['x-role'] }],
-    });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/migration_not_found`);
+    expectProblem(
+      await migrateKeys({
+        migrationId: 'mig_missing',
+        apiId: owner.apiId,
+        keys: [{ hash: legacy.hex, roles: ['x-role'] }],
+      }),
+      404,
+      'service/data/migration_not_found',
+    );
     expect((await verify(legacy.plaintext)).code).toBe('NOT_FOUND');
   });
 
   it('for a deleted API', async () => {
-    const deleted = await createTestApi(api, workspace.rootKey);
+    const deleted = await createTestApi(api, owner.workspace.rootKey);
     await rows(em(), sql`update apis set deleted_at = now() where id = ${deleted}`);
-    const reply = await migrateKeys({ migrationId, apiId: deleted, keys: [{ hash: legacyKey().hex }] });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/api_not_found`);
+    expectProblem(
+      await migrateKeys({ migrationId, apiId: deleted, keys: [{ hash: legacyKey().hex }] }),
+      404,
+      'service/data/api_not_found',
+    );
   });
 });
 
@@ -417,24 +404,28 @@ describe('cross-workspace isolation', () => {
   it("cannot migrate into another workspace's API (404)", async () => {
     const intruder = await api.workspace();
     const intruderMigration = await createKeyMigration(em(), intruder.workspaceId);
-    const reply = await migrateKeys(
-      { migrationId: intruderMigration, apiId, keys: [{ hash: legacyKey().hex }] },
-      intruder.rootKey,
+    expectProblem(
+      await migrateKeys(
+        { migrationId: intruderMigration, apiId: owner.apiId, keys: [{ hash: legacyKey().hex }] },
+        intruder.rootKey,
+      ),
+      404,
+      'service/data/api_not_found',
     );
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/api_not_found`);
   });
 
   it("cannot use another workspace's migration (404)", async () => {
     const other = await api.workspace();
     const otherApi = await createTestApi(api, other.rootKey);
-    const reply = await migrateKeys({ migrationId, apiId: otherApi, keys: [{ hash: legacyKey().hex }] }, other.rootKey);
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/migration_not_found`);
+    expectProblem(
+      await migrateKeys({ migrationId, apiId: otherApi, keys: [{ hash: legacyKey().hex }] }, other.rootKey),
+      404,
+      'service/data/migration_not_found',
+    );
   });
 
   it("creates its own roles, permissions and identities rather than using another workspace's", async () => {
-    await createRole(em(), workspace.workspaceId, 'cross-role');
+    await createRole(em(), owner.workspace.workspaceId, 'cross-role');
     const mine = legacyKey();
     const myKeyId = (await migrate([{ hash: mine.hex, externalId: 'cross_user', permissions: ['cross.p'] }])).body.data
       .migrated[0]?.keyId;
@@ -468,7 +459,7 @@ describe('cross-workspace isolation', () => {
   it("fails a hash that another workspace's key has, leaving that key alone", async () => {
     const other = await api.workspace();
     const otherApi = await createTestApi(api, other.rootKey);
-    const theirs = await api.post<{ keyId: string; key: string }>('keys.createKey', { apiId: otherApi }, other.rootKey);
+    const theirs = await api.call('keys.createKey', { apiId: otherApi }, other.rootKey);
     const theirHash = hashKey(theirs.body.data.key);
     const reply = await migrate([{ hash: theirHash, name: 'hijack' }]);
     expect(reply.body.data).toEqual({ migrated: [], failed: [theirHash] });

@@ -1,28 +1,21 @@
 import { rows, sql } from '@keyplane/db';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { postOn } from '../appVariants.ts';
+import { describe, expect, it } from 'vitest';
+import { callOn, postOn } from '../appVariants.ts';
+import { expectInvalidInput, expectMissingPermissions, expectProblem, itNeedsARootKey } from '../assertions.ts';
 import { storedKey } from '../dbInspect.ts';
-import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { useWorkspaceWithApi } from '../fixtures.ts';
+import { useApi } from '../harness.ts';
+import type { InputOf, ProcedurePath } from '../procedures.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
-let apiId: string;
+const owner = useWorkspaceWithApi(api);
 const em = () => api.orm.em.fork();
 const DAY = 86_400_000;
 
-beforeAll(async () => {
-  workspace = await api.workspace();
-  apiId = await createTestApi(api, workspace.rootKey);
-});
-
-type Credits = { remaining: number | null; refill?: { interval: string; amount: number; refillDay?: number } };
-
-const newKey = (body: Record<string, unknown> = {}) => createTestKey(api, workspace.rootKey, { apiId, ...body });
-const updateCredits = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
-  api.post<Credits>('keys.updateCredits', body, rootKey);
-const verify = async (key: string) =>
-  (await api.post<{ valid: boolean; code: string; credits?: number }>('keys.verifyKey', { key }, workspace.rootKey))
-    .body.data;
+const { newKey } = owner;
+const updateCredits = (body: InputOf<'keys.updateCredits'>, rootKey = owner.workspace.rootKey) =>
+  api.call('keys.updateCredits', body, rootKey);
+const verify = async (key: string) => (await api.call('keys.verifyKey', { key }, owner.workspace.rootKey)).body.data;
 const stored = async (keyId: string) => {
   const row = await storedKey(em(), keyId);
   if (!row) throw new Error(`no key ${keyId}`);
@@ -131,11 +124,11 @@ describe('200', () => {
   it('applies a refill that fell due before changing the balance, and only once', async () => {
     const { keyId, key } = await newKey({ credits: { remaining: 0, refill: { interval: 'daily', amount: 50 } } });
     const tomorrow = Date.now() + DAY;
-    const at = <T>(procedure: string, body: Record<string, unknown>) =>
-      postOn<T>(api, { now: tomorrow }, procedure, body, workspace.rootKey);
-    const incremented = await at<Credits>('keys.updateCredits', { keyId, operation: 'increment', value: 5 });
+    const at = <P extends ProcedurePath>(procedure: P, input: InputOf<P>) =>
+      callOn(api, { now: tomorrow }, procedure, input, owner.workspace.rootKey);
+    const incremented = await at('keys.updateCredits', { keyId, operation: 'increment', value: 5 });
     expect(incremented.body.data.remaining).toBe(55);
-    const verified = await at<{ credits: number }>('keys.verifyKey', { key });
+    const verified = await at('keys.verifyKey', { key });
     expect(verified.body.data.credits).toBe(54);
   });
 
@@ -147,15 +140,9 @@ describe('200', () => {
       { now: tomorrow },
       'keys.updateCredits',
       { keyId, operation: 'set', value: 3 },
-      workspace.rootKey,
+      owner.workspace.rootKey,
     );
-    const verified = await postOn<{ credits: number }>(
-      api,
-      { now: tomorrow },
-      'keys.verifyKey',
-      { key },
-      workspace.rootKey,
-    );
+    const verified = await callOn(api, { now: tomorrow }, 'keys.verifyKey', { key }, owner.workspace.rootKey);
     expect(verified.body.data.credits).toBe(2);
   });
 
@@ -163,18 +150,16 @@ describe('200', () => {
     'with the grant %s',
     async (grant) => {
       const { keyId } = await newKey({ credits: { remaining: 1 } });
-      const { rootKey } = await workspace.rootKeyWith([grant.replace('API_ID', apiId)]);
+      const { rootKey } = await owner.workspace.rootKeyWith([grant.replace('API_ID', owner.apiId)]);
       expect((await updateCredits({ keyId, operation: 'increment', value: 1 }, rootKey)).status).toBe(200);
     },
   );
 });
 
 describe('400', () => {
-  const expectInvalid = async (body: Record<string, unknown>, location: string) => {
-    const reply = await updateCredits(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
+  const expectInvalid = async (body: unknown, location: string) => {
+    const reply = await api.post('keys.updateCredits', body, owner.workspace.rootKey);
+    expectInvalidInput(reply, location);
     return reply;
   };
 
@@ -216,16 +201,16 @@ describe('400', () => {
 
   it('an increment past 2^53 − 1, naming the largest balance and changing nothing', async () => {
     const { keyId } = await newKey({ credits: { remaining: Number.MAX_SAFE_INTEGER } });
-    const before = await api.post('keys.getKey', { keyId }, workspace.rootKey);
+    const before = await api.post('keys.getKey', { keyId }, owner.workspace.rootKey);
     const reply = await expectInvalid({ keyId, operation: 'increment', value: 10 }, 'body.value');
     expect(reply.body.error.detail).toBe(
       "The increment would take the key's remaining credits past 9007199254740991, the largest balance a key can hold.",
     );
     expect((await stored(keyId)).credits_remaining).toBe('9007199254740991');
-    const after = await api.post('keys.getKey', { keyId }, workspace.rootKey);
+    const after = await api.post('keys.getKey', { keyId }, owner.workspace.rootKey);
     expect(after.status).toBe(200);
     expect(after.body.data).toEqual(before.body.data);
-    expect((await api.post('apis.listKeys', { apiId }, workspace.rootKey)).status).toBe(200);
+    expect((await api.post('apis.listKeys', { apiId: owner.apiId }, owner.workspace.rootKey)).status).toBe(200);
   });
 
   it('an increment that only a due refill takes past 2^53 − 1, leaving the refill unapplied', async () => {
@@ -234,71 +219,70 @@ describe('400', () => {
     const lastRefill = async () =>
       (await rows(em(), sql<{ at: string }>`select last_refill_at::text as at from keys where id = ${keyId}`))[0]?.at;
     const refilledBefore = await lastRefill();
-    const reply = await postOn<Credits>(
+    const reply = await callOn(
       api,
       { now: Date.now() + DAY },
       'keys.updateCredits',
       { keyId, operation: 'increment', value: 1 },
-      workspace.rootKey,
+      owner.workspace.rootKey,
     );
     expect(reply.status).toBe(400);
     expect((await stored(keyId)).credits_remaining).toBe('0');
     expect(await lastRefill()).toBe(refilledBefore);
   });
 
-  it.each([['increment'], ['decrement']])('%s on a key with unlimited credits, changing nothing', async (operation) => {
-    const { keyId } = await newKey({ credits: { remaining: null } });
-    const reply = await updateCredits({ keyId, operation, value: 5 });
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.detail).toBe('You cannot increment or decrement a key with unlimited credits.');
-    expect((await stored(keyId)).credits_remaining).toBeNull();
-  });
+  it.each([['increment'], ['decrement']] as const)(
+    '%s on a key with unlimited credits, changing nothing',
+    async (operation) => {
+      const { keyId } = await newKey({ credits: { remaining: null } });
+      const reply = await updateCredits({ keyId, operation, value: 5 });
+      expect(reply.status).toBe(400);
+      expect(reply.body.error.detail).toBe('You cannot increment or decrement a key with unlimited credits.');
+      expect((await stored(keyId)).credits_remaining).toBeNull();
+    },
+  );
 });
 
 describe('401', () => {
-  it('without a root key', async () => {
-    expect((await api.post('keys.updateCredits', { keyId: 'key_abc', operation: 'set', value: 1 })).status).toBe(401);
-  });
-
-  it('with an unknown root key', async () => {
-    expect((await updateCredits({ keyId: 'key_abc', operation: 'set', value: 1 }, 'unknown_root_key')).status).toBe(
-      401,
-    );
-  });
+  itNeedsARootKey(
+    (rootKey) => api.call('keys.updateCredits', { keyId: 'key_abc', operation: 'set', value: 1 }, rootKey),
+    'unknown_root_key',
+  );
 });
 
 describe('403', () => {
   it('without update_key, naming it, changing nothing', async () => {
     const { keyId } = await newKey({ credits: { remaining: 10 } });
-    const { rootKey } = await workspace.rootKeyWith(['api.*.read_key', 'api.*.create_key']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.*.read_key', 'api.*.create_key']);
     const reply = await updateCredits({ keyId, operation: 'set', value: 1000 }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe(`Missing permission: 'api.${apiId}.update_key'.`);
+    expectMissingPermissions(reply, `api.${owner.apiId}.update_key`);
     expect((await stored(keyId)).credits_remaining).toBe('10');
   });
 
   it('with update_key for another API only', async () => {
     const { keyId } = await newKey({ credits: { remaining: 10 } });
-    const { rootKey } = await workspace.rootKeyWith(['api.api_other.update_key']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.api_other.update_key']);
     expect((await updateCredits({ keyId, operation: 'increment', value: 1 }, rootKey)).status).toBe(403);
   });
 });
 
 describe('404', () => {
   it('for a key that does not exist', async () => {
-    const reply = await updateCredits({ keyId: 'key_doesnotexist', operation: 'set', value: 1 });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/key_not_found`);
+    expectProblem(
+      await updateCredits({ keyId: 'key_doesnotexist', operation: 'set', value: 1 }),
+      404,
+      'service/data/key_not_found',
+    );
   });
 
   it('before checking permissions', async () => {
-    const { rootKey } = await workspace.rootKeyWith(['api.*.read_key']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.*.read_key']);
     expect((await updateCredits({ keyId: 'key_doesnotexist', operation: 'set', value: 1 }, rootKey)).status).toBe(404);
   });
 
   it('for a deleted key', async () => {
     const { keyId } = await newKey({ credits: { remaining: 10 } });
-    await api.post('keys.deleteKey', { keyId }, workspace.rootKey);
+    await api.post('keys.deleteKey', { keyId }, owner.workspace.rootKey);
     expect((await updateCredits({ keyId, operation: 'increment', value: 1 })).status).toBe(404);
     expect((await stored(keyId)).credits_remaining).toBe('10');
   });
@@ -308,11 +292,12 @@ describe('cross-workspace isolation', () => {
   it("cannot change another workspace's key", async () => {
     const { keyId } = await newKey({ credits: { remaining: 10 } });
     const intruder = await api.workspace();
-    for (const body of [
+    const bodies: InputOf<'keys.updateCredits'>[] = [
       { keyId, operation: 'set', value: 1_000_000 },
       { keyId, operation: 'set', value: null },
       { keyId, operation: 'increment', value: 5 },
-    ]) {
+    ];
+    for (const body of bodies) {
       expect((await updateCredits(body, intruder.rootKey)).status).toBe(404);
     }
     expect((await stored(keyId)).credits_remaining).toBe('10');

@@ -1,5 +1,6 @@
 import { rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import {
   countRows,
   createRole,
@@ -10,39 +11,26 @@ import {
   keyRoleNames,
   storedKey,
 } from '../dbInspect.ts';
-import {
-  createTestApi,
-  createTestKey,
-  ERRORS_BASE_URL,
-  type JsonText,
-  type TestWorkspace,
-  useApi,
-  withNestedMeta,
-} from '../harness.ts';
+import { useWorkspaceWithApi } from '../fixtures.ts';
+import { createTestApi, type JsonText, useApi, withNestedMeta } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
-let apiId: string;
+const owner = useWorkspaceWithApi(api);
 const em = () => api.orm.em.fork();
 
 beforeAll(async () => {
-  workspace = await api.workspace();
-  apiId = await createTestApi(api, workspace.rootKey);
-  await createRole(em(), workspace.workspaceId, 'reader');
-  await createRole(em(), workspace.workspaceId, 'writer');
-  await createRole(em(), workspace.workspaceId, 'admin');
+  await createRole(em(), owner.workspace.workspaceId, 'reader');
+  await createRole(em(), owner.workspace.workspaceId, 'writer');
+  await createRole(em(), owner.workspace.workspaceId, 'admin');
 });
 
-type Created = { keyId: string; key: string };
-const newKey = (body: Record<string, unknown> = {}) => createTestKey(api, workspace.rootKey, { apiId, ...body });
-const updateKey = (body: Record<string, unknown> | JsonText, rootKey = workspace.rootKey) =>
+const { newKey } = owner;
+// Untyped: many cases here send bodies keys.updateKey does not take, JSON text among them.
+const updateKey = (body: Record<string, unknown> | JsonText, rootKey = owner.workspace.rootKey) =>
   api.post('keys.updateKey', body, rootKey);
-const verify = async (key: string, extra: Record<string, unknown> = {}) => {
-  const reply = await api.post<{ valid: boolean; code: string }>(
-    'keys.verifyKey',
-    { key, ...extra },
-    workspace.rootKey,
-  );
+const verify = async (key: string, extra: Omit<InputOf<'keys.verifyKey'>, 'key'> = {}) => {
+  const reply = await api.call('keys.verifyKey', { key, ...extra }, owner.workspace.rootKey);
   expect(reply.status).toBe(200);
   return reply.body.data.code;
 };
@@ -74,8 +62,8 @@ describe('200', () => {
   it('replaces roles and permissions with update_key and the rbac actions, existing slugs needing no more', async () => {
     await newKey({ permissions: ['updatekey.existing'] });
     const { keyId } = await newKey({ roles: ['reader'] });
-    const { rootKey } = await workspace.rootKeyWith([
-      `api.${apiId}.update_key`,
+    const { rootKey } = await owner.workspace.rootKeyWith([
+      `api.${owner.apiId}.update_key`,
       ...roleLinkGrants,
       ...permissionLinkGrants,
     ]);
@@ -88,7 +76,7 @@ describe('200', () => {
   it('creates a new permission slug with rbac.*.create_permission too', async () => {
     const { keyId } = await newKey();
     const grants = ['api.*.update_key', ...permissionLinkGrants, 'rbac.*.create_permission'];
-    const { rootKey } = await workspace.rootKeyWith(grants);
+    const { rootKey } = await owner.workspace.rootKeyWith(grants);
     expect((await updateKey({ keyId, permissions: ['updatekey.created'] }, rootKey)).status).toBe(200);
     expect(await keyPermissionSlugs(em(), keyId)).toEqual(['updatekey.created']);
   });
@@ -142,7 +130,7 @@ describe('200', () => {
     expect(linked).toMatch(/^id_/);
 
     expect((await updateKey({ keyId, externalId: 'brand_new_user' })).status).toBe(200);
-    expect(await identityOf(keyId)).toEqual({ externalId: 'brand_new_user', workspaceId: workspace.workspaceId });
+    expect(await identityOf(keyId)).toEqual({ externalId: 'brand_new_user', workspaceId: owner.workspace.workspaceId });
 
     expect((await updateKey({ keyId, externalId: null })).status).toBe(200);
     expect((await storedKey(em(), keyId))?.identity_id).toBeNull();
@@ -276,7 +264,7 @@ describe('200', () => {
   it('takes role names and permission slugs of 128 characters, as permissions.* do', async () => {
     const role = 'u'.repeat(128);
     const slug = 'v'.repeat(128);
-    expect((await api.post('permissions.createRole', { name: role }, workspace.rootKey)).status).toBe(200);
+    expect((await api.post('permissions.createRole', { name: role }, owner.workspace.rootKey)).status).toBe(200);
     const { keyId } = await newKey();
     expect((await updateKey({ keyId, roles: [role], permissions: [slug] })).status).toBe(200);
     expect(await keyRoleNames(em(), keyId)).toEqual([role]);
@@ -349,8 +337,8 @@ describe('200', () => {
     });
 
     it("a permissions query flips with the roles' permissions", async () => {
-      const roleId = await createRole(em(), workspace.workspaceId, 'billing');
-      await grantRolePermission(em(), workspace.workspaceId, roleId, 'billing.read');
+      const roleId = await createRole(em(), owner.workspace.workspaceId, 'billing');
+      await grantRolePermission(em(), owner.workspace.workspaceId, roleId, 'billing.read');
       const { keyId, key } = await newKey();
       const query = { permissions: 'billing.read' };
       // Twice: the first read may race the NOTIFY of the key's creation and not be cached.
@@ -380,9 +368,7 @@ describe('400', () => {
   });
   const expectInvalid = async (body: Record<string, unknown> | JsonText, location: string) => {
     const reply = await updateKey(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
+    expectInvalidInput(reply, location);
     return reply;
   };
 
@@ -486,7 +472,7 @@ describe('400', () => {
   });
 
   it('rejects unknown fields', async () => {
-    await expectInvalid({ keyId, apiId }, 'body.apiId');
+    await expectInvalid({ keyId, apiId: owner.apiId }, 'body.apiId');
   });
 });
 
@@ -505,16 +491,15 @@ describe('401', () => {
 describe('403', () => {
   it('without update_key, naming it, and changes nothing', async () => {
     const { keyId } = await newKey({ name: 'unchanged' });
-    const { rootKey } = await workspace.rootKeyWith(['api.*.read_key', 'api.*.create_key']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.*.read_key', 'api.*.create_key']);
     const reply = await updateKey({ keyId, name: 'changed' }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe(`Missing permission: 'api.${apiId}.update_key'.`);
+    expectMissingPermissions(reply, `api.${owner.apiId}.update_key`);
     expect((await storedKey(em(), keyId))?.name).toBe('unchanged');
   });
 
   it('with update_key for another API only', async () => {
     const { keyId } = await newKey();
-    const { rootKey } = await workspace.rootKeyWith(['api.api_other.update_key']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.api_other.update_key']);
     expect((await updateKey({ keyId }, rootKey)).status).toBe(403);
   });
 
@@ -522,7 +507,7 @@ describe('403', () => {
     'with %s alone, changing what is not roles or permissions only',
     async (grant) => {
       const { keyId } = await newKey({ roles: ['reader'], permissions: ['documents.read'] });
-      const { rootKey } = await workspace.rootKeyWith([grant.replace('API_ID', apiId)]);
+      const { rootKey } = await owner.workspace.rootKeyWith([grant.replace('API_ID', owner.apiId)]);
       expect((await updateKey({ keyId, name: 'renamed', externalId: 'grant_user' }, rootKey)).status).toBe(200);
       const reply = await updateKey({ keyId, roles: [], permissions: ['documents.read'] }, rootKey);
       expect(reply.status).toBe(403);
@@ -536,7 +521,7 @@ describe('403', () => {
 
   it('roles need the role link actions, naming them and changing nothing else either', async () => {
     const { keyId } = await newKey({ name: 'unchanged', roles: ['reader'] });
-    const { rootKey } = await workspace.rootKeyWith(['api.*.update_key', ...permissionLinkGrants]);
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.*.update_key', ...permissionLinkGrants]);
     const reply = await updateKey({ keyId, name: 'changed', roles: ['writer'] }, rootKey);
     expect(reply.status).toBe(403);
     expect(reply.body.error.detail).toBe(
@@ -548,7 +533,7 @@ describe('403', () => {
 
   it('permissions need the permission link actions, naming them', async () => {
     const { keyId } = await newKey({ permissions: ['documents.read'] });
-    const { rootKey } = await workspace.rootKeyWith(['api.*.update_key', ...roleLinkGrants]);
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.*.update_key', ...roleLinkGrants]);
     const reply = await updateKey({ keyId, permissions: [] }, rootKey);
     expect(reply.status).toBe(403);
     expect(reply.body.error.detail).toBe(
@@ -560,10 +545,9 @@ describe('403', () => {
   it('a permission slug that does not exist yet needs rbac.*.create_permission, creating and changing nothing', async () => {
     const { keyId } = await newKey({ name: 'unchanged', permissions: ['documents.read'] });
     const permissionsBefore = await countRows(em(), 'permissions');
-    const { rootKey } = await workspace.rootKeyWith(['api.*.update_key', ...permissionLinkGrants]);
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.*.update_key', ...permissionLinkGrants]);
     const reply = await updateKey({ keyId, name: 'changed', permissions: ['updatekey.never.created'] }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe("Missing permission: 'rbac.*.create_permission'.");
+    expectMissingPermissions(reply, 'rbac.*.create_permission');
     expect(await countRows(em(), 'permissions')).toBe(permissionsBefore);
     expect(await keyPermissionSlugs(em(), keyId)).toEqual(['documents.read']);
     expect((await storedKey(em(), keyId))?.name).toBe('unchanged');
@@ -571,24 +555,22 @@ describe('403', () => {
 
   it('without update_key either, naming everything missing in one answer', async () => {
     const { keyId } = await newKey();
-    const { rootKey } = await workspace.rootKeyWith(['api.*.read_key']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.*.read_key']);
     const reply = await updateKey({ keyId, roles: [] }, rootKey);
     expect(reply.status).toBe(403);
     expect(reply.body.error.detail).toBe(
-      `Missing permissions: 'api.${apiId}.update_key', 'rbac.*.add_role_to_key', 'rbac.*.remove_role_from_key'.`,
+      `Missing permissions: 'api.${owner.apiId}.update_key', 'rbac.*.add_role_to_key', 'rbac.*.remove_role_from_key'.`,
     );
   });
 });
 
 describe('404', () => {
   it('for a key that does not exist', async () => {
-    const reply = await updateKey({ keyId: 'key_doesnotexist' });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/key_not_found`);
+    expectProblem(await updateKey({ keyId: 'key_doesnotexist' }), 404, 'service/data/key_not_found');
   });
 
   it('for a key that does not exist, before any missing permission', async () => {
-    const { rootKey } = await workspace.rootKeyWith(['api.*.read_key']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.*.read_key']);
     expect((await updateKey({ keyId: 'key_doesnotexist', roles: [], permissions: [] }, rootKey)).status).toBe(404);
   });
 
@@ -612,8 +594,7 @@ describe('404', () => {
       ratelimits: [],
       roles: ['reader', 'ghost'],
     });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/role_not_found`);
+    expectProblem(reply, 404, 'service/data/role_not_found');
     expect(reply.body.error.detail).toBe("Role 'ghost' was not found.");
     expect(await storedKey(em(), keyId)).toEqual(before);
     expect(await keyRatelimits(em(), keyId)).toHaveLength(1);
@@ -636,7 +617,7 @@ describe('cross-workspace isolation', () => {
   it("cannot give its key another workspace's roles", async () => {
     const other = await api.workspace();
     const otherApi = await createTestApi(api, other.rootKey);
-    const created = await api.post<Created>('keys.createKey', { apiId: otherApi }, other.rootKey);
+    const created = await api.call('keys.createKey', { apiId: otherApi }, other.rootKey);
     const reply = await updateKey({ keyId: created.body.data.keyId, roles: ['reader'] }, other.rootKey);
     expect(reply.status).toBe(404);
     expect(reply.body.error.detail).toBe("Role 'reader' was not found.");
@@ -646,7 +627,7 @@ describe('cross-workspace isolation', () => {
     const { keyId: mine } = await newKey({ externalId: 'iso_user', permissions: ['iso.slug'] });
     const other = await api.workspace();
     const otherApi = await createTestApi(api, other.rootKey);
-    const theirs = (await api.post<Created>('keys.createKey', { apiId: otherApi }, other.rootKey)).body.data;
+    const theirs = (await api.call('keys.createKey', { apiId: otherApi }, other.rootKey)).body.data;
     expect(
       (await updateKey({ keyId: theirs.keyId, externalId: 'iso_user', permissions: ['iso.slug'] }, other.rootKey))
         .status,

@@ -4,37 +4,22 @@ import { hashKey, PREFIXED_API_KEY_ALGORITHM } from '@keyplane/core';
 import { createKeyMigration } from '@keyplane/db';
 import type { Services } from '@keyplane/procedures';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { postOn, withServerOn } from '../appVariants.ts';
+import { callOn, withServerOn } from '../appVariants.ts';
+import { expectProblem } from '../assertions.ts';
 import { addIdentityRatelimit, createRole, grantRolePermission, storedKey, verificationEvents } from '../dbInspect.ts';
-import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { useWorkspaceWithApi } from '../fixtures.ts';
+import { useApi } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 import { limiterWithoutRedis } from '../ratelimit.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
-let apiId: string;
+const owner = useWorkspaceWithApi(api);
 const em = () => api.orm.em.fork();
 
-beforeAll(async () => {
-  workspace = await api.workspace();
-  apiId = await createTestApi(api, workspace.rootKey);
-});
-
-type Verification = {
-  valid: boolean;
-  code: string;
-  keyId?: string;
-  credits?: number;
-  permissions?: string[];
-  roles?: string[];
-  identity?: { id: string; externalId: string; meta?: Record<string, unknown>; ratelimits?: unknown[] };
-  ratelimits?: { id: string; name: string; exceeded: boolean; remaining: number; reset: number; limit: number }[];
-  [field: string]: unknown;
-};
-
-const newKey = (body: Record<string, unknown> = {}) => createTestKey(api, workspace.rootKey, { apiId, ...body });
-const verify = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
-  api.post<Verification>('keys.verifyKey', body, rootKey);
-const verifyData = async (body: Record<string, unknown>) => {
+const { newKey } = owner;
+const verify = (body: InputOf<'keys.verifyKey'>, rootKey = owner.workspace.rootKey) =>
+  api.call('keys.verifyKey', body, rootKey);
+const verifyData = async (body: InputOf<'keys.verifyKey'>) => {
   const reply = await verify(body);
   expect(reply.status).toBe(200);
   return reply.body.data;
@@ -84,8 +69,8 @@ describe('200', () => {
   });
 
   it('answers permissions and roles from direct grants and roles', async () => {
-    const roleId = await createRole(em(), workspace.workspaceId, 'editor');
-    await grantRolePermission(em(), workspace.workspaceId, roleId, 'documents.write');
+    const roleId = await createRole(em(), owner.workspace.workspaceId, 'editor');
+    await grantRolePermission(em(), owner.workspace.workspaceId, roleId, 'documents.write');
     const { key } = await newKey({ permissions: ['documents.read'], roles: ['editor'] });
     const data = await verifyData({ key, permissions: 'documents.read AND documents.write' });
     expect(data.code).toBe('VALID');
@@ -320,7 +305,7 @@ describe('rate limits', () => {
     const first = await newKey({ externalId: 'shared_identity' });
     const second = await newKey({ externalId: 'shared_identity' });
     const identityId = (await storedKey(em(), first.keyId))?.identity_id ?? '';
-    await addIdentityRatelimit(em(), workspace.workspaceId, identityId, {
+    await addIdentityRatelimit(em(), owner.workspace.workspaceId, identityId, {
       name: 'org',
       limit: 2,
       durationMs: 60_000,
@@ -338,7 +323,7 @@ describe('rate limits', () => {
   });
 
   it("answers the identity's limits without those a key limit of the same name hides", async () => {
-    const created = await api.post<{ identityId: string }>(
+    const created = await api.call(
       'identities.createIdentity',
       {
         externalId: 'hidden_limits',
@@ -347,7 +332,7 @@ describe('rate limits', () => {
           { name: 'daily', limit: 1000, duration: 86_400_000 },
         ],
       },
-      workspace.rootKey,
+      owner.workspace.rootKey,
     );
     expect(created.status).toBe(200);
     const { keyId, key } = await newKey({
@@ -357,11 +342,7 @@ describe('rate limits', () => {
     const { identity } = await verifyData({ key });
     expect(identity?.ratelimits).toEqual([expect.objectContaining({ name: 'daily', limit: 1000 })]);
     // keys.getKey shows the identity as it is.
-    const stored = await api.post<{ identity?: { ratelimits?: { name: string }[] } }>(
-      'keys.getKey',
-      { keyId },
-      workspace.rootKey,
-    );
+    const stored = await api.call('keys.getKey', { keyId }, owner.workspace.rootKey);
     expect(stored.body.data.identity?.ratelimits?.map((limit) => limit.name).sort()).toEqual(['daily', 'org']);
   });
 
@@ -393,7 +374,7 @@ describe('rate limits', () => {
   it('with RATELIMIT_REDIS_FAILURE=closed, refuses every key with a limit while Redis is unreachable, and only those', async () => {
     const rateLimiter = limiterWithoutRedis('closed');
     const verifyWithout = async (key: string) =>
-      (await postOn<Verification>(api, { rateLimiter }, 'keys.verifyKey', { key }, workspace.rootKey)).body.data;
+      (await callOn(api, { rateLimiter }, 'keys.verifyKey', { key }, owner.workspace.rootKey)).body.data;
     const limited = await newKey({ ratelimits: [{ name: 'burst', limit: 10, duration: 60_000, autoApply: true }] });
     const unlimited = await newKey();
 
@@ -408,8 +389,7 @@ describe('400', () => {
   it('answers a permissions query syntax error with its position', async () => {
     const { key } = await newKey();
     const reply = await verify({ key, permissions: 'a AND (b OR c' });
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/user/bad_request/permissions_query_syntax_error`);
+    expectProblem(reply, 400, 'user/bad_request/permissions_query_syntax_error');
     expect(reply.body.error.detail).toMatch(/position 13/);
   });
 
@@ -418,8 +398,7 @@ describe('400', () => {
     const unclosed = `${'('.repeat(500)}a${')'.repeat(499)}`;
     expect(unclosed).toHaveLength(1000);
     const reply = await verify({ key, permissions: unclosed });
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/user/bad_request/permissions_query_syntax_error`);
+    expectProblem(reply, 400, 'user/bad_request/permissions_query_syntax_error');
     expect(reply.body.error.detail).toBe("Expected ')' at position 1000 but found end of query.");
   });
 
@@ -456,7 +435,7 @@ describe('401', () => {
 
 describe('403', () => {
   it('for a root key without any verify permission, even for an unknown key', async () => {
-    const { rootKey } = await workspace.rootKeyWith(['api.*.create_key']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.*.create_key']);
     const reply = await verify({ key: 'unknown' }, rootKey);
     expect(reply.status).toBe(403);
     expect(reply.body.error.detail).toContain('verify_key');
@@ -464,13 +443,13 @@ describe('403', () => {
 
   it('for a root key that may verify keys of another API only', async () => {
     const { key } = await newKey();
-    const { rootKey } = await workspace.rootKeyWith(['api.api_other.verify_key']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.api_other.verify_key']);
     expect((await verify({ key }, rootKey)).status).toBe(403);
   });
 
   it('not for a root key scoped to the key API', async () => {
     const { key } = await newKey();
-    const { rootKey } = await workspace.rootKeyWith([`api.${apiId}.verify_key`]);
+    const { rootKey } = await owner.workspace.rootKeyWith([`api.${owner.apiId}.verify_key`]);
     expect((await verify({ key }, rootKey)).body.data.code).toBe('VALID');
   });
 });
@@ -480,8 +459,7 @@ describe('412', () => {
     const { keyId, key } = await newKey({ externalId: 'ghost_owner' });
     const identityId = (await storedKey(em(), keyId))?.identity_id;
     const reply = await verify({ key, ratelimits: [{ name: 'ghost' }] });
-    expect(reply.status).toBe(412);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/precondition_failed`);
+    expectProblem(reply, 412, 'service/application/precondition_failed');
     expect(reply.body.error.detail).toBe(
       `ratelimit 'ghost' was requested but does not exist for key '${keyId}' nor identity: '${identityId}' external ID: 'ghost_owner'`,
     );
@@ -506,14 +484,14 @@ describe('cross-workspace isolation', () => {
 });
 
 /** Verifies on an app whose clock reads `time`, sharing everything else with the test app. */
-function verifyAt(time: number, body: Record<string, unknown>): Promise<Verification> {
+function verifyAt(time: number, body: InputOf<'keys.verifyKey'>) {
   return verifyOn({ now: () => time }, body);
 }
 
 /** A verification on a server whose services differ from the test app's in `changed`. */
-async function verifyOn(changed: Partial<Services>, body: Record<string, unknown>): Promise<Verification> {
+async function verifyOn(changed: Partial<Services>, body: InputOf<'keys.verifyKey'>) {
   const reply = await withServerOn(api, { services: { ...api.services, ...changed } }, (server) =>
-    server.post<Verification>('keys.verifyKey', body, workspace.rootKey),
+    server.call('keys.verifyKey', body, owner.workspace.rootKey),
   );
   expect(reply.status).toBe(200);
   return reply.body.data;
@@ -526,11 +504,11 @@ describe('migrationId: on-demand rehash of imported prefixed keys', () => {
   let migrationId: string;
 
   beforeAll(async () => {
-    migrationId = await createKeyMigration(em(), workspace.workspaceId, PREFIXED_API_KEY_ALGORITHM);
-    const imported = await api.post<{ migrated: { keyId: string }[] }>(
+    migrationId = await createKeyMigration(em(), owner.workspace.workspaceId, PREFIXED_API_KEY_ALGORITHM);
+    const imported = await api.call(
       'keys.migrateKeys',
-      { migrationId, apiId, keys: [{ hash: oldSystemHash, name: 'imported' }] },
-      workspace.rootKey,
+      { migrationId, apiId: owner.apiId, keys: [{ hash: oldSystemHash, name: 'imported' }] },
+      owner.workspace.rootKey,
     );
     expect(imported.body.data.migrated).toHaveLength(1);
   });
@@ -550,8 +528,7 @@ describe('migrationId: on-demand rehash of imported prefixed keys', () => {
 
   it('rejects a key that cannot be of this migration as malformed', async () => {
     const reply = await verify({ key: 'only_two', migrationId });
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/authentication/malformed`);
+    expectProblem(reply, 400, 'service/authentication/malformed');
     expect(reply.body.error.detail).toMatch(/^Invalid key format/);
     expect(reply.body.error.errors?.[0]?.location).toBe('body.key');
   });

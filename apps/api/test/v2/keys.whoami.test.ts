@@ -1,6 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { expectMissingPermissions, invalidInputCheck, itNeedsARootKey } from '../assertions.ts';
 import { storedKey } from '../dbInspect.ts';
+import type { NewKeyInput } from '../fixtures.ts';
 import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -12,9 +15,8 @@ beforeAll(async () => {
   apiId = await createTestApi(api, workspace.rootKey, { encryption: { enabled: true } });
 });
 
-const newKey = (body: Record<string, unknown> = {}) => createTestKey(api, workspace.rootKey, { apiId, ...body });
-const whoami = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
-  api.post<Record<string, unknown>>('keys.whoami', body, rootKey);
+const newKey = (body: NewKeyInput = {}) => createTestKey(api, workspace.rootKey, { apiId, ...body });
+const whoami = (body: InputOf<'keys.whoami'>, rootKey = workspace.rootKey) => api.call('keys.whoami', body, rootKey);
 
 describe('200', () => {
   it('identifies a key by its string, with the same data as keys.getKey', async () => {
@@ -48,7 +50,7 @@ describe('200', () => {
     });
     for (let i = 0; i < 3; i++) expect((await whoami({ key })).status).toBe(200);
     expect((await storedKey(em(), keyId))?.credits_remaining).toBe('1');
-    const verified = await api.post<{ code: string; credits: number }>('keys.verifyKey', { key }, workspace.rootKey);
+    const verified = await api.call('keys.verifyKey', { key }, workspace.rootKey);
     expect(verified.body.data).toMatchObject({ code: 'VALID', credits: 0 });
   });
 
@@ -72,12 +74,7 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  const expectInvalid = async (body: Record<string, unknown>, location: string) => {
-    const reply = await whoami(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
-  };
+  const expectInvalid = invalidInputCheck(api, 'keys.whoami', () => workspace.rootKey);
 
   it.each([
     ['missing', undefined],
@@ -98,13 +95,7 @@ describe('400', () => {
 });
 
 describe('401', () => {
-  it('without a root key', async () => {
-    expect((await api.post('keys.whoami', { key: 'sk_abc' })).status).toBe(401);
-  });
-
-  it('with an unknown root key', async () => {
-    expect((await whoami({ key: 'sk_abc' }, 'unknown_root_key')).status).toBe(401);
-  });
+  itNeedsARootKey((rootKey) => api.call('keys.whoami', { key: 'sk_abc' }, rootKey), 'unknown_root_key');
 });
 
 describe('403', () => {
@@ -112,8 +103,7 @@ describe('403', () => {
     const { key } = await newKey();
     const { rootKey } = await workspace.rootKeyWith(['api.*.verify_key', 'api.*.read_api']);
     const reply = await whoami({ key }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe(`Missing permission: 'api.${apiId}.read_key'.`);
+    expectMissingPermissions(reply, `api.${apiId}.read_key`);
   });
 
   it('with read_key for another API only', async () => {

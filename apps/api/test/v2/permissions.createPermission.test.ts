@@ -1,6 +1,8 @@
 import { rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { expectInvalidInput, expectMissingPermissions } from '../assertions.ts';
 import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -10,8 +12,8 @@ beforeAll(async () => {
   workspace = await api.workspace();
 });
 
-const createPermission = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
-  api.post<{ permissionId: string }>('permissions.createPermission', body, rootKey);
+const createPermission = (body: InputOf<'permissions.createPermission'>, rootKey = workspace.rootKey) =>
+  api.call('permissions.createPermission', body, rootKey);
 
 async function stored(permissionId: string) {
   const [found] = await rows(
@@ -67,10 +69,7 @@ describe('400', () => {
     [{ name: 'n', slug: 's', description: 7 }, 'body.description'],
     [{ name: 'n', slug: 's', extra: true }, 'body.extra'],
   ])('rejects %j', async (body, location) => {
-    const reply = await createPermission(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
+    expectInvalidInput(await api.post('permissions.createPermission', body, workspace.rootKey), location);
   });
 });
 
@@ -85,8 +84,7 @@ describe('403', () => {
   it('without rbac.*.create_permission, naming it and creating nothing', async () => {
     const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_permission', 'api.*.create_key']);
     const reply = await createPermission({ name: 'n', slug: 'forbidden.slug' }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe("Missing permission: 'rbac.*.create_permission'.");
+    expectMissingPermissions(reply, 'rbac.*.create_permission');
     const found = await rows(em(), sql`select 1 from permissions where slug = 'forbidden.slug'`);
     expect(found).toHaveLength(0);
   });
@@ -105,8 +103,7 @@ describe('409', () => {
   });
 
   it('for a slug created on the fly by keys.createKey', async () => {
-    const apiId = (await api.post<{ apiId: string }>('apis.createApi', { name: 'test-api' }, workspace.rootKey)).body
-      .data.apiId;
+    const apiId = (await api.call('apis.createApi', { name: 'test-api' }, workspace.rootKey)).body.data.apiId;
     await api.post('keys.createKey', { apiId, permissions: ['implicit.slug'] }, workspace.rootKey);
     expect((await createPermission({ name: 'n', slug: 'implicit.slug' })).status).toBe(409);
   });

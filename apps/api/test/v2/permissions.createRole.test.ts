@@ -1,6 +1,8 @@
 import { rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createTestApi, ERRORS_BASE_URL, MAX_BODY_BYTES, type TestWorkspace, useApi } from '../harness.ts';
+import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { createTestApi, MAX_BODY_BYTES, type TestWorkspace, useApi } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 import { createKeyWith, verifyCode } from '../rbac.ts';
 
 const api = useApi();
@@ -11,8 +13,8 @@ beforeAll(async () => {
   workspace = await api.workspace();
 });
 
-const createRole = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
-  api.post<{ roleId: string }>('permissions.createRole', body, rootKey);
+const createRole = (body: InputOf<'permissions.createRole'>, rootKey = workspace.rootKey) =>
+  api.call('permissions.createRole', body, rootKey);
 
 async function storedRole(roleId: string) {
   const [role] = await rows(
@@ -48,7 +50,7 @@ describe('200', () => {
   });
 
   it('reuses existing permissions and creates missing ones (name = slug)', async () => {
-    const existing = await api.post<{ permissionId: string }>(
+    const existing = await api.call(
       'permissions.createPermission',
       { name: 'Existing one', slug: 'existing.perm' },
       workspace.rootKey,
@@ -72,11 +74,7 @@ describe('200', () => {
     const reply = await createRole(body);
     expect(reply.status).toBe(200);
     expect((await storedRole(reply.body.data.roleId))?.slugs).toHaveLength(1000);
-    const got = await api.post<{ permissions: unknown[] }>(
-      'permissions.getRole',
-      { role: 'thousand' },
-      workspace.rootKey,
-    );
+    const got = await api.call('permissions.getRole', { role: 'thousand' }, workspace.rootKey);
     expect(got.body.data.permissions).toHaveLength(1000);
   });
 
@@ -123,10 +121,7 @@ describe('400', () => {
     [{ name: 'r', permissions: Array.from({ length: 1001 }, (_, i) => `${i}`) }, 'body.permissions'],
     [{ name: 'r', extra: 1 }, 'body.extra'],
   ])('rejects %j', async (body, location) => {
-    const reply = await createRole(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
+    expectInvalidInput(await api.post('permissions.createRole', body, workspace.rootKey), location);
   });
 });
 
@@ -141,8 +136,7 @@ describe('403', () => {
   it('without rbac.*.create_role, naming it', async () => {
     const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_role']);
     const reply = await createRole({ name: 'denied' }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe("Missing permission: 'rbac.*.create_role'.");
+    expectMissingPermissions(reply, 'rbac.*.create_role');
     expect(await rolesNamed('denied')).toHaveLength(0);
   });
 
@@ -150,16 +144,14 @@ describe('403', () => {
     await createRole({ name: 'seed2', permissions: ['present.slug'] });
     const { rootKey } = await workspace.rootKeyWith(['rbac.*.create_role', 'rbac.*.create_permission']);
     const reply = await createRole({ name: 'denied-link', permissions: ['present.slug'] }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe("Missing permission: 'rbac.*.add_permission_to_role'.");
+    expectMissingPermissions(reply, 'rbac.*.add_permission_to_role');
     expect(await rolesNamed('denied-link')).toHaveLength(0);
   });
 
   it('with a missing slug but without rbac.*.create_permission: nothing is created', async () => {
     const { rootKey } = await workspace.rootKeyWith(['rbac.*.create_role', 'rbac.*.add_permission_to_role']);
     const reply = await createRole({ name: 'denied-create', permissions: ['present.slug', 'absent.slug'] }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe("Missing permission: 'rbac.*.create_permission'.");
+    expectMissingPermissions(reply, 'rbac.*.create_permission');
     expect(await rolesNamed('denied-create')).toHaveLength(0);
     expect(await permissionsWithSlug('absent.slug')).toHaveLength(0);
   });
@@ -169,8 +161,7 @@ describe('409', () => {
   it('for a name the workspace already has; nothing of the second request is kept', async () => {
     const first = await createRole({ name: 'taken', permissions: ['first.slug'] });
     const reply = await createRole({ name: 'taken', permissions: ['second.slug'] });
-    expect(reply.status).toBe(409);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/role_already_exists`);
+    expectProblem(reply, 409, 'service/data/role_already_exists');
     expect(reply.body.error.detail).toBe("A role with name 'taken' already exists in this workspace");
     expect((await storedRole(first.body.data.roleId))?.slugs).toEqual(['first.slug']);
     expect(await permissionsWithSlug('second.slug')).toHaveLength(0);

@@ -1,30 +1,27 @@
 import { rows, sql } from '@keyplane/db';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { keyPermissionSlugs } from '../dbInspect.ts';
-import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { useWorkspaceWithApi } from '../fixtures.ts';
+import { createTestApi, useApi } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 import { createKeyWith, verifyCode, verifyWarm } from '../rbac.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
-let apiId: string;
+const owner = useWorkspaceWithApi(api);
 const em = () => api.orm.em.fork();
 
-beforeAll(async () => {
-  workspace = await api.workspace();
-  apiId = await createTestApi(api, workspace.rootKey);
-});
+const deletePermission = (body: InputOf<'permissions.deletePermission'>, rootKey = owner.workspace.rootKey) =>
+  api.call('permissions.deletePermission', body, rootKey);
 
-const deletePermission = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
-  api.post('permissions.deletePermission', body, rootKey);
-
-async function createPermission(slug: string, rootKey = workspace.rootKey) {
-  const reply = await api.post<{ permissionId: string }>('permissions.createPermission', { name: slug, slug }, rootKey);
+async function createPermission(slug: string, rootKey = owner.workspace.rootKey) {
+  const reply = await api.call('permissions.createPermission', { name: slug, slug }, rootKey);
   if (reply.status !== 200) throw new Error(`createPermission: ${JSON.stringify(reply.body)}`);
   return reply.body.data.permissionId;
 }
 
 async function createRole(name: string, permissions: string[]) {
-  const reply = await api.post<{ roleId: string }>('permissions.createRole', { name, permissions }, workspace.rootKey);
+  const reply = await api.call('permissions.createRole', { name, permissions }, owner.workspace.rootKey);
   if (reply.status !== 200) throw new Error(`createRole: ${JSON.stringify(reply.body)}`);
   return reply.body.data.roleId;
 }
@@ -39,7 +36,7 @@ describe('200', () => {
     expect(reply.status).toBe(200);
     expect(reply.body.data).toEqual({});
     expect(await permissionExists(id)).toBe(false);
-    expect((await api.post('permissions.getPermission', { permission: id }, workspace.rootKey)).status).toBe(404);
+    expect((await api.post('permissions.getPermission', { permission: id }, owner.workspace.rootKey)).status).toBe(404);
   });
 
   it('by slug', async () => {
@@ -59,46 +56,44 @@ describe('200', () => {
   it('takes it off every role and key', async () => {
     const id = await createPermission('cascade.me');
     const roleId = await createRole('cascade-role', ['cascade.me', 'stays']);
-    const { keyId } = await createKeyWith(api, workspace.rootKey, apiId, { permissions: ['cascade.me', 'stays'] });
+    const { keyId } = await createKeyWith(api, owner.workspace.rootKey, owner.apiId, {
+      permissions: ['cascade.me', 'stays'],
+    });
     await deletePermission({ permission: id });
     expect(await keyPermissionSlugs(em(), keyId)).toEqual(['stays']);
-    const role = await api.post<{ permissions: { slug: string }[] }>(
-      'permissions.getRole',
-      { role: roleId },
-      workspace.rootKey,
-    );
+    const role = await api.call('permissions.getRole', { role: roleId }, owner.workspace.rootKey);
     expect(role.body.data.permissions.map((p) => p.slug)).toEqual(['stays']);
   });
 
   it('a key holding it directly stops verifying for it at once (the cache is warm)', async () => {
     const id = await createPermission('direct.x');
-    const { key } = await createKeyWith(api, workspace.rootKey, apiId, { permissions: ['direct.x'] });
-    expect(await verifyWarm(api, workspace.rootKey, key, 'direct.x')).toBe('VALID');
+    const { key } = await createKeyWith(api, owner.workspace.rootKey, owner.apiId, { permissions: ['direct.x'] });
+    expect(await verifyWarm(api, owner.workspace.rootKey, key, 'direct.x')).toBe('VALID');
     await deletePermission({ permission: id });
-    expect(await verifyCode(api, workspace.rootKey, key, 'direct.x')).toBe('INSUFFICIENT_PERMISSIONS');
+    expect(await verifyCode(api, owner.workspace.rootKey, key, 'direct.x')).toBe('INSUFFICIENT_PERMISSIONS');
   });
 
   it('a key holding it through a role stops verifying for it at once (the cache is warm)', async () => {
     await createRole('through-role', ['role.x', 'role.y']);
-    const { key } = await createKeyWith(api, workspace.rootKey, apiId, { roles: ['through-role'] });
-    expect(await verifyWarm(api, workspace.rootKey, key, 'role.x and role.y')).toBe('VALID');
+    const { key } = await createKeyWith(api, owner.workspace.rootKey, owner.apiId, { roles: ['through-role'] });
+    expect(await verifyWarm(api, owner.workspace.rootKey, key, 'role.x and role.y')).toBe('VALID');
     await deletePermission({ permission: 'role.x' });
-    expect(await verifyCode(api, workspace.rootKey, key, 'role.x')).toBe('INSUFFICIENT_PERMISSIONS');
-    expect(await verifyCode(api, workspace.rootKey, key, 'role.y')).toBe('VALID');
+    expect(await verifyCode(api, owner.workspace.rootKey, key, 'role.x')).toBe('INSUFFICIENT_PERMISSIONS');
+    expect(await verifyCode(api, owner.workspace.rootKey, key, 'role.y')).toBe('VALID');
   });
 
   it('racing writes that attach it to roles and keys: never a 500', async () => {
     const roleId = await createRole('racer', []);
-    const { keyId } = await createKeyWith(api, workspace.rootKey, apiId, {});
+    const { keyId } = await createKeyWith(api, owner.workspace.rootKey, owner.apiId, {});
     for (let round = 0; round < 15; round++) {
       const slug = `race.${round}`;
       const id = await createPermission(slug);
       const replies = await Promise.all([
         deletePermission({ permission: slug }),
-        api.post('permissions.setRolePermissions', { roleId, permissions: [slug] }, workspace.rootKey),
-        api.post('keys.addPermissions', { keyId, permissions: [slug] }, workspace.rootKey),
-        api.post('permissions.createRole', { name: `racer-${round}`, permissions: [slug] }, workspace.rootKey),
-        api.post('keys.createKey', { apiId, permissions: [slug] }, workspace.rootKey),
+        api.post('permissions.setRolePermissions', { roleId, permissions: [slug] }, owner.workspace.rootKey),
+        api.post('keys.addPermissions', { keyId, permissions: [slug] }, owner.workspace.rootKey),
+        api.post('permissions.createRole', { name: `racer-${round}`, permissions: [slug] }, owner.workspace.rootKey),
+        api.post('keys.createKey', { apiId: owner.apiId, permissions: [slug] }, owner.workspace.rootKey),
       ]);
       expect(replies.map((reply) => reply.status)).toEqual([200, 200, 200, 200, 200]);
       // Whatever came first, the delete removed the permission with every link to it (a write
@@ -109,7 +104,7 @@ describe('200', () => {
 
   it('with exactly rbac.*.delete_permission', async () => {
     const id = await createPermission('exact.grant');
-    const { rootKey } = await workspace.rootKeyWith(['rbac.*.delete_permission']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['rbac.*.delete_permission']);
     expect((await deletePermission({ permission: id }, rootKey)).status).toBe(200);
   });
 });
@@ -122,9 +117,7 @@ describe('400', () => {
     [{ permission: 'a b' }, 'body.permission'],
     [{ permission: 'x', extra: 1 }, 'body.extra'],
   ])('rejects %j', async (body, location) => {
-    const reply = await deletePermission(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
+    expectInvalidInput(await api.post('permissions.deletePermission', body, owner.workspace.rootKey), location);
   });
 });
 
@@ -138,15 +131,14 @@ describe('401', () => {
 describe('403', () => {
   it('without rbac.*.delete_permission, naming it and deleting nothing', async () => {
     const id = await createPermission('kept');
-    const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_permission', 'rbac.*.create_permission']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['rbac.*.read_permission', 'rbac.*.create_permission']);
     const reply = await deletePermission({ permission: id }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe("Missing permission: 'rbac.*.delete_permission'.");
+    expectMissingPermissions(reply, 'rbac.*.delete_permission');
     expect(await permissionExists(id)).toBe(true);
   });
 
   it('before the lookup: 403, not 404, for a permission that does not exist', async () => {
-    const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_permission']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['rbac.*.read_permission']);
     expect((await deletePermission({ permission: 'perm_doesnotexist' }, rootKey)).status).toBe(403);
   });
 });
@@ -154,8 +146,7 @@ describe('403', () => {
 describe('404', () => {
   it.each(['perm_doesnotexist', 'no.such.slug'])('for %s', async (permission) => {
     const reply = await deletePermission({ permission });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/permission_not_found`);
+    expectProblem(reply, 404, 'service/data/permission_not_found');
     expect(reply.body.error.detail).toBe('The requested permission does not exist.');
   });
 

@@ -1,24 +1,21 @@
 import { rows, sql } from '@keyplane/db';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { keyRoleNames } from '../dbInspect.ts';
-import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { useWorkspaceWithApi } from '../fixtures.ts';
+import { createTestApi, useApi } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 import { createKeyWith, verifyCode, verifyWarm } from '../rbac.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
-let apiId: string;
+const owner = useWorkspaceWithApi(api);
 const em = () => api.orm.em.fork();
 
-beforeAll(async () => {
-  workspace = await api.workspace();
-  apiId = await createTestApi(api, workspace.rootKey);
-});
+const deleteRole = (body: InputOf<'permissions.deleteRole'>, rootKey = owner.workspace.rootKey) =>
+  api.call('permissions.deleteRole', body, rootKey);
 
-const deleteRole = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
-  api.post('permissions.deleteRole', body, rootKey);
-
-async function createRole(name: string, permissions: string[] = [], rootKey = workspace.rootKey) {
-  const reply = await api.post<{ roleId: string }>('permissions.createRole', { name, permissions }, rootKey);
+async function createRole(name: string, permissions: string[] = [], rootKey = owner.workspace.rootKey) {
+  const reply = await api.call('permissions.createRole', { name, permissions }, rootKey);
   if (reply.status !== 200) throw new Error(`createRole: ${JSON.stringify(reply.body)}`);
   return reply.body.data.roleId;
 }
@@ -52,29 +49,29 @@ describe('200', () => {
   it("takes it off every key, leaving the keys' other roles", async () => {
     await createRole('doomed');
     await createRole('survivor');
-    const { keyId } = await createKeyWith(api, workspace.rootKey, apiId, { roles: ['doomed', 'survivor'] });
+    const { keyId } = await createKeyWith(api, owner.workspace.rootKey, owner.apiId, { roles: ['doomed', 'survivor'] });
     await deleteRole({ role: 'doomed' });
     expect(await keyRoleNames(em(), keyId)).toEqual(['survivor']);
   });
 
   it('a key holding it stops verifying for its permissions at once (the cache is warm)', async () => {
     await createRole('short-lived', ['sl.x']);
-    const { key } = await createKeyWith(api, workspace.rootKey, apiId, { roles: ['short-lived'] });
-    expect(await verifyWarm(api, workspace.rootKey, key, 'sl.x')).toBe('VALID');
+    const { key } = await createKeyWith(api, owner.workspace.rootKey, owner.apiId, { roles: ['short-lived'] });
+    expect(await verifyWarm(api, owner.workspace.rootKey, key, 'sl.x')).toBe('VALID');
     await deleteRole({ role: 'short-lived' });
-    expect(await verifyCode(api, workspace.rootKey, key, 'sl.x')).toBe('INSUFFICIENT_PERMISSIONS');
+    expect(await verifyCode(api, owner.workspace.rootKey, key, 'sl.x')).toBe('INSUFFICIENT_PERMISSIONS');
   });
 
   it('racing writes that give it to keys or change it: never a 500', async () => {
-    const { keyId } = await createKeyWith(api, workspace.rootKey, apiId, {});
+    const { keyId } = await createKeyWith(api, owner.workspace.rootKey, owner.apiId, {});
     for (let round = 0; round < 15; round++) {
       const name = `racer-${round}`;
       const roleId = await createRole(name, ['race.a']);
       const [deleted, ...others] = await Promise.all([
         deleteRole({ role: name }),
-        api.post('keys.addRoles', { keyId, roles: [name] }, workspace.rootKey),
-        api.post('keys.createKey', { apiId, roles: [name] }, workspace.rootKey),
-        api.post('permissions.setRolePermissions', { roleId, permissions: ['race.b'] }, workspace.rootKey),
+        api.post('keys.addRoles', { keyId, roles: [name] }, owner.workspace.rootKey),
+        api.post('keys.createKey', { apiId: owner.apiId, roles: [name] }, owner.workspace.rootKey),
+        api.post('permissions.setRolePermissions', { roleId, permissions: ['race.b'] }, owner.workspace.rootKey),
       ]);
       expect(deleted?.status).toBe(200);
       // Each either ran before the delete (200) or found the role gone (404).
@@ -86,7 +83,7 @@ describe('200', () => {
 
   it('with exactly rbac.*.delete_role', async () => {
     const id = await createRole('exact-grant');
-    const { rootKey } = await workspace.rootKeyWith(['rbac.*.delete_role']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['rbac.*.delete_role']);
     expect((await deleteRole({ role: id }, rootKey)).status).toBe(200);
   });
 });
@@ -99,9 +96,7 @@ describe('400', () => {
     [{ role: 'a b' }, 'body.role'],
     [{ role: 'x', extra: 1 }, 'body.extra'],
   ])('rejects %j', async (body, location) => {
-    const reply = await deleteRole(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
+    expectInvalidInput(await api.post('permissions.deleteRole', body, owner.workspace.rootKey), location);
   });
 });
 
@@ -115,15 +110,14 @@ describe('401', () => {
 describe('403', () => {
   it('without rbac.*.delete_role, naming it and deleting nothing', async () => {
     const id = await createRole('kept-role');
-    const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_role', 'rbac.*.delete_permission']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['rbac.*.read_role', 'rbac.*.delete_permission']);
     const reply = await deleteRole({ role: id }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe("Missing permission: 'rbac.*.delete_role'.");
+    expectMissingPermissions(reply, 'rbac.*.delete_role');
     expect(await roleExists(id)).toBe(true);
   });
 
   it('before the lookup: 403, not 404, for a role that does not exist', async () => {
-    const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_role']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['rbac.*.read_role']);
     expect((await deleteRole({ role: 'role_doesnotexist' }, rootKey)).status).toBe(403);
   });
 });
@@ -131,8 +125,7 @@ describe('403', () => {
 describe('404', () => {
   it.each(['role_doesnotexist', 'no-such-name'])('for %s', async (role) => {
     const reply = await deleteRole({ role });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/role_not_found`);
+    expectProblem(reply, 404, 'service/data/role_not_found');
     expect(reply.body.error.detail).toBe('The requested role does not exist.');
   });
 

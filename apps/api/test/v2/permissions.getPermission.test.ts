@@ -1,16 +1,17 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { type TestWorkspace, useApi } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
 let readId: string;
 
-type Permission = { id: string; name: string; slug: string; description?: string };
-const getPermission = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
-  api.post<Permission>('permissions.getPermission', body, rootKey);
+const getPermission = (body: InputOf<'permissions.getPermission'>, rootKey = workspace.rootKey) =>
+  api.call('permissions.getPermission', body, rootKey);
 
-async function createPermission(body: Record<string, unknown>, rootKey = workspace.rootKey) {
-  const reply = await api.post<{ permissionId: string }>('permissions.createPermission', body, rootKey);
+async function createPermission(body: InputOf<'permissions.createPermission'>, rootKey = workspace.rootKey) {
+  const reply = await api.call('permissions.createPermission', body, rootKey);
   if (reply.status !== 200) throw new Error(`createPermission: ${JSON.stringify(reply.body)}`);
   return reply.body.data.permissionId;
 }
@@ -67,9 +68,7 @@ describe('400', () => {
     [{ permission: 'has space' }, 'body.permission'],
     [{ permission: 'docs.read', extra: 1 }, 'body.extra'],
   ])('rejects %j', async (body, location) => {
-    const reply = await getPermission(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
+    expectInvalidInput(await api.post('permissions.getPermission', body, workspace.rootKey), location);
   });
 });
 
@@ -84,8 +83,7 @@ describe('403', () => {
   it('without rbac.*.read_permission, naming it', async () => {
     const { rootKey } = await workspace.rootKeyWith(['rbac.*.create_permission', 'rbac.*.read_role']);
     const reply = await getPermission({ permission: readId }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe("Missing permission: 'rbac.*.read_permission'.");
+    expectMissingPermissions(reply, 'rbac.*.read_permission');
   });
 
   it('before the lookup: 403, not 404, for a permission that does not exist', async () => {
@@ -97,8 +95,7 @@ describe('403', () => {
 describe('404', () => {
   it.each(['perm_doesnotexist', 'no.such.slug'])('for %s', async (permission) => {
     const reply = await getPermission({ permission });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/permission_not_found`);
+    expectProblem(reply, 404, 'service/data/permission_not_found');
     expect(reply.body.error.detail).toBe('The requested permission does not exist.');
   });
 

@@ -1,21 +1,17 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { type TestWorkspace, useApi } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
 let editorId: string;
 
-type Role = {
-  id: string;
-  name: string;
-  description?: string;
-  permissions: { id: string; name: string; slug: string; description?: string }[];
-};
-const getRole = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
-  api.post<Role>('permissions.getRole', body, rootKey);
+const getRole = (body: InputOf<'permissions.getRole'>, rootKey = workspace.rootKey) =>
+  api.call('permissions.getRole', body, rootKey);
 
-async function createRole(body: Record<string, unknown>, rootKey = workspace.rootKey) {
-  const reply = await api.post<{ roleId: string }>('permissions.createRole', body, rootKey);
+async function createRole(body: InputOf<'permissions.createRole'>, rootKey = workspace.rootKey) {
+  const reply = await api.call('permissions.createRole', body, rootKey);
   if (reply.status !== 200) throw new Error(`createRole: ${JSON.stringify(reply.body)}`);
   return reply.body.data.roleId;
 }
@@ -80,9 +76,7 @@ describe('400', () => {
     [{ role: 'a b' }, 'body.role'],
     [{ role: 'editor', extra: 1 }, 'body.extra'],
   ])('rejects %j', async (body, location) => {
-    const reply = await getRole(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
+    expectInvalidInput(await api.post('permissions.getRole', body, workspace.rootKey), location);
   });
 });
 
@@ -97,8 +91,7 @@ describe('403', () => {
   it('without rbac.*.read_role, naming it', async () => {
     const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_permission', 'rbac.*.create_role']);
     const reply = await getRole({ role: editorId }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe("Missing permission: 'rbac.*.read_role'.");
+    expectMissingPermissions(reply, 'rbac.*.read_role');
   });
 
   it('before the lookup: 403, not 404, for a role that does not exist', async () => {
@@ -110,8 +103,7 @@ describe('403', () => {
 describe('404', () => {
   it.each(['role_doesnotexist', 'no-such-name', 'EDITOR'])('for %s', async (role) => {
     const reply = await getRole({ role });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/role_not_found`);
+    expectProblem(reply, 404, 'service/data/role_not_found');
     expect(reply.body.error.detail).toBe('The requested role does not exist.');
   });
 });

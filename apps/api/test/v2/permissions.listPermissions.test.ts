@@ -1,28 +1,21 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ERRORS_BASE_URL, type TestWorkspace, useApi, walkList } from '../harness.ts';
+import { expectInvalidInput, expectMissingPermissions } from '../assertions.ts';
+import { type TestWorkspace, useApi, walkList } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
 
-type Permission = { id: string; name: string; slug: string; description?: string };
-type Page = { data: Permission[]; pagination: { cursor?: string; hasMore: boolean } };
-
-async function listPermissions(body: Record<string, unknown>, rootKey: string) {
-  const reply = await api.post<Permission[]>('permissions.listPermissions', body, rootKey);
-  return { status: reply.status, body: reply.body as typeof reply.body & { pagination: Page['pagination'] } };
-}
+const listPermissions = (body: InputOf<'permissions.listPermissions'>, rootKey: string) =>
+  api.call('permissions.listPermissions', body, rootKey);
 
 async function createPermission(rootKey: string, body: { name?: string; slug: string; description?: string }) {
-  const reply = await api.post<{ permissionId: string }>(
-    'permissions.createPermission',
-    { name: body.slug, ...body },
-    rootKey,
-  );
+  const reply = await api.call('permissions.createPermission', { name: body.slug, ...body }, rootKey);
   if (reply.status !== 200) throw new Error(`createPermission: ${JSON.stringify(reply.body)}`);
   return reply.body.data.permissionId;
 }
 
-const walk = (rootKey: string, body: Record<string, unknown>, between?: () => Promise<void>) =>
-  walkList<Permission>(api, 'permissions.listPermissions', rootKey, body, between);
+const walk = (rootKey: string, body: InputOf<'permissions.listPermissions'>, between?: () => Promise<void>) =>
+  walkList(api, 'permissions.listPermissions', rootKey, body, between);
 
 describe('200', () => {
   let workspace: TestWorkspace;
@@ -73,7 +66,7 @@ describe('200', () => {
     const fresh = await api.workspace();
     // createRole creates its missing slugs in one request: the quickest way to 101 permissions.
     const slugs = Array.from({ length: 101 }, (_, i) => `p${i}`);
-    expect((await api.post('permissions.createRole', { name: 'bulk', permissions: slugs }, fresh.rootKey)).status).toBe(
+    expect((await api.call('permissions.createRole', { name: 'bulk', permissions: slugs }, fresh.rootKey)).status).toBe(
       200,
     );
     const first = await listPermissions({}, fresh.rootKey);
@@ -148,16 +141,11 @@ describe('400', () => {
     [{ search: 's'.repeat(257) }, 'body.search'],
     [{ extra: 1 }, 'body.extra'],
   ])('rejects %j', async (body, location) => {
-    const reply = await listPermissions(body, workspace.rootKey);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
+    expectInvalidInput(await api.post('permissions.listPermissions', body, workspace.rootKey), location);
   });
 
   it('a cursor that is no cursor of ours', async () => {
-    const reply = await listPermissions({ cursor: 'perm_123' }, workspace.rootKey);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain('body.cursor');
+    expectInvalidInput(await listPermissions({ cursor: 'perm_123' }, workspace.rootKey), 'body.cursor');
   });
 });
 
@@ -173,8 +161,7 @@ describe('403', () => {
     const workspace = await api.workspace();
     const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_role', 'rbac.*.create_permission']);
     const reply = await listPermissions({}, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe("Missing permission: 'rbac.*.read_permission'.");
+    expectMissingPermissions(reply, 'rbac.*.read_permission');
   });
 
   it('with exactly rbac.*.read_permission: 200', async () => {
@@ -201,8 +188,6 @@ describe('cross-workspace isolation', () => {
     await createPermission(theirs.rootKey, { slug: 'c.1' });
     await createPermission(theirs.rootKey, { slug: 'c.2' });
     const page = await listPermissions({ limit: 1 }, theirs.rootKey);
-    const reply = await listPermissions({ cursor: page.body.pagination.cursor }, mine.rootKey);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain('body.cursor');
+    expectInvalidInput(await listPermissions({ cursor: page.body.pagination.cursor }, mine.rootKey), 'body.cursor');
   });
 });

@@ -1,29 +1,21 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ERRORS_BASE_URL, type TestWorkspace, useApi, walkList } from '../harness.ts';
+import { expectInvalidInput, expectMissingPermissions } from '../assertions.ts';
+import { type TestWorkspace, useApi, walkList } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
 
-type Role = {
-  id: string;
-  name: string;
-  description?: string;
-  permissions: { id: string; name: string; slug: string; description?: string }[];
-};
-type Pagination = { cursor?: string; hasMore: boolean };
+const listRoles = (body: InputOf<'permissions.listRoles'>, rootKey: string) =>
+  api.call('permissions.listRoles', body, rootKey);
 
-async function listRoles(body: Record<string, unknown>, rootKey: string) {
-  const reply = await api.post<Role[]>('permissions.listRoles', body, rootKey);
-  return { status: reply.status, body: reply.body as typeof reply.body & { pagination: Pagination } };
-}
-
-async function createRole(rootKey: string, body: { name: string; description?: string; permissions?: string[] }) {
-  const reply = await api.post<{ roleId: string }>('permissions.createRole', body, rootKey);
+async function createRole(rootKey: string, body: InputOf<'permissions.createRole'>) {
+  const reply = await api.call('permissions.createRole', body, rootKey);
   if (reply.status !== 200) throw new Error(`createRole: ${JSON.stringify(reply.body)}`);
   return reply.body.data.roleId;
 }
 
-const walk = (rootKey: string, body: Record<string, unknown>, between?: () => Promise<void>) =>
-  walkList<Role>(api, 'permissions.listRoles', rootKey, body, between);
+const walk = (rootKey: string, body: InputOf<'permissions.listRoles'>, between?: () => Promise<void>) =>
+  walkList(api, 'permissions.listRoles', rootKey, body, between);
 
 describe('200', () => {
   it('an empty workspace: no data, no more', async () => {
@@ -130,10 +122,7 @@ describe('400', () => {
     [{ search: 's'.repeat(257) }, 'body.search'],
     [{ extra: 1 }, 'body.extra'],
   ])('rejects %j', async (body, location) => {
-    const reply = await listRoles(body, workspace.rootKey);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
+    expectInvalidInput(await api.post('permissions.listRoles', body, workspace.rootKey), location);
   });
 });
 
@@ -149,8 +138,7 @@ describe('403', () => {
     const workspace = await api.workspace();
     const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_permission']);
     const reply = await listRoles({}, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe("Missing permission: 'rbac.*.read_role'.");
+    expectMissingPermissions(reply, 'rbac.*.read_role');
   });
 
   it('with exactly rbac.*.read_role: 200', async () => {
@@ -177,8 +165,6 @@ describe('cross-workspace isolation', () => {
     await createRole(theirs.rootKey, { name: 'c-1' });
     await createRole(theirs.rootKey, { name: 'c-2' });
     const page = await listRoles({ limit: 1 }, theirs.rootKey);
-    const reply = await listRoles({ cursor: page.body.pagination.cursor }, mine.rootKey);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain('body.cursor');
+    expectInvalidInput(await listRoles({ cursor: page.body.pagination.cursor }, mine.rootKey), 'body.cursor');
   });
 });

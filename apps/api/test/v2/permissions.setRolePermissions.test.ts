@@ -1,25 +1,21 @@
 import { hashKey } from '@keyplane/core';
 import { rows, sql } from '@keyplane/db';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { createTestApi, ERRORS_BASE_URL, MAX_BODY_BYTES, type TestWorkspace, useApi } from '../harness.ts';
+import { describe, expect, it } from 'vitest';
+import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { useWorkspaceWithApi } from '../fixtures.ts';
+import { createTestApi, MAX_BODY_BYTES, useApi } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
 import { createKeyWith, verifyCode, verifyWarm } from '../rbac.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
-let apiId: string;
+const owner = useWorkspaceWithApi(api);
 const em = () => api.orm.em.fork();
 
-beforeAll(async () => {
-  workspace = await api.workspace();
-  apiId = await createTestApi(api, workspace.rootKey);
-});
+const setRolePermissions = (body: InputOf<'permissions.setRolePermissions'>, rootKey = owner.workspace.rootKey) =>
+  api.call('permissions.setRolePermissions', body, rootKey);
 
-type Permission = { id: string; name: string; slug: string; description?: string };
-const setRolePermissions = (body: Record<string, unknown>, rootKey = workspace.rootKey) =>
-  api.post<Permission[]>('permissions.setRolePermissions', body, rootKey);
-
-async function createRole(name: string, permissions: string[] = [], rootKey = workspace.rootKey) {
-  const reply = await api.post<{ roleId: string }>('permissions.createRole', { name, permissions }, rootKey);
+async function createRole(name: string, permissions: string[] = [], rootKey = owner.workspace.rootKey) {
+  const reply = await api.call('permissions.createRole', { name, permissions }, rootKey);
   if (reply.status !== 200) throw new Error(`createRole: ${JSON.stringify(reply.body)}`);
   return reply.body.data.roleId;
 }
@@ -35,7 +31,7 @@ async function roleSlugs(roleId: string) {
 }
 
 const permissionsWithSlug = async (slug: string) =>
-  rows(em(), sql`select 1 from permissions where workspace_id = ${workspace.workspaceId} and slug = ${slug}`);
+  rows(em(), sql`select 1 from permissions where workspace_id = ${owner.workspace.workspaceId} and slug = ${slug}`);
 
 describe('200', () => {
   it("replaces the role's permissions and answers them by slug", async () => {
@@ -43,7 +39,7 @@ describe('200', () => {
     await api.post(
       'permissions.createPermission',
       { name: 'Described', slug: 'new.c', description: 'with text' },
-      workspace.rootKey,
+      owner.workspace.rootKey,
     );
     const reply = await setRolePermissions({ roleId, permissions: ['new.c', 'keep.b', 'fresh.d'] });
     expect(reply.status).toBe(200);
@@ -91,27 +87,26 @@ describe('200', () => {
 
   it('a key holding the role loses a removed permission in verification at once (the cache is warm)', async () => {
     await createRole('holder', ['x', 'y']);
-    const roleId = (await api.post<{ id: string }>('permissions.getRole', { role: 'holder' }, workspace.rootKey)).body
-      .data.id;
-    const { key } = await createKeyWith(api, workspace.rootKey, apiId, { roles: ['holder'] });
-    expect(await verifyWarm(api, workspace.rootKey, key, 'x')).toBe('VALID');
+    const roleId = (await api.call('permissions.getRole', { role: 'holder' }, owner.workspace.rootKey)).body.data.id;
+    const { key } = await createKeyWith(api, owner.workspace.rootKey, owner.apiId, { roles: ['holder'] });
+    expect(await verifyWarm(api, owner.workspace.rootKey, key, 'x')).toBe('VALID');
     await setRolePermissions({ roleId, permissions: ['y'] });
-    expect(await verifyCode(api, workspace.rootKey, key, 'x')).toBe('INSUFFICIENT_PERMISSIONS');
-    expect(await verifyCode(api, workspace.rootKey, key, 'y')).toBe('VALID');
+    expect(await verifyCode(api, owner.workspace.rootKey, key, 'x')).toBe('INSUFFICIENT_PERMISSIONS');
+    expect(await verifyCode(api, owner.workspace.rootKey, key, 'y')).toBe('VALID');
   });
 
   it('a key holding the role gains an added permission in verification at once (the cache is warm)', async () => {
     const roleId = await createRole('grower', ['g.1']);
-    const { key } = await createKeyWith(api, workspace.rootKey, apiId, { roles: ['grower'] });
-    expect(await verifyWarm(api, workspace.rootKey, key, 'g.2')).toBe('INSUFFICIENT_PERMISSIONS');
+    const { key } = await createKeyWith(api, owner.workspace.rootKey, owner.apiId, { roles: ['grower'] });
+    expect(await verifyWarm(api, owner.workspace.rootKey, key, 'g.2')).toBe('INSUFFICIENT_PERMISSIONS');
     await setRolePermissions({ roleId, permissions: ['g.1', 'g.2'] });
-    expect(await verifyCode(api, workspace.rootKey, key, 'g.1 and g.2')).toBe('VALID');
+    expect(await verifyCode(api, owner.workspace.rootKey, key, 'g.1 and g.2')).toBe('VALID');
   });
 
   it('(control) the cache is really warm, so the tests above see invalidation, not expiry', async () => {
     await createRole('control', ['ctl.x']);
-    const { key } = await createKeyWith(api, workspace.rootKey, apiId, { roles: ['control'] });
-    expect(await verifyWarm(api, workspace.rootKey, key, 'ctl.x')).toBe('VALID');
+    const { key } = await createKeyWith(api, owner.workspace.rootKey, owner.apiId, { roles: ['control'] });
+    expect(await verifyWarm(api, owner.workspace.rootKey, key, 'ctl.x')).toBe('VALID');
     expect(api.services.keyCache.get(hashKey(key))?.value?.permissions).toContain('ctl.x');
   });
 
@@ -130,7 +125,7 @@ describe('200', () => {
   it('with exactly add_permission_to_role and remove_permission_from_role when every slug exists', async () => {
     const roleId = await createRole('exact', ['e.1']);
     await createRole('seed-e2', ['e.2']);
-    const { rootKey } = await workspace.rootKeyWith([
+    const { rootKey } = await owner.workspace.rootKeyWith([
       'rbac.*.add_permission_to_role',
       'rbac.*.remove_permission_from_role',
     ]);
@@ -140,7 +135,7 @@ describe('200', () => {
 
   it('plus create_permission for missing slugs', async () => {
     const roleId = await createRole('creates');
-    const { rootKey } = await workspace.rootKeyWith([
+    const { rootKey } = await owner.workspace.rootKeyWith([
       'rbac.*.add_permission_to_role',
       'rbac.*.remove_permission_from_role',
       'rbac.*.create_permission',
@@ -161,10 +156,7 @@ describe('400', () => {
     [{ roleId: 'role_x', permissions: Array.from({ length: 1001 }, (_, i) => `${i}`) }, 'body.permissions'],
     [{ roleId: 'role_x', permissions: [], extra: 1 }, 'body.extra'],
   ])('rejects %j', async (body, location) => {
-    const reply = await setRolePermissions(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
-    expect(reply.body.error.errors?.map((e) => e.location)).toContain(location);
+    expectInvalidInput(await api.post('permissions.setRolePermissions', body, owner.workspace.rootKey), location);
   });
 });
 
@@ -181,28 +173,26 @@ describe('403', () => {
     ['rbac.*.remove_permission_from_role', 'rbac.*.add_permission_to_role'],
   ])('without %s, naming it and changing nothing', async (missing, held) => {
     const roleId = await createRole(`denied-${missing.length}-${held.length}`, ['d.1']);
-    const { rootKey } = await workspace.rootKeyWith([held, 'rbac.*.create_permission']);
+    const { rootKey } = await owner.workspace.rootKeyWith([held, 'rbac.*.create_permission']);
     const reply = await setRolePermissions({ roleId, permissions: ['d.1', 'd.2'] }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe(`Missing permission: '${missing}'.`);
+    expectMissingPermissions(reply, `${missing}`);
     expect(await roleSlugs(roleId)).toEqual(['d.1']);
   });
 
   it('with a missing slug but without create_permission: nothing is created or changed', async () => {
     const roleId = await createRole('no-create', ['nc.1']);
-    const { rootKey } = await workspace.rootKeyWith([
+    const { rootKey } = await owner.workspace.rootKeyWith([
       'rbac.*.add_permission_to_role',
       'rbac.*.remove_permission_from_role',
     ]);
     const reply = await setRolePermissions({ roleId, permissions: ['nc.absent'] }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe("Missing permission: 'rbac.*.create_permission'.");
+    expectMissingPermissions(reply, 'rbac.*.create_permission');
     expect(await roleSlugs(roleId)).toEqual(['nc.1']);
     expect(await permissionsWithSlug('nc.absent')).toHaveLength(0);
   });
 
   it('before the lookup: 403, not 404, for a role that does not exist', async () => {
-    const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_role']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['rbac.*.read_role']);
     expect((await setRolePermissions({ roleId: 'role_doesnotexist', permissions: [] }, rootKey)).status).toBe(403);
   });
 });
@@ -210,8 +200,7 @@ describe('403', () => {
 describe('404', () => {
   it('for a role id that does not exist', async () => {
     const reply = await setRolePermissions({ roleId: 'role_doesnotexist', permissions: ['p.1'] });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/role_not_found`);
+    expectProblem(reply, 404, 'service/data/role_not_found');
     expect(reply.body.error.detail).toBe('The requested role does not exist.');
     expect(await permissionsWithSlug('p.1')).toHaveLength(0);
   });
@@ -242,7 +231,7 @@ describe('cross-workspace isolation', () => {
       em(),
       sql<{ workspace_id: string }>`select workspace_id from permissions where id = ${reply.body.data[0]?.id ?? ''}`,
     );
-    expect(linked?.workspace_id).toBe(workspace.workspaceId);
+    expect(linked?.workspace_id).toBe(owner.workspace.workspaceId);
     expect(await verifyCode(api, other.rootKey, theirKey.key, 'cross.slug')).toBe('VALID');
   });
 });

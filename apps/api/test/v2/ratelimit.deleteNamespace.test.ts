@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { storedNamespaces } from '../dbInspect.ts';
+import { createNamespace } from '../fixtures.ts';
 import { type TestWorkspace, useApi } from '../harness.ts';
-import { createNamespace, deleteNamespace } from '../ratelimit.ts';
+import { deleteNamespace } from '../ratelimit.ts';
 
 // Internal: served at /trpc for the dashboard, not at /v2 (the reference has no such procedure).
 const api = useApi();

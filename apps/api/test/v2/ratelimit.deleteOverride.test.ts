@@ -1,7 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { expectInvalidInput, expectMissingPermissions, expectProblem, itNeedsARootKey } from '../assertions.ts';
 import { storedOverrides } from '../dbInspect.ts';
+import { createNamespace } from '../fixtures.ts';
 import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
-import { createNamespace, deleteNamespace } from '../ratelimit.ts';
+import type { InputOf } from '../procedures.ts';
+import { deleteNamespace } from '../ratelimit.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -14,7 +17,7 @@ beforeAll(async () => {
 });
 
 const setOverride = async (identifier: string) => {
-  const reply = await api.post<{ overrideId: string }>(
+  const reply = await api.call(
     'ratelimit.setOverride',
     { namespace: 'deletions', identifier, limit: 1, duration: 1000 },
     workspace.rootKey,
@@ -22,8 +25,8 @@ const setOverride = async (identifier: string) => {
   if (reply.status !== 200) throw new Error(JSON.stringify(reply.body));
   return reply.body.data.overrideId;
 };
-const deleteOverride = (body: unknown, rootKey = workspace.rootKey) =>
-  api.post('ratelimit.deleteOverride', body, rootKey);
+const deleteOverride = (body: InputOf<'ratelimit.deleteOverride'>, rootKey = workspace.rootKey) =>
+  api.call('ratelimit.deleteOverride', body, rootKey);
 const liveIdentifiers = async () =>
   (await storedOverrides(em(), namespaceId)).filter((row) => !row.deleted).map((row) => row.identifier);
 
@@ -59,20 +62,14 @@ describe('400', () => {
     [{ namespace: 'deletions', identifier: '' }, 'body.identifier'],
     [{ namespace: 'deletions', identifier: 'x', extra: 1 }, 'body.extra'],
   ])('rejects %j', async (body, location) => {
-    const reply = await deleteOverride(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.errors?.map((error) => error.location)).toContain(location);
+    expectInvalidInput(await api.post('ratelimit.deleteOverride', body, workspace.rootKey), location);
   });
 });
 
 describe('401', () => {
-  it('without a root key', async () => {
-    expect((await api.post('ratelimit.deleteOverride', { namespace: 'deletions', identifier: 'x' })).status).toBe(401);
-  });
-
-  it('with an unknown root key', async () => {
-    expect((await deleteOverride({ namespace: 'deletions', identifier: 'x' }, 'kproot_unknown')).status).toBe(401);
-  });
+  itNeedsARootKey((rootKey) =>
+    api.post('ratelimit.deleteOverride', { namespace: 'deletions', identifier: 'x' }, rootKey),
+  );
 });
 
 describe('403', () => {
@@ -81,8 +78,7 @@ describe('403', () => {
     for (const grants of [[], ['ratelimit.*.set_override'], ['ratelimit.rlns_x.delete_override']]) {
       const { rootKey } = await workspace.rootKeyWith(grants);
       const reply = await deleteOverride({ namespace: 'deletions', identifier: 'protected' }, rootKey);
-      expect(reply.status).toBe(403);
-      expect(reply.body.error.detail).toBe(`Missing permission: 'ratelimit.${namespaceId}.delete_override'.`);
+      expectMissingPermissions(reply, `ratelimit.${namespaceId}.delete_override`);
     }
     expect(await liveIdentifiers()).toContain('protected');
   });
@@ -128,9 +124,11 @@ describe('404', () => {
       workspace.rootKey,
     );
     await deleteNamespace(api, workspace.rootKey, 'deleted_ns');
-    const reply = await deleteOverride({ namespace: 'deleted_ns', identifier: 'x' });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/ratelimit_namespace_not_found`);
+    expectProblem(
+      await deleteOverride({ namespace: 'deleted_ns', identifier: 'x' }),
+      404,
+      'service/data/ratelimit_namespace_not_found',
+    );
   });
 });
 

@@ -1,6 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { expectInvalidInput, expectMissingPermissions, expectProblem, itNeedsARootKey } from '../assertions.ts';
+import { createNamespace } from '../fixtures.ts';
 import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
-import { createNamespace, deleteNamespace } from '../ratelimit.ts';
+import type { InputOf } from '../procedures.ts';
+import { deleteNamespace } from '../ratelimit.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -8,7 +11,7 @@ let namespaceId: string;
 const ids: Record<string, string> = {};
 
 const setOverride = async (identifier: string, limit: number, duration = 60_000) => {
-  const reply = await api.post<{ overrideId: string }>(
+  const reply = await api.call(
     'ratelimit.setOverride',
     { namespace: 'lookups', identifier, limit, duration },
     workspace.rootKey,
@@ -26,15 +29,8 @@ beforeAll(async () => {
   await setOverride('*', 1);
 });
 
-interface OverrideData {
-  overrideId: string;
-  identifier: string;
-  limit: number;
-  duration: number;
-}
-
-const getOverride = (body: unknown, rootKey = workspace.rootKey) =>
-  api.post<OverrideData>('ratelimit.getOverride', body, rootKey);
+const getOverride = (body: InputOf<'ratelimit.getOverride'>, rootKey = workspace.rootKey) =>
+  api.call('ratelimit.getOverride', body, rootKey);
 
 describe('200', () => {
   it('answers the exact override in the reference shape', async () => {
@@ -59,7 +55,7 @@ describe('200', () => {
   it('agrees with the override ratelimit.limit applies', async () => {
     for (const identifier of ['user_1', 'user_9', 'user_1_x', 'other']) {
       const got = await getOverride({ namespace: 'lookups', identifier });
-      const limited = await api.post<{ overrideId?: string }>(
+      const limited = await api.call(
         'ratelimit.limit',
         { namespace: 'lookups', identifier, limit: 100, duration: 1000, cost: 0 },
         workspace.rootKey,
@@ -81,20 +77,14 @@ describe('400', () => {
     [{ namespace: 'lookups', identifier: 'i'.repeat(513) }, 'body.identifier'],
     [{ namespace: 'lookups', identifier: 'user_1', extra: 1 }, 'body.extra'],
   ])('rejects %j', async (body, location) => {
-    const reply = await getOverride(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.errors?.map((error) => error.location)).toContain(location);
+    expectInvalidInput(await api.post('ratelimit.getOverride', body, workspace.rootKey), location);
   });
 });
 
 describe('401', () => {
-  it('without a root key', async () => {
-    expect((await api.post('ratelimit.getOverride', { namespace: 'lookups', identifier: 'user_1' })).status).toBe(401);
-  });
-
-  it('with an unknown root key', async () => {
-    expect((await getOverride({ namespace: 'lookups', identifier: 'user_1' }, 'kproot_unknown')).status).toBe(401);
-  });
+  itNeedsARootKey((rootKey) =>
+    api.post('ratelimit.getOverride', { namespace: 'lookups', identifier: 'user_1' }, rootKey),
+  );
 });
 
 describe('403', () => {
@@ -102,8 +92,7 @@ describe('403', () => {
     for (const grants of [[], ['ratelimit.*.set_override'], ['ratelimit.rlns_x.read_override']]) {
       const { rootKey } = await workspace.rootKeyWith(grants);
       const reply = await getOverride({ namespace: 'lookups', identifier: 'user_1' }, rootKey);
-      expect(reply.status).toBe(403);
-      expect(reply.body.error.detail).toBe(`Missing permission: 'ratelimit.${namespaceId}.read_override'.`);
+      expectMissingPermissions(reply, `ratelimit.${namespaceId}.read_override`);
     }
   });
 
@@ -147,9 +136,11 @@ describe('404', () => {
       await createNamespace(api, workspace.workspaceId, workspace.rootKey, namespace);
       await deleteNamespace(api, workspace.rootKey, namespace);
     }
-    const reply = await getOverride({ namespace, identifier: 'user_1' });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/ratelimit_namespace_not_found`);
+    expectProblem(
+      await getOverride({ namespace, identifier: 'user_1' }),
+      404,
+      'service/data/ratelimit_namespace_not_found',
+    );
   });
 });
 

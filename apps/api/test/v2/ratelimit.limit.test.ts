@@ -1,10 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { postOn } from '../appVariants.ts';
+import { callOn } from '../appVariants.ts';
+import { expectInvalidInput, expectMissingPermissions } from '../assertions.ts';
 import { ratelimitEvents, storedNamespaces } from '../dbInspect.ts';
+import { createNamespace } from '../fixtures.ts';
 import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
 import {
   clockedLimiter,
-  createNamespace,
   deleteNamespace,
   type LimitBody,
   type LimitData,
@@ -30,7 +31,7 @@ const request = (namespace: string, extra: Partial<LimitBody> = {}): LimitBody =
   ...extra,
 });
 const setOverride = async (namespace: string, identifier: string, overrideLimit: number, duration = LONG_WINDOW) => {
-  const reply = await api.post<{ overrideId: string }>(
+  const reply = await api.call(
     'ratelimit.setOverride',
     { namespace, identifier, limit: overrideLimit, duration },
     workspace.rootKey,
@@ -71,7 +72,7 @@ describe('200', () => {
       const rateLimiter = limiterWithoutRedis(redisFailure);
       const answers = [];
       for (let i = 0; i < 3; i += 1) {
-        const reply = await postOn<LimitData>(
+        const reply = await callOn(
           api,
           { rateLimiter },
           'ratelimit.limit',
@@ -322,10 +323,7 @@ describe('200: window and cost semantics on a controlled clock', () => {
 describe('400', () => {
   const expectInvalid = async (body: unknown, location: string) => {
     const before = await storedNamespaces(em(), workspace.workspaceId);
-    const reply = await limit(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
-    expect(reply.body.error.errors?.map((error) => error.location)).toContain(location);
+    expectInvalidInput(await limit(body), location);
     expect(await storedNamespaces(em(), workspace.workspaceId)).toEqual(before);
   };
 
@@ -392,8 +390,7 @@ describe('403', () => {
     ]) {
       const { rootKey } = await workspace.rootKeyWith(grants);
       const reply = await limit(request('guarded', { limit: 1 }), rootKey);
-      expect(reply.status).toBe(403);
-      expect(reply.body.error.detail).toBe(`Missing permission: 'ratelimit.${id}.limit'.`);
+      expectMissingPermissions(reply, `ratelimit.${id}.limit`);
     }
     expect((await limit(request('guarded', { limit: 1 }))).body.data.success).toBe(true);
   });
@@ -409,16 +406,14 @@ describe('403', () => {
   it('to create a namespace without ratelimit.*.create_namespace, creating nothing', async () => {
     const { rootKey } = await workspace.rootKeyWith(['ratelimit.*.limit']);
     const reply = await limit(request('needs_create'), rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe("Missing permission: 'ratelimit.*.create_namespace'.");
+    expectMissingPermissions(reply, 'ratelimit.*.create_namespace');
     expect(await namespaceNamed(workspace.workspaceId, 'needs_create')).toEqual([]);
   });
 
   it('to create a namespace without ratelimit.*.limit (no grant can name a new id), creating nothing', async () => {
     const { rootKey } = await workspace.rootKeyWith(['ratelimit.*.create_namespace', 'ratelimit.rlns_x.limit']);
     const reply = await limit(request('needs_limit'), rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe("Missing permission: 'ratelimit.*.limit'.");
+    expectMissingPermissions(reply, 'ratelimit.*.limit');
     expect(await namespaceNamed(workspace.workspaceId, 'needs_limit')).toEqual([]);
   });
 

@@ -1,6 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
-import { createNamespace, deleteNamespace } from '../ratelimit.ts';
+import { expectInvalidInput, expectMissingPermissions, expectProblem, itNeedsARootKey } from '../assertions.ts';
+import { createNamespace } from '../fixtures.ts';
+import { type TestWorkspace, useApi } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
+import { deleteNamespace } from '../ratelimit.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -9,28 +12,14 @@ let namespaceId: string;
 const created: string[] = [];
 const TOTAL = 120;
 
-interface OverrideData {
-  overrideId: string;
-  identifier: string;
-  limit: number;
-  duration: number;
-}
-interface ListReply {
-  meta: { requestId: string };
-  data: OverrideData[];
-  pagination: { cursor?: string; hasMore: boolean };
-}
-
-const listOverrides = async (body: unknown, rootKey = workspace.rootKey) => {
-  const reply = await api.post<OverrideData[]>('ratelimit.listOverrides', body, rootKey);
-  return { ...reply, body: reply.body as unknown as ListReply & typeof reply.body };
-};
+const listOverrides = (body: InputOf<'ratelimit.listOverrides'>, rootKey = workspace.rootKey) =>
+  api.call('ratelimit.listOverrides', body, rootKey);
 
 beforeAll(async () => {
   workspace = await api.workspace();
   namespaceId = await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'listed');
   for (let i = 0; i < TOTAL; i += 1) {
-    const reply = await api.post<{ overrideId: string }>(
+    const reply = await api.call(
       'ratelimit.setOverride',
       { namespace: 'listed', identifier: `user_${i}`, limit: i, duration: 1000 + i },
       workspace.rootKey,
@@ -86,9 +75,7 @@ describe('400', () => {
     [{ namespace: 'listed', cursor: '' }, 'body.cursor'],
     [{ namespace: 'listed', extra: 1 }, 'body.extra'],
   ])('rejects %j', async (body, location) => {
-    const reply = await listOverrides(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.errors?.map((error) => error.location)).toContain(location);
+    expectInvalidInput(await api.post('ratelimit.listOverrides', body, workspace.rootKey), location);
   });
 
   it("rejects another workspace's cursor", async () => {
@@ -107,13 +94,7 @@ describe('400', () => {
 });
 
 describe('401', () => {
-  it('without a root key', async () => {
-    expect((await api.post('ratelimit.listOverrides', { namespace: 'listed' })).status).toBe(401);
-  });
-
-  it('with an unknown root key', async () => {
-    expect((await listOverrides({ namespace: 'listed' }, 'kproot_unknown')).status).toBe(401);
-  });
+  itNeedsARootKey((rootKey) => api.call('ratelimit.listOverrides', { namespace: 'listed' }, rootKey));
 });
 
 describe('403', () => {
@@ -125,8 +106,7 @@ describe('403', () => {
     ]) {
       const { rootKey } = await workspace.rootKeyWith(grants);
       const reply = await listOverrides({ namespace: 'listed' }, rootKey);
-      expect(reply.status).toBe(403);
-      expect(reply.body.error.detail).toBe(`Missing permission: 'ratelimit.${namespaceId}.read_override'.`);
+      expectMissingPermissions(reply, `ratelimit.${namespaceId}.read_override`);
     }
   });
 
@@ -138,9 +118,11 @@ describe('403', () => {
 
 describe('404', () => {
   it('for a missing or deleted namespace', async () => {
-    const missing = await listOverrides({ namespace: 'no_such_namespace' });
-    expect(missing.status).toBe(404);
-    expect(missing.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/ratelimit_namespace_not_found`);
+    expectProblem(
+      await listOverrides({ namespace: 'no_such_namespace' }),
+      404,
+      'service/data/ratelimit_namespace_not_found',
+    );
     await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'deleted_ns');
     await deleteNamespace(api, workspace.rootKey, 'deleted_ns');
     expect((await listOverrides({ namespace: 'deleted_ns' })).status).toBe(404);

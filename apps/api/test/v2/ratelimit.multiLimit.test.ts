@@ -1,7 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { expectInvalidInput, expectMissingPermissions, expectProblem, itNeedsARootKey } from '../assertions.ts';
 import { ratelimitEvents, storedNamespaces } from '../dbInspect.ts';
-import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
-import { createNamespace, deleteNamespace, type LimitBody, LONG_WINDOW, limitOn } from '../ratelimit.ts';
+import { createNamespace } from '../fixtures.ts';
+import { type TestWorkspace, useApi } from '../harness.ts';
+import type { InputOf } from '../procedures.ts';
+import { deleteNamespace, type LimitBody, LONG_WINDOW, limitOn } from '../ratelimit.ts';
 
 const api = useApi();
 let workspace: TestWorkspace;
@@ -11,21 +14,8 @@ beforeAll(async () => {
   workspace = await api.workspace();
 });
 
-interface MultiData {
-  passed: boolean;
-  limits: {
-    namespace: string;
-    identifier: string;
-    limit: number;
-    remaining: number;
-    reset: number;
-    passed: boolean;
-    overrideId?: string;
-  }[];
-}
-
-const multiLimit = (body: unknown, rootKey = workspace.rootKey) =>
-  api.post<MultiData>('ratelimit.multiLimit', body, rootKey);
+const multiLimit = (body: InputOf<'ratelimit.multiLimit'>, rootKey = workspace.rootKey) =>
+  api.call('ratelimit.multiLimit', body, rootKey);
 const check = (namespace: string, extra: Partial<LimitBody> = {}): LimitBody => ({
   namespace,
   identifier: 'user_1',
@@ -41,7 +31,7 @@ const namespaceNamed = async (workspaceId: string, name: string) =>
 describe('200', () => {
   it('answers every check in request order, each with its namespace as sent', async () => {
     const id = await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'multi_ordered');
-    const override = await api.post<{ overrideId: string }>(
+    const override = await api.call(
       'ratelimit.setOverride',
       { namespace: 'multi_ordered', identifier: 'vip_*', limit: 100, duration: LONG_WINDOW },
       workspace.rootKey,
@@ -188,22 +178,13 @@ describe('400', () => {
     ['a missing identifier', [{ namespace: 'x', limit: 1, duration: 1000 }], 'body[0].identifier'],
   ])('rejects %s, creating nothing', async (_, body, location) => {
     const before = await storedNamespaces(em(), workspace.workspaceId);
-    const reply = await multiLimit(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
-    expect(reply.body.error.errors?.map((error) => error.location)).toContain(location);
+    expectInvalidInput(await api.post('ratelimit.multiLimit', body, workspace.rootKey), location);
     expect(await storedNamespaces(em(), workspace.workspaceId)).toEqual(before);
   });
 });
 
 describe('401', () => {
-  it('without a root key', async () => {
-    expect((await api.post('ratelimit.multiLimit', [check('no_auth')])).status).toBe(401);
-  });
-
-  it('with an unknown root key', async () => {
-    expect((await multiLimit([check('no_auth')], 'kproot_unknown')).status).toBe(401);
-  });
+  itNeedsARootKey((rootKey) => api.call('ratelimit.multiLimit', [check('no_auth')], rootKey));
 });
 
 describe('403', () => {
@@ -214,8 +195,7 @@ describe('403', () => {
     const { rootKey } = await workspace.rootKeyWith([`ratelimit.${a}.limit`]);
     const batch = [check('perm_a'), check('perm_b'), check(c)];
     const reply = await multiLimit(batch, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe(`Missing permissions: 'ratelimit.${b}.limit', 'ratelimit.${c}.limit'.`);
+    expectMissingPermissions(reply, `ratelimit.${b}.limit`, `ratelimit.${c}.limit`);
     expect(await remainingOf(check('perm_a'))).toBe(10);
 
     const scoped = await workspace.rootKeyWith([
@@ -232,8 +212,7 @@ describe('403', () => {
     await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'perm_existing');
     const { rootKey } = await workspace.rootKeyWith(['ratelimit.*.limit']);
     const reply = await multiLimit([check('perm_existing'), check('perm_new_1'), check('perm_new_2')], rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.body.error.detail).toBe("Missing permission: 'ratelimit.*.create_namespace'.");
+    expectMissingPermissions(reply, 'ratelimit.*.create_namespace');
     expect(await namespaceNamed(workspace.workspaceId, 'perm_new_1')).toEqual([]);
     expect(await remainingOf(check('perm_existing'))).toBe(10);
   });
@@ -245,8 +224,7 @@ describe('410', () => {
     expect((await deleteNamespace(api, workspace.rootKey, 'multi_gone')).status).toBe(200);
     const live = check('multi_live');
     const reply = await multiLimit([live, check('multi_gone'), check('multi_never_created')]);
-    expect(reply.status).toBe(410);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/ratelimit_namespace_gone`);
+    expectProblem(reply, 410, 'service/data/ratelimit_namespace_gone');
     expect(reply.body.error.detail).toBe('This namespace has been deleted. Contact support to restore.');
     expect(await namespaceNamed(workspace.workspaceId, 'multi_never_created')).toEqual([]);
     expect(await remainingOf(live)).toBe(10);

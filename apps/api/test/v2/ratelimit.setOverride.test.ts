@@ -1,7 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { expectInvalidInput, expectMissingPermissions, itNeedsARootKey } from '../assertions.ts';
 import { countRows, storedNamespaces, storedOverrides } from '../dbInspect.ts';
+import { createNamespace } from '../fixtures.ts';
 import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
-import { createNamespace, deleteNamespace } from '../ratelimit.ts';
+import type { InputOf } from '../procedures.ts';
+import { deleteNamespace } from '../ratelimit.ts';
 import { startSecondNode } from '../secondNode.ts';
 
 const api = useApi();
@@ -14,8 +17,8 @@ beforeAll(async () => {
   namespaceId = await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'overrides');
 });
 
-const setOverride = (body: unknown, rootKey = workspace.rootKey) =>
-  api.post<{ overrideId: string }>('ratelimit.setOverride', body, rootKey);
+const setOverride = (body: InputOf<'ratelimit.setOverride'>, rootKey = workspace.rootKey) =>
+  api.call('ratelimit.setOverride', body, rootKey);
 const override = (identifier: string, extra: Record<string, unknown> = {}) => ({
   namespace: 'overrides',
   identifier,
@@ -76,10 +79,10 @@ describe('200', () => {
     const second = await startSecondNode(api);
     try {
       const limit = { namespace: 'overrides', identifier: 'node_user', limit: 100, duration: 60_000 };
-      const before = await second.post<{ limit: number }>('ratelimit.limit', limit, workspace.rootKey);
+      const before = await second.call('ratelimit.limit', limit, workspace.rootKey);
       expect(before.body.data.limit).toBe(100);
       await setOverride(override('node_user', { limit: 3 }));
-      const after = await second.post<{ limit: number }>('ratelimit.limit', limit, workspace.rootKey);
+      const after = await second.call('ratelimit.limit', limit, workspace.rootKey);
       expect(after.body.data.limit).toBe(3);
     } finally {
       await second.stop();
@@ -102,27 +105,19 @@ describe('400', () => {
     ['extra', true],
   ])('rejects %s = %j, storing nothing', async (field, value) => {
     const before = await countRows(em(), 'ratelimit_overrides');
-    const reply = await setOverride({ ...override('invalid'), [field]: value });
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.errors?.map((error) => error.location)).toContain(`body.${field}`);
+    expectInvalidInput(await setOverride({ ...override('invalid'), [field]: value }), `body.${field}`);
     expect(await countRows(em(), 'ratelimit_overrides')).toBe(before);
   });
 
   it.each(['namespace', 'identifier', 'limit', 'duration'])('requires %s', async (field) => {
     const body: Record<string, unknown> = override('invalid');
     delete body[field];
-    expect((await setOverride(body)).status).toBe(400);
+    expect((await api.post('ratelimit.setOverride', body, workspace.rootKey)).status).toBe(400);
   });
 });
 
 describe('401', () => {
-  it('without a root key', async () => {
-    expect((await api.post('ratelimit.setOverride', override('no_auth'))).status).toBe(401);
-  });
-
-  it('with an unknown root key', async () => {
-    expect((await setOverride(override('no_auth'), 'kproot_unknown')).status).toBe(401);
-  });
+  itNeedsARootKey((rootKey) => api.call('ratelimit.setOverride', override('no_auth'), rootKey));
 });
 
 describe('403', () => {
@@ -130,8 +125,7 @@ describe('403', () => {
     for (const grants of [[], ['ratelimit.*.limit', 'ratelimit.*.read_override'], ['ratelimit.rlns_x.set_override']]) {
       const { rootKey } = await workspace.rootKeyWith(grants);
       const reply = await setOverride(override('forbidden'), rootKey);
-      expect(reply.status).toBe(403);
-      expect(reply.body.error.detail).toBe(`Missing permission: 'ratelimit.${namespaceId}.set_override'.`);
+      expectMissingPermissions(reply, `ratelimit.${namespaceId}.set_override`);
     }
     expect((await storedOverrides(em(), namespaceId)).filter((row) => row.identifier === 'forbidden')).toEqual([]);
   });

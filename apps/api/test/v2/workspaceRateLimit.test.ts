@@ -3,7 +3,7 @@ import { createQuotas, type Quota } from '@keyplane/ratelimit';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { postOn } from '../appVariants.ts';
 import { ERRORS_BASE_URL, type Reply, type TestWorkspace, useApi } from '../harness.ts';
-import { callInternal, signIn } from '../internal.ts';
+import { callInternal, callProcedure, signIn } from '../internal.ts';
 import { UNREACHABLE_REDIS } from '../ratelimit.ts';
 
 // The reference's workspace API rate limit: applied after authentication to every request of the
@@ -19,7 +19,7 @@ async function limitedWorkspace(requestsPerMinute: number | null): Promise<TestW
 
 const listApis = (workspace: TestWorkspace) => api.post('apis.listKeys', { apiId: 'api_missing' }, workspace.rootKey);
 const createApi = (workspace: TestWorkspace, name = 'limited') =>
-  api.post<{ apiId: string }>('apis.createApi', { name }, workspace.rootKey);
+  api.call('apis.createApi', { name }, workspace.rootKey);
 
 function rateLimitHeaders(reply: Pick<Reply, 'headers'>) {
   return {
@@ -114,7 +114,7 @@ describe('429', () => {
 
     await setWorkspaceApiRateLimit(api.orm.em.fork(), createChangeLog(), workspace.workspaceId, null);
     await api.services.announcementsDelivered();
-    const listed = await callInternal<{ data: { name: string }[] }>(
+    const listed = await callProcedure(
       api,
       'apis.listApis',
       {},

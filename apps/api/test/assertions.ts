@@ -1,0 +1,51 @@
+import { expect, it } from 'vitest';
+import { type Api, ERRORS_BASE_URL, type ErrorEnvelope, type Reply } from './harness.ts';
+import type { ProcedurePath } from './procedures.ts';
+
+// The error answers every procedure's tests check, asserted one way.
+
+/** What an error assertion reads of a reply. */
+type ErrorReply = Pick<Reply<unknown>, 'status'> & { body: { error: ErrorEnvelope } };
+
+/** A 400 of the invalid-input type that names `location` among its field errors. */
+export function expectInvalidInput(reply: ErrorReply, location: string): void {
+  expect(reply.status).toBe(400);
+  expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/application/invalid_input`);
+  expect(reply.body.error.errors?.map((error) => error.location)).toContain(location);
+}
+
+/** An error answer of this status and type (the part after the errors base URL). */
+export function expectProblem(reply: ErrorReply, status: number, type: string): void {
+  expect(reply.status).toBe(status);
+  expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/${type}`);
+}
+
+/** A 403 whose detail names exactly these missing permissions, in this order. */
+export function expectMissingPermissions(reply: ErrorReply, ...missing: string[]): void {
+  expect(reply.status).toBe(403);
+  const names = missing.map((permission) => `'${permission}'`).join(', ');
+  expect(reply.body.error.detail).toBe(`Missing permission${missing.length > 1 ? 's' : ''}: ${names}.`);
+}
+
+/**
+ * The 401 cases of a procedure: `send` (the procedure with a fixed input) without a root key, and
+ * with one the server does not know.
+ */
+export function itNeedsARootKey(
+  send: (rootKey?: string) => Promise<Reply<unknown>>,
+  unknownRootKey = 'kproot_unknown',
+): void {
+  it('without a root key', async () => {
+    expect((await send()).status).toBe(401);
+  });
+
+  it('with an unknown root key', async () => {
+    expect((await send(unknownRootKey)).status).toBe(401);
+  });
+}
+
+/** A file's 400 check: posts `body` as it is to `procedure` and expects it rejected at `location`. */
+export function invalidInputCheck(api: Api, procedure: ProcedurePath, rootKey: () => string) {
+  return async (body: unknown, location: string) =>
+    expectInvalidInput(await api.post(procedure, body, rootKey()), location);
+}

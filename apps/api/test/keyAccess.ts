@@ -1,0 +1,189 @@
+import { beforeAll, expect, it } from 'vitest';
+import { expectInvalidInput, expectMissingPermissions, expectProblem } from './assertions.ts';
+import { keyPermissionSlugs, keyRoleNames } from './dbInspect.ts';
+import { createRolesWith, keyOfAnotherWorkspace, type NewKeyInput, useWorkspaceWithApi } from './fixtures.ts';
+import type { Api } from './harness.ts';
+import type { InputOf } from './procedures.ts';
+import { verifyCode } from './rbac.ts';
+
+// keys.{add,remove,set}{Roles,Permissions} take the same input, `{ keyId, roles | permissions }`,
+// and share their contract for 128-character names, root keys, update_key, unknown keys and
+// other workspaces: those cases are written once here and each procedure's file calls them.
+
+type KeyAccessProcedure =
+  | 'keys.addRoles'
+  | 'keys.removeRoles'
+  | 'keys.setRoles'
+  | 'keys.addPermissions'
+  | 'keys.removePermissions'
+  | 'keys.setPermissions';
+
+/**
+ * A procedure's test file: its workspace, API and keys, the `roles` it starts with (each with the
+ * permission slugs it grants), and the procedure called by key and names.
+ */
+export function useKeyAccess<P extends KeyAccessProcedure>(
+  api: Api,
+  procedure: P,
+  options: { roles?: Record<string, string[]> } = {},
+) {
+  const owner = useWorkspaceWithApi(api);
+  const field = procedure.endsWith('Roles') ? 'roles' : 'permissions';
+  const em = () => api.orm.em.fork();
+  let roleIds: Record<string, string> = {};
+  beforeAll(async () => {
+    roleIds = await createRolesWith(api, owner.workspace.workspaceId, options.roles ?? {});
+  });
+  return {
+    api,
+    procedure,
+    field,
+    em,
+    get workspace() {
+      return owner.workspace;
+    },
+    get apiId() {
+      return owner.apiId;
+    },
+    newKey: owner.newKey,
+    /** The ids of the roles the file started with, by name. */
+    roleId: (name: string) => roleIds[name] ?? '',
+    /** The procedure's input for this key and these role names or permission slugs. */
+    input: (keyId: string, names: string[]) => ({ keyId, [field]: names }) as InputOf<P>,
+    send: (input: InputOf<P>, rootKey = owner.workspace.rootKey) => api.call(procedure, input, rootKey),
+    /** The key's roles or direct permissions as stored, by name. */
+    attached: (keyId: string) => (field === 'roles' ? keyRoleNames(em(), keyId) : keyPermissionSlugs(em(), keyId)),
+    /** What a key created with `input` holds of the procedure's kind, as `attached` reads it. */
+    held: (input: NewKeyInput) => [...(input[field] ?? [])].sort(),
+    verify: (key: string, permissions: string) => verifyCode(api, owner.workspace.rootKey, key, permissions),
+    keyOfAnotherWorkspace: () => keyOfAnotherWorkspace(api),
+  };
+}
+
+type KeyAccess<P extends KeyAccessProcedure> = ReturnType<typeof useKeyAccess<P>>;
+
+/**
+ * 200 for a role name or slug of 128 characters, the most permissions.createRole and
+ * permissions.createPermission take. A remove first adds the name beside `kept`, which stays.
+ */
+export function itTakesNamesOf128Characters<P extends KeyAccessProcedure>(
+  access: KeyAccess<P>,
+  letter: string,
+  kept: string,
+) {
+  const creator = access.field === 'roles' ? 'permissions.createRole' : 'permissions.createPermission';
+  const noun = access.field === 'roles' ? 'role name' : 'slug';
+  it(`takes a ${noun} of 128 characters, as ${creator} does`, async () => {
+    const name = letter.repeat(128);
+    const { rootKey } = access.workspace;
+    if (access.field === 'roles')
+      expect((await access.api.call('permissions.createRole', { name }, rootKey)).status).toBe(200);
+    const { keyId } = await access.newKey();
+    if (access.procedure.startsWith('keys.remove')) {
+      const adder = access.field === 'roles' ? 'keys.addRoles' : 'keys.addPermissions';
+      expect(
+        (await access.api.call(adder, { keyId, [access.field]: [name, kept] } as InputOf<typeof adder>, rootKey))
+          .status,
+      ).toBe(200);
+      expect((await access.send(access.input(keyId, [name]))).status).toBe(200);
+      expect(await access.attached(keyId)).toEqual([kept]);
+    } else {
+      expect((await access.send(access.input(keyId, [name]))).status).toBe(200);
+      expect(await access.attached(keyId)).toEqual([name]);
+    }
+  });
+}
+
+/**
+ * Verification answers `before` (twice, so the key is cached), then, right after the procedure
+ * gives the key `names`, each of `after`: a change reaches the cache at once.
+ */
+export function itShowsInVerificationAtOnce<P extends KeyAccessProcedure>(
+  access: KeyAccess<P>,
+  title: string,
+  request: { holds: NewKeyInput; names: string[]; before: [string, string]; after: [string, string][] },
+) {
+  it(title, async () => {
+    const { keyId, key } = await access.newKey(request.holds);
+    const [query, code] = request.before;
+    // Twice: the first read may race the NOTIFY of the key's creation and not be cached.
+    expect(await access.verify(key, query)).toBe(code);
+    expect(await access.verify(key, query)).toBe(code);
+    await access.send(access.input(keyId, request.names));
+    for (const [afterQuery, afterCode] of request.after) expect(await access.verify(key, afterQuery)).toBe(afterCode);
+  });
+}
+
+/** 400 for each body, naming the location of what is wrong in it. */
+export function itRejectsInvalidInput<P extends KeyAccessProcedure>(
+  access: KeyAccess<P>,
+  cases: [body: Record<string, unknown>, location: string][],
+) {
+  it.each(cases)('rejects %j', async (body, location) => {
+    expectInvalidInput(await access.api.post(access.procedure, body, access.workspace.rootKey), location);
+  });
+}
+
+/** 401 without a root key and with one the server does not know. */
+export function itAnswers401WithoutAKnownRootKey<P extends KeyAccessProcedure>(access: KeyAccess<P>, names: string[]) {
+  it('without a root key, or with an unknown one', async () => {
+    const { keyId } = await access.newKey();
+    expect((await access.api.post(access.procedure, access.input(keyId, names))).status).toBe(401);
+    expect((await access.send(access.input(keyId, names), 'kproot_unknown')).status).toBe(401);
+  });
+}
+
+/** 403 naming the API's update_key when the root key has only `grants`, and the key keeps what it `holds`. */
+export function itNeedsUpdateKey<P extends KeyAccessProcedure>(
+  access: KeyAccess<P>,
+  title: string,
+  request: { grants: string[]; holds: NewKeyInput; names: string[] },
+) {
+  it(title, async () => {
+    const { keyId } = await access.newKey(request.holds);
+    const { rootKey } = await access.workspace.rootKeyWith(request.grants);
+    expectMissingPermissions(
+      await access.send(access.input(keyId, request.names), rootKey),
+      `api.${access.apiId}.update_key`,
+    );
+    expect(await access.attached(keyId)).toEqual(access.held(request.holds));
+  });
+}
+
+/**
+ * 200 with a root key holding exactly the API's update_key and `grants`; `existing` names what
+ * another key is made with first, so that those names exist in the workspace.
+ */
+export function itSucceedsWithExactly<P extends KeyAccessProcedure>(
+  access: KeyAccess<P>,
+  title: string,
+  request: { grants: string[]; holds: NewKeyInput; names: string[]; existing?: NewKeyInput; leaves?: string[] },
+) {
+  it(title, async () => {
+    if (request.existing) await access.newKey(request.existing);
+    const { keyId } = await access.newKey(request.holds);
+    const { rootKey } = await access.workspace.rootKeyWith([`api.${access.apiId}.update_key`, ...request.grants]);
+    expect((await access.send(access.input(keyId, request.names), rootKey)).status).toBe(200);
+    if (request.leaves) expect(await access.attached(keyId)).toEqual(request.leaves);
+  });
+}
+
+/** 404 key_not_found for a key id that no key has. */
+export function itAnswersKeyNotFound<P extends KeyAccessProcedure>(access: KeyAccess<P>, names: string[]) {
+  it('for a key that does not exist', async () => {
+    expectProblem(await access.send(access.input('key_missing', names)), 404, 'service/data/key_not_found');
+  });
+}
+
+/** 404 for another workspace's root key, and the key keeps what it `holds`. */
+export function itHidesTheKeyFromOtherWorkspaces<P extends KeyAccessProcedure>(
+  access: KeyAccess<P>,
+  request: { holds: NewKeyInput; names: string[] },
+) {
+  it("cannot touch another workspace's key (404)", async () => {
+    const { keyId } = await access.newKey(request.holds);
+    const intruder = await access.api.workspace();
+    expect((await access.send(access.input(keyId, request.names), intruder.rootKey)).status).toBe(404);
+    expect(await access.attached(keyId)).toEqual(access.held(request.holds));
+  });
+}
