@@ -2,9 +2,9 @@ import { configDefaults, defineConfig } from 'vitest/config';
 import server from './apps/api/vitest.config.ts';
 
 /**
- * Test files that compare latencies measured on this machine: they run once every other file has
- * finished, one at a time, so that the rest of the suite does not weigh on one phase of a
- * measurement and not on the other.
+ * Test files that compare latencies measured on this machine: they run in a group of their own
+ * (`groupOrder`, vitest runs it before the others), one at a time, so that the rest of the suite
+ * does not weigh on one phase of a measurement and not on the other.
  */
 const MEASURING_LATENCY = ['test/analyticsIsolation.test.ts'];
 
