@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { CONFIG_ERROR_EXIT_CODE, type Env, EnvError, loadEnv } from '@keyplane/config';
 import { bootstrapIfEmpty } from '@keyplane/core';
-import { createOrm, migrate, workspaceStore } from '@keyplane/db';
+import { createOrm, migrate, pendingMigrations, workspaceStore } from '@keyplane/db';
 import { type EmbeddedDatabase, startEmbeddedPostgres, takeOverShutdownSignals } from '@keyplane/embedded';
 import { createHttpServer } from './http/app.ts';
 import { jsonLogger } from './log.ts';
@@ -41,8 +41,21 @@ if (!env.DATABASE_URL) {
 }
 const databaseUrl = env.DATABASE_URL ?? (embedded as EmbeddedDatabase).url;
 const orm = await createOrm(databaseUrl);
-await migrate(orm);
-logger.info('database migrated');
+if (env.MIGRATE_ON_START) {
+  await migrate(orm);
+  logger.info('database migrated');
+} else {
+  const pending = await pendingMigrations(orm);
+  if (pending.length > 0) {
+    logger.error('the database is behind this version: run `npx keyplane migrate` (MIGRATE_ON_START=false)', {
+      pending: pending.join(', '),
+    });
+    await orm.close();
+    await embedded?.stop();
+    await logger.flush();
+    process.exit(1);
+  }
+}
 if (!env.REDIS_URL) logger.info('REDIS_URL is not set: rate limits and caches are in-process (one node only)');
 
 const bootstrapped = await orm.em

@@ -4,6 +4,7 @@ import { UsageError } from './errors.ts';
 
 export type Command =
   | { name: 'help' }
+  | { name: 'migrate' }
   | { name: 'bootstrap'; workspaceName: string }
   | { name: 'root-keys create'; workspaceId: string; keyName?: string; permissions: string[]; expiresAt?: Date }
   | { name: 'root-keys revoke'; rootKeyId: string }
@@ -54,6 +55,7 @@ const MAX_REQUESTS_PER_MINUTE = 2_147_483_647;
 const MAX_DATE_MS = 8.64e15;
 
 const COMMANDS = new Map<string, CommandSpec>([
+  ['migrate', { options: [], operands: [], build: () => ({ name: 'migrate' }) }],
   [
     'bootstrap',
     {

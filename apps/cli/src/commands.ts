@@ -28,6 +28,9 @@ type DatabaseCommand = Exclude<Command, { name: 'help' }>;
 
 export async function runCommand(command: DatabaseCommand, env: Env): Promise<CommandOutput> {
   switch (command.name) {
+    case 'migrate':
+      // withDatabase migrates before any command: all that is left is to say where the database stands.
+      return withDatabase(env, { mayInitialise: true }, (em) => latestMigration(em));
     case 'bootstrap':
       return withDatabase(env, { mayInitialise: true }, (em) => bootstrap(em, command.workspaceName, env));
     case 'root-keys create':
@@ -56,6 +59,17 @@ export async function runCommand(command: DatabaseCommand, env: Env): Promise<Co
         setRateLimit(em, databaseUrl, command.workspaceId, null),
       );
   }
+}
+
+async function latestMigration(em: EntityManager): Promise<CommandOutput> {
+  const [latest] = await em
+    .getConnection()
+    .execute<{ name: string }[]>('select name from mikro_orm_migrations order by id desc limit 1');
+  const migration = latest?.name ?? null;
+  return {
+    json: { migration },
+    text: lines(`The database is at the latest migration: ${migration ?? 'none'}.`),
+  };
 }
 
 async function bootstrap(em: EntityManager, name: string, env: Env): Promise<CommandOutput> {

@@ -1,6 +1,9 @@
 export const USAGE = `Usage: keyplane <command> [options]
 
 Commands:
+  migrate
+      Apply the database migrations this version has and the database has not (for an init job
+      when the servers run with MIGRATE_ON_START=false); safe beside starting servers.
   bootstrap [--name NAME]
       Create a workspace and a root key with every permission on it.
   root-keys create --workspace WORKSPACE_ID [--name NAME] [--permission PERMISSION]... [--expires UNIX_MS]

@@ -1,14 +1,16 @@
 import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { listenForInvalidations } from '@keyplane/background';
 import { allRootKeyPermissions, type Bootstrapped, bootstrapWorkspace, hashKey } from '@keyplane/core';
 import { findRootKeyByHash, listAuditEvents, rows, sql, workspaceStore } from '@keyplane/db';
-import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
+import { createEmptyDatabase, createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 const CLI_ENTRY = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const MASTER_KEY = 'ab'.repeat(32);
+const MIGRATIONS_DIR = fileURLToPath(new URL('../../../packages/db/migrations', import.meta.url));
 
 interface CliRun {
   exitCode: number | null;
@@ -71,6 +73,28 @@ async function listedRootKeys(workspaceId: string) {
   );
   return listed.rootKeys;
 }
+
+describe('migrate', () => {
+  it('brings an empty database to the latest migration, and says so again when run twice', async () => {
+    const empty = await createEmptyDatabase(inject('databaseUrl'));
+    try {
+      const latest = readdirSync(MIGRATIONS_DIR)
+        .filter((file) => file.endsWith('.ts'))
+        .map((file) => file.replace(/\.ts$/, ''))
+        .sort()
+        .at(-1);
+      for (let run = 0; run < 2; run++) {
+        const migrated = await keyplane(['migrate', '--json'], { DATABASE_URL: empty.url });
+        expect(migrated.exitCode).toBe(0);
+        expect(jsonOutput(migrated)).toEqual({ migration: latest });
+      }
+      const text = await keyplane(['migrate'], { DATABASE_URL: empty.url });
+      expect(text.stdout).toBe(`The database is at the latest migration: ${latest}.\n`);
+    } finally {
+      await empty.drop();
+    }
+  });
+});
 
 describe('bootstrap', () => {
   it('prints one JSON object with a new workspace and a root key holding every permission', async () => {

@@ -71,6 +71,15 @@ const envSchema = z.object({
     .enum(['true', 'false'])
     .default('true')
     .transform((value) => value === 'true'),
+  /**
+   * Whether the server applies pending migrations as it starts (under an advisory lock, so nodes may
+   * start together). `false` leaves them to `keyplane migrate` (an init job); the server then refuses
+   * to start on a database that is behind.
+   */
+  MIGRATE_ON_START: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((value) => value === 'true'),
   /** The least severe log lines written (pino's levels); request lines are `info`. */
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
 });

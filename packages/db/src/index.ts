@@ -61,7 +61,7 @@ export { keyCreationStore } from './keys.ts';
 export { type KeyChanges, updateKey } from './keyUpdates.ts';
 export { lazyFork } from './lazyFork.ts';
 export { containsAny, type PageQuery, startingAt } from './listing.ts';
-export { createOrm, migrate, type Orm, type OrmOptions, ormConfig } from './orm.ts';
+export { createOrm, migrate, type Orm, type OrmOptions, ormConfig, pendingMigrations } from './orm.ts';
 export {
   createPermission,
   deletePermission,

@@ -4,8 +4,9 @@ import { createApi } from './apis.ts';
 import { createChangeLog } from './invalidation.ts';
 import { findKeyDetails } from './keyDetails.ts';
 import { keyCreationStore } from './keys.ts';
+import { createOrm, migrate, pendingMigrations } from './orm.ts';
 import { rows, sql } from './sql.ts';
-import { createTestDatabase, type TestDatabase } from './testing/index.ts';
+import { createEmptyDatabase, createTestDatabase, type TestDatabase } from './testing/index.ts';
 import { workspaceStore } from './workspaces.ts';
 
 let database: TestDatabase;
@@ -22,6 +23,22 @@ describe('the committed migrations', () => {
     // The test database is a clone of one migrated by every committed migration.
     const diff = await database.orm.schema.getUpdateSchemaSQL({ wrap: false });
     expect(diff.trim()).toBe('');
+  });
+});
+
+describe('migrate', () => {
+  it('run by three processes at once on an empty database, migrates it once and lets all three go on', async () => {
+    const empty = await createEmptyDatabase(inject('databaseUrl'));
+    const orms = await Promise.all([1, 2, 3].map(() => createOrm(empty.url, { poolSize: 2 })));
+    try {
+      await Promise.all(orms.map((orm) => migrate(orm)));
+      for (const orm of orms) expect(await pendingMigrations(orm)).toEqual([]);
+      const diff = await orms[0]?.schema.getUpdateSchemaSQL({ wrap: false });
+      expect(diff?.trim()).toBe('');
+    } finally {
+      await Promise.all(orms.map((orm) => orm.close()));
+      await empty.drop();
+    }
   });
 });
 

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { Migrator } from '@mikro-orm/migrations';
 import { defineConfig, MikroORM } from '@mikro-orm/postgresql';
+import pg from 'pg';
 import { entities } from './entities/index.ts';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
@@ -38,7 +39,27 @@ export async function createOrm(databaseUrl: string, options: OrmOptions = {}): 
   return MikroORM.init(ormConfig(databaseUrl, options));
 }
 
-/** Applies every pending migration in one transaction. */
+/** The advisory lock migrations run under (any constant no other lock of ours uses). */
+const MIGRATION_LOCK = '4823016540017353';
+
+/**
+ * Applies every pending migration in one transaction, under a session advisory lock held on a
+ * connection of its own: nodes starting together on a fresh database would otherwise create the
+ * same tables at once, and all but one die on a duplicate type. The others wait, then find nothing
+ * pending. The lock goes with its connection, so a process that dies while migrating frees it.
+ */
 export async function migrate(orm: Orm): Promise<void> {
-  await orm.migrator.up();
+  const lock = new pg.Client({ connectionString: orm.config.get('clientUrl'), application_name: 'keyplane_migrate' });
+  await lock.connect();
+  try {
+    await lock.query('select pg_advisory_lock($1::bigint)', [MIGRATION_LOCK]);
+    await orm.migrator.up();
+  } finally {
+    await lock.end();
+  }
+}
+
+/** The migrations this code has that the database has not run, by name. */
+export async function pendingMigrations(orm: Orm): Promise<string[]> {
+  return (await orm.migrator.getPending()).map((migration) => migration.name);
 }

@@ -47,3 +47,13 @@ export async function createTestDatabase(serverUrl: string, templateDatabase: st
     },
   };
 }
+
+/** A database with nothing in it, not even the migrations' table: what a fresh install starts from. */
+export async function createEmptyDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `kp_empty_${randomBytes(6).toString('hex')}`;
+  await adminQuery(serverUrl, `create database "${name}"`);
+  return {
+    url: databaseUrlFor(serverUrl, name),
+    drop: () => adminQuery(serverUrl, `drop database if exists "${name}" with (force)`),
+  };
+}
