@@ -43,6 +43,7 @@ try {
     maxBodyBytes: 1 << 20,
     vaultMasterKey: undefined,
     services: running.services,
+    readiness: running.readiness,
     logRequests: false,
   });
   const { rootKey } = await orm.em

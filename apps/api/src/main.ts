@@ -107,6 +107,7 @@ const server = createHttpServer({
   maxBodyBytes: env.MAX_BODY_BYTES,
   vaultMasterKey: env.VAULT_MASTER_KEY,
   services: running.services,
+  readiness: running.readiness,
   logRequests: env.LOG_REQUESTS,
   dashboardDir: DASHBOARD_DIR,
   trustProxy: env.TRUST_PROXY,
@@ -126,6 +127,7 @@ async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   logger.info('shutting down', { signal });
+  running.readiness.stopping();
   server.close();
   // Buffered events are written before the database goes away (and the spool emptied).
   await running.stop();

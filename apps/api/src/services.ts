@@ -24,6 +24,7 @@ import { createAnalyticsDatabase, databaseIdOf, loadServerSecret, type Orm } fro
 import { clearCaches, evict, type Services } from '@keyplane/procedures';
 import { createQuotas, createRateLimitEngine, type RedisFailureMode } from '@keyplane/ratelimit';
 import type { Logger } from './log.ts';
+import { createReadiness, type Readiness } from './readiness.ts';
 
 /**
  * How long a cached key, root key, namespace or override may be served without hearing from the database. Changes are
@@ -38,6 +39,8 @@ const DELIVERY_WAIT_MS = FRESHNESS_MS;
 
 export interface RunningServices {
   services: Services;
+  /** What `GET /v2/readiness` answers (docs/contract.md, Transport). */
+  readiness: Readiness;
   stop(): Promise<void>;
 }
 
@@ -162,6 +165,11 @@ export async function startServices(options: {
         });
   return {
     services,
+    readiness: createReadiness({
+      orm: options.orm,
+      rateLimiter: services.rateLimiter,
+      redisConfigured: options.redisUrl !== undefined,
+    }),
     async stop() {
       await retention?.stop();
       await listener.close();

@@ -34,6 +34,7 @@ export function serveOn(api: Api, changed: Partial<AppDeps> = {}): Promise<TestS
     maxBodyBytes: MAX_BODY_BYTES,
     vaultMasterKey: TEST_MASTER_KEY,
     services: api.services,
+    readiness: api.readiness,
     ...changed,
   });
 }

@@ -8,18 +8,18 @@ import { REDIS_URL } from './harness.ts';
 
 const redis: Record<string, string> = REDIS_URL ? { REDIS_URL } : {};
 
-async function liveness(server: SpawnedServer): Promise<number> {
-  return (await fetch(`${server.url}/v2/liveness`)).status;
+async function readiness(server: SpawnedServer): Promise<number> {
+  return (await fetch(`${server.url}/v2/readiness`)).status;
 }
 
 describe('three server processes started at the same instant on an empty database', () => {
-  it('all come up, the database migrated once and bootstrapped once', async () => {
+  it('all come up ready, the database migrated once and bootstrapped once', async () => {
     const empty = await createEmptyDatabase(inject('databaseUrl'));
     const started = await Promise.allSettled([1, 2, 3].map(() => spawnServer({ DATABASE_URL: empty.url, ...redis })));
     const servers = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
     try {
       expect(started.filter((result) => result.status === 'rejected')).toEqual([]);
-      expect(await Promise.all(servers.map(liveness))).toEqual([200, 200, 200]);
+      expect(await Promise.all(servers.map(readiness))).toEqual([200, 200, 200]);
       // The bootstrap lock lets exactly one of them create the workspace and print its root key.
       expect(servers.filter((server) => server.rootKey !== undefined)).toHaveLength(1);
     } finally {
@@ -44,7 +44,7 @@ describe('MIGRATE_ON_START=false', () => {
     const database = await createTestDatabase(inject('databaseUrl'), inject('templateDatabase'));
     const server = await spawnServer({ DATABASE_URL: database.url, MIGRATE_ON_START: 'false', ...redis });
     try {
-      expect(await liveness(server)).toBe(200);
+      expect(await readiness(server)).toBe(200);
     } finally {
       await server.stop();
       await database.drop();

@@ -68,6 +68,7 @@ export function useApi(options: ServerOptions = { vaultMasterKey: TEST_MASTER_KE
       maxBodyBytes: MAX_BODY_BYTES,
       vaultMasterKey: options.vaultMasterKey,
       services: running.services,
+      readiness: running.readiness,
     });
   });
   afterAll(async () => {
@@ -83,6 +84,9 @@ export function useApi(options: ServerOptions = { vaultMasterKey: TEST_MASTER_KE
     },
     get services() {
       return ready().running.services;
+    },
+    get readiness() {
+      return ready().running.readiness;
     },
     /** The test file's database, for connections of its own (another node's listener). */
     get databaseUrl(): string {

@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Migrator } from '@mikro-orm/migrations';
 import { defineConfig, MikroORM } from '@mikro-orm/postgresql';
@@ -59,7 +60,27 @@ export async function migrate(orm: Orm): Promise<void> {
   }
 }
 
-/** The migrations this code has that the database has not run, by name. */
+/** The committed migrations, by name, oldest first. */
+const MIGRATIONS = readdirSync(MIGRATIONS_DIR)
+  .filter((file) => /^Migration\w+\.ts$/.test(file))
+  .map((file) => file.slice(0, -'.ts'.length))
+  .sort();
+
+/** PostgreSQL's "undefined_table": the database has never been migrated. */
+const UNDEFINED_TABLE = '42P01';
+
+/**
+ * The migrations this code has that the database has not run, by name. Read from the migrations'
+ * table without the migrator, which would create that table (and even the database) when missing.
+ */
 export async function pendingMigrations(orm: Orm): Promise<string[]> {
-  return (await orm.migrator.getPending()).map((migration) => migration.name);
+  let executed: { name: string }[];
+  try {
+    executed = await orm.em.fork().getConnection().execute<{ name: string }[]>('select name from mikro_orm_migrations');
+  } catch (error) {
+    if ((error as { code?: string }).code === UNDEFINED_TABLE) return [...MIGRATIONS];
+    throw error;
+  }
+  const done = new Set(executed.map(({ name }) => name));
+  return MIGRATIONS.filter((name) => !done.has(name));
 }

@@ -109,6 +109,8 @@ export class MemoryRateLimitEngine implements RateLimitEngine {
     }
   }
 
+  async ping(): Promise<void> {}
+
   async close(): Promise<void> {
     this.#counters.clear();
   }

@@ -183,6 +183,10 @@ export class RedisRateLimitEngine implements RateLimitEngine {
     }
   }
 
+  async ping(): Promise<void> {
+    await this.#client.ping();
+  }
+
   async close(): Promise<void> {
     await this.#ownCounts.close();
     await closeRedis(this.#client);

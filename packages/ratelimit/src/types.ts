@@ -51,5 +51,7 @@ export interface CheckOptions {
 export interface RateLimitEngine {
   /** All-or-nothing: counters are incremented only when every request passes. */
   check(requests: readonly LimitRequest[], options?: CheckOptions): Promise<CheckResult>;
+  /** Resolves when the engine can count across nodes now (Redis answers); in-process it always can. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }

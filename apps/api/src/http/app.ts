@@ -8,6 +8,7 @@ import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from '../log.ts';
+import type { Readiness } from '../readiness.ts';
 import { clientAddressOf } from './clientAddress.ts';
 import { createDashboardAssets } from './dashboardStatic.ts';
 import { CLIENT_CLOSED_REQUEST, type Problem, problemBody, problems } from './problem.ts';
@@ -24,6 +25,8 @@ export interface AppDeps {
   maxBodyBytes: number;
   vaultMasterKey: Uint8Array | undefined;
   services: Services;
+  /** Answers `GET /v2/readiness`. */
+  readiness: Readiness;
   /** One info line per request (failures are always logged). */
   logRequests?: boolean;
   router?: AppRouter;
@@ -68,7 +71,13 @@ export function createHttp(deps: AppDeps) {
     errorsBaseUrl: deps.errorsBaseUrl,
     contextFor,
   });
-  const v2 = createV2Transport({ handleV2, logger: deps.logger, logRequests, errorsBaseUrl: deps.errorsBaseUrl });
+  const v2 = createV2Transport({
+    handleV2,
+    readiness: deps.readiness,
+    logger: deps.logger,
+    logRequests,
+    errorsBaseUrl: deps.errorsBaseUrl,
+  });
 
   const app = new Hono<Env>();
   const respondWith = (c: { json: (body: unknown, status: never) => Response }, requestId: string, problem: Problem) =>

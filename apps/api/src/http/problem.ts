@@ -172,6 +172,11 @@ export const problems = {
     type: 'service/application/dashboard_not_built',
     detail: 'The dashboard has not been built. Run `npm run build -w @keyplane/dashboard` (npm start does it).',
   }),
+  notReady: (reasons: readonly string[]): Problem => ({
+    status: 503,
+    type: 'service/application/not_ready',
+    detail: `This node is not ready: ${reasons.join('; ')}.`,
+  }),
   clientClosedRequest: (): Problem => ({
     status: CLIENT_CLOSED_REQUEST,
     type: 'user/bad_request/client_closed_request',

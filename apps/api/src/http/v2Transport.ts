@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { newId } from '@keyplane/core';
 import type { Logger } from '../log.ts';
+import type { Readiness } from '../readiness.ts';
 import { readIncomingBody } from './body.ts';
 import { CLIENT_CLOSED_REQUEST, problemBody, problems } from './problem.ts';
 import { logRequest } from './requestLog.ts';
@@ -27,11 +28,27 @@ interface ArrivedCall {
  */
 export function createV2Transport(options: {
   handleV2: V2Handler;
+  readiness: Readiness;
   logger: Logger;
   logRequests: boolean;
   errorsBaseUrl: string;
 }) {
-  const { handleV2, logger, logRequests, errorsBaseUrl } = options;
+  const { handleV2, readiness, logger, logRequests, errorsBaseUrl } = options;
+
+  /** Liveness and readiness: read with GET, answered by the transport itself, never by a procedure. */
+  async function probe(name: 'liveness' | 'readiness', method: string, requestId: string): Promise<V2Answer> {
+    if (method !== 'GET') {
+      return {
+        status: 405,
+        body: problemBody(problems.methodNotAllowed(method, 'GET'), requestId, errorsBaseUrl),
+        headers: { Allow: 'GET' },
+      };
+    }
+    const reasons = name === 'readiness' ? await readiness.check() : [];
+    return reasons.length === 0
+      ? { status: 200, body: { meta: { requestId }, data: { message: 'OK' } } }
+      : { status: 503, body: problemBody(problems.notReady(reasons), requestId, errorsBaseUrl) };
+  }
 
   // The /v2 calls that arrive in one turn of the event loop are answered together, once that turn's
   // I/O is read: their pipelines then run interleaved, a stage for every call in a row, so the
@@ -48,15 +65,8 @@ export function createV2Transport(options: {
     const requestId = newId('request');
     const method = request.method ?? 'GET';
     let answered: V2Answer;
-    if (name === 'liveness') {
-      answered =
-        method === 'GET'
-          ? { status: 200, body: { meta: { requestId }, data: { message: 'OK' } } }
-          : {
-              status: 405,
-              body: problemBody(problems.methodNotAllowed(method, 'GET'), requestId, errorsBaseUrl),
-              headers: { Allow: 'GET' },
-            };
+    if (name === 'liveness' || name === 'readiness') {
+      answered = await probe(name, method, requestId);
     } else {
       try {
         answered = await handleV2(
@@ -94,7 +104,7 @@ export function createV2Transport(options: {
       method,
       // Without the query string: a client may have put a secret in it.
       path: `/v2/${name}`,
-      procedure: name === 'liveness' ? undefined : name,
+      procedure: name === 'liveness' || name === 'readiness' ? undefined : name,
       status: clientGone ? CLIENT_CLOSED_REQUEST : answered.status,
       durationMs: performance.now() - started,
       failure: answered.failure,

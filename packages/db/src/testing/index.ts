@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { createOrm, type Orm } from '../orm.ts';
 import { adminQuery, databaseUrlFor } from './databases.ts';
 
+export { adminQuery } from './databases.ts';
+
 export interface TestDatabase {
   url: string;
   orm: Orm;
