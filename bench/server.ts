@@ -9,10 +9,10 @@ export interface SpawnedServer {
   pid: number | undefined;
   /** The bootstrap root key, when this server created the workspace. */
   rootKey?: string;
-  /** Shuts it down as an operator would (SIGTERM); resolves once its output is read to the end. */
-  stop(): Promise<void>;
+  /** Shuts it down as an operator would (SIGTERM); resolves with its exit code once its output is read to the end. */
+  stop(): Promise<number | null>;
   /** Ends it at once, as a crash would (SIGKILL): it cleans up nothing. */
-  kill(): Promise<void>;
+  kill(): Promise<number | null>;
 }
 
 export interface SpawnOptions {
@@ -33,7 +33,7 @@ export async function spawnServer(env: Record<string, string>, options: SpawnOpt
   });
   const stdout = child.stdout as NodeJS.ReadableStream;
   // Once the process is gone and its output read to the end.
-  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  const closed = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   const output: string[] = [];
   child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
   return new Promise((resolve, reject) => {

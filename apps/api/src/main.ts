@@ -22,6 +22,8 @@ function readEnv(): Env {
 
 /** How long a stop waits for the last log lines to be written. */
 const LOG_FLUSH_PATIENCE_MS = 5000;
+/** How often a stop closes the keep-alive connections that have gone idle. */
+const IDLE_CLOSE_INTERVAL_MS = 20;
 
 /** The dashboard's production build (`npm start` builds it first; the Docker image at build time). */
 const DASHBOARD_DIR = fileURLToPath(new URL('../../dashboard/dist', import.meta.url));
@@ -122,13 +124,31 @@ server.listen(env.PORT, env.HOST, () => {
   });
 });
 
+/**
+ * Stops taking connections and answers every request already under way, closing keep-alive
+ * connections as soon as they are idle; resolves false if some were still running at the deadline
+ * (they are then cut off).
+ */
+async function drainConnections(deadlineMs: number): Promise<boolean> {
+  const closed = new Promise<true>((resolve) => server.close(() => resolve(true)));
+  // A keep-alive connection goes idle between two requests: close it then, not at the deadline.
+  const closingIdle = setInterval(() => server.closeIdleConnections(), IDLE_CLOSE_INTERVAL_MS);
+  server.closeIdleConnections();
+  const drained = await Promise.race([closed, sleep(deadlineMs, false)]);
+  clearInterval(closingIdle);
+  if (!drained) server.closeAllConnections();
+  return drained;
+}
+
 let stopping = false;
 async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   logger.info('shutting down', { signal });
+  // Balancers polling readiness stop sending requests; those under way are answered.
   running.readiness.stopping();
-  server.close();
+  const drained = await drainConnections(env.SHUTDOWN_TIMEOUT_MS);
+  if (!drained) logger.error('requests still under way at SHUTDOWN_TIMEOUT_MS were cut off', { signal });
   // Buffered events are written before the database goes away (and the spool emptied).
   await running.stop();
   await orm.close();
@@ -137,6 +157,6 @@ async function shutdown(signal: string) {
   // Lines are written in batches: the last ones go out before the process ends, unless standard
   // output is no longer read, which must not keep the process from stopping.
   await Promise.race([logger.flush(), sleep(LOG_FLUSH_PATIENCE_MS)]);
-  process.exit(0);
+  process.exit(drained ? 0 : 1);
 }
 takeOverShutdownSignals((signal) => void shutdown(signal));

@@ -78,7 +78,7 @@ describe('a server killed (SIGKILL) under load', () => {
     const identifier = 'crash-test';
 
     const answered = { verifications: new Set<string>(), decisions: new Set<string>() };
-    let killed: Promise<void> | undefined;
+    let killed: Promise<number | null> | undefined;
     /** Requests that got no answer because of the kill: each may or may not have been recorded. */
     let cutOff = 0;
     const connection = async <P extends ProcedurePath>(procedure: P, input: InputOf<P>, answers: Set<string>) => {

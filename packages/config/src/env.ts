@@ -72,6 +72,11 @@ const envSchema = z.object({
     .default('true')
     .transform((value) => value === 'true'),
   /**
+   * How long a stop (SIGTERM) waits for the requests under way to be answered before it cuts them
+   * off and exits non-zero.
+   */
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(25_000),
+  /**
    * Whether the server applies pending migrations as it starts (under an advisory lock, so nodes may
    * start together). `false` leaves them to `keyplane migrate` (an init job); the server then refuses
    * to start on a database that is behind.

@@ -1,0 +1,97 @@
+import { connect } from 'node:net';
+import { rows, sql } from '@keyplane/db';
+import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { spawnServer } from '../../../bench/server.ts';
+import { callAt, REDIS_URL } from './harness.ts';
+
+// A rolling restart: SIGTERM reaches a node that is answering verifications over keep-alive
+// connections. Every request it took is answered, and every answer had its effect.
+
+const CONNECTIONS = 24;
+/** Answers before the SIGTERM, so that it arrives in the middle of the load. */
+const STOP_AFTER_ANSWERS = 400;
+const CREDITS = 1_000_000;
+
+let database: TestDatabase;
+
+beforeAll(async () => {
+  database = await createTestDatabase(inject('databaseUrl'), inject('templateDatabase'));
+});
+
+afterAll(async () => {
+  await database.drop();
+});
+
+describe('a server stopped with SIGTERM under load', () => {
+  it('answers every request it took, each with its effect, none cut off, and exits 0', async () => {
+    const server = await spawnServer({ DATABASE_URL: database.url, ...(REDIS_URL ? { REDIS_URL } : {}) });
+    const rootKey = server.rootKey;
+    if (!rootKey) throw new Error('the server did not bootstrap the database');
+    const { apiId } = (await callAt(server.url, 'apis.createApi', { name: 'rolling' }, rootKey)).body.data;
+    const { keyId, key } = (
+      await callAt(server.url, 'keys.createKey', { apiId, credits: { remaining: CREDITS } }, rootKey)
+    ).body.data;
+
+    const answered = new Set<string>();
+    let stopped: Promise<number | null> | undefined;
+    /** Requests that failed without an answer: refused or dropped before the server read them. */
+    let unanswered = 0;
+    const connection = async () => {
+      for (;;) {
+        let reply: Awaited<ReturnType<typeof callAt<'keys.verifyKey'>>>;
+        try {
+          reply = await callAt(server.url, 'keys.verifyKey', { key }, rootKey);
+        } catch (error) {
+          // Before the stop nothing may fail; after it, a request may find the node gone.
+          if (!stopped) throw error;
+          unanswered++;
+          return;
+        }
+        // A complete answer: its body was read and parsed whole.
+        expect(reply.status).toBe(200);
+        expect(reply.body.data.valid).toBe(true);
+        answered.add(reply.body.meta.requestId);
+        if (answered.size >= STOP_AFTER_ANSWERS) stopped ??= server.stop();
+      }
+    };
+    await Promise.all(Array.from({ length: CONNECTIONS }, connection));
+    expect(await stopped).toBe(0);
+    expect(unanswered).toBe(CONNECTIONS);
+
+    const em = database.orm.em.fork();
+    const [balance] = await rows(
+      em,
+      sql<{ remaining: string }>`select credits_remaining as remaining from keys where id = ${keyId}`,
+    );
+    // One credit for each answer, and none for a request that got no answer.
+    expect(CREDITS - Number(balance?.remaining)).toBe(answered.size);
+    const recorded = await rows(
+      em,
+      sql<{ requestId: string }>`select request_id as "requestId" from key_verifications where key_id = ${keyId}`,
+    );
+    // Every answered verification's event was written before the process exited, once.
+    expect(recorded.map(({ requestId }) => requestId).sort()).toEqual([...answered].sort());
+  }, 60_000);
+});
+
+describe('a server stopped with SIGTERM while a request is still under way at SHUTDOWN_TIMEOUT_MS', () => {
+  it('cuts that request off at the deadline and exits 1', async () => {
+    const server = await spawnServer({
+      DATABASE_URL: database.url,
+      SHUTDOWN_TIMEOUT_MS: '300',
+      ...(REDIS_URL ? { REDIS_URL } : {}),
+    });
+    // A request whose body never finishes arriving: under way until the deadline.
+    const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(
+      'POST /v2/apis.createApi HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":',
+    );
+    const closedByServer = new Promise((resolve) => socket.once('close', resolve));
+    const started = Date.now();
+    expect(await server.stop()).toBe(1);
+    await closedByServer;
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+  }, 60_000);
+});
