@@ -13,6 +13,7 @@ import { clientAddressOf } from './clientAddress.ts';
 import { createDashboardAssets } from './dashboardStatic.ts';
 import { CLIENT_CLOSED_REQUEST, type Problem, problemBody, problems } from './problem.ts';
 import { workspaceRateLimitHeaders } from './rateLimitHeaders.ts';
+import { REQUEST_ID_HEADER, requestIdFor } from './requestId.ts';
 import { logRequest } from './requestLog.ts';
 import { cookieSessionCarrier, crossSiteRefusal } from './sessionCookie.ts';
 import { type CallerHeaders, createV2Handler, metricsDisabledBy } from './v2.ts';
@@ -84,10 +85,11 @@ export function createHttp(deps: AppDeps) {
     c.json(problemBody(problem, requestId, deps.errorsBaseUrl), problem.status as never);
 
   app.use('*', async (c, next) => {
-    const requestId = newId('request');
+    const requestId = requestIdFor(c.req.header(REQUEST_ID_HEADER));
     c.set('requestId', requestId);
     const started = performance.now();
     await next();
+    c.res.headers.set(REQUEST_ID_HEADER, requestId);
     logRequest(deps.logger, logRequests, {
       requestId,
       method: c.req.method,

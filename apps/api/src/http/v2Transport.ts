@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { newId } from '@keyplane/core';
 import type { Logger } from '../log.ts';
 import type { Readiness } from '../readiness.ts';
 import { readIncomingBody } from './body.ts';
 import { CLIENT_CLOSED_REQUEST, problemBody, problems } from './problem.ts';
+import { REQUEST_ID_HEADER, requestIdFor } from './requestId.ts';
 import { logRequest } from './requestLog.ts';
 import { metricsDisabledBy, type V2Answer, type V2Handler } from './v2.ts';
 
@@ -62,7 +62,7 @@ export function createV2Transport(options: {
   };
 
   async function answer({ request, response, name, started }: ArrivedCall): Promise<void> {
-    const requestId = newId('request');
+    const requestId = requestIdFor(request.headers[REQUEST_ID_HEADER]);
     const method = request.method ?? 'GET';
     let answered: V2Answer;
     if (name === 'liveness' || name === 'readiness') {
@@ -95,6 +95,7 @@ export function createV2Transport(options: {
       response.writeHead(answered.status, {
         'content-type': 'application/json',
         'content-length': Buffer.byteLength(payload),
+        [REQUEST_ID_HEADER]: requestId,
         ...answered.headers,
       });
       response.end(payload);

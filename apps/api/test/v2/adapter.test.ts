@@ -34,6 +34,48 @@ describe('success envelope', () => {
   });
 });
 
+describe('request ids', () => {
+  const createApi = async (headers: Record<string, string>) => {
+    const { rootKey } = await api.workspace();
+    return api.fetch('/v2/apis.createApi', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}`, ...headers },
+      body: JSON.stringify({ name: 'request-ids' }),
+    });
+  };
+
+  it('come back in the X-Request-Id header, the same as meta.requestId', async () => {
+    const response = await createApi({});
+    const body = (await response.json()) as { meta: { requestId: string } };
+    expect(response.headers.get('x-request-id')).toBe(body.meta.requestId);
+  });
+
+  it("are the caller's own X-Request-Id when it sends a usable one", async () => {
+    const response = await createApi({ 'X-Request-Id': 'checkout-7f3a:2' });
+    const body = (await response.json()) as { meta: { requestId: string } };
+    expect(body.meta.requestId).toBe('checkout-7f3a:2');
+    expect(response.headers.get('x-request-id')).toBe('checkout-7f3a:2');
+  });
+
+  it.each([
+    ['too long', 'a'.repeat(129)],
+    ['with a space', 'two words'],
+    ['with a quote', 'a"b'],
+  ])("are ours when the caller's is %s", async (_, callerId) => {
+    const response = await createApi({ 'X-Request-Id': callerId });
+    const body = (await response.json()) as { meta: { requestId: string } };
+    expect(body.meta.requestId).toMatch(/^req_[A-Za-z0-9]+$/);
+    expect(response.headers.get('x-request-id')).toBe(body.meta.requestId);
+  });
+
+  it('are echoed at /trpc and on routes that do not exist too', async () => {
+    for (const path of ['/trpc/apis.listApis', '/nothing-here']) {
+      const response = await api.fetch(path, { headers: { 'X-Request-Id': 'trace-1' } });
+      expect(response.headers.get('x-request-id')).toBe('trace-1');
+    }
+  });
+});
+
 describe('400', () => {
   const raw = (body: string, contentType = 'application/json') =>
     api.request('/v2/apis.createApi', { method: 'POST', headers: { 'Content-Type': contentType }, body });
