@@ -11,6 +11,8 @@ export interface RequestLine {
   procedure: string | undefined;
   status: number;
   durationMs: number;
+  /** The caller's trace id, from its `traceparent` header. */
+  traceId?: string;
 }
 
 export interface Logger {
@@ -78,10 +80,12 @@ export function jsonLogger(level: LevelWithSilent = 'info', destination?: Destin
     request: (line) => {
       if (!logger.isLevelEnabled('info')) return;
       const procedure = line.procedure === undefined ? '' : `,"procedure":${JSON.stringify(line.procedure)}`;
+      // Checked against a hex pattern where it was read: no escaping needed.
+      const traceId = line.traceId === undefined ? '' : `,"traceId":"${line.traceId}"`;
       output.write(
         `{"level":"info"${time()},"requestId":${JSON.stringify(line.requestId)},"method":${JSON.stringify(line.method)},` +
           `"path":${JSON.stringify(line.path)}${procedure},"status":${line.status},` +
-          `"durationMs":${Math.round(line.durationMs * 100) / 100},"message":"request"}\n`,
+          `"durationMs":${Math.round(line.durationMs * 100) / 100}${traceId},"message":"request"}\n`,
       );
     },
     flush: () => new Promise((resolve) => logger.flush(() => resolve())),

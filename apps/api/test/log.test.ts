@@ -52,6 +52,15 @@ describe('a request line', () => {
     expect(Object.keys(lines[0] ?? {})).toEqual(Object.keys(lines[1] ?? {}));
   });
 
+  it("carries the caller's trace id when it has one, as info writes it", () => {
+    const { lines, logger } = recorded();
+    const fields = { ...outcome, durationMs: 1.23, traceId: '4bf92f3577b34da6a3ce929d0e0e4736' };
+    logger.request(fields);
+    logger.info('request', fields);
+    expect(lines[0]).toMatchObject({ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', message: 'request' });
+    expect(Object.keys(lines[0] ?? {})).toEqual(Object.keys(lines[1] ?? {}));
+  });
+
   it('has no procedure where the path names none', () => {
     const { lines, logger } = recorded();
     logRequest(logger, true, { ...outcome, path: '/v2/', procedure: undefined });

@@ -13,7 +13,7 @@ import { clientAddressOf } from './clientAddress.ts';
 import { createDashboardAssets } from './dashboardStatic.ts';
 import { CLIENT_CLOSED_REQUEST, type Problem, problemBody, problems } from './problem.ts';
 import { workspaceRateLimitHeaders } from './rateLimitHeaders.ts';
-import { REQUEST_ID_HEADER, requestIdFor } from './requestId.ts';
+import { REQUEST_ID_HEADER, requestIdFor, TRACEPARENT_HEADER, traceIdFrom } from './requestId.ts';
 import { logRequest } from './requestLog.ts';
 import { cookieSessionCarrier, crossSiteRefusal } from './sessionCookie.ts';
 import { type CallerHeaders, createV2Handler, metricsDisabledBy } from './v2.ts';
@@ -97,6 +97,7 @@ export function createHttp(deps: AppDeps) {
       procedure: undefined,
       status: c.env?.incoming?.socket.destroyed ? CLIENT_CLOSED_REQUEST : c.res.status,
       durationMs: performance.now() - started,
+      traceId: traceIdFrom(c.req.header(TRACEPARENT_HEADER)),
       failure: c.get('failure'),
     });
   });

@@ -4,7 +4,7 @@ import type { Logger } from '../log.ts';
 import type { Readiness } from '../readiness.ts';
 import { readIncomingBody } from './body.ts';
 import { CLIENT_CLOSED_REQUEST, problemBody, problems } from './problem.ts';
-import { REQUEST_ID_HEADER, requestIdFor } from './requestId.ts';
+import { REQUEST_ID_HEADER, requestIdFor, TRACEPARENT_HEADER, traceIdFrom } from './requestId.ts';
 import { logRequest } from './requestLog.ts';
 import { metricsDisabledBy, type V2Answer, type V2Handler } from './v2.ts';
 
@@ -108,6 +108,7 @@ export function createV2Transport(options: {
       procedure: name === 'liveness' || name === 'readiness' ? undefined : name,
       status: clientGone ? CLIENT_CLOSED_REQUEST : answered.status,
       durationMs: performance.now() - started,
+      traceId: traceIdFrom(request.headers[TRACEPARENT_HEADER]),
       failure: answered.failure,
     });
   }

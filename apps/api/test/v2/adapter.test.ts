@@ -68,6 +68,30 @@ describe('request ids', () => {
     expect(response.headers.get('x-request-id')).toBe(body.meta.requestId);
   });
 
+  it("log the caller's trace id from a well-formed traceparent, and nothing from another", async () => {
+    const logged: Record<string, unknown>[] = [];
+    const logger = {
+      info: () => {},
+      error: () => {},
+      request: (fields: object) => logged.push({ ...fields }),
+    };
+    const traceparents = [
+      '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+      '00-00000000000000000000000000000000-00f067aa0ba902b7-01',
+      'not a trace',
+    ];
+    await withServerOn(api, { logger }, async (server) => {
+      for (const traceparent of traceparents) await server.fetch('/v2/liveness', { headers: { traceparent } });
+      await server.fetch('/trpc/apis.listApis', { headers: { traceparent: traceparents[0] as string } });
+    });
+    expect(logged.map(({ traceId }) => traceId)).toEqual([
+      '4bf92f3577b34da6a3ce929d0e0e4736',
+      undefined,
+      undefined,
+      '4bf92f3577b34da6a3ce929d0e0e4736',
+    ]);
+  });
+
   it('are echoed at /trpc and on routes that do not exist too', async () => {
     for (const path of ['/trpc/apis.listApis', '/nothing-here']) {
       const response = await api.fetch(path, { headers: { 'X-Request-Id': 'trace-1' } });
