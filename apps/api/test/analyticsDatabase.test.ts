@@ -1,5 +1,5 @@
 import { rows, sql, writeVerificationEvents } from '@keyplane/db';
-import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
+import { createTestDatabase, type TestDatabase, testVerificationEvent } from '@keyplane/db/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type SpawnedServer, spawnServer } from '../../../bench/server.ts';
 import { callAt, REDIS_URL, type ReplyOf } from './harness.ts';
@@ -32,19 +32,14 @@ beforeAll(async () => {
   if (!server.rootKey) throw new Error('the server did not bootstrap the database');
   rootKey = server.rootKey;
   const [workspace] = await rows(primary.orm.em.fork(), sql<{ id: string }>`select id from workspaces`);
-  const events = Array.from({ length: 3 }, (_, i) => ({
-    time: Date.now(),
-    requestId: `req_replica_${i}`,
-    workspaceId: workspace?.id ?? '',
-    apiId: 'api_replica',
-    keyId: 'key_replica',
-    identityId: null,
-    externalId: null,
-    outcome: 'VALID',
-    tags: [],
-    spentCredits: 0,
-    latencyMs: 1,
-  }));
+  const events = Array.from({ length: 3 }, (_, i) =>
+    testVerificationEvent({
+      requestId: `req_replica_${i}`,
+      workspaceId: workspace?.id ?? '',
+      apiId: 'api_replica',
+      keyId: 'key_replica',
+    }),
+  );
   await replica.orm.em.fork().transactional((tx) => writeVerificationEvents(tx, events));
 }, 60_000);
 

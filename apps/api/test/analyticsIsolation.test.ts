@@ -6,7 +6,7 @@ import {
   workspaceStore,
   writeVerificationEvents,
 } from '@keyplane/db';
-import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
+import { createTestDatabase, type TestDatabase, testVerificationEvent } from '@keyplane/db/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type SpawnedServer, spawnServer } from '../../../bench/server.ts';
 import type { AnalyticsLoadPlan } from './analyticsLoad.ts';
@@ -176,19 +176,14 @@ beforeAll(async () => {
       .transactional((tx) => bootstrapWorkspace(workspaceStore(tx), { name: `analytics-${w}` }));
     analyticsRootKeys.push(workspace.rootKey);
     for (let e = 0; e < EVENTS_PER_WORKSPACE; e++) {
-      events.push({
-        time: Date.now(),
-        requestId: `req_isolation_${w}_${e}`,
-        workspaceId: workspace.workspaceId,
-        apiId: 'api_isolation',
-        keyId: `key_isolation_${w}`,
-        identityId: null,
-        externalId: null,
-        outcome: 'VALID',
-        tags: [],
-        spentCredits: 0,
-        latencyMs: 1,
-      });
+      events.push(
+        testVerificationEvent({
+          requestId: `req_isolation_${w}_${e}`,
+          workspaceId: workspace.workspaceId,
+          apiId: 'api_isolation',
+          keyId: `key_isolation_${w}`,
+        }),
+      );
     }
   }
   await database.orm.em.fork().transactional((tx) => writeVerificationEvents(tx, events));

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type AnalyticsDatabase, createAnalyticsDatabase } from './analytics.ts';
 import { rows, sql } from './sql.ts';
-import { createTestDatabase, type TestDatabase } from './testing/index.ts';
+import { createTestDatabase, type TestDatabase, testVerificationEvent } from './testing/index.ts';
 import { writeVerificationEvents } from './verificationEvents.ts';
 
 const WORKSPACE = 'ws_analytics_db';
@@ -15,19 +15,14 @@ beforeAll(async () => {
   const name = new URL(database.url).pathname.slice(1);
   await rows(database.orm.em.fork(), sql`alter database ${sql.id(name)} set work_mem = '256MB'`);
   analytics = createAnalyticsDatabase(database.url, { connections: 1 });
-  const events = Array.from({ length: 12 }, (_, i) => ({
-    time: Date.now(),
-    requestId: `req_analytics_db_${i}`,
-    workspaceId: WORKSPACE,
-    apiId: 'api_analytics_db',
-    keyId: 'key_analytics_db',
-    identityId: null,
-    externalId: null,
-    outcome: 'VALID',
-    tags: [],
-    spentCredits: 0,
-    latencyMs: 1,
-  }));
+  const events = Array.from({ length: 12 }, (_, i) =>
+    testVerificationEvent({
+      requestId: `req_analytics_db_${i}`,
+      workspaceId: WORKSPACE,
+      apiId: 'api_analytics_db',
+      keyId: 'key_analytics_db',
+    }),
+  );
   await database.orm.em.fork().transactional((tx) => writeVerificationEvents(tx, events));
 });
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createOrm, type Orm } from '../orm.ts';
+import type { VerificationEvent } from '../verificationEvents.ts';
 import { adminQuery, databaseUrlFor } from './databases.ts';
 
 export { adminQuery } from './databases.ts';
@@ -57,5 +58,21 @@ export async function createEmptyDatabase(serverUrl: string): Promise<{ url: str
   return {
     url: databaseUrlFor(serverUrl, name),
     drop: () => adminQuery(serverUrl, `drop database if exists "${name}" with (force)`),
+  };
+}
+
+/** A VALID verification event of a test, with the fields it does not care about filled in. */
+export function testVerificationEvent(
+  fields: Pick<VerificationEvent, 'requestId' | 'workspaceId' | 'apiId' | 'keyId'> & Partial<VerificationEvent>,
+): VerificationEvent {
+  return {
+    time: Date.now(),
+    identityId: null,
+    externalId: null,
+    outcome: 'VALID',
+    tags: [],
+    spentCredits: 0,
+    latencyMs: 1,
+    ...fields,
   };
 }
