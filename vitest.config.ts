@@ -14,6 +14,7 @@ export default defineConfig({
       'packages/*',
       'apps/cli',
       'apps/dashboard',
+      'examples/*',
       { test: { ...server.test, root: './apps/api', exclude: [...configDefaults.exclude, ...MEASURING_LATENCY] } },
       {
         test: {
