@@ -11,6 +11,9 @@ export const paginationInput = {
   cursor: z.string().min(1).max(1024).optional(),
 };
 
+/** What a list answers beside its `data` (docs/contract.md#lists-and-cursors). */
+const paginationOutput = z.object({ cursor: z.string().optional(), hasMore: z.boolean() }).meta({ id: 'Pagination' });
+
 /**
  * The output of a list procedure: the adapter answers `{ meta, data, pagination }`, as the
  * public contract's list procedures do.
@@ -18,7 +21,7 @@ export const paginationInput = {
 export function listOutput<TItem extends z.ZodType>(item: TItem) {
   return z.object({
     data: z.array(item),
-    pagination: z.object({ cursor: z.string().optional(), hasMore: z.boolean() }),
+    pagination: paginationOutput,
   });
 }
 

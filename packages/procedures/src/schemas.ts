@@ -219,19 +219,23 @@ export const ratelimitsSchema = z
     });
   });
 
-export const permissionSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  slug: z.string(),
-  description: z.string().optional(),
-});
+export const permissionSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    slug: z.string(),
+    description: z.string().optional(),
+  })
+  .meta({ id: 'Permission' });
 
-export const roleSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  description: z.string().optional(),
-  permissions: z.array(permissionSchema),
-});
+export const roleSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    description: z.string().optional(),
+    permissions: z.array(permissionSchema),
+  })
+  .meta({ id: 'Role' });
 
 /** ratelimit.*: a namespace named by its id or its name, as the reference allows (1–512). */
 export const ratelimitNamespaceRefSchema = textSchema.min(1).max(512);

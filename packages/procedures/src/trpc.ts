@@ -14,7 +14,17 @@ export interface ProcedureMeta {
   list?: boolean;
   /** Mutations are recorded in the audit log unless they change nothing an operator audits (verifications, limits). */
   audit?: false;
+  /** One sentence on what a public procedure does, for the OpenAPI document. */
+  description?: string;
+  /**
+   * The error statuses a public procedure answers besides those every root-key call can (400, 401,
+   * 403, 429, 500): the OpenAPI document lists them (docs/contract.md#statuses-and-types).
+   */
+  errors?: readonly ProcedureErrorStatus[];
 }
+
+/** The statuses of the domain's own errors (packages/core/src/errors.ts and analytics). */
+export type ProcedureErrorStatus = 404 | 409 | 410 | 412 | 422;
 
 const t = initTRPC
   .context<Context>()

@@ -10,7 +10,11 @@ export const getRatelimitsOutput = analyticsRowsOutput;
  * and, for namespace-scoped root keys, to their namespaces.
  */
 export const getRatelimits = rootKeyProcedure
-  .meta({ public: true })
+  .meta({
+    public: true,
+    description: "Runs a read-only SQL query over the workspace's rate-limit events and their rollups.",
+    errors: [422],
+  })
   .input(getRatelimitsInput)
   .output(getRatelimitsOutput)
   .query(({ ctx, input }) =>

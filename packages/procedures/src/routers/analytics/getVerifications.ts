@@ -10,7 +10,11 @@ export const getVerificationsOutput = analyticsRowsOutput;
  * workspace and, for API-scoped root keys, to their APIs.
  */
 export const getVerifications = rootKeyProcedure
-  .meta({ public: true })
+  .meta({
+    public: true,
+    description: "Runs a read-only SQL query over the workspace's key verification events and their rollups.",
+    errors: [422],
+  })
   .input(getVerificationsInput)
   .output(getVerificationsOutput)
   .query(({ ctx, input }) => runAnalyticsQuery(ctx, 'verifications', analyticsScope(ctx.rootKey, 'api'), input.query));

@@ -11,7 +11,7 @@ export const createApiInput = z.strictObject({
 export const createApiOutput = z.object({ apiId: z.string() });
 
 export const createApi = rootKeyProcedure
-  .meta({ public: true })
+  .meta({ public: true, description: 'Creates an API, the namespace keys are created in.' })
   .input(createApiInput)
   .output(createApiOutput)
   .mutation(async ({ ctx, input }) => {

@@ -11,7 +11,11 @@ export const deleteApiOutput = z.object({});
 
 /** Soft-deletes the API: from then on its keys verify as NOT_FOUND and are 404 everywhere. */
 export const deleteApi = rootKeyProcedure
-  .meta({ public: true })
+  .meta({
+    public: true,
+    description: 'Deletes an API (unless it has delete protection); its keys stop existing and verifying.',
+    errors: [404, 412],
+  })
   .input(deleteApiInput)
   .output(deleteApiOutput)
   .mutation(async ({ ctx, input }) => {

@@ -19,7 +19,7 @@ export const getApiOutput = z.object({
 });
 
 export const getApi = rootKeyProcedure
-  .meta({ public: true })
+  .meta({ public: true, description: 'Returns an API with its settings.', errors: [404] })
   .input(getApiInput)
   .output(getApiOutput)
   .query(async ({ ctx, input }) => {

@@ -27,7 +27,12 @@ export const listKeysOutput = listOutput(keyResponseOutput);
  * gets a 403, not a masked 404 (contract: we never mask a 403 as 404).
  */
 export const listKeys = rootKeyProcedure
-  .meta({ public: true, list: true })
+  .meta({
+    public: true,
+    list: true,
+    description: "Lists an API's keys, optionally with their plaintext when they are recoverable.",
+    errors: [404, 412],
+  })
   .input(listKeysInput)
   .output(listKeysOutput)
   .query(async ({ ctx, input }) => {

@@ -19,7 +19,11 @@ export const updateApiInput = z.strictObject({
 export const updateApiOutput = z.object({});
 
 export const updateApi = rootKeyProcedure
-  .meta({ public: true })
+  .meta({
+    public: true,
+    description: "Changes an API's name or settings (key authentication, encryption, defaults, delete protection).",
+    errors: [404],
+  })
   .input(updateApiInput)
   .output(updateApiOutput)
   .mutation(async ({ ctx, input }) => {

@@ -14,7 +14,11 @@ export const createIdentityInput = z.strictObject({
 export const createIdentityOutput = z.object({ identityId: z.string() });
 
 export const createIdentity = rootKeyProcedure
-  .meta({ public: true })
+  .meta({
+    public: true,
+    description: 'Creates an identity for an external id, with meta and rate limits its keys share.',
+    errors: [409],
+  })
   .input(createIdentityInput)
   .output(createIdentityOutput)
   .mutation(async ({ ctx, input }) => {

@@ -15,7 +15,11 @@ export const deleteIdentityOutput = z.object({});
 
 /** In the reference order: the permission (403, before any lookup), then the lookup (404). */
 export const deleteIdentity = rootKeyProcedure
-  .meta({ public: true })
+  .meta({
+    public: true,
+    description: 'Deletes an identity; its keys stay and lose its meta and rate limits.',
+    errors: [404],
+  })
   .input(deleteIdentityInput)
   .output(deleteIdentityOutput)
   .mutation(async ({ ctx, input }) => {

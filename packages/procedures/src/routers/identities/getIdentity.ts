@@ -12,7 +12,7 @@ export const getIdentityOutput = identityOutput;
 
 /** In the reference order: the lookup (404), then `identity.<id>.read_identity` or the wildcard (403). */
 export const getIdentity = rootKeyProcedure
-  .meta({ public: true })
+  .meta({ public: true, description: 'Returns an identity, named by its id or its externalId.', errors: [404] })
   .input(getIdentityInput)
   .output(getIdentityOutput)
   .query(async ({ ctx, input }) => {

@@ -20,7 +20,7 @@ export const listIdentitiesOutput = listOutput(identityOutput);
  * needs none.
  */
 export const listIdentities = rootKeyProcedure
-  .meta({ public: true, list: true })
+  .meta({ public: true, list: true, description: "Lists the workspace's identities." })
   .input(listIdentitiesInput)
   .output(listIdentitiesOutput)
   .query(({ ctx, input }) =>

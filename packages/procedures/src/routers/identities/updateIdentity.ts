@@ -18,7 +18,7 @@ export const updateIdentityOutput = identityOutput;
 
 /** In the reference order: the permission (403, before any lookup), then the lookup (404). */
 export const updateIdentity = rootKeyProcedure
-  .meta({ public: true })
+  .meta({ public: true, description: "Replaces an identity's meta or rate limits.", errors: [404] })
   .input(updateIdentityInput)
   .output(updateIdentityOutput)
   .mutation(async ({ ctx, input }) => {

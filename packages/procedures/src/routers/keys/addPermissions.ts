@@ -14,7 +14,11 @@ export const addPermissionsInput = z.strictObject({
 export const addPermissionsOutput = z.array(permissionSchema);
 
 export const addPermissions = rootKeyProcedure
-  .meta({ public: true })
+  .meta({
+    public: true,
+    description: 'Adds permissions to a key, creating slugs that do not exist yet.',
+    errors: [404],
+  })
   .input(addPermissionsInput)
   .output(addPermissionsOutput)
   .mutation(async ({ ctx, input }) => {

@@ -38,7 +38,12 @@ export const createKeyOutput = z.object({
 });
 
 export const createKey = rootKeyProcedure
-  .meta({ public: true })
+  .meta({
+    public: true,
+    description:
+      'Creates a key on an API; its secret is in this answer and, unless the key is recoverable, nowhere else.',
+    errors: [404, 412],
+  })
   .input(createKeyInput)
   .output(createKeyOutput)
   .mutation(async ({ ctx, input }) => {

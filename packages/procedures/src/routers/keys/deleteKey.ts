@@ -12,7 +12,7 @@ export const deleteKeyInput = z.strictObject({
 export const deleteKeyOutput = z.object({});
 
 export const deleteKey = rootKeyProcedure
-  .meta({ public: true })
+  .meta({ public: true, description: 'Deletes a key; it stops verifying before the call returns.', errors: [404] })
   .input(deleteKeyInput)
   .output(deleteKeyOutput)
   .mutation(async ({ ctx, input }) => {

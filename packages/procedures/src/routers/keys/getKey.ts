@@ -15,7 +15,11 @@ export const getKeyInput = z.strictObject({
 export const getKeyOutput = keyResponseOutput;
 
 export const getKey = rootKeyProcedure
-  .meta({ public: true })
+  .meta({
+    public: true,
+    description: 'Returns a key by its id, optionally with its plaintext when it is recoverable.',
+    errors: [404, 412],
+  })
   .input(getKeyInput)
   .output(getKeyOutput)
   .query(async ({ ctx, input }) => {

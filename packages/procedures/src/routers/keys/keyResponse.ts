@@ -16,43 +16,49 @@ const ratelimitOutput = z.object({
 });
 
 /** `Identity` (docs/contract.md#identities): also what identities.* answer. */
-export const identityOutput = z.object({
-  id: z.string(),
-  externalId: z.string(),
-  meta: metaOutput.optional(),
-  ratelimits: z.array(ratelimitOutput).optional(),
-});
+export const identityOutput = z
+  .object({
+    id: z.string(),
+    externalId: z.string(),
+    meta: metaOutput.optional(),
+    ratelimits: z.array(ratelimitOutput).optional(),
+  })
+  .meta({ id: 'Identity' });
 
-export const keyCreditsOutput = z.object({
-  /** null: unlimited. */
-  remaining: z.number().int().nullable(),
-  refill: z
-    .object({
-      interval: z.enum(['daily', 'monthly']),
-      amount: z.number().int(),
-      /** Monthly refills only. */
-      refillDay: z.number().int().optional(),
-    })
-    .optional(),
-});
+export const keyCreditsOutput = z
+  .object({
+    /** null: unlimited. */
+    remaining: z.number().int().nullable(),
+    refill: z
+      .object({
+        interval: z.enum(['daily', 'monthly']),
+        amount: z.number().int(),
+        /** Monthly refills only. */
+        refillDay: z.number().int().optional(),
+      })
+      .optional(),
+  })
+  .meta({ id: 'KeyCredits' });
 
-export const keyResponseOutput = z.object({
-  keyId: z.string(),
-  start: z.string(),
-  enabled: z.boolean(),
-  name: z.string().optional(),
-  meta: metaOutput.optional(),
-  createdAt: z.number().int(),
-  updatedAt: z.number().int().optional(),
-  lastUsedAt: z.number().int().optional(),
-  expires: z.number().int().optional(),
-  permissions: z.array(z.string()).optional(),
-  roles: z.array(z.string()).optional(),
-  credits: keyCreditsOutput.optional(),
-  identity: identityOutput.optional(),
-  ratelimits: z.array(ratelimitOutput).optional(),
-  plaintext: z.string().optional(),
-});
+export const keyResponseOutput = z
+  .object({
+    keyId: z.string(),
+    start: z.string(),
+    enabled: z.boolean(),
+    name: z.string().optional(),
+    meta: metaOutput.optional(),
+    createdAt: z.number().int(),
+    updatedAt: z.number().int().optional(),
+    lastUsedAt: z.number().int().optional(),
+    expires: z.number().int().optional(),
+    permissions: z.array(z.string()).optional(),
+    roles: z.array(z.string()).optional(),
+    credits: keyCreditsOutput.optional(),
+    identity: identityOutput.optional(),
+    ratelimits: z.array(ratelimitOutput).optional(),
+    plaintext: z.string().optional(),
+  })
+  .meta({ id: 'Key' });
 
 export type IdentityData = z.infer<typeof identityOutput>;
 export type KeyCreditsData = z.infer<typeof keyCreditsOutput>;

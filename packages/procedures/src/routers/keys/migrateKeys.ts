@@ -47,7 +47,11 @@ export const migrateKeysOutput = z.object({
 });
 
 export const migrateKeys = rootKeyProcedure
-  .meta({ public: true })
+  .meta({
+    public: true,
+    description: 'Imports keys hashed by another system under a migration, reporting hashes that are taken.',
+    errors: [404],
+  })
   .input(migrateKeysInput)
   .output(migrateKeysOutput)
   .mutation(async ({ ctx, input }) => {

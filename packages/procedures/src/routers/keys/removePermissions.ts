@@ -13,7 +13,7 @@ export const removePermissionsInput = z.strictObject({
 export const removePermissionsOutput = z.array(permissionSchema);
 
 export const removePermissions = rootKeyProcedure
-  .meta({ public: true })
+  .meta({ public: true, description: 'Removes permissions from a key.', errors: [404] })
   .input(removePermissionsInput)
   .output(removePermissionsOutput)
   .mutation(async ({ ctx, input }) => {

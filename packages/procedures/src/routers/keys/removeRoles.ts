@@ -13,7 +13,7 @@ export const removeRolesInput = z.strictObject({
 export const removeRolesOutput = z.array(roleSchema);
 
 export const removeRoles = rootKeyProcedure
-  .meta({ public: true })
+  .meta({ public: true, description: 'Removes roles from a key.', errors: [404] })
   .input(removeRolesInput)
   .output(removeRolesOutput)
   .mutation(async ({ ctx, input }) => {

@@ -18,7 +18,11 @@ export const rerollKeyOutput = z.object({
 });
 
 export const rerollKey = rootKeyProcedure
-  .meta({ public: true })
+  .meta({
+    public: true,
+    description: 'Creates a new key with the settings of an existing one, which then expires after `expiration` ms.',
+    errors: [404, 412],
+  })
   .input(rerollKeyInput)
   .output(rerollKeyOutput)
   .mutation(async ({ ctx, input }) => {

@@ -14,7 +14,11 @@ export const setPermissionsInput = z.strictObject({
 export const setPermissionsOutput = z.array(permissionSchema);
 
 export const setPermissions = rootKeyProcedure
-  .meta({ public: true })
+  .meta({
+    public: true,
+    description: "Replaces a key's permissions, creating slugs that do not exist yet.",
+    errors: [404],
+  })
   .input(setPermissionsInput)
   .output(setPermissionsOutput)
   .mutation(async ({ ctx, input }) => {

@@ -25,7 +25,7 @@ function creditsUpdate({ operation, value }: z.infer<typeof updateCreditsInput>)
 }
 
 export const updateCredits = rootKeyProcedure
-  .meta({ public: true })
+  .meta({ public: true, description: "Sets, increments or decrements a key's remaining credits.", errors: [404] })
   .input(updateCreditsInput)
   .output(updateCreditsOutput)
   .mutation(async ({ ctx, input }) => {

@@ -66,7 +66,12 @@ export const verifyKeyOutput = z.object({
 const nonEmpty = <T>(list: T[] | undefined) => (list && list.length > 0 ? list : undefined);
 
 export const verifyKey = rootKeyProcedure
-  .meta({ public: true, audit: false })
+  .meta({
+    public: true,
+    audit: false,
+    description: 'Verifies a key, spending credits and rate limits; every outcome is a 200 with `valid` and `code`.',
+    errors: [412],
+  })
   .input(verifyKeyInput)
   .output(verifyKeyOutput)
   .mutation(async ({ ctx, input }) => {

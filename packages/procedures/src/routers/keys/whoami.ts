@@ -13,7 +13,7 @@ export const whoamiOutput = keyResponseOutput.omit({ plaintext: true });
 
 /** Identifies a key string without verifying it: no credits spent, no limits counted, no event recorded. */
 export const whoami = rootKeyProcedure
-  .meta({ public: true })
+  .meta({ public: true, description: 'Returns the key that a secret belongs to.', errors: [404] })
   .input(whoamiInput)
   .output(whoamiOutput)
   .query(async ({ ctx, input }) => {

@@ -11,7 +11,7 @@ export const deletePermissionInput = z.strictObject({ permission: rbacNameSchema
 export const deletePermissionOutput = z.object({});
 
 export const deletePermission = rootKeyProcedure
-  .meta({ public: true })
+  .meta({ public: true, description: 'Deletes a permission, named by its id or slug.', errors: [404] })
   .input(deletePermissionInput)
   .output(deletePermissionOutput)
   .mutation(async ({ ctx, input }) => {

@@ -11,7 +11,7 @@ export const deleteRoleInput = z.strictObject({ role: rbacNameSchema });
 export const deleteRoleOutput = z.object({});
 
 export const deleteRole = rootKeyProcedure
-  .meta({ public: true })
+  .meta({ public: true, description: 'Deletes a role, named by its id or name.', errors: [404] })
   .input(deleteRoleInput)
   .output(deleteRoleOutput)
   .mutation(async ({ ctx, input }) => {

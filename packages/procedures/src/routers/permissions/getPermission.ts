@@ -11,7 +11,7 @@ export const getPermissionInput = z.strictObject({ permission: rbacNameSchema })
 export const getPermissionOutput = permissionSchema;
 
 export const getPermission = rootKeyProcedure
-  .meta({ public: true })
+  .meta({ public: true, description: 'Returns a permission, named by its id or slug.', errors: [404] })
   .input(getPermissionInput)
   .output(getPermissionOutput)
   .query(async ({ ctx, input }) => {

@@ -11,7 +11,7 @@ export const getRoleInput = z.strictObject({ role: rbacNameSchema });
 export const getRoleOutput = roleSchema;
 
 export const getRole = rootKeyProcedure
-  .meta({ public: true })
+  .meta({ public: true, description: 'Returns a role with its permissions, named by its id or name.', errors: [404] })
   .input(getRoleInput)
   .output(getRoleOutput)
   .query(async ({ ctx, input }) => {

@@ -14,7 +14,7 @@ export const listPermissionsInput = z.strictObject({
 export const listPermissionsOutput = listOutput(permissionSchema);
 
 export const listPermissions = rootKeyProcedure
-  .meta({ public: true, list: true })
+  .meta({ public: true, list: true, description: "Lists the workspace's permissions." })
   .input(listPermissionsInput)
   .output(listPermissionsOutput)
   .query(async ({ ctx, input }) => {

@@ -14,7 +14,7 @@ export const listRolesInput = z.strictObject({
 export const listRolesOutput = listOutput(roleSchema);
 
 export const listRoles = rootKeyProcedure
-  .meta({ public: true, list: true })
+  .meta({ public: true, list: true, description: "Lists the workspace's roles with their permissions." })
   .input(listRolesInput)
   .output(listRolesOutput)
   .query(async ({ ctx, input }) => {

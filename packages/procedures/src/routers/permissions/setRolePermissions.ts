@@ -26,7 +26,11 @@ export const setRolePermissionsInput = z.strictObject({
 export const setRolePermissionsOutput = z.array(permissionSchema);
 
 export const setRolePermissions = rootKeyProcedure
-  .meta({ public: true })
+  .meta({
+    public: true,
+    description: "Replaces a role's permissions, creating slugs that do not exist yet.",
+    errors: [404],
+  })
   .input(setRolePermissionsInput)
   .output(setRolePermissionsOutput)
   .mutation(async ({ ctx, input }) => {

@@ -16,7 +16,7 @@ export const deleteOverrideOutput = z.object({});
 
 /** Soft-deletes. In the reference order: the namespace (404), `ratelimit.<id>.delete_override` (403), the override (404). */
 export const deleteOverride = rootKeyProcedure
-  .meta({ public: true })
+  .meta({ public: true, description: 'Deletes an override of a namespace.', errors: [404] })
   .input(deleteOverrideInput)
   .output(deleteOverrideOutput)
   .mutation(async ({ ctx, input }) => {

@@ -20,7 +20,7 @@ export const getOverrideOutput = overrideOutput;
  * 404 here), then the override (404).
  */
 export const getOverride = rootKeyProcedure
-  .meta({ public: true })
+  .meta({ public: true, description: 'Returns the override of a namespace for an identifier.', errors: [404] })
   .input(getOverrideInput)
   .output(getOverrideOutput)
   .query(async ({ ctx, input }) => {

@@ -17,7 +17,12 @@ export const limitOutput = z.object({
  * the identifier replaces the limit and duration. A denial is a 200 with `success: false`.
  */
 export const limit = rootKeyProcedure
-  .meta({ public: true, audit: false })
+  .meta({
+    public: true,
+    audit: false,
+    description: 'Counts a request of an identifier against a limit, creating the namespace if it does not exist.',
+    errors: [410],
+  })
   .input(limitInput)
   .output(limitOutput)
   .mutation(async ({ ctx, input }) => {

@@ -18,7 +18,7 @@ export const listOverridesOutput = listOutput(overrideOutput);
 
 /** The namespace's live overrides in id order. The namespace (404), then `ratelimit.<id>.read_override` (403). */
 export const listOverrides = rootKeyProcedure
-  .meta({ public: true, list: true })
+  .meta({ public: true, list: true, description: "Lists a namespace's overrides.", errors: [404] })
   .input(listOverridesInput)
   .output(listOverridesOutput)
   .query(async ({ ctx, input }) => {

@@ -27,7 +27,12 @@ export const multiLimitOutput = z.object({
  * would have passed.
  */
 export const multiLimit = rootKeyProcedure
-  .meta({ public: true, audit: false })
+  .meta({
+    public: true,
+    audit: false,
+    description: 'Checks several limits at once, all or nothing: a rejected request counts against none of them.',
+    errors: [410],
+  })
   .input(multiLimitInput)
   .output(multiLimitOutput)
   .mutation(({ ctx, input }) => applyLimits(ctx, input));

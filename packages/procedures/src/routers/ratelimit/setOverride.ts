@@ -27,7 +27,11 @@ export const setOverrideOutput = z.object({ overrideId: z.string() });
  * forgets its cached copy before this answers, so the next request on any node sees the change.
  */
 export const setOverride = rootKeyProcedure
-  .meta({ public: true })
+  .meta({
+    public: true,
+    description: 'Sets a different limit for an identifier or a pattern of identifiers in a namespace.',
+    errors: [404],
+  })
   .input(setOverrideInput)
   .output(setOverrideOutput)
   .mutation(async ({ ctx, input }) => {
