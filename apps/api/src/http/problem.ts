@@ -112,6 +112,19 @@ export function problemFromError(error: unknown): Problem {
   return { status, type: GENERIC_TYPES[status] as string, detail: trpcError.message };
 }
 
+const PROBLEM_JSON = 'application/problem+json';
+
+/**
+ * The media type of an answer of this status. Errors are `application/json` as the reference
+ * answers them, but `application/problem+json` when the caller's Accept names it, and always for
+ * 429: the reference's published schema declares its 429s so, and the SDKs generated from it raise
+ * their typed error only then (docs/contract.md, SDK compatibility).
+ */
+export function mediaTypeOf(status: number, accept: string | undefined): string {
+  if (status < 400) return 'application/json';
+  return status === 429 || accept?.includes(PROBLEM_JSON) ? PROBLEM_JSON : 'application/json';
+}
+
 export function problemBody(problem: Problem, requestId: string, errorsBaseUrl: string) {
   return {
     meta: { requestId },

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from '../log.ts';
 import type { Readiness } from '../readiness.ts';
 import { readIncomingBody } from './body.ts';
-import { CLIENT_CLOSED_REQUEST, problemBody, problems } from './problem.ts';
+import { CLIENT_CLOSED_REQUEST, mediaTypeOf, problemBody, problems } from './problem.ts';
 import { REQUEST_ID_HEADER, requestIdFor, TRACEPARENT_HEADER, traceIdFrom } from './requestId.ts';
 import { logRequest } from './requestLog.ts';
 import { metricsDisabledBy, type V2Answer, type V2Handler } from './v2.ts';
@@ -93,7 +93,7 @@ export function createV2Transport(options: {
     if (!clientGone) {
       const payload = JSON.stringify(answered.body);
       response.writeHead(answered.status, {
-        'content-type': 'application/json',
+        'content-type': mediaTypeOf(answered.status, request.headers.accept),
         'content-length': Buffer.byteLength(payload),
         [REQUEST_ID_HEADER]: requestId,
         ...answered.headers,

@@ -32,6 +32,8 @@ function rateLimitHeaders(reply: Pick<Reply, 'headers'>) {
 
 function expectWorkspaceRateLimited(reply: Reply) {
   expect(reply.status).toBe(429);
+  // As the reference's schema declares its 429s: the SDKs generated from it type them only so.
+  expect(reply.headers.get('content-type')).toBe('application/problem+json');
   expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/user/too_many_requests/workspace_rate_limited`);
   expect(reply.body.error.title).toBe('Too Many Requests');
   const headers = rateLimitHeaders(reply);
