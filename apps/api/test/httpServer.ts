@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { type AppDeps, createHttpServer } from '../src/http/app.ts';
 import type { problemBody } from '../src/http/problem.ts';
+import { assertDescribed } from './describedAnswers.ts';
 import type { InputOf, OutputOf, ProcedurePath } from './procedures.ts';
 
 /** The public error envelope's `error`, as the server builds it. */
@@ -35,6 +36,17 @@ export async function replyOf<TData>(response: Response): Promise<Reply<TData>> 
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
 }
 
+/** A `/v2` reply, checked against the OpenAPI document: an answer that drifts from it fails the test. */
+async function describedReplyOf<TData>(response: Response, path: string, method: string): Promise<Reply<TData>> {
+  const reply = await replyOf<TData>(response);
+  assertDescribed(path, method, {
+    status: reply.status,
+    contentType: reply.headers.get('content-type') ?? '',
+    body: reply.body,
+  });
+  return reply;
+}
+
 /**
  * POST <baseUrl>/v2/<procedure> with the procedure's input and a root key, typed by the router:
  * for servers the test runs as processes of their own rather than through `useApi`.
@@ -50,7 +62,7 @@ export async function callAt<P extends ProcedurePath>(
     headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}` },
     body: JSON.stringify(input),
   });
-  return replyOf(response) as Promise<ReplyOf<P>>;
+  return describedReplyOf(response, `/v2/${procedure}`, 'POST') as Promise<ReplyOf<P>>;
 }
 
 /** A request body given as the exact JSON text to send. */
@@ -83,7 +95,8 @@ export async function serveHttp(deps: AppDeps): Promise<TestServer> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const fetchPath = (path: string, init?: RequestInit) => fetch(`${url}${path}`, init);
-  const request = async <TData>(path: string, init: RequestInit) => replyOf<TData>(await fetchPath(path, init));
+  const request = async <TData>(path: string, init: RequestInit) =>
+    describedReplyOf<TData>(await fetchPath(path, init), path, init.method ?? 'GET');
   const post = <TData>(procedure: string, body: unknown, rootKey?: string) => {
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
     if (rootKey !== undefined) headers.Authorization = `Bearer ${rootKey}`;

@@ -9,8 +9,10 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from '../log.ts';
 import type { Readiness } from '../readiness.ts';
+import { API_REFERENCE_PAGE, scalarBundleResponse } from './apiReference.ts';
 import { clientAddressOf } from './clientAddress.ts';
 import { createDashboardAssets } from './dashboardStatic.ts';
+import { openApiDescription } from './openapi.ts';
 import { CLIENT_CLOSED_REQUEST, type Problem, problemBody, problems } from './problem.ts';
 import { workspaceRateLimitHeaders } from './rateLimitHeaders.ts';
 import { REQUEST_ID_HEADER, requestIdFor, TRACEPARENT_HEADER, traceIdFrom } from './requestId.ts';
@@ -131,6 +133,13 @@ export function createHttp(deps: AppDeps) {
       },
     });
   });
+
+  // The API's description and its reference page: public, like the contract they describe.
+  const description = openApiDescription(router);
+  app.get('/openapi.json', (c) => c.body(description.json, 200, { 'content-type': 'application/json' }));
+  app.get('/openapi.yaml', (c) => c.body(description.yaml, 200, { 'content-type': 'application/yaml' }));
+  app.get('/docs', (c) => c.html(API_REFERENCE_PAGE));
+  app.get('/docs/scalar.js', (c) => scalarBundleResponse(c.req.raw));
 
   if (deps.dashboardDir !== undefined) {
     const dashboardAsset = createDashboardAssets(deps.dashboardDir);

@@ -12,7 +12,7 @@ export interface Problem {
 }
 
 // The reference API's titles, so clients matching on them keep working.
-const TITLES: Record<number, string> = {
+export const TITLES: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',
   403: 'Forbidden',
