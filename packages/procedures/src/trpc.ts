@@ -1,3 +1,4 @@
+import { badRequest } from '@keyplane/core';
 import { createChangeLog } from '@keyplane/db';
 import { initTRPC } from '@trpc/server';
 import type { Context } from './context.ts';
@@ -31,11 +32,14 @@ const t = initTRPC
   .meta<ProcedureMeta>()
   .create({
     isDev: false,
-    errorFormatter({ shape, error }) {
-      const domain = domainErrorOf(error);
+    errorFormatter({ shape, error, ctx }) {
+      // Input a procedure's schema refuses is tRPC's BAD_REQUEST: the contract's invalid input.
+      const domain = domainErrorOf(error) ?? (error.code === 'BAD_REQUEST' ? badRequest(shape.message) : undefined);
       // Internal callers get the same safe messages as the public API: no internals on a 5xx.
       const message = shape.data.httpStatus >= 500 ? 'An unexpected error occurred.' : shape.message;
-      return { ...shape, message, data: { ...shape.data, type: domain?.type ?? null } };
+      // The request id as the public envelope's `meta.requestId` gives it, so a caller can quote it.
+      const requestId = ctx?.requestId ?? null;
+      return { ...shape, message, data: { ...shape.data, type: domain?.type ?? null, requestId } };
     },
   });
 
