@@ -135,7 +135,7 @@ export async function startServices(options: {
     analyticsQueriesPerHour: options.analyticsQueriesPerHour ?? DEFAULT_ANALYTICS_QUERIES_PER_HOUR,
     analyticsRetentionDays: options.analyticsRetentionDays,
     sessionSigningKey: await loadServerSecret(options.orm.em.fork(), 'dashboard_session_signing', 32),
-    reportError: (message, error) => logger.error(message, { error: String(error) }),
+    reportError: (message, error, requestId) => logger.error(message, { requestId, error: String(error) }),
     now: Date.now,
     announcementsDelivered: async () => {
       const caughtUp = await listener.everyNodeCaughtUp(options.orm.em.fork(), DELIVERY_WAIT_MS);

@@ -44,7 +44,7 @@ export interface Services {
   /** Signs dashboard session cookies; the same on every node (kept in the database). */
   sessionSigningKey: Uint8Array;
   /** A failure that must not fail the request it happened in (the change itself has committed). */
-  reportError(message: string, error: unknown): void;
+  reportError(message: string, error: unknown, requestId: string): void;
   now(): number;
   /**
    * Resolves once every node's invalidation listener has been handed what this node committed so

@@ -223,14 +223,23 @@ describe('credits', () => {
         spend: () => Promise.reject(new Error('connection refused')),
         close: async () => {},
       };
-      const reported: string[] = [];
+      const reported: { message: string; requestId: string }[] = [];
       const data = await verifyOn(
-        { credits: unreachable, reportError: (message) => void reported.push(message) },
+        {
+          credits: unreachable,
+          reportError: (message, _error, requestId) => void reported.push({ message, requestId }),
+        },
         { key, ...request },
       );
       expect(data).toMatchObject({ valid: false, code });
       expect(data).not.toHaveProperty('credits');
-      expect(reported).toEqual(['could not read the credits of a key for a failed verification']);
+      // Logged with the request it happened in.
+      expect(reported).toEqual([
+        {
+          message: 'could not read the credits of a key for a failed verification',
+          requestId: expect.stringMatching(/^req_/),
+        },
+      ]);
     },
   );
 

@@ -38,6 +38,6 @@ export async function recordChange(
       resources: resourcesOf(input, output),
     });
   } catch (error) {
-    ctx.services.reportError('could not record an audit event', error);
+    ctx.services.reportError('could not record an audit event', error, ctx.requestId);
   }
 }

@@ -21,7 +21,11 @@ export async function enforceWorkspaceRateLimit(ctx: Context, workspaceId: strin
       retryAfterSeconds: resetSeconds,
     };
   } catch (error) {
-    services.reportError('the workspace API rate limit could not be checked; the request was let through', error);
+    services.reportError(
+      'the workspace API rate limit could not be checked; the request was let through',
+      error,
+      ctx.requestId,
+    );
     return;
   }
   ctx.onWorkspaceRateLimit?.(state);

@@ -105,7 +105,11 @@ export const verifyKey = rootKeyProcedure
             services.credits.spend(keyId, 0, boundary).then(
               ({ available }) => available ?? undefined,
               (error: unknown) => {
-                services.reportError('could not read the credits of a key for a failed verification', error);
+                services.reportError(
+                  'could not read the credits of a key for a failed verification',
+                  error,
+                  ctx.requestId,
+                );
                 return undefined;
               },
             ),
