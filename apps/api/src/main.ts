@@ -58,7 +58,11 @@ if (env.MIGRATE_ON_START) {
     process.exit(1);
   }
 }
-if (!env.REDIS_URL) logger.info('REDIS_URL is not set: rate limits and caches are in-process (one node only)');
+if (!env.REDIS_URL && !env.REDIS_CLUSTER) {
+  logger.info(
+    'neither REDIS_URL nor REDIS_CLUSTER_NODES is set: rate limits and caches are in-process (one node only)',
+  );
+}
 
 const bootstrapped = await orm.em
   .fork()
@@ -92,6 +96,7 @@ const running = await startServices({
   orm,
   databaseUrl,
   redisUrl: env.REDIS_URL,
+  redisCluster: env.REDIS_CLUSTER,
   rateLimitRedisFailure: env.RATELIMIT_REDIS_FAILURE,
   logger,
   analyticsRetentionDays: env.ANALYTICS_RETENTION_DAYS,

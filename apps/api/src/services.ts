@@ -22,7 +22,7 @@ import {
 } from '@keyplane/core';
 import { createAnalyticsDatabase, databaseIdOf, loadServerSecret, type Orm } from '@keyplane/db';
 import { clearCaches, evict, type Services } from '@keyplane/procedures';
-import { createQuotas, createRateLimitEngine, type RedisFailureMode } from '@keyplane/ratelimit';
+import { createQuotas, createRateLimitEngine, type RedisCluster, type RedisFailureMode } from '@keyplane/ratelimit';
 import type { Logger } from './log.ts';
 import { createReadiness, type Readiness } from './readiness.ts';
 
@@ -48,6 +48,8 @@ export async function startServices(options: {
   orm: Orm;
   databaseUrl: string;
   redisUrl?: string;
+  /** Instead of redisUrl: a Redis Cluster (docs/architecture.md, Redis Cluster). */
+  redisCluster?: RedisCluster;
   /** What rate limits do while Redis is unreachable; omitted: `local`. */
   rateLimitRedisFailure?: RedisFailureMode;
   logger: Logger;
@@ -92,7 +94,11 @@ export async function startServices(options: {
   });
   // Per database: every node of a deployment shares its quotas, and deployments (test databases) sharing
   // one Redis do not.
-  const quotas = createQuotas({ redisUrl: options.redisUrl, keyPrefix: `keyplane:quota:${databaseId}:` });
+  const quotas = createQuotas({
+    redisUrl: options.redisUrl,
+    redisCluster: options.redisCluster,
+    keyPrefix: `keyplane:quota:${databaseId}:`,
+  });
   const services: Services = {
     keyCache: new FreshnessCache({ ttlMs: FRESHNESS_MS, maxEntries: 100_000 }),
     rootKeyCache: new FreshnessCache({ ttlMs: FRESHNESS_MS, maxEntries: 10_000 }),
@@ -100,6 +106,7 @@ export async function startServices(options: {
     overrideCache: new FreshnessCache({ ttlMs: FRESHNESS_MS, maxEntries: 100_000 }),
     rateLimiter: createRateLimitEngine({
       redisUrl: options.redisUrl,
+      redisCluster: options.redisCluster,
       redisFailure: rateLimitRedisFailure,
       onFallback: (error) => {
         // At most one line every 10 s while Redis is away.
@@ -168,7 +175,7 @@ export async function startServices(options: {
     readiness: createReadiness({
       orm: options.orm,
       rateLimiter: services.rateLimiter,
-      redisConfigured: options.redisUrl !== undefined,
+      redisConfigured: options.redisUrl !== undefined || options.redisCluster !== undefined,
     }),
     async stop() {
       await retention?.stop();

@@ -100,3 +100,59 @@ describe('BENCH_COMPARE_LOGGING', () => {
     expect(() => loadBenchEnv({ BENCH_COMPARE_LOGGING: 'yes' })).toThrow(/BENCH_COMPARE_LOGGING/);
   });
 });
+
+describe('REDIS_URL and REDIS_CLUSTER_NODES', () => {
+  const cluster = [
+    { host: '10.0.0.1', port: 7000 },
+    { host: 'redis-2.internal', port: 7001 },
+  ];
+
+  it('are one Redis server for a redis:// or rediss:// URL', () => {
+    expect(loadEnv({ REDIS_URL: 'rediss://cache:6380/1' })).toMatchObject({
+      REDIS_URL: 'rediss://cache:6380/1',
+      REDIS_CLUSTER: undefined,
+    });
+  });
+
+  it('are a Redis Cluster for a redis+cluster:// URL, with its credentials decoded', () => {
+    expect(loadEnv({ REDIS_URL: 'redis+cluster://10.0.0.1:7000,redis-2.internal:7001' })).toMatchObject({
+      REDIS_URL: undefined,
+      REDIS_CLUSTER: { nodes: cluster },
+    });
+    expect(loadEnv({ REDIS_URL: 'redis+cluster://app:p%40ss:word@[::1]:7000/' }).REDIS_CLUSTER).toEqual({
+      nodes: [{ host: '::1', port: 7000 }],
+      username: 'app',
+      password: 'p@ss:word',
+    });
+  });
+
+  it('are a Redis Cluster for REDIS_CLUSTER_NODES', () => {
+    expect(loadEnv({ REDIS_CLUSTER_NODES: '10.0.0.1:7000, redis-2.internal:7001' })).toMatchObject({
+      REDIS_URL: undefined,
+      REDIS_CLUSTER: { nodes: cluster },
+    });
+  });
+
+  it('are no Redis when neither is set', () => {
+    expect(loadEnv({ REDIS_URL: '', REDIS_CLUSTER_NODES: '' })).toMatchObject({
+      REDIS_URL: undefined,
+      REDIS_CLUSTER: undefined,
+    });
+  });
+
+  it.each([
+    ['REDIS_URL', 'http://cache:6379', /REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL, or redis\+cluster:\/\//],
+    ['REDIS_URL', 'redis+cluster://10.0.0.1:7000/0', /REDIS_URL: .*a cluster has no database number/],
+    ['REDIS_URL', 'redis+cluster://10.0.0.1', /REDIS_URL: must list cluster nodes as host:port.*not "10.0.0.1"/],
+    ['REDIS_CLUSTER_NODES', '10.0.0.1:7000,', /REDIS_CLUSTER_NODES: must list cluster nodes as host:port.*not ""/],
+    ['REDIS_CLUSTER_NODES', '10.0.0.1:70000', /REDIS_CLUSTER_NODES: .*not "10.0.0.1:70000"/],
+  ])('refuse %s=%s, naming the variable and the mistake', (name, value, message) => {
+    expect(() => loadEnv({ [name]: value })).toThrow(EnvError);
+    expect(() => loadEnv({ [name]: value })).toThrow(message);
+  });
+
+  it('are refused together: a server and a cluster at once', () => {
+    const load = () => loadEnv({ REDIS_URL: 'redis://cache:6379', REDIS_CLUSTER_NODES: '10.0.0.1:7000' });
+    expect(load).toThrow(/REDIS_CLUSTER_NODES: set either it or REDIS_URL, not both/);
+  });
+});

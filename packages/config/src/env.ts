@@ -20,6 +20,75 @@ const masterKey = optionalString.transform((value, ctx) => {
   return bytes;
 });
 
+/** A Redis Cluster, by some of its nodes (the client learns the others from them). */
+interface RedisCluster {
+  nodes: { host: string; port: number }[];
+  username?: string;
+  password?: string;
+}
+
+const CLUSTER_URL_PREFIX = 'redis+cluster://';
+/** `host:port`: a name or an IPv4 address, or an IPv6 address in brackets. */
+const CLUSTER_NODE = /^(?:\[([0-9a-fA-F:.]+)\]|([^\s:,[\]@/]+)):(\d{1,5})$/;
+
+/** Comma-separated `host:port` nodes, or why not (undefined and an issue). */
+function clusterNodes(list: string, ctx: z.RefinementCtx): RedisCluster['nodes'] | undefined {
+  const nodes = [];
+  for (const node of list.split(',')) {
+    const match = CLUSTER_NODE.exec(node.trim());
+    const port = Number(match?.[3]);
+    if (match === null || port < 1 || port > 65535) {
+      ctx.addIssue({ code: 'custom', message: `must list cluster nodes as host:port[,host:port…], not "${node}"` });
+      return undefined;
+    }
+    nodes.push({ host: match[1] ?? match[2] ?? '', port });
+  }
+  return nodes;
+}
+
+function isPercentEncoded(text: string): boolean {
+  try {
+    decodeURIComponent(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * REDIS_URL: one Redis server (`redis://`, `rediss://`) as its URL, or a Redis Cluster as
+ * `redis+cluster://[user:password@]host:port[,host:port…]`.
+ */
+const redisUrl = optionalString.transform((value, ctx): string | RedisCluster | undefined => {
+  if (value === undefined) return undefined;
+  if (!value.startsWith(CLUSTER_URL_PREFIX)) {
+    if (z.url({ protocol: /^rediss?$/ }).safeParse(value).success) return value;
+    ctx.addIssue({
+      code: 'custom',
+      message: 'must be a redis:// or rediss:// URL, or redis+cluster://host:port[,host:port…] for a Redis Cluster',
+    });
+    return z.NEVER;
+  }
+  const parts = /^(?:([^@/]*)@)?([^@/?#]+)\/?$/.exec(value.slice(CLUSTER_URL_PREFIX.length));
+  if (parts === null || !isPercentEncoded(parts[1] ?? '')) {
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        'must be redis+cluster://[user:password@]host:port[,host:port…] (credentials percent-encoded; a cluster has no database number)',
+    });
+    return z.NEVER;
+  }
+  const [, credentials, list = ''] = parts;
+  const nodes = clusterNodes(list, ctx);
+  if (nodes === undefined) return z.NEVER;
+  if (credentials === undefined) return { nodes };
+  // Percent-encoded, as in any URL; the password is what follows the first colon.
+  const colon = credentials.indexOf(':');
+  const username = decodeURIComponent(colon < 0 ? credentials : credentials.slice(0, colon));
+  const password = colon < 0 ? undefined : decodeURIComponent(credentials.slice(colon + 1));
+  return { nodes, username: username || undefined, password };
+});
+
 /**
  * The longest spool directory: each server process listens on `<dir>/<12 characters>.sock` there,
  * and a Unix socket path holds at most 103 bytes on macOS (107 on Linux).
@@ -30,7 +99,12 @@ const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(7070),
   HOST: z.string().default('0.0.0.0'),
   DATABASE_URL: optionalString.pipe(z.url({ protocol: /^postgres(ql)?$/ }).optional()),
-  REDIS_URL: optionalString.pipe(z.url({ protocol: /^rediss?$/ }).optional()),
+  REDIS_URL: redisUrl,
+  /** A Redis Cluster by some of its nodes, `host:port[,host:port…]`: REDIS_URL's `redis+cluster://` without credentials. */
+  REDIS_CLUSTER_NODES: optionalString.transform((value, ctx) => {
+    if (value === undefined) return undefined;
+    return clusterNodes(value, ctx) ?? z.NEVER;
+  }),
   /** What rate limits do while Redis is unreachable: judged in each process, all passed, or all refused. */
   RATELIMIT_REDIS_FAILURE: z.enum(['local', 'open', 'closed']).default('local'),
   VAULT_MASTER_KEY: masterKey,
@@ -103,7 +177,22 @@ const resolvedEnvSchema = envSchema.transform((env, ctx) => {
   return { ...env, EVENT_SPOOL_DIR: spoolDir };
 });
 
-export type Env = z.output<typeof resolvedEnvSchema>;
+/**
+ * Redis as one server (REDIS_URL) or as a cluster (REDIS_CLUSTER, from REDIS_CLUSTER_NODES or a
+ * `redis+cluster://` REDIS_URL), never both.
+ */
+const redisEnvSchema = resolvedEnvSchema.transform(({ REDIS_URL, REDIS_CLUSTER_NODES, ...env }, ctx) => {
+  if (REDIS_URL !== undefined && REDIS_CLUSTER_NODES !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['REDIS_CLUSTER_NODES'], message: 'set either it or REDIS_URL, not both' });
+    return z.NEVER;
+  }
+  const cluster = REDIS_CLUSTER_NODES === undefined ? undefined : { nodes: REDIS_CLUSTER_NODES };
+  return typeof REDIS_URL === 'object'
+    ? { ...env, REDIS_URL: undefined, REDIS_CLUSTER: REDIS_URL }
+    : { ...env, REDIS_URL, REDIS_CLUSTER: cluster };
+});
+
+export type Env = z.output<typeof redisEnvSchema>;
 
 export class EnvError extends Error {
   constructor(issues: string[]) {
@@ -125,7 +214,7 @@ function parse<TSchema extends z.ZodType>(schema: TSchema, source: Record<string
 
 /** The one place that reads the environment. */
 export function loadEnv(source: Record<string, string | undefined> = process.env): Env {
-  return parse(resolvedEnvSchema, source);
+  return parse(redisEnvSchema, source);
 }
 
 /** What `npm run bench` reads besides the server's own variables. */

@@ -1,10 +1,13 @@
 import { MemoryRateLimitEngine } from './memoryEngine.ts';
+import { type RedisCluster, redisLocationOf } from './redisClient.ts';
 import { RedisRateLimitEngine } from './redisEngine.ts';
 import type { RateLimitEngine, RedisFailureMode } from './types.ts';
 
 export interface RateLimitEngineConfig {
-  /** Without it the engine is in-process only, exact for a single server process. */
+  /** Without it or a cluster the engine is in-process only, exact for a single server process. */
   redisUrl?: string;
+  /** Counts on a Redis Cluster instead of one Redis server. */
+  redisCluster?: RedisCluster;
   keyPrefix?: string;
   /** How checks are answered while Redis is unreachable; `local` when omitted. */
   redisFailure?: RedisFailureMode;
@@ -12,8 +15,9 @@ export interface RateLimitEngineConfig {
 }
 
 export function createRateLimitEngine(config: RateLimitEngineConfig = {}): RateLimitEngine {
-  const { redisUrl, keyPrefix, redisFailure, onFallback } = config;
-  return redisUrl === undefined
+  const { keyPrefix, redisFailure, onFallback } = config;
+  const location = redisLocationOf(config);
+  return location === undefined
     ? new MemoryRateLimitEngine({ keyPrefix })
-    : new RedisRateLimitEngine({ redisUrl, keyPrefix, redisFailure, onFallback });
+    : new RedisRateLimitEngine({ ...location, keyPrefix, redisFailure, onFallback });
 }

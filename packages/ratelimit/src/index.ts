@@ -4,6 +4,7 @@
 export { createRateLimitEngine, type RateLimitEngineConfig } from './createRateLimitEngine.ts';
 export { MemoryRateLimitEngine, type MemoryRateLimitEngineOptions } from './memoryEngine.ts';
 export { createQuotas, type Quota, type QuotaState, type Quotas } from './quotas.ts';
+export type { RedisCluster } from './redisClient.ts';
 export { RedisRateLimitEngine, type RedisRateLimitEngineOptions } from './redisEngine.ts';
 export type {
   CheckOptions,

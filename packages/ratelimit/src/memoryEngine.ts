@@ -111,6 +111,10 @@ export class MemoryRateLimitEngine implements RateLimitEngine {
 
   async ping(): Promise<void> {}
 
+  get connection(): string {
+    return 'in-process';
+  }
+
   async close(): Promise<void> {
     this.#counters.clear();
   }

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { closeRedis, connectRedis } from './redisClient.ts';
+import { closeRedis, connectRedis, type RedisCluster, redisLocationOf } from './redisClient.ts';
 
 /** Where a key's quota stands after a request was counted against it. */
 export interface QuotaState {
@@ -35,14 +35,16 @@ export interface Quotas {
 }
 
 /**
- * Quotas on rate-limiter-flexible: `RateLimiterRedis`, shared by every node, with a
- * `RateLimiterMemory` insurance limiter that counts in this process while Redis cannot answer; or
- * memory alone without Redis. One limiter per distinct limit, as rate-limiter-flexible's limits are
- * fixed per limiter: changing a key's limit starts its count afresh.
+ * Quotas on rate-limiter-flexible: `RateLimiterRedis` (on one Redis or a Redis Cluster), shared by
+ * every node, with a `RateLimiterMemory` insurance limiter that counts in this process while Redis
+ * cannot answer; or memory alone without Redis. One limiter per distinct limit, as
+ * rate-limiter-flexible's limits are fixed per limiter: changing a key's limit starts its count afresh.
  */
-export function createQuotas(options: { redisUrl?: string; keyPrefix?: string }): Quotas {
+export function createQuotas(options: { redisUrl?: string; redisCluster?: RedisCluster; keyPrefix?: string }): Quotas {
   const keyPrefix = options.keyPrefix ?? 'keyplane:quota:';
-  const client = options.redisUrl === undefined ? undefined : connectRedis(options.redisUrl);
+  const location = redisLocationOf(options);
+  // Each count is one key, so on a cluster it simply lives on the master of that key's slot.
+  const client = location === undefined ? undefined : connectRedis(location);
 
   return {
     quota(name, durationSeconds) {

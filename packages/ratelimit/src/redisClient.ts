@@ -1,28 +1,79 @@
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 
 /** Bounds how long a request waits on Redis before the fallback answers. */
 const COMMAND_TIMEOUT_MS = 200;
 
+/** A Redis Cluster, by some of its nodes: the client learns the others, and which serves each slot, from them. */
+export interface RedisCluster {
+  nodes: { host: string; port: number }[];
+  username?: string;
+  password?: string;
+}
+
+/** Where the shared counters live: one Redis server (by its URL) or a Redis Cluster. */
+export type RedisLocation =
+  | { redisUrl: string; redisCluster?: never }
+  | { redisCluster: RedisCluster; redisUrl?: never };
+
+export type RedisClient = Redis | Cluster;
+
+/** The Redis a caller configured, if any; a cluster and a URL at once is a mistake (configuration refuses it too). */
+export function redisLocationOf(config: { redisUrl?: string; redisCluster?: RedisCluster }): RedisLocation | undefined {
+  const { redisUrl, redisCluster } = config;
+  if (redisUrl !== undefined && redisCluster !== undefined) {
+    throw new TypeError('Give either a Redis URL or a Redis Cluster, not both');
+  }
+  if (redisCluster !== undefined) return { redisCluster };
+  return redisUrl === undefined ? undefined : { redisUrl };
+}
+
 /**
  * A connection for limits: commands fail at once while Redis is away (no offline queue, one retry,
  * a short timeout), so that a request is answered without Redis rather than kept waiting for it.
+ * On a cluster every node's connection is made so, and each command goes to the master of its
+ * key's slot (a call's keys share one slot: see docs/architecture.md, Redis Cluster).
  */
-export function connectRedis(redisUrl: string): Redis {
-  const client = new Redis(redisUrl, {
-    enableOfflineQueue: false,
+export function connectRedis(location: RedisLocation): RedisClient {
+  const options = {
     commandTimeout: COMMAND_TIMEOUT_MS,
     // Off: callers already send one call per hash tag and wave, which auto-pipelining would not join
     // (each goes out from its own tick); it only added a pipeline object per call.
     enableAutoPipelining: false,
     maxRetriesPerRequest: 1,
-  });
+  };
+  const client =
+    location.redisCluster === undefined
+      ? new Redis(location.redisUrl, { ...options, enableOfflineQueue: false })
+      : new Cluster(location.redisCluster.nodes, {
+          enableOfflineQueue: false,
+          enableAutoPipelining: false,
+          redisOptions: {
+            ...options,
+            username: location.redisCluster.username,
+            password: location.redisCluster.password,
+          },
+        });
   // Without a listener ioredis prints connection errors itself; callers hear of them through their
   // commands' failures.
   client.on('error', () => {});
   return client;
 }
 
-export async function closeRedis(client: Redis): Promise<void> {
+/**
+ * Resolves when Redis answers now. On a cluster every master must answer, as each serves a share
+ * of the slots: one that is down fails every call whose hash tag it serves.
+ */
+export async function pingRedis(client: RedisClient): Promise<void> {
+  if (!(client instanceof Cluster)) {
+    await client.ping();
+    return;
+  }
+  const masters = client.status === 'ready' ? client.nodes('master') : [];
+  if (masters.length === 0) throw new Error(`Redis Cluster connection is ${client.status}`);
+  await Promise.all(masters.map((master) => master.ping()));
+}
+
+export async function closeRedis(client: RedisClient): Promise<void> {
   if (client.status === 'ready') {
     // A connection that has just broken may not say so yet: then there is nothing to quit.
     await client.quit().catch(() => client.disconnect());

@@ -1,7 +1,6 @@
 import { once } from 'node:events';
-import type { Redis } from 'ioredis';
 import { type CountedWindow, MemoryRateLimitEngine } from './memoryEngine.ts';
-import { closeRedis, connectRedis } from './redisClient.ts';
+import { closeRedis, connectRedis, pingRedis, type RedisClient, type RedisLocation } from './redisClient.ts';
 import {
   RATE_LIMIT_COMMAND,
   RATE_LIMIT_SCRIPT,
@@ -19,8 +18,7 @@ import type {
   RedisFailureMode,
 } from './types.ts';
 
-export interface RedisRateLimitEngineOptions {
-  redisUrl: string;
+export type RedisRateLimitEngineOptions = RedisLocation & {
   keyPrefix?: string;
   /** Replaces the Redis server clock (tests). */
   now?: () => number;
@@ -28,7 +26,7 @@ export interface RedisRateLimitEngineOptions {
   redisFailure?: RedisFailureMode;
   /** Called for every check answered without Redis because it is unreachable. */
   onFallback?: (error: Error) => void;
-}
+};
 
 /** Bounds one script's run, during which Redis serves nothing else. */
 const MAX_CHECKS_PER_CALL = 100;
@@ -53,9 +51,11 @@ interface PendingCheck {
 }
 
 /**
- * Exact across processes sharing one Redis. Checks of one hash tag made together (by the requests of
- * one wave, see check) go to Redis as one script call, judged in the order they were made: under
- * load a round trip and a command per request cost more than the check.
+ * Exact across processes sharing one Redis or one Redis Cluster. Checks of one hash tag made
+ * together (by the requests of one wave, see check) go to Redis as one script call, judged in the
+ * order they were made: under load a round trip and a command per request cost more than the check.
+ * Every key of such a call carries the hash tag, so on a cluster the call goes whole to the one
+ * master that serves its slot (docs/architecture.md, Redis Cluster).
  *
  * While Redis is not ready, or a command fails or times out, each check is answered as its
  * RedisFailureMode says. Unless that is `open`, this process also counts in memory what it admits
@@ -63,15 +63,15 @@ interface PendingCheck {
  * of the window, not from zero, and Redis gets the counts back when it returns (see #writeBack).
  */
 export class RedisRateLimitEngine implements RateLimitEngine {
-  readonly #client: Redis;
+  readonly #client: RedisClient;
   /** What this process admitted itself, through Redis or without it; judges `local` checks without Redis. */
   readonly #ownCounts: MemoryRateLimitEngine;
   readonly #keyPrefix: string;
   readonly #now: (() => number) | undefined;
   readonly #redisFailure: RedisFailureMode;
   readonly #onFallback: (error: Error) => void;
-  /** Checks waiting for this turn's script call, by hash tag. */
-  readonly #pending = new Map<string, PendingCheck[]>();
+  /** Checks waiting for this turn's script call, by hash tag (checks without one share a slot too). */
+  readonly #pending = new Map<string | undefined, PendingCheck[]>();
   /** The Redis clock minus this process's at the last reply: own counts use Redis's windows. */
   #redisClockOffsetMs = 0;
   /** Redis may lack some of this process's own counts: they are written back before its next call. */
@@ -84,7 +84,7 @@ export class RedisRateLimitEngine implements RateLimitEngine {
     this.#redisFailure = options.redisFailure ?? 'local';
     this.#onFallback = options.onFallback ?? (() => {});
     this.#ownCounts = new MemoryRateLimitEngine({ keyPrefix: this.#keyPrefix, now: () => this.#clock() });
-    this.#client = connectRedis(options.redisUrl);
+    this.#client = connectRedis(options);
     // Also when no check noticed that Redis was gone: it may have restarted empty.
     this.#client.on('ready', () => {
       this.#writeBackDue = true;
@@ -107,8 +107,6 @@ export class RedisRateLimitEngine implements RateLimitEngine {
     const { hashTag } = options;
     return new Promise((resolve) => {
       const check = { requests, options, resolve };
-      // Without a hash tag the keys of two checks may live in different Cluster slots: alone.
-      if (hashTag === undefined) return void this.#send([check]);
       const waiting = this.#pending.get(hashTag);
       if (waiting) return void waiting.push(check);
       this.#pending.set(hashTag, [check]);
@@ -119,7 +117,7 @@ export class RedisRateLimitEngine implements RateLimitEngine {
     });
   }
 
-  #flush(hashTag: string): void {
+  #flush(hashTag: string | undefined): void {
     const checks = this.#pending.get(hashTag) ?? [];
     this.#pending.delete(hashTag);
     for (let start = 0; start < checks.length; start += MAX_CHECKS_PER_CALL) {
@@ -184,7 +182,11 @@ export class RedisRateLimitEngine implements RateLimitEngine {
   }
 
   async ping(): Promise<void> {
-    await this.#client.ping();
+    await pingRedis(this.#client);
+  }
+
+  get connection(): string {
+    return this.#client.status;
   }
 
   async close(): Promise<void> {
@@ -253,16 +255,14 @@ export class RedisRateLimitEngine implements RateLimitEngine {
   }
 }
 
-/** Windows in write-back calls: one hash tag each (one Cluster slot), in bounded numbers. */
+/**
+ * Windows in write-back calls: one hash tag each (one Cluster slot; windows without a tag share
+ * one too, see counterKey), in bounded numbers.
+ */
 function writeBackCalls(windows: Iterable<CountedWindow>): CountedWindow[][] {
   const calls: CountedWindow[][] = [];
-  const filling = new Map<string, CountedWindow[]>();
+  const filling = new Map<string | undefined, CountedWindow[]>();
   for (const window of windows) {
-    // Without a hash tag two keys may live in different Cluster slots: alone.
-    if (window.hashTag === undefined) {
-      calls.push([window]);
-      continue;
-    }
     let call = filling.get(window.hashTag);
     if (call === undefined || call.length === MAX_WINDOWS_PER_WRITE_BACK) {
       call = [];

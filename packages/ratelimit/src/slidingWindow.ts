@@ -22,8 +22,19 @@ export function windowEnd(nowMs: number, durationMs: number): number {
   return (windowIndex(nowMs, durationMs) + 1) * durationMs;
 }
 
+/**
+ * The hash tag of checks made without one. A script's keys (and the window keys it derives from
+ * them) must share one Redis Cluster slot, so untagged keys share this tag rather than none.
+ */
+const UNTAGGED = 'untagged';
+
+/**
+ * A counter's Redis key: its hash tag in braces, so that every key of one call (and each window of
+ * it) hashes to the same Cluster slot. Redis hashes the first `{…}` of a key: a key prefix must
+ * hold no braces.
+ */
 export function counterKey(keyPrefix: string, key: string, hashTag: string | undefined): string {
-  return hashTag === undefined ? `${keyPrefix}${key}` : `${keyPrefix}{${hashTag}}:${key}`;
+  return `${keyPrefix}{${hashTag ?? UNTAGGED}}:${key}`;
 }
 
 export function windowKey(counter: string, window: number): string {

@@ -40,8 +40,9 @@ export type RedisFailureMode = 'local' | 'open' | 'closed';
 
 export interface CheckOptions {
   /**
-   * Shard part of every key of the call (e.g. the workspace id), wrapped in a Redis Cluster hash tag
-   * so that all keys of one call live in the same slot.
+   * Shard part of every key of the call (e.g. the workspace id; not empty), wrapped in a Redis
+   * Cluster hash tag so that all keys of one call live in the same slot. Checks without one share
+   * a single slot.
    */
   hashTag?: string;
   /** This check's answer while Redis is unreachable, instead of the engine's. */
@@ -53,5 +54,7 @@ export interface RateLimitEngine {
   check(requests: readonly LimitRequest[], options?: CheckOptions): Promise<CheckResult>;
   /** Resolves when the engine can count across nodes now (Redis answers); in-process it always can. */
   ping(): Promise<void>;
+  /** `in-process` without Redis; else the Redis connection's state (`ready` when counting across nodes). */
+  readonly connection: string;
   close(): Promise<void>;
 }

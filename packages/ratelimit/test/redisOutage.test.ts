@@ -65,6 +65,7 @@ async function throughOutage(redisFailure: RedisFailureMode) {
   const engine = await engineOn(redis.url, redisFailure, fallbacks);
   const beforeOutage = await passes(engine, 50);
   expect(fallbacks).toEqual([]);
+  expect(engine.connection).toBe('ready');
 
   await redis.kill();
   const duringOutage = await passes(engine, 100);
@@ -72,6 +73,7 @@ async function throughOutage(redisFailure: RedisFailureMode) {
 
   await redis.start();
   await reconnected(engine);
+  expect(engine.connection).toBe('ready');
   const afterRestart = await passes(engine, 100);
   expect(fallbacks).toHaveLength(100);
   return { beforeOutage, duringOutage, afterRestart };
