@@ -1,17 +1,19 @@
-// Analytics: writes 1,000,000 verification events with the recorders' batch writer (raw rows and
-// the per-minute/hour/day/month rollups, in batches of 10,000) into a fresh database, then times a
+// Analytics: writes 1,000,000 verification events with the recorders' batch writer (spool marks, raw
+// rows by COPY and the per-minute/hour/day/month rollups, in batches of 10,000, one transaction
+// each) into a fresh database whose event tables have a partition for each of the days, then times a
 // per-day count by outcome for one key through the analytics query path the procedure uses
 // (guard, rewrite, read-only transaction), once over the raw events and once over the day rollup.
 //   DATABASE_URL=postgresql://… npm run bench:analytics
 // Without DATABASE_URL an embedded PostgreSQL is started in a temporary directory.
+import { verificationStream, writeWithMarks } from '@keyplane/background';
 import {
   createAnalyticsDatabase,
+  createEventPartitions,
   createOrm,
   migrate,
   rows,
   sql,
   type VerificationEvent,
-  writeVerificationEvents,
 } from '@keyplane/db';
 import { createDatabase } from './database.ts';
 
@@ -57,11 +59,16 @@ try {
 
   const spacing = (DAYS * 86_400_000) / EVENTS;
   const start = now - DAYS * 86_400_000;
+  // What the retention schedule has made of a live system's past days: a partition each.
+  await createEventPartitions(orm, new Date(start), new Date(now));
+  const write = writeWithMarks(orm, verificationStream, 'bench');
   const ingestStarted = performance.now();
   for (let recorded = 0; recorded < EVENTS; ) {
     const end = Math.min(EVENTS, recorded + BATCH);
     const batch: VerificationEvent[] = [];
+    const positions: number[] = [];
     for (; recorded < end; recorded++) {
+      positions.push(recorded);
       const key = Math.floor(random() * KEYS);
       batch.push({
         // In arrival order, as a live system records them: DAYS of traffic, oldest first.
@@ -78,7 +85,7 @@ try {
         latencyMs: random() * 5,
       });
     }
-    await orm.em.fork().transactional((tx) => writeVerificationEvents(tx, batch));
+    await write({ events: batch, positions });
   }
   const ingestSeconds = (performance.now() - ingestStarted) / 1000;
 

@@ -165,9 +165,12 @@ export async function startServices(options: {
       : scheduleAnalyticsRetention(options.orm, {
           retentionDays: options.analyticsRetentionDays,
           onError: (error) => logger.error('analytics retention failed; will retry', { error: String(error) }),
-          onDone: ({ deleted }) => {
+          onDone: ({ deleted, dropped }) => {
             const total = Object.values(deleted).reduce((sum, count) => sum + count, 0);
             if (total > 0) logger.info('analytics retention deleted expired rows', deleted);
+            if (dropped.length > 0) {
+              logger.info('analytics retention dropped expired partitions', { partitions: dropped.join(', ') });
+            }
           },
         });
   return {

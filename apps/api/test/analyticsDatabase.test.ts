@@ -1,4 +1,4 @@
-import { rows, sql, writeVerificationEvents } from '@keyplane/db';
+import { eventTransaction, rows, sql, writeVerificationEvents } from '@keyplane/db';
 import { createTestDatabase, type TestDatabase, testVerificationEvent } from '@keyplane/db/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type SpawnedServer, spawnServer } from '../../../bench/server.ts';
@@ -40,7 +40,7 @@ beforeAll(async () => {
       keyId: 'key_replica',
     }),
   );
-  await replica.orm.em.fork().transactional((tx) => writeVerificationEvents(tx, events));
+  await eventTransaction(replica.orm, (tx) => writeVerificationEvents(tx, events));
 }, 60_000);
 
 afterAll(async () => {

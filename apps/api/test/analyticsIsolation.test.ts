@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { bootstrapWorkspace } from '@keyplane/core';
 import {
   DEFAULT_ANALYTICS_CONNECTIONS,
+  eventTransaction,
   type VerificationEvent,
   workspaceStore,
   writeVerificationEvents,
@@ -186,7 +187,7 @@ beforeAll(async () => {
       );
     }
   }
-  await database.orm.em.fork().transactional((tx) => writeVerificationEvents(tx, events));
+  await eventTransaction(database.orm, (tx) => writeVerificationEvents(tx, events));
 }, 120_000);
 
 afterAll(async () => {

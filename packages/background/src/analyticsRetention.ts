@@ -1,12 +1,18 @@
-import { deleteExpiredAnalytics, type Orm, type RetentionResult } from '@keyplane/db';
+import { createEventPartitions, deleteExpiredAnalytics, type Orm, type RetentionResult } from '@keyplane/db';
 
 export interface RetentionSchedule {
   stop(): Promise<void>;
 }
 
+/** Days ahead whose event partitions each run makes sure of: a week of runs may fail before a day lacks one. */
+const PARTITION_DAYS_AHEAD = 7;
+
 /**
  * Runs the retention every `intervalMs` (first shortly after start), one run at a time, off the
- * request path. Several nodes may each run it: the deletes are idempotent.
+ * request path. Each run first creates the event tables' day partitions from yesterday (late
+ * events, replayed spools) to a week ahead, so rows arrive in a partition of their day rather than
+ * the default one. Several nodes may each run it: partitions are created once, and the deletes
+ * are idempotent.
  */
 export function scheduleAnalyticsRetention(
   orm: Orm,
@@ -22,8 +28,14 @@ export function scheduleAnalyticsRetention(
   let running: Promise<void> | undefined;
   const run = () => {
     if (running) return;
-    const before = new Date(now() - options.retentionDays * 86_400_000);
-    running = deleteExpiredAnalytics(orm, { before })
+    const started = now();
+    const before = new Date(started - options.retentionDays * 86_400_000);
+    running = createEventPartitions(
+      orm,
+      new Date(started - 86_400_000),
+      new Date(started + PARTITION_DAYS_AHEAD * 86_400_000),
+    )
+      .then(() => deleteExpiredAnalytics(orm, { before }))
       .then((result) => options.onDone?.(result))
       .catch((error: unknown) => options.onError?.(error))
       .finally(() => {

@@ -1,4 +1,4 @@
-import { type EntityManager, markWritten, type Orm, refusedData } from '@keyplane/db';
+import { type EventTransaction, eventTransaction, markWritten, type Orm, refusedData } from '@keyplane/db';
 import type { EventSpool } from './eventSpool.ts';
 
 /** One kind of event: how its batches are written, and the tag of its lines in the spool. */
@@ -6,7 +6,7 @@ export interface EventStream<TEvent> {
   /** One character, unique among streams. */
   readonly tag: string;
   /** Writes one batch inside the caller's transaction. */
-  write(tx: EntityManager, batch: TEvent[]): Promise<void>;
+  write(tx: EventTransaction, batch: TEvent[]): Promise<void>;
 }
 
 export interface EventRecorder<TEvent> {
@@ -46,8 +46,8 @@ export type WriteBatch<TEvent> = (batch: SpooledBatch<TEvent>) => Promise<void>;
  */
 export function writeWithMarks<TEvent>(orm: Orm, stream: EventStream<TEvent>, owner: string): WriteBatch<TEvent> {
   return ({ events, positions }) =>
-    orm.em.fork().transactional(async (tx) => {
-      await markWritten(tx, owner, positions);
+    eventTransaction(orm, async (tx) => {
+      await markWritten(tx.em, owner, positions);
       await stream.write(tx, events);
     });
 }

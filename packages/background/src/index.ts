@@ -1,6 +1,6 @@
 export { type RetentionSchedule, scheduleAnalyticsRetention } from './analyticsRetention.ts';
 export { type CreditSpend, type CreditSpender, createCreditSpender } from './creditSpender.ts';
-export type { EventRecorder, EventStream, RecorderOptions } from './eventRecorder.ts';
+export { type EventRecorder, type EventStream, type RecorderOptions, writeWithMarks } from './eventRecorder.ts';
 export { type EventSpool, openEventSpool, type SpoolOptions } from './eventSpool.ts';
 export { type CatchUp, type InvalidationListener, listenForInvalidations } from './invalidationListener.ts';
 export {

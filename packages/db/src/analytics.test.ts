@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type AnalyticsDatabase, createAnalyticsDatabase } from './analytics.ts';
+import { eventTransaction } from './eventTransaction.ts';
 import { rows, sql } from './sql.ts';
 import { createTestDatabase, type TestDatabase, testVerificationEvent } from './testing/index.ts';
 import { writeVerificationEvents } from './verificationEvents.ts';
@@ -23,7 +24,7 @@ beforeAll(async () => {
       keyId: 'key_analytics_db',
     }),
   );
-  await database.orm.em.fork().transactional((tx) => writeVerificationEvents(tx, events));
+  await eventTransaction(database.orm, (tx) => writeVerificationEvents(tx, events));
 });
 
 afterAll(async () => {

@@ -1,11 +1,14 @@
 import type { RawBuilder } from 'kysely';
+import { defaultPartition, dropExpiredEventPartitions, EVENT_TABLES } from './eventPartitions.ts';
 import type { Orm } from './orm.ts';
 import { bucketStart, GRANULARITIES, rollupTable } from './rollups.ts';
 import { rows, sql } from './sql.ts';
 
 export interface RetentionResult {
-  /** Rows deleted per table. */
+  /** Rows deleted per table (of the raw event tables: from their default partition). */
   deleted: Record<string, number>;
+  /** Day partitions of the raw event tables dropped whole. */
+  dropped: string[];
 }
 
 export interface RetentionOptions {
@@ -16,23 +19,27 @@ export interface RetentionOptions {
 }
 
 /**
- * Drops analytics data older than the cutoff, in batches of short deletes. Raw events go when
- * their time is before the cutoff; a rollup bucket goes once it ends before the cutoff (it is
- * whole up to then), so rollups keep the same retention, rounded up to their bucket.
+ * Drops analytics data older than the cutoff. Raw events go with their day partition once that
+ * whole day is before the cutoff (so they are kept up to a day longer), and those in the default
+ * partition (days without a partition of their own) in batches of short deletes once their time
+ * is before it. A rollup bucket goes once it ends before the cutoff (it is whole up to then), so
+ * rollups keep the same retention, rounded up to their bucket.
  */
 export async function deleteExpiredAnalytics(orm: Orm, options: RetentionOptions): Promise<RetentionResult> {
   const batchSize = options.batchSize ?? 10_000;
   const cutoffMs = options.before.getTime();
   const deleted: Record<string, number> = {};
-  for (const table of ['key_verifications', 'ratelimit_events'] as const) {
-    deleted[table] = await deleteInBatches(orm, table, sql`time < ${options.before}`, batchSize);
+  const dropped: string[] = [];
+  for (const table of EVENT_TABLES) {
+    dropped.push(...(await dropExpiredEventPartitions(orm, table, options.before)));
+    deleted[table] = await deleteInBatches(orm, defaultPartition(table), sql`time < ${options.before}`, batchSize);
     for (const granularity of GRANULARITIES) {
       const rollup = rollupTable(table, granularity);
       const boundary = bucketStart(granularity, sql`${cutoffMs}::float8`);
       deleted[rollup] = await deleteInBatches(orm, rollup, sql`time < ${boundary}`, batchSize);
     }
   }
-  return { deleted };
+  return { deleted, dropped };
 }
 
 async function deleteInBatches(

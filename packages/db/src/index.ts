@@ -27,6 +27,8 @@ export {
 } from './dashboardSessions.ts';
 export * from './entities/index.ts';
 export { RowExists, RowNotFound } from './errors.ts';
+export { createEventPartitions } from './eventPartitions.ts';
+export { type EventTransaction, eventTransaction } from './eventTransaction.ts';
 export {
   createIdentity,
   deleteIdentity,

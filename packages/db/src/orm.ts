@@ -22,8 +22,9 @@ export function ormConfig(databaseUrl: string, options: OrmOptions = {}) {
     extensions: [Migrator],
     debug: options.debug ?? false,
     pool: { min: 0, max: options.poolSize ?? 10 },
-    // The one function, keyplane_spend_credits, is written by hand in its migrations: entities do not
-    // model it, and the schema diff must not propose to drop it.
+    // The functions (keyplane_spend_credits, keyplane_create_event_partition) are written by hand in
+    // their migrations: entities do not model them, and the schema diff must not propose to drop them.
+    // The event tables' partitions need nothing here: entities without `partitionBy` leave them alone.
     schemaGenerator: { ignoreRoutines: true },
     migrations: {
       path: MIGRATIONS_DIR,

@@ -1,6 +1,7 @@
 import { scalarArrayLiteral, textArrayLiteral } from './arrayLiterals.ts';
+import { copyField, copyTimestamp, type EventTransaction } from './eventTransaction.ts';
 import { bucketStart, type Granularity, rollupTable, rollupUpserts } from './rollups.ts';
-import { type EntityManager, rows, sql } from './sql.ts';
+import { rows, sql } from './sql.ts';
 
 export interface RatelimitEvent {
   time: number;
@@ -36,30 +37,37 @@ function ratelimitRollup(granularity: Granularity) {
     on conflict (workspace_id, time, namespace_id, identifier, passed) do update set count = r.count + excluded.count`;
 }
 
-/** One batch of decisions and its per-minute, hour, day and month rollups, in one statement of the caller's transaction. */
-export async function writeRatelimitEvents(tx: EntityManager, batch: RatelimitEvent[]): Promise<void> {
-  const texts = (key: 'requestId' | 'workspaceId' | 'namespaceId' | 'identifier' | 'overrideId') =>
+/** The raw decisions in COPY's text format, in the column order of {@link COPY_DECISIONS}. */
+function rawRows(batch: RatelimitEvent[]): string {
+  let text = '';
+  for (const event of batch) {
+    text += `${copyTimestamp(event.time)}\t${copyField(event.requestId)}\t${copyField(event.workspaceId)}\t${copyField(event.namespaceId)}\t${copyField(event.identifier)}\t${copyField(event.passed)}\t${copyField(event.limit)}\t${copyField(event.remaining)}\t${copyField(event.overrideId)}\t${copyField(event.latencyMs)}\n`;
+  }
+  return text;
+}
+
+const COPY_DECISIONS = `copy ratelimit_events (time, request_id, workspace_id, namespace_id, identifier, passed, "limit",
+                                            remaining, override_id, latency_ms) from stdin`;
+
+/**
+ * One batch of decisions in the caller's transaction: the raw decisions (COPY), then their
+ * per-minute, hour, day and month rollups in one statement (see verificationEvents.ts).
+ */
+export async function writeRatelimitEvents(tx: EventTransaction, batch: RatelimitEvent[]): Promise<void> {
+  await tx.copyIn(COPY_DECISIONS, rawRows(batch));
+  const texts = (key: 'workspaceId' | 'namespaceId' | 'identifier') =>
     textArrayLiteral(batch.map((event) => event[key]));
-  const scalars = (key: 'time' | 'passed' | 'limit' | 'remaining' | 'latencyMs') =>
-    scalarArrayLiteral(batch.map((event) => event[key]));
+  const scalars = (key: 'time' | 'passed') => scalarArrayLiteral(batch.map((event) => event[key]));
   await rows(
-    tx,
+    tx.em,
     sql`
       with input as (
-        select * from unnest(${scalars('time')}::float8[], ${texts('requestId')}::text[],
-                             ${texts('workspaceId')}::text[], ${texts('namespaceId')}::text[],
-                             ${texts('identifier')}::text[], ${scalars('passed')}::bool[], ${scalars('limit')}::int[],
-                             ${scalars('remaining')}::int[], ${texts('overrideId')}::text[],
-                             ${scalars('latencyMs')}::float8[])
-          as t(time, request_id, workspace_id, namespace_id, identifier, passed, limit_, remaining, override_id,
-               latency_ms)
+        select * from unnest(${scalars('time')}::float8[], ${texts('workspaceId')}::text[],
+                             ${texts('namespaceId')}::text[], ${texts('identifier')}::text[], ${scalars('passed')}::bool[])
+          as t(time, workspace_id, namespace_id, identifier, passed)
       ),
       ${minuteTotals},
       ${rollupUpserts(ratelimitRollup)}
-      insert into ratelimit_events (time, request_id, workspace_id, namespace_id, identifier, passed, "limit",
-                                    remaining, override_id, latency_ms)
-      select to_timestamp(time / 1000.0), request_id, workspace_id, namespace_id, identifier, passed, limit_,
-             remaining, override_id, latency_ms
-      from input`,
+      select count(*) from input`,
   );
 }

@@ -1,6 +1,7 @@
 import { scalarArrayLiteral, textArrayLiteral } from './arrayLiterals.ts';
+import { copyField, copyTimestamp, type EventTransaction } from './eventTransaction.ts';
 import { bucketStart, type Granularity, rollupTable, rollupUpserts } from './rollups.ts';
-import { type EntityManager, rows, sql } from './sql.ts';
+import { rows, sql } from './sql.ts';
 
 export interface VerificationEvent {
   time: number;
@@ -48,50 +49,50 @@ function verificationRollup(granularity: Granularity) {
           latency_sum = r.latency_sum + excluded.latency_sum`;
 }
 
-/** Each event's tags as JSON; null (read as no tags) for the many events without any. */
-function tagLists(batch: VerificationEvent[]): string {
-  return textArrayLiteral(batch.map(({ tags }) => (tags.length > 0 ? JSON.stringify(tags) : null)));
+/** The raw events in COPY's text format, in the column order of {@link COPY_VERIFICATIONS}. */
+function rawRows(batch: VerificationEvent[]): string {
+  let text = '';
+  for (const event of batch) {
+    text += `${copyTimestamp(event.time)}\t${copyField(event.requestId)}\t${copyField(event.workspaceId)}\t${copyField(event.apiId)}\t${copyField(event.keyId)}\t${copyField(event.identityId)}\t${copyField(event.externalId)}\t${copyField(event.outcome)}\t${copyField(textArrayLiteral(event.tags))}\t${copyField(event.spentCredits)}\t${copyField(event.latencyMs)}\n`;
+  }
+  return text;
 }
 
+const COPY_VERIFICATIONS = `copy key_verifications (time, request_id, workspace_id, api_id, key_id, identity_id, external_id,
+                                                outcome, tags, spent_credits, latency_ms) from stdin`;
+
 /**
- * One batch of verification events, in the caller's transaction: the raw events with their
+ * One batch of verification events, in the caller's transaction: the raw events (COPY), their
  * per-minute, hour, day and month rollups (one statement), then `lastUsedAt` of their keys. A
- * failed batch leaves nothing behind, so its retry counts nothing twice.
+ * failed batch leaves nothing behind, so its retry counts nothing twice; COPY fails as a whole, so
+ * a refused value fails the batch (see writeDroppingRefused in packages/background).
  */
-export async function writeVerificationEvents(tx: EntityManager, batch: VerificationEvent[]): Promise<void> {
-  const texts = (key: 'requestId' | 'workspaceId' | 'apiId' | 'keyId' | 'identityId' | 'externalId' | 'outcome') =>
+export async function writeVerificationEvents(tx: EventTransaction, batch: VerificationEvent[]): Promise<void> {
+  await tx.copyIn(COPY_VERIFICATIONS, rawRows(batch));
+  const texts = (key: 'workspaceId' | 'apiId' | 'keyId' | 'identityId' | 'externalId' | 'outcome') =>
     textArrayLiteral(batch.map((event) => event[key]));
   const numbers = (key: 'time' | 'spentCredits' | 'latencyMs') => scalarArrayLiteral(batch.map((event) => event[key]));
   // Both statements take these two.
   const keyIds = texts('keyId');
   const times = numbers('time');
   await rows(
-    tx,
+    tx.em,
     sql`
     with input as (
-      select * from unnest(${times}::float8[], ${texts('requestId')}::text[],
-                           ${texts('workspaceId')}::text[], ${texts('apiId')}::text[], ${keyIds}::text[],
-                           ${texts('identityId')}::text[], ${texts('externalId')}::text[], ${texts('outcome')}::text[],
-                           ${tagLists(batch)}::jsonb[],
-                           ${numbers('spentCredits')}::bigint[], ${numbers('latencyMs')}::float8[])
-        as t(time, request_id, workspace_id, api_id, key_id, identity_id, external_id, outcome, tags_json,
-             spent_credits, latency_ms)
+      select * from unnest(${times}::float8[], ${texts('workspaceId')}::text[], ${texts('apiId')}::text[],
+                           ${keyIds}::text[], ${texts('identityId')}::text[], ${texts('externalId')}::text[],
+                           ${texts('outcome')}::text[], ${numbers('spentCredits')}::bigint[],
+                           ${numbers('latencyMs')}::float8[])
+        as t(time, workspace_id, api_id, key_id, identity_id, external_id, outcome, spent_credits, latency_ms)
     ),
     ${minuteTotals},
-    raw as (
-      insert into key_verifications (time, request_id, workspace_id, api_id, key_id, identity_id, external_id,
-                                     outcome, tags, spent_credits, latency_ms)
-      select to_timestamp(time / 1000.0), request_id, workspace_id, api_id, key_id, identity_id, external_id,
-             outcome, array(select jsonb_array_elements_text(tags_json)), spent_credits, latency_ms
-      from input
-    ),
     ${rollupUpserts(verificationRollup)}
     select count(*) from input`,
   );
   // Last, so the key rows (which credit spends lock too) are held only until the commit right after.
   // lastUsedAt comes from the same batch: approximate to the flush interval.
   await rows(
-    tx,
+    tx.em,
     sql`
       update keys k set last_used_at = greatest(k.last_used_at, u.used_at)
       from (select key_id, to_timestamp(max(time) / 1000.0) as used_at

@@ -1,12 +1,16 @@
 import { defineEntity, p } from '@mikro-orm/core';
 
-/** One row per ratelimit.limit / multiLimit decision, written in batches off the request path. */
+/**
+ * One row per ratelimit.limit / multiLimit decision, written in batches off the request path.
+ * Partitioned by day on `time`, like key_verifications (see KeyVerification.ts).
+ */
 export const RatelimitEventSchema = defineEntity({
   name: 'RatelimitEvent',
   tableName: 'ratelimit_events',
   properties: {
     id: p.bigint('number').primary().autoincrement(),
-    time: p.datetime(),
+    // In the key: a partitioned table's primary key must hold its partition key (docs/architecture.md, Event tables).
+    time: p.datetime().primary(),
     requestId: p.string().length(64),
     workspaceId: p.string().length(64),
     namespaceId: p.string().length(64),
@@ -20,7 +24,7 @@ export const RatelimitEventSchema = defineEntity({
   indexes: [
     { properties: ['workspaceId', 'time'] },
     { properties: ['namespaceId', 'time'] },
-    // Retention deletes the oldest events across workspaces; rows arrive in time order, so BRIN fits.
+    // Finds the rows of the default partition that retention deletes; rows arrive in time order, so BRIN fits.
     { properties: ['time'], type: 'brin' },
   ],
 });
