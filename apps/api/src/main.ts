@@ -5,7 +5,9 @@ import { bootstrapIfEmpty } from '@keyplane/core';
 import { createOrm, migrate, pendingMigrations, workspaceStore } from '@keyplane/db';
 import { type EmbeddedDatabase, startEmbeddedPostgres, takeOverShutdownSignals } from '@keyplane/embedded';
 import { createHttpServer } from './http/app.ts';
+import { createMetricsServer } from './http/metricsEndpoint.ts';
 import { jsonLogger } from './log.ts';
+import { createMetrics } from './metrics.ts';
 import { startServices } from './services.ts';
 
 function readEnv(): Env {
@@ -107,6 +109,8 @@ const running = await startServices({
   analyticsConnections: env.ANALYTICS_POOL_SIZE,
   analyticsConcurrentQueries: env.ANALYTICS_MAX_CONCURRENT_QUERIES,
 });
+const metrics = createMetrics({ orm, services: running.services, counts: running.counts });
+const metricsAccess = { bearerToken: env.METRICS_TOKEN };
 const server = createHttpServer({
   orm,
   logger,
@@ -118,6 +122,13 @@ const server = createHttpServer({
   logRequests: env.LOG_REQUESTS,
   dashboardDir: DASHBOARD_DIR,
   trustProxy: env.TRUST_PROXY,
+  metrics,
+  // With a METRICS_PORT, /metrics is served there only.
+  metricsAccess: env.METRICS_PORT === undefined ? metricsAccess : undefined,
+});
+const metricsServer = env.METRICS_PORT === undefined ? undefined : createMetricsServer(metrics, metricsAccess);
+metricsServer?.listen(env.METRICS_PORT, env.HOST, () => {
+  logger.info('metrics are served on their own port', { metrics: `http://localhost:${env.METRICS_PORT}/metrics` });
 });
 server.listen(env.PORT, env.HOST, () => {
   const address = server.address();
@@ -153,6 +164,7 @@ async function shutdown(signal: string) {
   // Balancers polling readiness stop sending requests; those under way are answered.
   running.readiness.stopping();
   const drained = await drainConnections(env.SHUTDOWN_TIMEOUT_MS);
+  metricsServer?.close();
   if (!drained) logger.error('requests still under way at SHUTDOWN_TIMEOUT_MS were cut off', { signal });
   // Buffered events are written before the database goes away (and the spool emptied).
   await running.stop();

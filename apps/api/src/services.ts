@@ -18,6 +18,7 @@ import {
   DEFAULT_ANALYTICS_QUERIES_PER_HOUR,
   FreshnessCache,
   SIGN_IN_THROTTLE_WINDOW_SECONDS,
+  Tally,
   WORKSPACE_RATE_LIMIT_WINDOW_SECONDS,
 } from '@keyplane/core';
 import { createAnalyticsDatabase, databaseIdOf, loadServerSecret, type Orm } from '@keyplane/db';
@@ -37,10 +38,25 @@ const FRESHNESS_MS = 1000;
  */
 const DELIVERY_WAIT_MS = FRESHNESS_MS;
 
+/** What this node counted of its background work since it started, for the metrics (metrics.ts). */
+export interface NodeCounts {
+  /** Rate-limit checks answered without Redis because it was unreachable. */
+  rateLimitFallbacks: number;
+  /** Events the database refused (bad values), dropped for good: by stream. */
+  refusedEvents: { verifications: number; ratelimits: number };
+  /** Changes this node committed and announced to every node (settled before their call answered). */
+  invalidationsSent: number;
+  /** Of those, the ones every listening node acknowledged in time; the rest waited out DELIVERY_WAIT_MS. */
+  invalidationsAcknowledged: number;
+  /** Changes this node heard announced (its own and other nodes'). */
+  invalidationsReceived: number;
+}
+
 export interface RunningServices {
   services: Services;
   /** What `GET /v2/readiness` answers (docs/contract.md, Transport). */
   readiness: Readiness;
+  counts: NodeCounts;
   stop(): Promise<void>;
 }
 
@@ -71,6 +87,13 @@ export async function startServices(options: {
   const { logger, rateLimitRedisFailure = 'local' } = options;
   let lastFallbackLog = 0;
   let lastSpoolErrorLog = 0;
+  const counts: NodeCounts = {
+    rateLimitFallbacks: 0,
+    refusedEvents: { verifications: 0, ratelimits: 0 },
+    invalidationsSent: 0,
+    invalidationsAcknowledged: 0,
+    invalidationsReceived: 0,
+  };
   const databaseId = await databaseIdOf(options.orm.em.fork());
   const spool = await openEventSpool({
     dir: options.eventSpoolDir,
@@ -109,6 +132,7 @@ export async function startServices(options: {
       redisCluster: options.redisCluster,
       redisFailure: rateLimitRedisFailure,
       onFallback: (error) => {
+        counts.rateLimitFallbacks++;
         // At most one line every 10 s while Redis is away.
         if (Date.now() - lastFallbackLog < 10_000) return;
         lastFallbackLog = Date.now();
@@ -124,11 +148,17 @@ export async function startServices(options: {
     credits: createCreditSpender(options.databaseUrl),
     verifications: createVerificationRecorder(options.orm, spool, {
       onError: (error) => logger.error('could not record verifications; will retry', { error: String(error) }),
-      onRefused: (error) => logger.error('dropped a verification event the database refused', { error: String(error) }),
+      onRefused: (error) => {
+        counts.refusedEvents.verifications++;
+        logger.error('dropped a verification event the database refused', { error: String(error) });
+      },
     }),
     ratelimitEvents: createRatelimitRecorder(options.orm, spool, {
       onError: (error) => logger.error('could not record ratelimit decisions; will retry', { error: String(error) }),
-      onRefused: (error) => logger.error('dropped a ratelimit event the database refused', { error: String(error) }),
+      onRefused: (error) => {
+        counts.refusedEvents.ratelimits++;
+        logger.error('dropped a ratelimit event the database refused', { error: String(error) });
+      },
     }),
     rootKeyUsage: createRootKeyUsageTracker(options.orm, {
       onError: (error) => logger.error('could not record root-key use; will retry', { error: String(error) }),
@@ -141,12 +171,16 @@ export async function startServices(options: {
     ),
     analyticsQueriesPerHour: options.analyticsQueriesPerHour ?? DEFAULT_ANALYTICS_QUERIES_PER_HOUR,
     analyticsRetentionDays: options.analyticsRetentionDays,
+    outcomes: { verifications: new Tally(), ratelimitDecisions: new Tally() },
     sessionSigningKey: await loadServerSecret(options.orm.em.fork(), 'dashboard_session_signing', 32),
     reportError: (message, error, requestId) => logger.error(message, { requestId, error: String(error) }),
     now: Date.now,
     announcementsDelivered: async () => {
+      counts.invalidationsSent++;
       const caughtUp = await listener.everyNodeCaughtUp(options.orm.em.fork(), DELIVERY_WAIT_MS);
-      if (caughtUp.acknowledged < caughtUp.listeners) {
+      if (caughtUp.acknowledged >= caughtUp.listeners) {
+        counts.invalidationsAcknowledged++;
+      } else {
         logger.error('not every node acknowledged a cache invalidation in time; their caches expire within 1 s', {
           ...caughtUp,
         });
@@ -154,7 +188,10 @@ export async function startServices(options: {
     },
   };
   const listener = await listenForInvalidations(options.databaseUrl, {
-    onChange: (change) => evict(services, change),
+    onChange: (change) => {
+      counts.invalidationsReceived++;
+      evict(services, change);
+    },
     onReset: () => clearCaches(services),
     onError: (error) =>
       logger.error('invalidation listener lost its connection; reconnecting', { error: error.message }),
@@ -175,6 +212,7 @@ export async function startServices(options: {
         });
   return {
     services,
+    counts,
     readiness: createReadiness({
       orm: options.orm,
       rateLimiter: services.rateLimiter,

@@ -7,6 +7,7 @@ import { type Orm, rootKeyStore, workspaceStore } from '@keyplane/db';
 import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
 import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { type Logger, silentLogger } from '../src/log.ts';
+import { createMetrics } from '../src/metrics.ts';
 import { type RunningServices, startServices } from '../src/services.ts';
 import { JsonText, type Reply, type ReplyOf, serveHttp, type TestServer } from './httpServer.ts';
 import type { InputOf, ListItemOf, ListProcedurePath, ProcedurePath } from './procedures.ts';
@@ -69,6 +70,8 @@ export function useApi(options: ServerOptions = { vaultMasterKey: TEST_MASTER_KE
       vaultMasterKey: options.vaultMasterKey,
       services: running.services,
       readiness: running.readiness,
+      metrics: createMetrics({ orm: database.orm, services: running.services, counts: running.counts }),
+      metricsAccess: {},
     });
   });
   afterAll(async () => {

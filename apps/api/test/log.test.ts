@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { logRequest } from '../src/http/requestLog.ts';
+import { requestRecorder } from '../src/http/requestLog.ts';
 import { jsonLogger } from '../src/log.ts';
 
 /** A logger writing into an array, one parsed object per line. */
@@ -22,7 +22,7 @@ const outcome = {
 describe('a request line', () => {
   it('holds the request id, method, path, procedure, status and duration, its level, time and message', () => {
     const { lines, logger } = recorded();
-    logRequest(logger, true, outcome);
+    requestRecorder({ logger: logger, logRequests: true })(outcome);
     expect(lines).toEqual([
       {
         level: 'info',
@@ -63,22 +63,26 @@ describe('a request line', () => {
 
   it('has no procedure where the path names none', () => {
     const { lines, logger } = recorded();
-    logRequest(logger, true, { ...outcome, path: '/v2/', procedure: undefined });
+    requestRecorder({ logger: logger, logRequests: true })({ ...outcome, path: '/v2/', procedure: undefined });
     expect(lines[0]).not.toHaveProperty('procedure');
     expect(lines[0]).toMatchObject({ path: '/v2/', status: 200 });
   });
 
   it('is not written below LOG_LEVEL info, nor with LOG_REQUESTS off', () => {
     const quiet = recorded('error');
-    logRequest(quiet.logger, true, outcome);
+    requestRecorder({ logger: quiet.logger, logRequests: true })(outcome);
     const off = recorded();
-    logRequest(off.logger, false, outcome);
+    requestRecorder({ logger: off.logger, logRequests: false })(outcome);
     expect([...quiet.lines, ...off.lines]).toEqual([]);
   });
 
   it('of a failure is an error with its stack', () => {
     const { lines, logger } = recorded();
-    logRequest(logger, false, { ...outcome, status: 500, failure: new Error('database gone') });
+    requestRecorder({ logger: logger, logRequests: false })({
+      ...outcome,
+      status: 500,
+      failure: new Error('database gone'),
+    });
     expect(lines).toEqual([
       expect.objectContaining({ level: 'error', message: 'request failed', requestId: 'req_123', status: 500 }),
     ]);

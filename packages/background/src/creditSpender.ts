@@ -1,4 +1,4 @@
-import { scalarArrayLiteral } from '@keyplane/db';
+import { type PoolUsage, poolUsageOf, scalarArrayLiteral } from '@keyplane/db';
 import pg from 'pg';
 
 export interface CreditSpend {
@@ -20,6 +20,8 @@ export interface CreditSpender {
   spend(keyId: string, cost: number, refillBoundary: number): Promise<CreditSpend>;
   /** Waits for spends under way, then closes the connections. */
   close(): Promise<void>;
+  /** Its connections, for the metrics. */
+  poolUsage(): PoolUsage;
 }
 
 /** Spends of different keys run at once up to this many; one key's spends always run one batch at a time. */
@@ -127,5 +129,6 @@ export function createCreditSpender(databaseUrl: string): CreditSpender {
       await Promise.all(draining);
       await pool.end();
     },
+    poolUsage: () => poolUsageOf(pool),
   };
 }

@@ -149,8 +149,12 @@ describe('the event recorder', () => {
       { maxBuffered: 10, onError: () => {} },
     );
     for (let event = 1; event <= 25; event++) recorder.record(event);
+    // What the metrics report: the buffer stays within its bound, and every event let go is counted.
+    expect(recorder.buffered).toBeLessThanOrEqual(10);
+    expect(recorder.buffered + recorder.evicted).toBe(25);
     down = false;
     await recorder.close();
+    expect(recorder.buffered).toBe(0);
     expect(written.length).toBeLessThanOrEqual(10);
     expect(written.at(-1)).toBe(25);
     expect(written).toEqual([...written].sort((a, b) => a - b));

@@ -18,6 +18,10 @@ export interface EventRecorder<TEvent> {
   /** Writes what is buffered now. */
   flush(): Promise<void>;
   close(): Promise<void>;
+  /** Events recorded and not yet written (for the metrics). */
+  readonly buffered: number;
+  /** Events let go from memory while the database was away: the spool still has them (see record). */
+  readonly evicted: number;
 }
 
 export interface RecorderOptions {
@@ -115,6 +119,7 @@ export function createEventRecorder<TEvent>(
   let positions: number[] = [];
   let running: Promise<void> | undefined;
   let queued: Promise<void> | undefined;
+  let evicted = 0;
   const hooks = { settled: (settled: number[]) => spool.settle(settled), refused: options.onRefused };
 
   // Writes what is buffered when it starts, and no more: chasing what arrives during its writes
@@ -165,6 +170,7 @@ export function createEventRecorder<TEvent>(
         const dropped = Math.max(1, Math.ceil(maxBuffered / 10));
         events.splice(0, dropped);
         spool.evict(positions.splice(0, dropped));
+        evicted += dropped;
       }
       events.push(event);
       positions.push(spool.append(tag, JSON.stringify(event)));
@@ -174,6 +180,12 @@ export function createEventRecorder<TEvent>(
     async close() {
       clearInterval(timer);
       await flush();
+    },
+    get buffered() {
+      return events.length;
+    },
+    get evicted() {
+      return evicted;
     },
   };
 }

@@ -159,6 +159,13 @@ const envSchema = z.object({
     .enum(['true', 'false'])
     .default('true')
     .transform((value) => value === 'true'),
+  /**
+   * Serves `/metrics` on a listener of its own at this port (on HOST), and not on PORT: a port the
+   * firewall keeps for the scraper. Unset: `/metrics` is on PORT.
+   */
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  /** When set, scraping `/metrics` (on either port) takes `Authorization: Bearer <METRICS_TOKEN>`. */
+  METRICS_TOKEN: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
   /** The least severe log lines written (pino's levels); request lines are `info`. */
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
 });

@@ -25,6 +25,8 @@ describe('FreshnessCache.load', () => {
     expect(await Promise.all(loads)).toEqual(['v1', 'v1', 'v1']);
     expect(await cache.load('k', read)).toBe('v1');
     expect(reads).toBe(1);
+    // Counted for the metrics: one read of the source, three loads answered without one.
+    expect(cache.counts).toEqual({ hits: 3, misses: 1, invalidations: 0 });
   });
 
   it('does not share a read that began before an invalidation, nor store its answer', async () => {
@@ -32,6 +34,7 @@ describe('FreshnessCache.load', () => {
     const before = deferred<string>();
     const first = cache.load('k', () => before.promise);
     cache.delete('k');
+    expect(cache.counts.invalidations).toBe(1);
     const second = cache.load('k', async () => 'after');
     before.resolve('before');
     expect(await first).toBe('before');

@@ -3,8 +3,11 @@
  * stale write: a reader notes it before going to the database and stores only if no invalidation
  * happened meanwhile. `load` does that for the caller and lets concurrent misses of one key share
  * one read, so an expiring hot key (or a flood of one garbage key) costs the database one query.
+ * `counts` are read by the metrics endpoint (docs/operations.md, Metrics).
  */
 export class FreshnessCache<TValue> {
+  /** Loads answered from the cache (or by a read already under way), and loads that read the source; invalidations. */
+  readonly counts = { hits: 0, misses: 0, invalidations: 0 };
   readonly #ttlMs: number;
   readonly #maxEntries: number;
   readonly #now: () => number;
@@ -39,9 +42,16 @@ export class FreshnessCache<TValue> {
    */
   load(key: string, read: () => Promise<TValue>): Promise<TValue> {
     const cached = this.get(key);
-    if (cached) return Promise.resolve(cached.value);
+    if (cached) {
+      this.counts.hits++;
+      return Promise.resolve(cached.value);
+    }
     const underWay = this.#loading.get(key);
-    if (underWay && underWay.generation === this.#generation) return underWay.value;
+    if (underWay && underWay.generation === this.#generation) {
+      this.counts.hits++;
+      return underWay.value;
+    }
+    this.counts.misses++;
     const generation = this.#generation;
     const value = read()
       .then((found) => {
@@ -66,17 +76,24 @@ export class FreshnessCache<TValue> {
     this.#entries.set(key, { value, expiresAt: this.#now() + this.#ttlMs });
   }
 
+  get size(): number {
+    return this.#entries.size;
+  }
+
   delete(key: string): void {
+    this.counts.invalidations++;
     this.#generation++;
     this.#entries.delete(key);
   }
 
   deleteWhere(matches: (value: TValue) => boolean): void {
+    this.counts.invalidations++;
     this.#generation++;
     for (const [key, entry] of this.#entries) if (matches(entry.value)) this.#entries.delete(key);
   }
 
   clear(): void {
+    this.counts.invalidations++;
     this.#generation++;
     this.#entries.clear();
   }

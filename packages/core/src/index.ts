@@ -56,6 +56,7 @@ export * from './permissions.ts';
 export * from './rootKeyExpiry.ts';
 export * from './rootKeys.ts';
 export * from './sessions.ts';
+export { Tally } from './tally.ts';
 export * from './vault.ts';
 export * from './verification/permissionQuery.ts';
 export * from './verification/refill.ts';

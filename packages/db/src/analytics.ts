@@ -6,6 +6,7 @@ import {
 } from '@keyplane/analytics';
 import { DomainError } from '@keyplane/core';
 import pg from 'pg';
+import { type PoolUsage, poolUsageOf } from './poolUsage.ts';
 import { GRANULARITIES, rollupTable } from './rollups.ts';
 import { databaseErrorCode } from './sql.ts';
 
@@ -117,6 +118,8 @@ export interface AnalyticsDatabase {
   query(request: AnalyticsQuery): Promise<Record<string, unknown>[]>;
   /** Closes the connections once the queries running on them have finished; queries not yet running fail. */
   close(): Promise<void>;
+  /** Its connections, for the metrics. */
+  poolUsage(): PoolUsage;
 }
 
 const DAY_MS = 86_400_000;
@@ -184,6 +187,7 @@ export function createAnalyticsDatabase(
       await pool.end();
       await compiler.close();
     },
+    poolUsage: () => poolUsageOf(pool),
   };
 }
 

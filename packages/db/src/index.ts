@@ -71,6 +71,7 @@ export {
   listPermissions,
   type NewPermission,
 } from './permissions.ts';
+export { ormPoolUsage, type PoolUsage, poolUsageOf } from './poolUsage.ts';
 export { type RatelimitEvent, writeRatelimitEvents } from './ratelimitEvents.ts';
 export {
   createRatelimitNamespaces,

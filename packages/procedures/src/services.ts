@@ -4,6 +4,7 @@ import type {
   FreshnessCache,
   RatelimitNamespaceSnapshot,
   RatelimitOverrideRule,
+  Tally,
   VerificationKey,
 } from '@keyplane/core';
 import type { AnalyticsDatabase, Invalidation, RootKeyRecord } from '@keyplane/db';
@@ -21,6 +22,11 @@ export interface Services {
   namespaceCache: FreshnessCache<RatelimitNamespaceSnapshot | null>;
   /** Exact-identifier overrides by `overrideCacheKey`; `null` caches "none". */
   overrideCache: FreshnessCache<RatelimitOverrideRule | null>;
+  /**
+   * What this node decided, by outcome, for the metrics endpoint: every verification by its code,
+   * every `ratelimit.limit`/`multiLimit` call by `passed` or `refused`.
+   */
+  outcomes: { verifications: Tally; ratelimitDecisions: Tally };
   /** Customers' limits (keys, identities, ratelimit.*): exact, all or nothing. */
   rateLimiter: RateLimitEngine;
   /** The workspace API rate limit: requests per minute of a workspace's root keys. */

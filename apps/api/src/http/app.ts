@@ -8,15 +8,17 @@ import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from '../log.ts';
+import type { NodeMetrics } from '../metrics.ts';
 import type { Readiness } from '../readiness.ts';
 import { API_REFERENCE_PAGE, scalarBundleResponse } from './apiReference.ts';
 import { clientAddressOf } from './clientAddress.ts';
 import { createDashboardAssets } from './dashboardStatic.ts';
+import { exposition, type MetricsAccess, scrapeAllowed } from './metricsEndpoint.ts';
 import { openApiDescription } from './openapi.ts';
 import { CLIENT_CLOSED_REQUEST, type Problem, problemBody, problems } from './problem.ts';
 import { workspaceRateLimitHeaders } from './rateLimitHeaders.ts';
 import { REQUEST_ID_HEADER, requestIdFor, TRACEPARENT_HEADER, traceIdFrom } from './requestId.ts';
-import { logRequest } from './requestLog.ts';
+import { requestRecorder } from './requestLog.ts';
 import { cookieSessionCarrier, crossSiteRefusal } from './sessionCookie.ts';
 import { type CallerHeaders, createV2Handler, metricsDisabledBy } from './v2.ts';
 import { createV2Transport } from './v2Transport.ts';
@@ -37,6 +39,10 @@ export interface AppDeps {
   dashboardDir?: string;
   /** Take the client's address from X-Forwarded-For (a reverse proxy sets it). */
   trustProxy?: boolean;
+  /** Counts every request; omitted: nothing is counted (tests of other things). */
+  metrics?: NodeMetrics;
+  /** Serves `GET /metrics` on this listener; omitted: not here (METRICS_PORT serves it, or nothing does). */
+  metricsAccess?: MetricsAccess;
 }
 
 type Env = {
@@ -74,11 +80,11 @@ export function createHttp(deps: AppDeps) {
     errorsBaseUrl: deps.errorsBaseUrl,
     contextFor,
   });
+  const recordRequest = requestRecorder({ logger: deps.logger, logRequests, metrics: deps.metrics });
   const v2 = createV2Transport({
     handleV2,
     readiness: deps.readiness,
-    logger: deps.logger,
-    logRequests,
+    recordRequest,
     errorsBaseUrl: deps.errorsBaseUrl,
   });
 
@@ -92,7 +98,7 @@ export function createHttp(deps: AppDeps) {
     const started = performance.now();
     await next();
     c.res.headers.set(REQUEST_ID_HEADER, requestId);
-    logRequest(deps.logger, logRequests, {
+    recordRequest({
       requestId,
       method: c.req.method,
       path: c.req.path,
@@ -133,6 +139,18 @@ export function createHttp(deps: AppDeps) {
       },
     });
   });
+
+  const { metrics, metricsAccess } = deps;
+  if (metrics !== undefined && metricsAccess !== undefined) {
+    app.get('/metrics', async (c) => {
+      if (!scrapeAllowed(metricsAccess, c.req.header('authorization'))) {
+        c.header('WWW-Authenticate', 'Bearer');
+        return respondWith(c, c.get('requestId'), problems.metricsTokenRequired());
+      }
+      const { contentType, body } = await exposition(metrics);
+      return c.body(body, 200, { 'content-type': contentType });
+    });
+  }
 
   // The API's description and its reference page: public, like the contract they describe.
   const description = openApiDescription(router);

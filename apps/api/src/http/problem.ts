@@ -180,6 +180,11 @@ export const problems = {
     type: 'service/authorization/cross_site_request',
     detail: `Refused a cookie-authenticated request: ${reason}`,
   }),
+  metricsTokenRequired: (): Problem => ({
+    status: 401,
+    type: 'service/authentication/metrics_token_required',
+    detail: 'Scraping /metrics takes the bearer token set in METRICS_TOKEN: send Authorization: Bearer <token>.',
+  }),
   dashboardNotBuilt: (): Problem => ({
     status: 503,
     type: 'service/application/dashboard_not_built',

@@ -1,11 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import type { Logger } from '../log.ts';
 import type { Readiness } from '../readiness.ts';
 import { readIncomingBody } from './body.ts';
 import { CLIENT_CLOSED_REQUEST, mediaTypeOf, problemBody, problems } from './problem.ts';
 import { REQUEST_ID_HEADER, requestIdFor, TRACEPARENT_HEADER, traceIdFrom } from './requestId.ts';
-import { logRequest } from './requestLog.ts';
+import type { RecordRequest } from './requestLog.ts';
 import { metricsDisabledBy, type V2Answer, type V2Handler } from './v2.ts';
 
 /** The reference's header for opting one call out of analytics. */
@@ -29,11 +28,10 @@ interface ArrivedCall {
 export function createV2Transport(options: {
   handleV2: V2Handler;
   readiness: Readiness;
-  logger: Logger;
-  logRequests: boolean;
+  recordRequest: RecordRequest;
   errorsBaseUrl: string;
 }) {
-  const { handleV2, readiness, logger, logRequests, errorsBaseUrl } = options;
+  const { handleV2, readiness, recordRequest, errorsBaseUrl } = options;
 
   /** Liveness and readiness: read with GET, answered by the transport itself, never by a procedure. */
   async function probe(name: 'liveness' | 'readiness', method: string, requestId: string): Promise<V2Answer> {
@@ -100,7 +98,7 @@ export function createV2Transport(options: {
       });
       response.end(payload);
     }
-    logRequest(logger, logRequests, {
+    recordRequest({
       requestId,
       method,
       // Without the query string: a client may have put a secret in it.

@@ -222,6 +222,7 @@ describe('credits', () => {
       const unreachable: CreditSpender = {
         spend: () => Promise.reject(new Error('connection refused')),
         close: async () => {},
+        poolUsage: () => ({ open: 0, idle: 0, waiting: 0, max: 0 }),
       };
       const reported: { message: string; requestId: string }[] = [];
       const data = await verifyOn(

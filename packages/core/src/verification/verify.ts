@@ -37,15 +37,19 @@ export interface VerificationKey {
   roles: string[];
 }
 
-export type VerificationCode =
-  | 'VALID'
-  | 'NOT_FOUND'
-  | 'FORBIDDEN'
-  | 'INSUFFICIENT_PERMISSIONS'
-  | 'USAGE_EXCEEDED'
-  | 'RATE_LIMITED'
-  | 'DISABLED'
-  | 'EXPIRED';
+/** Every answer a verification can give (the public contract's `code`). */
+export const VERIFICATION_CODES = [
+  'VALID',
+  'NOT_FOUND',
+  'FORBIDDEN',
+  'INSUFFICIENT_PERMISSIONS',
+  'USAGE_EXCEEDED',
+  'RATE_LIMITED',
+  'DISABLED',
+  'EXPIRED',
+] as const;
+
+export type VerificationCode = (typeof VERIFICATION_CODES)[number];
 
 export interface RequestedRatelimit {
   name: string;

@@ -1,5 +1,12 @@
 import { performance } from 'node:perf_hooks';
-import { completeKeyMigration, forbidden, hashKey, identityRatelimitsOf, verifyKey as verify } from '@keyplane/core';
+import {
+  completeKeyMigration,
+  forbidden,
+  hashKey,
+  identityRatelimitsOf,
+  VERIFICATION_CODES,
+  verifyKey as verify,
+} from '@keyplane/core';
 import { findKeyForVerification, keyMigrationStore } from '@keyplane/db';
 import { z } from 'zod';
 import { apiPermission, hasAnyApiGrant, requirePermissions } from '../../middleware/auth.ts';
@@ -32,16 +39,7 @@ const ratelimitSchema = z.object({ id: z.string(), name: z.string(), limit: z.nu
 
 export const verifyKeyOutput = z.object({
   valid: z.boolean(),
-  code: z.enum([
-    'VALID',
-    'NOT_FOUND',
-    'FORBIDDEN',
-    'INSUFFICIENT_PERMISSIONS',
-    'USAGE_EXCEEDED',
-    'RATE_LIMITED',
-    'DISABLED',
-    'EXPIRED',
-  ]),
+  code: z.enum(VERIFICATION_CODES),
   keyId: z.string().optional(),
   name: z.string().optional(),
   meta: z.record(z.string(), z.unknown()).optional(),
@@ -133,6 +131,7 @@ export const verifyKey = rootKeyProcedure
         outcome = await run();
       }
     }
+    services.outcomes.verifications.add(outcome.code);
     if (!outcome.key) return { valid: false, code: outcome.code };
 
     const { key } = outcome;

@@ -171,6 +171,7 @@ export async function applyLimits(
   );
   const checked = await services.rateLimiter.check(combined.requests, { hashTag: rootKey.workspaceId });
   const outcomes = combined.spread(checked.results);
+  services.outcomes.ratelimitDecisions.add(checked.passed ? 'passed' : 'refused');
   const latencyMs = performance.now() - started;
   const time = services.now();
   let recorded: Promise<void> | undefined;
