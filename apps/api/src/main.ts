@@ -1,14 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { CONFIG_ERROR_EXIT_CODE, type Env, EnvError, loadEnv } from '@keyplane/config';
-import { bootstrapIfEmpty } from '@keyplane/core';
-import { createOrm, migrate, pendingMigrations, workspaceStore } from '@keyplane/db';
-import { type EmbeddedDatabase, startEmbeddedPostgres, takeOverShutdownSignals } from '@keyplane/embedded';
-import { createHttpServer } from './http/app.ts';
-import { createMetricsServer } from './http/metricsEndpoint.ts';
-import { jsonLogger } from './log.ts';
-import { createMetrics } from './metrics.ts';
-import { startServices } from './services.ts';
 
 function readEnv(): Env {
   try {
@@ -22,158 +12,13 @@ function readEnv(): Env {
   }
 }
 
-/** How long a stop waits for the last log lines to be written. */
-const LOG_FLUSH_PATIENCE_MS = 5000;
-/** How often a stop closes the keep-alive connections that have gone idle. */
-const IDLE_CLOSE_INTERVAL_MS = 20;
-
-/** The dashboard's production build (`npm start` builds it first; the Docker image at build time). */
-const DASHBOARD_DIR = fileURLToPath(new URL('../../dashboard/dist', import.meta.url));
-
 const env = readEnv();
-const logger = jsonLogger(env.LOG_LEVEL);
-
-let embedded: EmbeddedDatabase | undefined;
-if (!env.DATABASE_URL) {
-  logger.info('DATABASE_URL is not set: starting the embedded PostgreSQL', { dataDir: env.DATA_DIR });
-  embedded = await startEmbeddedPostgres({
-    dataDir: env.DATA_DIR,
-    onError: (message) => logger.error('embedded postgres', { message }),
-    onNotice: (message) => logger.info(`embedded postgres: ${message}`),
-  });
-  logger.info('using the embedded PostgreSQL (one machine only; set DATABASE_URL for production)');
+// Tracing patches http, pg and ioredis as they load, so it starts before the node's modules are
+// imported; without OTEL_EXPORTER_OTLP_ENDPOINT none of its code is even loaded (docs/operations.md).
+let stopTracing: (() => Promise<void>) | undefined;
+if (env.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined) {
+  const { startTracing } = await import('./tracing.ts');
+  stopTracing = await startTracing(env.OTEL_EXPORTER_OTLP_ENDPOINT);
 }
-const databaseUrl = env.DATABASE_URL ?? (embedded as EmbeddedDatabase).url;
-const orm = await createOrm(databaseUrl);
-if (env.MIGRATE_ON_START) {
-  await migrate(orm);
-  logger.info('database migrated');
-} else {
-  const pending = await pendingMigrations(orm);
-  if (pending.length > 0) {
-    logger.error('the database is behind this version: run `npx keyplane migrate` (MIGRATE_ON_START=false)', {
-      pending: pending.join(', '),
-    });
-    await orm.close();
-    await embedded?.stop();
-    await logger.flush();
-    process.exit(1);
-  }
-}
-if (!env.REDIS_URL && !env.REDIS_CLUSTER) {
-  logger.info(
-    'neither REDIS_URL nor REDIS_CLUSTER_NODES is set: rate limits and caches are in-process (one node only)',
-  );
-}
-
-const bootstrapped = await orm.em
-  .fork()
-  .transactional((tx) => bootstrapIfEmpty(workspaceStore(tx), { name: 'default', masterKey: env.VAULT_MASTER_KEY }));
-if (bootstrapped) {
-  // Written straight to stdout: the lines logged before it go out first.
-  await logger.flush();
-  const base = `http://localhost:${env.PORT}`;
-  process.stdout.write(
-    [
-      '',
-      'Keyplane created a workspace and a root key with every permission. The root key is shown only now:',
-      '',
-      `  workspace: ${bootstrapped.workspaceId}`,
-      `  root key:  ${bootstrapped.rootKey}`,
-      `  vault:     ${bootstrapped.vault ? 'enabled' : 'off (set VAULT_MASTER_KEY, then run keyplane vault enable)'}`,
-      '',
-      `Sign in to the dashboard with it: ${base}/dashboard/`,
-      '',
-      'Try it:',
-      `  export ROOT_KEY=${bootstrapped.rootKey}`,
-      `  curl -s -X POST ${base}/v2/apis.createApi -H "Authorization: Bearer $ROOT_KEY" \\`,
-      `    -H 'Content-Type: application/json' -d '{"name":"my-api"}'`,
-      '',
-      '',
-    ].join('\n'),
-  );
-}
-
-const running = await startServices({
-  orm,
-  databaseUrl,
-  redisUrl: env.REDIS_URL,
-  redisCluster: env.REDIS_CLUSTER,
-  rateLimitRedisFailure: env.RATELIMIT_REDIS_FAILURE,
-  logger,
-  analyticsRetentionDays: env.ANALYTICS_RETENTION_DAYS,
-  analyticsQueriesPerHour: env.ANALYTICS_QUERIES_PER_HOUR,
-  eventSpoolDir: env.EVENT_SPOOL_DIR,
-  eventSpoolMaxBytes: env.EVENT_SPOOL_MAX_BYTES,
-  analyticsDatabaseUrl: env.ANALYTICS_DATABASE_URL,
-  analyticsConnections: env.ANALYTICS_POOL_SIZE,
-  analyticsConcurrentQueries: env.ANALYTICS_MAX_CONCURRENT_QUERIES,
-});
-const metrics = createMetrics({ orm, services: running.services, counts: running.counts });
-const metricsAccess = { bearerToken: env.METRICS_TOKEN };
-const server = createHttpServer({
-  orm,
-  logger,
-  errorsBaseUrl: env.ERRORS_BASE_URL,
-  maxBodyBytes: env.MAX_BODY_BYTES,
-  vaultMasterKey: env.VAULT_MASTER_KEY,
-  services: running.services,
-  readiness: running.readiness,
-  logRequests: env.LOG_REQUESTS,
-  dashboardDir: DASHBOARD_DIR,
-  trustProxy: env.TRUST_PROXY,
-  metrics,
-  // With a METRICS_PORT, /metrics is served there only.
-  metricsAccess: env.METRICS_PORT === undefined ? metricsAccess : undefined,
-});
-const metricsServer = env.METRICS_PORT === undefined ? undefined : createMetricsServer(metrics, metricsAccess);
-metricsServer?.listen(env.METRICS_PORT, env.HOST, () => {
-  logger.info('metrics are served on their own port', { metrics: `http://localhost:${env.METRICS_PORT}/metrics` });
-});
-server.listen(env.PORT, env.HOST, () => {
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : env.PORT;
-  logger.info('keyplane is listening', {
-    port,
-    url: `http://localhost:${port}`,
-    dashboard: `http://localhost:${port}/dashboard/`,
-  });
-});
-
-/**
- * Stops taking connections and answers every request already under way, closing keep-alive
- * connections as soon as they are idle; resolves false if some were still running at the deadline
- * (they are then cut off).
- */
-async function drainConnections(deadlineMs: number): Promise<boolean> {
-  const closed = new Promise<true>((resolve) => server.close(() => resolve(true)));
-  // A keep-alive connection goes idle between two requests: close it then, not at the deadline.
-  const closingIdle = setInterval(() => server.closeIdleConnections(), IDLE_CLOSE_INTERVAL_MS);
-  server.closeIdleConnections();
-  const drained = await Promise.race([closed, sleep(deadlineMs, false)]);
-  clearInterval(closingIdle);
-  if (!drained) server.closeAllConnections();
-  return drained;
-}
-
-let stopping = false;
-async function shutdown(signal: string) {
-  if (stopping) return;
-  stopping = true;
-  logger.info('shutting down', { signal });
-  // Balancers polling readiness stop sending requests; those under way are answered.
-  running.readiness.stopping();
-  const drained = await drainConnections(env.SHUTDOWN_TIMEOUT_MS);
-  metricsServer?.close();
-  if (!drained) logger.error('requests still under way at SHUTDOWN_TIMEOUT_MS were cut off', { signal });
-  // Buffered events are written before the database goes away (and the spool emptied).
-  await running.stop();
-  await orm.close();
-  await embedded?.stop();
-  logger.info('stopped', { signal });
-  // Lines are written in batches: the last ones go out before the process ends, unless standard
-  // output is no longer read, which must not keep the process from stopping.
-  await Promise.race([logger.flush(), sleep(LOG_FLUSH_PATIENCE_MS)]);
-  process.exit(drained ? 0 : 1);
-}
-takeOverShutdownSignals((signal) => void shutdown(signal));
+const { runNode } = await import('./node.ts');
+await runNode(env, stopTracing);

@@ -166,6 +166,11 @@ const envSchema = z.object({
   METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   /** When set, scraping `/metrics` (on either port) takes `Authorization: Bearer <METRICS_TOKEN>`. */
   METRICS_TOKEN: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
+  /**
+   * Where OpenTelemetry traces are sent (OTLP over HTTP, e.g. `http://collector:4318`). Unset: no
+   * tracing at all, and none of its code is loaded.
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
   /** The least severe log lines written (pino's levels); request lines are `info`. */
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
 });
