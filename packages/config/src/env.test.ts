@@ -1,23 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { EnvError, loadBenchEnv, loadEnv } from './env.ts';
-
-/** The names loadEnv looks up, recorded from the source it reads them from. */
-function variablesRead(): string[] {
-  const names = new Set<string>();
-  loadEnv(
-    new Proxy<Record<string, string | undefined>>(
-      {},
-      {
-        get(_source, name) {
-          if (typeof name === 'string') names.add(name);
-          return undefined;
-        },
-      },
-    ),
-  );
-  return [...names];
-}
+import { EnvError, loadBenchEnv, loadEnv, variablesRead } from './env.ts';
 
 const turbo = JSON.parse(readFileSync(new URL('../../../turbo.json', import.meta.url), 'utf8')) as {
   tasks: Record<string, { env?: string[] }>;

@@ -224,6 +224,22 @@ function parse<TSchema extends z.ZodType>(schema: TSchema, source: Record<string
   return parsed.data;
 }
 
+/** The names of every variable loadEnv reads, recorded from the source it reads them from. */
+export function variablesRead(): string[] {
+  const names = new Set<string>();
+  const recorder = new Proxy<Record<string, string | undefined>>(
+    {},
+    {
+      get(_source, name) {
+        if (typeof name === 'string') names.add(name);
+        return undefined;
+      },
+    },
+  );
+  loadEnv(recorder);
+  return [...names];
+}
+
 /** The one place that reads the environment. */
 export function loadEnv(source: Record<string, string | undefined> = process.env): Env {
   return parse(redisEnvSchema, source);

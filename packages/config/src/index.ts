@@ -1,1 +1,9 @@
-export { type BenchEnv, CONFIG_ERROR_EXIT_CODE, type Env, EnvError, loadBenchEnv, loadEnv } from './env.ts';
+export {
+  type BenchEnv,
+  CONFIG_ERROR_EXIT_CODE,
+  type Env,
+  EnvError,
+  loadBenchEnv,
+  loadEnv,
+  variablesRead,
+} from './env.ts';
