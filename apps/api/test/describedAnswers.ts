@@ -71,3 +71,22 @@ export function assertDescribed(
     );
   }
 }
+
+/** Where the document gives examples of a schema, and what ajv finds wrong with each example there. */
+export function invalidExamples(): { at: string; errors: string }[] {
+  const found: { at: string; errors: string }[] = [];
+  const visit = (value: unknown, at: string[]) => {
+    if (Array.isArray(value)) return value.forEach((item, index) => visit(item, [...at, String(index)]));
+    if (typeof value !== 'object' || value === null) return;
+    const { examples } = value as { examples?: unknown };
+    if (Array.isArray(examples)) {
+      const validate = ajv.compile({ $ref: `${DOCUMENT_ID}#${pointer(...at)}` });
+      for (const example of examples) {
+        if (!validate(example)) found.push({ at: pointer(...at), errors: ajv.errorsText(validate.errors) });
+      }
+    }
+    for (const [key, child] of Object.entries(value)) if (key !== 'examples') visit(child, [...at, key]);
+  };
+  visit(document, []);
+  return found;
+}

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { publicProcedureTable } from '../src/http/contract.ts';
 import { openApiDescription } from '../src/http/openapi.ts';
-import { assertDescribed } from './describedAnswers.ts';
+import { assertDescribed, invalidExamples } from './describedAnswers.ts';
 import { createTestKey, useApi } from './harness.ts';
 
 // The API's description (docs/contract.md#transport): served, valid OpenAPI 3.1, complete, and
@@ -28,6 +28,20 @@ async function servedDocument(): Promise<Document> {
 
 const procedureMeta = (path: string) =>
   (appRouter._def.procedures as unknown as Record<string, { _def: { meta?: ProcedureMeta } }>)[path]?._def.meta;
+
+describe('examples', () => {
+  it('are given for the hot procedures, and each is valid against the schema it illustrates', () => {
+    const { document } = openApiDescription(appRouter);
+    const body = (path: string) =>
+      (document.paths as Document['paths'])[path]?.post as unknown as {
+        requestBody: { content: Record<string, { schema: { examples?: unknown[] } }> };
+      };
+    for (const path of ['/v2/keys.verifyKey', '/v2/ratelimit.limit']) {
+      expect(body(path).requestBody.content['application/json']?.schema.examples?.length).toBeGreaterThan(0);
+    }
+    expect(invalidExamples()).toEqual([]);
+  });
+});
 
 describe('GET /openapi.json', () => {
   it('serves the document as JSON without authentication', async () => {

@@ -32,10 +32,12 @@ export const createKeyInput = z.strictObject({
   recoverable: z.boolean().default(false),
 });
 
-export const createKeyOutput = z.object({
-  keyId: z.string(),
-  key: z.string(),
-});
+export const createKeyOutput = z
+  .object({
+    keyId: z.string(),
+    key: z.string().describe('The key itself: shown only in this answer (unless the key is recoverable).'),
+  })
+  .meta({ examples: [{ keyId: 'key_2cGKbMxRyIzhCxo1Idjz8q', key: 'sk_3ZZ9kPbXhg6Yv4ZqZrFBuPQJ' }] });
 
 export const createKey = rootKeyProcedure
   .meta({

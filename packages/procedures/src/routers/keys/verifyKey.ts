@@ -15,51 +15,72 @@ import { evict } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 import { identityData, identityOutput } from './keyResponse.ts';
 
-export const verifyKeyInput = z.strictObject({
-  key: z.string().min(1).max(512),
-  tags: z.array(textSchema.min(1).max(512)).max(20).optional(),
-  permissions: z.string().min(1).max(1000).optional(),
-  credits: z.strictObject({ cost: z.number().int().min(0).max(1_000_000_000_000) }).optional(),
-  ratelimits: z
-    .array(
-      z.object({
-        name: z.string().min(3).max(255),
-        cost: z.number().int().min(0).default(1),
-        limit: z.number().int().min(0).optional(),
-        duration: z.number().int().min(1000).optional(),
-      }),
-    )
-    .max(50)
-    .optional(),
-  // As the reference: any string up to 256 characters, "" included (it names no migration).
-  migrationId: textSchema.max(256).optional(),
-});
+export const verifyKeyInput = z
+  .strictObject({
+    key: z.string().min(1).max(512),
+    tags: z.array(textSchema.min(1).max(512)).max(20).optional(),
+    permissions: z.string().min(1).max(1000).optional(),
+    credits: z.strictObject({ cost: z.number().int().min(0).max(1_000_000_000_000) }).optional(),
+    ratelimits: z
+      .array(
+        z.object({
+          name: z.string().min(3).max(255),
+          cost: z.number().int().min(0).default(1),
+          limit: z.number().int().min(0).optional(),
+          duration: z.number().int().min(1000).optional(),
+        }),
+      )
+      .max(50)
+      .optional(),
+    // As the reference: any string up to 256 characters, "" included (it names no migration).
+    migrationId: textSchema.max(256).optional(),
+  })
+  .meta({
+    examples: [
+      { key: 'sk_1234abcdef5678' },
+      {
+        key: 'sk_1234abcdef5678',
+        permissions: 'documents.read AND documents.write',
+        credits: { cost: 2 },
+        ratelimits: [{ name: 'requests', cost: 1 }],
+        tags: ['path=/v1/reports'],
+      },
+    ],
+  });
 
 const ratelimitSchema = z.object({ id: z.string(), name: z.string(), limit: z.number(), duration: z.number() });
 
-export const verifyKeyOutput = z.object({
-  valid: z.boolean(),
-  code: z.enum(VERIFICATION_CODES),
-  keyId: z.string().optional(),
-  name: z.string().optional(),
-  meta: z.record(z.string(), z.unknown()).optional(),
-  expires: z.number().optional(),
-  credits: z.number().optional(),
-  enabled: z.boolean().optional(),
-  permissions: z.array(z.string()).optional(),
-  roles: z.array(z.string()).optional(),
-  identity: identityOutput.optional(),
-  ratelimits: z
-    .array(
-      ratelimitSchema.extend({
-        autoApply: z.boolean(),
-        exceeded: z.boolean(),
-        remaining: z.number(),
-        reset: z.number(),
-      }),
-    )
-    .optional(),
-});
+export const verifyKeyOutput = z
+  .object({
+    valid: z.boolean(),
+    code: z.enum(VERIFICATION_CODES),
+    keyId: z.string().optional(),
+    name: z.string().optional(),
+    meta: z.record(z.string(), z.unknown()).optional(),
+    expires: z.number().optional(),
+    credits: z.number().optional(),
+    enabled: z.boolean().optional(),
+    permissions: z.array(z.string()).optional(),
+    roles: z.array(z.string()).optional(),
+    identity: identityOutput.optional(),
+    ratelimits: z
+      .array(
+        ratelimitSchema.extend({
+          autoApply: z.boolean(),
+          exceeded: z.boolean(),
+          remaining: z.number(),
+          reset: z.number(),
+        }),
+      )
+      .optional(),
+  })
+  .meta({
+    examples: [
+      { valid: true, code: 'VALID', keyId: 'key_2cGKbMxRyIzhCxo1Idjz8q', credits: 98, enabled: true },
+      { valid: false, code: 'RATE_LIMITED', keyId: 'key_2cGKbMxRyIzhCxo1Idjz8q', enabled: true },
+      { valid: false, code: 'NOT_FOUND' },
+    ],
+  });
 
 const nonEmpty = <T>(list: T[] | undefined) => (list && list.length > 0 ? list : undefined);
 

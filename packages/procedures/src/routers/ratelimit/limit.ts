@@ -4,13 +4,15 @@ import { applyLimits, limitRequestSchema } from './limiting.ts';
 
 export const limitInput = limitRequestSchema;
 
-export const limitOutput = z.object({
-  limit: z.number(),
-  remaining: z.number(),
-  reset: z.number(),
-  success: z.boolean(),
-  overrideId: z.string().optional(),
-});
+export const limitOutput = z
+  .object({
+    limit: z.number(),
+    remaining: z.number(),
+    reset: z.number(),
+    success: z.boolean(),
+    overrideId: z.string().optional(),
+  })
+  .meta({ examples: [{ limit: 100, remaining: 99, reset: 1_764_000_060_000, success: true }] });
 
 /**
  * One check (docs/contract.md#limiting): the namespace by id or name, created on first use; an override of

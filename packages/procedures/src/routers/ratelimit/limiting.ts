@@ -22,15 +22,17 @@ import {
 import { namespaceCacheKey, overrideCacheKey } from '../../services.ts';
 
 /** One `ratelimit.limit` request (docs/contract.md#limiting), also an element of a `ratelimit.multiLimit` batch. */
-export const limitRequestSchema = z.strictObject({
-  namespace: ratelimitNamespaceRefSchema,
-  identifier: ratelimitIdentifierSchema,
-  // Recorded with every decision in `int` columns; a larger value is a 400, not a failed write.
-  limit: z.number().int().min(1).max(MAX_INT4),
-  duration: ratelimitDurationSchema,
-  // A cost above any limit can only fail; bounding it keeps it a safe integer for the engine.
-  cost: z.number().int().min(0).max(MAX_INT4).default(1),
-});
+export const limitRequestSchema = z
+  .strictObject({
+    namespace: ratelimitNamespaceRefSchema,
+    identifier: ratelimitIdentifierSchema,
+    // Recorded with every decision in `int` columns; a larger value is a 400, not a failed write.
+    limit: z.number().int().min(1).max(MAX_INT4),
+    duration: ratelimitDurationSchema,
+    // A cost above any limit can only fail; bounding it keeps it a safe integer for the engine.
+    cost: z.number().int().min(0).max(MAX_INT4).default(1),
+  })
+  .meta({ examples: [{ namespace: 'api.requests', identifier: 'user_123', limit: 100, duration: 60_000 }] });
 
 export type RatelimitRequestInput = z.output<typeof limitRequestSchema>;
 
