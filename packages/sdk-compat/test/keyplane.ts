@@ -49,14 +49,17 @@ export function useKeyplane(): Keyplane {
   const cli = (args: string[]) => runCli(args, { DATABASE_URL: ready().server.database.url, VAULT_MASTER_KEY });
 
   beforeAll(async () => {
+    let bootstrapped: { workspaceId: string; rootKey: string } | undefined;
     server = await startServerProcess({ VAULT_MASTER_KEY }, async (databaseUrl) => {
       const created = await runCli(['bootstrap', '--name', 'sdk-compat'], {
         DATABASE_URL: databaseUrl,
         VAULT_MASTER_KEY,
       });
-      workspace = { workspaceId: String(created.workspaceId), rootKey: String(created.rootKey) };
+      bootstrapped = { workspaceId: String(created.workspaceId), rootKey: String(created.rootKey) };
     });
-    unkey = new Unkey({ serverURL: server.url, rootKey: ready().workspace.rootKey });
+    if (bootstrapped === undefined) throw new Error('keyplane bootstrap created no workspace');
+    workspace = bootstrapped;
+    unkey = new Unkey({ serverURL: server.url, rootKey: workspace.rootKey });
   });
   afterAll(async () => {
     await server?.stop();
