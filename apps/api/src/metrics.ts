@@ -74,15 +74,17 @@ export function createMetrics(options: { orm: Orm; services: Services; counts: N
       countedElsewhere(this, () => [[{}, counts.rateLimitFallbacks]]);
     },
   });
-  new Gauge({
-    name: 'keyplane_redis_connected',
-    help: '1 while the rate limiter counts across nodes in Redis; 0 while Redis is unreachable (absent without Redis).',
-    registers: [registry],
-    collect() {
-      const { connection } = services.rateLimiter;
-      if (connection !== 'in-process') this.set(connection === 'ready' ? 1 : 0);
-    },
-  });
+  // Absent without Redis: a gauge with no labels would otherwise read 0, as if Redis were down.
+  if (services.rateLimiter.connection !== 'in-process') {
+    new Gauge({
+      name: 'keyplane_redis_connected',
+      help: '1 while the rate limiter counts across nodes in Redis; 0 while Redis is unreachable.',
+      registers: [registry],
+      collect() {
+        this.set(services.rateLimiter.connection === 'ready' ? 1 : 0);
+      },
+    });
+  }
 
   const caches: Record<string, FreshnessCache<unknown>> = {
     keys: services.keyCache,

@@ -148,7 +148,8 @@ describe('kept from the internet', () => {
   const token = 'scrape-token-0123456789';
 
   it('METRICS_TOKEN: 401 without the bearer token or with another, 200 with it', async () => {
-    const server = await startServerProcess({ METRICS_TOKEN: token });
+    // Without Redis, which also leaves keyplane_redis_connected out.
+    const server = await startServerProcess({ METRICS_TOKEN: token, REDIS_URL: '' });
     try {
       const without = await fetch(`${server.url}/metrics`);
       expect(without.status).toBe(401);
@@ -158,7 +159,9 @@ describe('kept from the internet', () => {
       expect(wrong.status).toBe(401);
       const allowed = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
       expect(allowed.status).toBe(200);
-      expect(await allowed.text()).toContain('keyplane_http_requests_total');
+      const text = await allowed.text();
+      expect(text).toContain('keyplane_http_requests_total');
+      expect(text).not.toContain('keyplane_redis_connected');
     } finally {
       await server.stop();
     }
