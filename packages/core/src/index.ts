@@ -32,7 +32,6 @@ export {
   type KeyToReroll,
   MAX_CREDITS,
   rerolledKeyExpiry,
-  rerolledKeyPrefix,
   rerollKey,
 } from './keyLifecycle.ts';
 export {
@@ -49,6 +48,8 @@ export {
   storedKeyHash,
 } from './keyMigration.ts';
 export { type KeyCreationSetting, keyCreationPrecondition } from './keyPolicy.ts';
+export * from './keyPrefix.ts';
+export * from './keyStatus.ts';
 export { DEFAULT_KEY_BYTES, type GeneratedKey, generateKey, hashesEqual, hashKey } from './keys.ts';
 export { type CreditsChange, type CreditsPatch, planCreditsChange } from './keyUpdates.ts';
 export * from './namespaceRatelimits.ts';

@@ -9,9 +9,9 @@ import {
   type KeyRerollStore,
   type KeyToReroll,
   rerolledKeyExpiry,
-  rerolledKeyPrefix,
   rerollKey,
 } from './keyLifecycle.ts';
+import { createdKeyPrefix, rerolledKeyPrefix } from './keyPrefix.ts';
 import { hashKey } from './keys.ts';
 import { createDataKey, decryptKeyMaterial, unwrapDataKey } from './vault.ts';
 
@@ -53,6 +53,16 @@ describe('rerolledKeyExpiry', () => {
   it('keeps a time that already is a whole minute', () => {
     const onTheMinute = Date.UTC(2026, 0, 1, 10);
     expect(rerolledKeyExpiry(onTheMinute, 60_000)).toBe(Date.UTC(2026, 0, 1, 10, 1));
+  });
+});
+
+describe('createdKeyPrefix', () => {
+  it.each([
+    ['sk_abcd', 'sk'],
+    ['pay_test_abcd', 'pay_test'],
+    ['abcd', null],
+  ])('start %j was made with %j', (start, expected) => {
+    expect(createdKeyPrefix(start)).toBe(expected);
   });
 });
 

@@ -1,6 +1,7 @@
 import { keyNotFound } from './errors.ts';
 import { newId } from './ids.ts';
 import { type KeyApiSettings, newKeyMaterial } from './keyCreation.ts';
+import { rerolledKeyPrefix } from './keyPrefix.ts';
 import { DEFAULT_KEY_BYTES } from './keys.ts';
 import type { VaultStore } from './vault.ts';
 import { applyRefill, type RefillConfig } from './verification/refill.ts';
@@ -47,15 +48,6 @@ const MINUTE_MS = 60_000;
  */
 export function rerolledKeyExpiry(now: number, expirationMs: number): number {
   return expirationMs === 0 ? now : Math.ceil((now + expirationMs) / MINUTE_MS) * MINUTE_MS;
-}
-
-/**
- * The prefix of a rerolled key: what the old `start` has before its first `_` (as the reference
- * product does), else the API's default prefix.
- */
-export function rerolledKeyPrefix(oldStart: string, defaultPrefix: string | null): string | null {
-  const separator = oldStart.indexOf('_');
-  return separator > 0 ? oldStart.slice(0, separator) : defaultPrefix;
 }
 
 /** A live key as rerolling finds it. */

@@ -1,4 +1,5 @@
 import { preconditionFailed } from '../errors.ts';
+import { keyStandingFailure } from '../keyStatus.ts';
 import { evaluatePermissionQuery, parsePermissionQuery } from './permissionQuery.ts';
 import { latestRefillBoundary, type RefillConfig } from './refill.ts';
 
@@ -155,8 +156,8 @@ export async function verifyKey(
     return found(code, credits === undefined ? { ratelimits } : { ratelimits, credits });
   };
 
-  if (!key.enabled) return failed('DISABLED');
-  if (key.expires !== null && now > key.expires) return failed('EXPIRED');
+  const standing = keyStandingFailure(key, now);
+  if (standing) return failed(standing);
   if (query && !evaluatePermissionQuery(query, key.permissions)) return failed('INSUFFICIENT_PERMISSIONS');
 
   const planned = planRatelimits(key, request.ratelimits ?? []);

@@ -1,0 +1,5 @@
+// The rules that need no Node API, for the dashboard (a browser bundle) to judge exactly as the
+// server does: what a root key's permissions allow, a key's status and prefixes.
+export * from './keyPrefix.ts';
+export * from './keyStatus.ts';
+export * from './permissions.ts';
