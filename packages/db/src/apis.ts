@@ -3,7 +3,7 @@ import type { Selectable } from 'kysely';
 import type { Database } from './entities/database.ts';
 import { Api } from './entities/index.ts';
 import type { ChangeLog } from './invalidation.ts';
-import { containsAny, type PageQuery, startingAt } from './listing.ts';
+import { amongIds, containsAny, type PageQuery, startingAt } from './listing.ts';
 import { type EntityManager, sql, typed } from './sql.ts';
 
 export interface ApiRecord {
@@ -70,6 +70,7 @@ export async function listApis(em: EntityManager, workspaceId: string, query: Pa
   const found = await liveApis(em, workspaceId)
     .where(startingAt('id', query.fromId))
     .where(containsAny(['id', 'name'], query.search))
+    .where(amongIds('id', query.ids))
     .orderBy('id')
     .limit(query.count)
     .execute();

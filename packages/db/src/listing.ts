@@ -8,11 +8,17 @@ export interface PageQuery {
   count: number;
   /** Case-insensitive "contains" on the searchable columns. */
   search?: string;
+  /** Only rows with these ids (those a root key's grants name); undefined: every row. */
+  ids?: readonly string[];
 }
 
 /** `column >= fromId` when a page starts from a cursor. */
 export const startingAt = (column: string, fromId: string | undefined) =>
   fromId === undefined ? sql<boolean>`true` : sql<boolean>`${sql.ref(column)} >= ${fromId}`;
+
+/** `column` is one of `ids`, when a list is limited to them. */
+export const amongIds = (column: string, ids: readonly string[] | undefined) =>
+  ids === undefined ? sql<boolean>`true` : sql<boolean>`${sql.ref(column)} = any(${[...ids]}::text[])`;
 
 /** `search` as a case-insensitive "contains" on any of these columns (a null column never matches). */
 export function containsAny(columns: string[], search: string | undefined) {

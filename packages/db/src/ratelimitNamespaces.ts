@@ -1,6 +1,6 @@
 import { newId, type RatelimitNamespaceSnapshot, type RatelimitOverrideRule, WILDCARD } from '@keyplane/core';
 import type { ChangeLog } from './invalidation.ts';
-import { containsAny, type PageQuery, startingAt } from './listing.ts';
+import { amongIds, containsAny, type PageQuery, startingAt } from './listing.ts';
 import { namedBy } from './lookup.ts';
 import { type EntityManager, sql, typed } from './sql.ts';
 
@@ -188,6 +188,7 @@ export async function listRatelimitNamespaces(
     .where('deleted_at', 'is', null)
     .where(startingAt('id', query.fromId))
     .where(containsAny(['id', 'name'], query.search))
+    .where(amongIds('id', query.ids))
     .orderBy('id')
     .limit(query.count)
     .execute();

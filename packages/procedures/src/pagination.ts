@@ -1,7 +1,7 @@
-import { badRequest, type PermissionTuple } from '@keyplane/core';
+import { badRequest, forbidden, formatPermission, type PermissionTuple } from '@keyplane/core';
 import type { PageQuery } from '@keyplane/db';
 import { z } from 'zod';
-import { type RootKeyPrincipal, requireReadOfEach } from './middleware/auth.ts';
+import { grantedResourceIds, type RootKeyPrincipal, requireReadOfEach } from './middleware/auth.ts';
 
 export const MAX_PAGE_SIZE = 100;
 
@@ -89,5 +89,25 @@ export async function readablePage<TRow extends { id: string }, TItem>(
     found.slice(0, input.limit).map((row) => row.id),
     permissionFor,
   );
+  return toPage(workspaceId, found, input.limit, toItem);
+}
+
+/**
+ * One page of a searchable list limited to what the root key may read: every row with a `*` grant
+ * for `read`, else only the rows its grants name (so a key scoped to one API lists that API). A key
+ * with no such grant at all gets a 403 naming the wildcard.
+ */
+export async function grantedPage<TRow extends { id: string }, TItem>(
+  principal: RootKeyPrincipal,
+  input: { limit: number; cursor?: string; search?: string },
+  read: Omit<PermissionTuple, 'resourceId'>,
+  fetchRows: (query: PageQuery) => Promise<TRow[]>,
+  toItem: (row: TRow) => TItem,
+) {
+  const { workspaceId } = principal;
+  const fromId = decodeCursor(workspaceId, input.cursor);
+  const ids = grantedResourceIds(principal, read.resourceType, read.action);
+  if (ids?.length === 0) throw forbidden([formatPermission({ ...read, resourceId: '*' })]);
+  const found = await fetchRows({ fromId, search: input.search, count: input.limit + 1, ids });
   return toPage(workspaceId, found, input.limit, toItem);
 }

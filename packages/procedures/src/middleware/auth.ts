@@ -117,6 +117,25 @@ export function hasAnyApiGrant(principal: RootKeyPrincipal, action: string): boo
   });
 }
 
+/**
+ * The ids of the resources of a type on which the grants allow `action`: undefined when a `*`
+ * grant allows it on all of them, else the ids the grants name (none at all: an empty list).
+ */
+export function grantedResourceIds(
+  principal: RootKeyPrincipal,
+  resourceType: PermissionTuple['resourceType'],
+  action: string,
+): string[] | undefined {
+  const ids: string[] = [];
+  for (const grant of principal.permissions) {
+    const tuple = parsePermission(grant);
+    if (tuple?.resourceType !== resourceType || tuple.action !== action) continue;
+    if (tuple.resourceId === '*') return undefined;
+    ids.push(tuple.resourceId);
+  }
+  return ids;
+}
+
 /** `api.<apiId>.<action>`: granted by that exact tuple or by `api.*.<action>` (either spelling of `api`). */
 export function apiPermission(apiId: string, action: string): PermissionTuple {
   return { resourceType: 'api', resourceId: apiId, action };

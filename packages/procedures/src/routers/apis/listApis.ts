@@ -1,7 +1,6 @@
 import { listApis as listApiRecords } from '@keyplane/db';
 import { z } from 'zod';
-import { apiPermission } from '../../middleware/auth.ts';
-import { listOutput, paginationInput, readablePage } from '../../pagination.ts';
+import { grantedPage, listOutput, paginationInput } from '../../pagination.ts';
 import { textSchema } from '../../schemas.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 import { apiData, getApiOutput } from './getApi.ts';
@@ -15,19 +14,19 @@ export const listApisInput = z.strictObject({
 export const listApisOutput = listOutput(getApiOutput);
 
 /**
- * Internal (the reference has no such procedure): the workspace's live APIs in id order. As for
- * identities, `api.<id>.read_api` (or the wildcard) is checked for each API on the page.
+ * Internal (the reference has no such procedure): the workspace's live APIs in id order, those the
+ * root key may read: all of them with `api.*.read_api`, else the ones its `api.<id>.read_api` name.
  */
 export const listApis = rootKeyProcedure
   .meta({ list: true })
   .input(listApisInput)
   .output(listApisOutput)
   .query(({ ctx, input }) =>
-    readablePage(
+    grantedPage(
       ctx.rootKey,
       input,
+      { resourceType: 'api', action: 'read_api' },
       (query) => listApiRecords(ctx.em, ctx.rootKey.workspaceId, query),
-      (apiId) => apiPermission(apiId, 'read_api'),
       apiData,
     ),
   );

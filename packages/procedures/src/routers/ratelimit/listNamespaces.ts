@@ -1,7 +1,6 @@
 import { listRatelimitNamespaces } from '@keyplane/db';
 import { z } from 'zod';
-import { ratelimitPermission } from '../../middleware/auth.ts';
-import { listOutput, paginationInput, readablePage } from '../../pagination.ts';
+import { grantedPage, listOutput, paginationInput } from '../../pagination.ts';
 import { textSchema } from '../../schemas.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
@@ -14,19 +13,19 @@ export const listNamespacesInput = z.strictObject({
 export const listNamespacesOutput = listOutput(z.object({ id: z.string(), name: z.string(), createdAt: z.number() }));
 
 /**
- * Internal (dashboard and typed client only): the workspace's live namespaces in id order, with
- * `ratelimit.<id>.read_namespace` (or the wildcard) for each namespace on the page.
+ * Internal (dashboard and typed client only): the workspace's live namespaces in id order, those the
+ * root key may read: all with `ratelimit.*.read_namespace`, else the ones its grants name.
  */
 export const listNamespaces = rootKeyProcedure
   .meta({ list: true })
   .input(listNamespacesInput)
   .output(listNamespacesOutput)
   .query(({ ctx, input }) =>
-    readablePage(
+    grantedPage(
       ctx.rootKey,
       input,
+      { resourceType: 'ratelimit', action: 'read_namespace' },
       (query) => listRatelimitNamespaces(ctx.em, ctx.rootKey.workspaceId, query),
-      (namespaceId) => ratelimitPermission(namespaceId, 'read_namespace'),
       (namespace) => namespace,
     ),
   );
