@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { CreditSpender } from '@keyplane/background';
 import { hashKey, PREFIXED_API_KEY_ALGORITHM } from '@keyplane/core';
-import { createKeyMigration } from '@keyplane/db';
+import { createKeyMigration, rows, sql } from '@keyplane/db';
 import type { Services } from '@keyplane/procedures';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { callOn, withServerOn } from '../appVariants.ts';
@@ -91,6 +91,27 @@ describe('200', () => {
         request_id: tagged.body.meta.requestId,
       },
       { outcome: 'USAGE_EXCEEDED', tags: [], spent_credits: '0', request_id: expect.any(String) },
+    ]);
+  });
+
+  it("records an unknown key's NOT_FOUND against the API when the root key verifies on that one only", async () => {
+    const { apiId, workspace } = owner;
+    const { rootKey: single } = await workspace.rootKeyWith([`api.${apiId}.verify_key`]);
+    const { rootKey: several } = await workspace.rootKeyWith([`api.${apiId}.verify_key`, 'api.api_other.verify_key']);
+    const answered = await verify({ key: 'sk_unknown_to_one_api', tags: ['path=/one'] }, single);
+    expect(answered.body.data).toEqual({ valid: false, code: 'NOT_FOUND' });
+    // With several APIs (or all of them) the root key does not tell which one the key was meant for.
+    await verify({ key: 'sk_unknown_to_several', tags: ['path=/several'] }, several);
+    await verify({ key: 'sk_unknown_to_all', tags: ['path=/all'] });
+    await api.services.verifications.flush();
+    const recorded = await rows(
+      em(),
+      sql<{ api_id: string; outcome: string; tags: string[]; request_id: string }>`
+        select api_id, outcome, tags, request_id from key_verifications
+        where workspace_id = ${workspace.workspaceId} and key_id = '' order by id`,
+    );
+    expect(recorded).toEqual([
+      { api_id: apiId, outcome: 'NOT_FOUND', tags: ['path=/one'], request_id: answered.body.meta.requestId },
     ]);
   });
 });

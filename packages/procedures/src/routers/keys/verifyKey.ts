@@ -9,7 +9,13 @@ import {
 } from '@keyplane/core';
 import { findKeyForVerification, keyMigrationStore } from '@keyplane/db';
 import { z } from 'zod';
-import { apiPermission, hasAnyApiGrant, requirePermissions } from '../../middleware/auth.ts';
+import {
+  apiPermission,
+  grantedResourceIds,
+  hasAnyApiGrant,
+  type RootKeyPrincipal,
+  requirePermissions,
+} from '../../middleware/auth.ts';
 import { textSchema } from '../../schemas.ts';
 import { evict } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
@@ -84,6 +90,15 @@ export const verifyKeyOutput = z
 
 const nonEmpty = <T>(list: T[] | undefined) => (list && list.length > 0 ? list : undefined);
 
+/**
+ * The API an unknown key was presented to, when the root key can verify on exactly one: its
+ * NOT_FOUND is recorded there (with no key id). A root key of several APIs, or of all, tells none.
+ */
+function soleVerifiableApi(rootKey: RootKeyPrincipal): string | undefined {
+  const apiIds = grantedResourceIds(rootKey, 'api', 'verify_key');
+  return apiIds?.length === 1 ? apiIds[0] : undefined;
+}
+
 export const verifyKey = rootKeyProcedure
   .meta({
     public: true,
@@ -153,23 +168,26 @@ export const verifyKey = rootKeyProcedure
       }
     }
     services.outcomes.verifications.add(outcome.code);
-    if (!outcome.key) return { valid: false, code: outcome.code };
-
     const { key } = outcome;
-    // Awaited: the event reaches the spool before the answer is written, so a crash cannot lose it.
-    await services.verifications.record({
-      time: services.now(),
-      requestId: ctx.requestId,
-      workspaceId: key.workspaceId,
-      apiId: key.apiId,
-      keyId: key.id,
-      identityId: key.identity?.id ?? null,
-      externalId: key.identity?.externalId ?? null,
-      outcome: outcome.code,
-      tags: input.tags ?? [],
-      spentCredits: outcome.spentCredits,
-      latencyMs: performance.now() - started,
-    });
+    const apiId = key ? key.apiId : soleVerifiableApi(rootKey);
+    if (apiId !== undefined) {
+      // Awaited: the event reaches the spool before the answer is written, so a crash cannot lose it.
+      await services.verifications.record({
+        time: services.now(),
+        requestId: ctx.requestId,
+        workspaceId: rootKey.workspaceId,
+        apiId,
+        keyId: key?.id ?? '',
+        identityId: key?.identity?.id ?? null,
+        externalId: key?.identity?.externalId ?? null,
+        outcome: outcome.code,
+        tags: input.tags ?? [],
+        spentCredits: key ? outcome.spentCredits : 0,
+        latencyMs: performance.now() - started,
+      });
+    }
+    if (!key) return { valid: false, code: outcome.code };
+
     return {
       valid: outcome.code === 'VALID',
       code: outcome.code,
