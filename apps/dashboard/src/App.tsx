@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
+import { sessionQueryOptions } from './access.ts';
 import { ErrorMessage } from './components/ErrorMessage.tsx';
 import { Layout } from './components/Layout.tsx';
 import { matchPath, Redirect, usePath } from './router.tsx';
@@ -16,12 +17,22 @@ import { RolesAndPermissions } from './screens/RolesAndPermissions.tsx';
 import { RootKeys } from './screens/RootKeys.tsx';
 import { SignIn } from './screens/SignIn.tsx';
 import { Usage } from './screens/Usage.tsx';
-import { trpc, trpcErrorCode } from './trpc.ts';
+import { trpcErrorCode } from './trpc.ts';
 
 /** The session decides between the sign-in page and the dashboard; nothing else is fetched before it. */
 export function App() {
-  const session = useQuery(trpc.dashboard.session.queryOptions(undefined, { retry: false, staleTime: 60_000 }));
+  const session = useQuery(sessionQueryOptions);
 
+  if (session.isError && trpcErrorCode(session.error) === 'UNAUTHORIZED') return <SignIn />;
+  // A failed refresh of a session already known (offline for a moment) keeps the dashboard: each
+  // screen reports its own failures.
+  if (session.data) {
+    return (
+      <Layout session={session.data}>
+        <Screen />
+      </Layout>
+    );
+  }
   if (session.isPending) {
     return (
       <p className="centered" role="status">
@@ -29,18 +40,10 @@ export function App() {
       </p>
     );
   }
-  if (session.isError) {
-    if (trpcErrorCode(session.error) === 'UNAUTHORIZED') return <SignIn />;
-    return (
-      <main className="centered">
-        <ErrorMessage error={session.error} onRetry={() => void session.refetch()} />
-      </main>
-    );
-  }
   return (
-    <Layout session={session.data}>
-      <Screen />
-    </Layout>
+    <main className="centered">
+      <ErrorMessage error={session.error} onRetry={() => void session.refetch()} />
+    </main>
   );
 }
 

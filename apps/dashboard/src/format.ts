@@ -19,6 +19,11 @@ export function toLocalDateTime(epochMs: number): string {
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
 }
 
+/** A count with its noun: 1 permission, 2 permissions (`plural` for nouns not made with -s). */
+export function formatCount(count: number, singular: string, plural = `${singular}s`): string {
+  return `${count} ${count === 1 ? singular : plural}`;
+}
+
 /** Milliseconds as the shortest exact unit: 60000 → '1 min', 3600000 → '1 h'. */
 export function formatDuration(ms: number): string {
   const units: [number, string][] = [

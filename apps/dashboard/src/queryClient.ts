@@ -30,8 +30,14 @@ export const queryClient: QueryClient = new QueryClient({
   }),
   defaultOptions: {
     queries: {
-      retry: (failures, error) => !isClientError(error) && failures < 2,
+      // One quick retry for a failure a second try may fix, so an error shows within a second rather
+      // than after seconds of placeholders; every error message offers "Try again" after that.
+      retry: (failures, error) => !isClientError(error) && failures < 1,
+      retryDelay: 500,
+      // Offline, queries fail at once and say so, rather than waiting silently behind placeholders.
+      networkMode: 'always',
       staleTime: 10_000,
     },
+    mutations: { networkMode: 'always' },
   },
 });

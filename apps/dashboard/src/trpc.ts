@@ -5,10 +5,41 @@ import type { inferRouterOutputs } from '@trpc/server';
 
 export type RouterOutputs = inferRouterOutputs<AppRouter>;
 
+/**
+ * The server could not be asked, or something other than Keyplane answered (a proxy's 502 page):
+ * the message says what happened and what to do, in place of "Failed to fetch" or a JSON parse error.
+ */
+export class ServerUnreachableError extends Error {
+  override name = 'ServerUnreachableError';
+}
+
+async function fetchFromServer(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  let response: Response;
+  try {
+    response = await fetch(input, init);
+  } catch (error) {
+    if (init?.signal?.aborted) throw error;
+    throw new ServerUnreachableError(
+      navigator.onLine
+        ? 'Could not reach the Keyplane server. Check your connection and that the server is running, then try again.'
+        : 'You are offline. Reconnect to the network, then try again.',
+    );
+  }
+  // Keyplane answers every /trpc call with JSON; anything else came from something in between.
+  if (!response.headers.get('content-type')?.includes('application/json')) {
+    await response.body?.cancel();
+    throw new ServerUnreachableError(
+      `The Keyplane server did not answer (HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}). It may be restarting, or a proxy in front of it failed. Try again in a moment.`,
+    );
+  }
+  return response;
+}
+
 const client = createTRPCClient<AppRouter>({
   links: [
     httpBatchLink({
       url: '/trpc',
+      fetch: fetchFromServer,
       // Queries go by POST too: analytics SQL and filters stay out of URLs and access logs.
       methodOverride: 'POST',
       // The server's CSRF guard for cookie-authenticated calls: a cross-site form cannot set it.

@@ -25,8 +25,8 @@ const SECURITY_HEADERS = {
 export type DashboardAsset = { status: 200; body: Buffer; headers: Record<string, string> } | { status: 404 | 503 };
 
 /**
- * The production build in `root`, a single-page app: a path naming a file serves it, any other
- * path serves index.html (the app routes in the browser). Vite names assets by content hash, so
+ * The production build in `root`, a single-page app: a path naming a file serves it, a missing
+ * asset is a 404, any other path serves index.html (the app routes in the browser). Vite names assets by content hash, so
  * those are cached for good and index.html never is.
  */
 export function createDashboardAssets(root: string) {
@@ -57,8 +57,11 @@ export function createDashboardAssets(root: string) {
         },
       };
     }
-    // A missing file with an extension is a stale or mistyped asset, not an app route.
-    if (extname(relative) !== '') return { status: 404 };
+    // A missing asset (under assets/, or a top-level file such as favicon.svg) is stale or mistyped.
+    // Deeper paths are app routes, whose names may hold dots (/ratelimits/api.requests).
+    if (relative.startsWith('assets/') || (!relative.includes('/') && extname(relative) !== '')) {
+      return { status: 404 };
+    }
     const index = await fileAt('index.html');
     if (!index) return { status: 503 };
     return {

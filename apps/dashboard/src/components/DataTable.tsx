@@ -1,5 +1,5 @@
 import type { UseQueryResult } from '@tanstack/react-query';
-import type { ReactNode } from 'react';
+import { Children, cloneElement, Fragment, isValidElement, type ReactElement, type ReactNode } from 'react';
 import { ErrorMessage } from './ErrorMessage.tsx';
 import { LoadingStatus, TableSkeletonRows } from './Skeleton.tsx';
 
@@ -19,6 +19,20 @@ interface DataTableProps<TRow> {
   renderCells: (row: TRow) => ReactNode;
 }
 
+/**
+ * Each cell gets its column's name as `data-label`: on a phone the rows become stacked cards
+ * (styles.css) and every value shows under the name of its column.
+ */
+function labelCells(cells: ReactNode, columns: readonly string[]): ReactNode {
+  const list =
+    isValidElement<{ children?: ReactNode }>(cells) && cells.type === Fragment ? cells.props.children : cells;
+  return Children.map(list, (cell, index) =>
+    isValidElement(cell)
+      ? cloneElement(cell as ReactElement<{ 'data-label'?: string }>, { 'data-label': columns[index] })
+      : cell,
+  );
+}
+
 /** A list screen's table, with placeholder rows while it loads and one row saying when it is empty. */
 export function DataTable<TRow>({
   caption,
@@ -34,7 +48,7 @@ export function DataTable<TRow>({
     <>
       {query.error ? <ErrorMessage error={query.error} onRetry={() => void query.refetch()} /> : null}
       {query.isPending ? <LoadingStatus label={loadingLabel} /> : null}
-      <div className="table-wrap">
+      <div className="table-wrap cards">
         <table>
           <caption className="visually-hidden">{caption}</caption>
           <thead>
@@ -54,7 +68,7 @@ export function DataTable<TRow>({
               </tr>
             ) : null}
             {rows?.map((row) => (
-              <tr key={rowKey(row)}>{renderCells(row)}</tr>
+              <tr key={rowKey(row)}>{labelCells(renderCells(row), columns)}</tr>
             ))}
           </tbody>
         </table>

@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type ReactNode, useEffect } from 'react';
+import { type ReactNode, useEffect, useState } from 'react';
 import { formatTime } from '../format.ts';
 import { Link, usePath } from '../router.tsx';
 import { type RouterOutputs, trpc } from '../trpc.ts';
@@ -33,9 +33,13 @@ export function Layout({ session, children }: LayoutProps) {
     }),
   );
 
+  // On a phone the navigation is a menu behind a button; it closes once a screen is chosen.
+  const [menuOpen, setMenuOpen] = useState(false);
+
   // A screen change moves focus to the new page's heading, as a page load would for screen readers.
   useEffect(() => {
     if (path) document.querySelector<HTMLElement>('main h1')?.focus();
+    setMenuOpen(false);
   }, [path]);
 
   return (
@@ -44,6 +48,15 @@ export function Layout({ session, children }: LayoutProps) {
         Skip to content
       </a>
       <header className="topbar">
+        <button
+          type="button"
+          className="menu-button"
+          aria-expanded={menuOpen}
+          aria-controls="main-navigation"
+          onClick={() => setMenuOpen((open) => !open)}
+        >
+          Menu
+        </button>
         <span className="brand">Keyplane</span>
         <span className="session-info">
           Signed in with {session.rootKeyName ?? session.rootKeyId} · until {formatTime(session.expiresAt)}
@@ -52,7 +65,7 @@ export function Layout({ session, children }: LayoutProps) {
           Sign out
         </button>
       </header>
-      <nav className="sidebar" aria-label="Main">
+      <nav id="main-navigation" className={menuOpen ? 'sidebar open' : 'sidebar'} aria-label="Main">
         <ul>
           {NAV_ITEMS.map((item) => {
             const current = path === item.to || path.startsWith(`${item.to}/`);

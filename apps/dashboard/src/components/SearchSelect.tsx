@@ -1,5 +1,6 @@
 import type { UseQueryResult } from '@tanstack/react-query';
 import { useId } from 'react';
+import { formatCount } from '../format.ts';
 import { ErrorMessage } from './ErrorMessage.tsx';
 
 export interface PickerItem {
@@ -49,7 +50,9 @@ export function SearchSelect({
     if (matches.isPending) return `Loading ${noun}…`;
     if (matches.error) return `Could not load the ${noun}.`;
     if (items.length === 0) return search ? `No ${noun} match “${search}”.` : `No ${noun} yet.`;
-    return matches.data?.hasMore ? `First ${items.length} matches; type to narrow.` : `${items.length} found.`;
+    return matches.data?.hasMore
+      ? `First ${formatCount(items.length, 'match', 'matches')}; type to narrow.`
+      : `${items.length} found.`;
   })();
 
   return (

@@ -13,49 +13,66 @@ interface StackedBarChartProps {
   formatBucket: (bucketStart: number) => string;
 }
 
+// The bars are drawn in this coordinate space and stretched to the plot's size; the axis labels are
+// HTML beside and under it, so text keeps its shape at any width.
 const WIDTH = 720;
 const HEIGHT = 220;
-const AXIS = 40;
+/** How many time labels the x-axis shows at most: first, last and evenly between. */
+const TIME_LABELS = 4;
+
+/** The indexes of the buckets labelled on the x-axis. */
+function labelledBuckets(count: number): number[] {
+  if (count <= TIME_LABELS) return Array.from({ length: count }, (_, index) => index);
+  const step = (count - 1) / (TIME_LABELS - 1);
+  return Array.from({ length: TIME_LABELS }, (_, index) => Math.round(index * step));
+}
 
 /** Stacked bars per time bucket as SVG, with the same numbers in a table for screen readers and keyboards. */
 export function StackedBarChart({ label, buckets, series, formatBucket }: StackedBarChartProps) {
   const totals = buckets.map((_, index) => series.reduce((sum, line) => sum + (line.values[index] ?? 0), 0));
   const max = Math.max(1, ...totals);
-  const slot = (WIDTH - AXIS) / Math.max(1, buckets.length);
+  const slot = WIDTH / Math.max(1, buckets.length);
   const barWidth = Math.max(1, slot * 0.8);
-  const scale = (HEIGHT - 20) / max;
+  const scale = HEIGHT / max;
   const total = totals.reduce((sum, value) => sum + value, 0);
 
   return (
     <figure className="chart">
-      <svg role="img" aria-label={label} viewBox={`0 0 ${WIDTH} ${HEIGHT}`} preserveAspectRatio="none">
-        <title>{`${label}: ${total} in total`}</title>
-        <text x={0} y={12} className="axis-label">
-          {max}
-        </text>
-        <line x1={AXIS} y1={HEIGHT} x2={WIDTH} y2={HEIGHT} className="axis" />
-        {buckets.map((bucket, index) => {
-          let y = HEIGHT;
-          return (
-            <g key={bucket}>
-              {series.map((line) => {
-                const height = (line.values[index] ?? 0) * scale;
-                y -= height;
-                return height > 0 ? (
-                  <rect
-                    key={line.name}
-                    x={AXIS + index * slot}
-                    y={y}
-                    width={barWidth}
-                    height={height}
-                    fill={line.color}
-                  />
-                ) : null;
-              })}
-            </g>
-          );
-        })}
-      </svg>
+      <div className="chart-plot">
+        <div className="y-axis" aria-hidden="true">
+          <span className="axis-label">{max}</span>
+          <span className="axis-label">0</span>
+        </div>
+        <svg role="img" aria-label={label} viewBox={`0 0 ${WIDTH} ${HEIGHT}`} preserveAspectRatio="none">
+          <title>{`${label}: ${total} in total`}</title>
+          <line x1={0} y1={HEIGHT} x2={WIDTH} y2={HEIGHT} className="axis" />
+          {buckets.map((bucket, index) => {
+            let y = HEIGHT;
+            return (
+              <g key={bucket}>
+                {series.map((line) => {
+                  const height = (line.values[index] ?? 0) * scale;
+                  y -= height;
+                  return height > 0 ? (
+                    <rect key={line.name} x={index * slot} y={y} width={barWidth} height={height} fill={line.color} />
+                  ) : null;
+                })}
+              </g>
+            );
+          })}
+        </svg>
+        <div className="x-axis" aria-hidden="true">
+          {labelledBuckets(buckets.length).map((index) => (
+            <span
+              key={index}
+              className="axis-label"
+              style={{ left: `${((index + 0.4) / Math.max(1, buckets.length)) * 100}%` }}
+            >
+              {formatBucket(buckets[index] ?? 0)}
+            </span>
+          ))}
+        </div>
+      </div>
       <figcaption>
         <ul className="legend">
           {series.map((line) => (

@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
+import { PermittedButton } from '../components/PermittedButton.tsx';
 import { BlockSkeleton } from '../components/Skeleton.tsx';
 import { Link, navigate } from '../router.tsx';
 import { trpc } from '../trpc.ts';
@@ -29,15 +30,20 @@ export function ApiDetail({ apiId }: { apiId: string }) {
       </p>
       <div className="page-header">
         <h1 tabIndex={-1}>{api.data?.name ?? 'API'}</h1>
-        <button type="button" className="danger" onClick={() => setDeleting(true)} disabled={!api.data}>
+        <PermittedButton
+          permission={{ resourceType: 'api', resourceId: apiId, action: 'delete_api' }}
+          className="danger"
+          onClick={() => setDeleting(true)}
+          disabled={!api.data}
+        >
           Delete API
-        </button>
+        </PermittedButton>
       </div>
       {api.error ? <ErrorMessage error={api.error} onRetry={() => void api.refetch()} /> : null}
       <section aria-labelledby="api-settings-title" className="panel">
         <h2 id="api-settings-title">Settings</h2>
         {api.isPending ? <BlockSkeleton height="18rem" /> : null}
-        {api.data ? <ApiSettingsForm key={api.dataUpdatedAt} api={api.data} /> : null}
+        {api.data ? <ApiSettingsForm api={api.data} /> : null}
       </section>
       <ApiKeys apiId={apiId} />
       <ConfirmDialog

@@ -2,7 +2,9 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { DataTable } from '../components/DataTable.tsx';
 import { Pager, useCursorPages } from '../components/Pager.tsx';
+import { PermittedButton } from '../components/PermittedButton.tsx';
 import { SecretPanel } from '../components/SecretPanel.tsx';
+import { KeyStatusBadge } from '../components/StatusBadge.tsx';
 import { formatTime } from '../format.ts';
 import { Link } from '../router.tsx';
 import { trpc } from '../trpc.ts';
@@ -37,9 +39,13 @@ export function ApiKeys({ apiId }: { apiId: string }) {
     <section aria-labelledby="api-keys-title" className="panel">
       <div className="page-header">
         <h2 id="api-keys-title">Keys</h2>
-        <button type="button" className="primary" onClick={() => setCreating(true)}>
+        <PermittedButton
+          permission={{ resourceType: 'api', resourceId: apiId, action: 'create_key' }}
+          className="primary"
+          onClick={() => setCreating(true)}
+        >
           Create key
-        </button>
+        </PermittedButton>
       </div>
       {newKey ? <SecretPanel title="New key" secret={newKey} onDismiss={() => setNewKey(null)} /> : null}
       <search>
@@ -91,7 +97,9 @@ export function ApiKeys({ apiId }: { apiId: string }) {
               <code>{key.start}…</code>
             </td>
             <td>{key.identity?.externalId ?? '—'}</td>
-            <td>{key.enabled ? 'Enabled' : 'Disabled'}</td>
+            <td>
+              <KeyStatusBadge keyData={key} />
+            </td>
             <td>{key.credits?.remaining ?? 'Unlimited'}</td>
             <td>{formatTime(key.createdAt)}</td>
             <td>{formatTime(key.lastUsedAt)}</td>

@@ -2,6 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { DataTable } from '../components/DataTable.tsx';
 import { Pager, useCursorPages } from '../components/Pager.tsx';
+import { PermittedButton } from '../components/PermittedButton.tsx';
 import { SingleFieldCreateDialog } from '../components/SingleFieldCreateDialog.tsx';
 import { formatTime } from '../format.ts';
 import { Link, navigate } from '../router.tsx';
@@ -17,9 +18,13 @@ export function Apis() {
     <>
       <div className="page-header">
         <h1 tabIndex={-1}>APIs</h1>
-        <button type="button" className="primary" onClick={() => setCreating(true)}>
+        <PermittedButton
+          permission={{ resourceType: 'api', resourceId: '*', action: 'create_api' }}
+          className="primary"
+          onClick={() => setCreating(true)}
+        >
           Create API
-        </button>
+        </PermittedButton>
       </div>
       <DataTable
         caption="APIs of this workspace"

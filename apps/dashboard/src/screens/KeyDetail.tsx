@@ -4,6 +4,7 @@ import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { SecretPanel } from '../components/SecretPanel.tsx';
 import { BlockSkeleton } from '../components/Skeleton.tsx';
+import { KeyStatusBadge } from '../components/StatusBadge.tsx';
 import { formatTime } from '../format.ts';
 import { Link, navigate } from '../router.tsx';
 import { trpc } from '../trpc.ts';
@@ -122,7 +123,9 @@ export function KeyDetail({ apiId, keyId }: KeyDetailProps) {
                 <code>{data.start}…</code>
               </dd>
               <dt>Status</dt>
-              <dd>{data.enabled ? 'Enabled' : 'Disabled'}</dd>
+              <dd>
+                <KeyStatusBadge keyData={data} />
+              </dd>
               <dt>Created</dt>
               <dd>{formatTime(data.createdAt)}</dd>
               <dt>Updated</dt>
@@ -164,6 +167,8 @@ export function KeyDetail({ apiId, keyId }: KeyDetailProps) {
       {rerolling ? (
         <RerollKeyDialog
           keyId={keyId}
+          apiId={apiId}
+          keyStart={data?.start ?? ''}
           onClose={() => setRerolling(false)}
           onRerolled={(created) => {
             setRerolling(false);

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { DataTable } from '../components/DataTable.tsx';
 import { Pager, useCursorPages } from '../components/Pager.tsx';
+import { PermittedButton } from '../components/PermittedButton.tsx';
 import { SingleFieldCreateDialog } from '../components/SingleFieldCreateDialog.tsx';
 import { formatTime } from '../format.ts';
 import { Link } from '../router.tsx';
@@ -29,9 +30,13 @@ export function Ratelimits() {
     <>
       <div className="page-header">
         <h1 tabIndex={-1}>Rate limits</h1>
-        <button type="button" className="primary" onClick={() => setCreating(true)}>
+        <PermittedButton
+          permission={{ resourceType: 'ratelimit', resourceId: '*', action: 'create_namespace' }}
+          className="primary"
+          onClick={() => setCreating(true)}
+        >
           Create namespace
-        </button>
+        </PermittedButton>
       </div>
       <p className="hint">
         A namespace holds the standalone limits your API checks with ratelimit.limit, and their overrides.

@@ -1,10 +1,14 @@
-import { useMutation } from '@tanstack/react-query';
+import { createdKeyPrefix, rerolledKeyPrefix } from '@keyplane/core/rules';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { FormDialog } from '../components/FormDialog.tsx';
 import { type RouterOutputs, trpc } from '../trpc.ts';
 
 interface RerollKeyDialogProps {
   keyId: string;
+  apiId: string;
+  /** The key's first characters, which show the prefix it was made with. */
+  keyStart: string;
   onClose: () => void;
   onRerolled: (created: RouterOutputs['keys']['rerollKey']) => void;
 }
@@ -17,8 +21,12 @@ const GRACE_PERIODS = [
 ];
 
 /** A new key with the same settings; the old one expires after the chosen grace period. */
-export function RerollKeyDialog({ keyId, onClose, onRerolled }: RerollKeyDialogProps) {
+export function RerollKeyDialog({ keyId, apiId, keyStart, onClose, onRerolled }: RerollKeyDialogProps) {
   const [expiration, setExpiration] = useState(0);
+  const api = useQuery(trpc.apis.getApi.queryOptions({ apiId }));
+  const createdWith = createdKeyPrefix(keyStart);
+  // The server's rule (docs/contract.md, Rerolling keys), applied here to say what the new key will look like.
+  const rerolledWith = api.data ? rerolledKeyPrefix(keyStart, api.data.defaultPrefix) : createdWith;
   const reroll = useMutation(trpc.keys.rerollKey.mutationOptions({ onSuccess: onRerolled }));
 
   const submit = () => {
@@ -41,6 +49,14 @@ export function RerollKeyDialog({ keyId, onClose, onRerolled }: RerollKeyDialogP
           ))}
         </select>
       </div>
+      {rerolledWith !== createdWith ? (
+        <p className="warning" role="note">
+          The new key will start {rerolledWith ? <code>{rerolledWith}_</code> : 'without a prefix'}, not{' '}
+          {createdWith ? <code>{createdWith}_</code> : 'without one'} as this key does: a rerolled key keeps the part of
+          its prefix before the first underscore, else takes the API's default prefix. If your code checks the prefix,
+          create a new key with the one you need instead.
+        </p>
+      ) : null}
     </FormDialog>
   );
 }

@@ -3,17 +3,18 @@ import { useState } from 'react';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { DataTable } from '../components/DataTable.tsx';
 import { SecretPanel } from '../components/SecretPanel.tsx';
-import { formatTime } from '../format.ts';
+import { type BadgeTone, StatusBadge } from '../components/StatusBadge.tsx';
+import { formatCount, formatTime } from '../format.ts';
 import { type RouterOutputs, trpc } from '../trpc.ts';
 import { CreateRootKeyDialog } from './CreateRootKeyDialog.tsx';
 import { RootKeyExpiryDialog } from './RootKeyExpiryDialog.tsx';
 
 type RootKey = RouterOutputs['rootKeys']['listRootKeys']['rootKeys'][number];
 
-function rootKeyStatus(rootKey: RootKey): string {
-  if (rootKey.revokedAt !== null) return 'Revoked';
-  if (rootKey.expiresAt !== null && rootKey.expiresAt < Date.now()) return 'Expired';
-  return 'Active';
+function rootKeyStatus(rootKey: RootKey): { label: string; tone: BadgeTone } {
+  if (rootKey.revokedAt !== null) return { label: 'Revoked', tone: 'muted' };
+  if (rootKey.expiresAt !== null && rootKey.expiresAt < Date.now()) return { label: 'Expired', tone: 'bad' };
+  return { label: 'Active', tone: 'good' };
 }
 
 export function RootKeys() {
@@ -66,7 +67,7 @@ export function RootKeys() {
               </td>
               <td>
                 <details>
-                  <summary>{rootKey.permissions.length} permissions</summary>
+                  <summary>{formatCount(rootKey.permissions.length, 'permission')}</summary>
                   <ul className="plain">
                     {rootKey.permissions.map((permission) => (
                       <li key={permission}>
@@ -79,7 +80,9 @@ export function RootKeys() {
               <td>{formatTime(rootKey.createdAt)}</td>
               <td>{formatTime(rootKey.lastUsedAt)}</td>
               <td>{formatTime(rootKey.expiresAt)}</td>
-              <td>{rootKeyStatus(rootKey)}</td>
+              <td>
+                <StatusBadge {...rootKeyStatus(rootKey)} />
+              </td>
               <td>
                 {live ? (
                   <div className="row-actions">

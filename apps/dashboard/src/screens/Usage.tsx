@@ -132,6 +132,11 @@ export function Usage() {
         title="Rate-limit decisions"
         query={ratelimits}
         chart={{ buckets, series: decisionSeries, formatBucket }}
+        note={
+          filters.apiId || filters.keyId || filters.identityId
+            ? 'Not filtered: rate-limit decisions belong to namespaces, not to an API, key or identity, so this chart shows the whole workspace.'
+            : undefined
+        }
       />
     </>
   );
@@ -143,14 +148,17 @@ interface ChartPanelProps {
   chart: Omit<ComponentProps<typeof StackedBarChart>, 'label'>;
   /** Shown instead of the error when another panel of the same query already shows it, with the retry. */
   failureNote?: string;
+  /** Shown under the title, e.g. that the filters above do not apply to this chart. */
+  note?: string;
 }
 
 /** A titled chart of one query's rows, or its loading placeholder or error. */
-function ChartPanel({ title, query, chart, failureNote }: ChartPanelProps) {
+function ChartPanel({ title, query, chart, failureNote, note }: ChartPanelProps) {
   const id = useId();
   return (
     <section className="panel" aria-labelledby={id}>
       <h2 id={id}>{title}</h2>
+      {note ? <p className="hint">{note}</p> : null}
       {query.error ? (
         failureNote ? (
           <p>{failureNote}</p>

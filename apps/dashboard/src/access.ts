@@ -1,0 +1,17 @@
+import { formatPermission, isGranted, type PermissionTuple } from '@keyplane/core/rules';
+import { useQuery } from '@tanstack/react-query';
+import { trpc } from './trpc.ts';
+
+/** The session query, shared by the app shell (which loads it first) and everything asking what it may do. */
+export const sessionQueryOptions = trpc.dashboard.session.queryOptions(undefined, { retry: false, staleTime: 60_000 });
+
+/**
+ * What the signed-in root key may do, judged by the server's own rule (`isGranted`): a control it
+ * may not use is disabled with this reason rather than failing on submit.
+ */
+export function useMissingPermission(required: PermissionTuple): string | undefined {
+  const session = useQuery(sessionQueryOptions);
+  const permissions = session.data?.permissions;
+  if (!permissions || isGranted(permissions, required)) return undefined;
+  return `Your root key lacks ${formatPermission(required)}.`;
+}

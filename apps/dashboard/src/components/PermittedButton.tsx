@@ -1,0 +1,31 @@
+import type { PermissionTuple } from '@keyplane/core/rules';
+import { type ButtonHTMLAttributes, useId } from 'react';
+import { useMissingPermission } from '../access.ts';
+
+interface PermittedButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
+  /** What the button's action needs: without it the button is disabled and says why. */
+  permission: PermissionTuple;
+}
+
+/** A button for an action the signed-in root key may lack; the reason shows beside it. */
+export function PermittedButton({ permission, disabled, ...props }: PermittedButtonProps) {
+  const missing = useMissingPermission(permission);
+  const reasonId = useId();
+  const button = (
+    <button
+      type="button"
+      {...props}
+      disabled={disabled || missing !== undefined}
+      aria-describedby={missing ? reasonId : undefined}
+    />
+  );
+  if (!missing) return button;
+  return (
+    <span className="permitted">
+      {button}
+      <span id={reasonId} className="hint">
+        {missing}
+      </span>
+    </span>
+  );
+}
