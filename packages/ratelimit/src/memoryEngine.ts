@@ -20,7 +20,6 @@ interface WindowCount {
 export interface CountedWindow {
   /** The window's key, as the Redis script names it. */
   key: string;
-  hashTag: string | undefined;
   durationMs: number;
   count: number;
 }
@@ -97,14 +96,17 @@ export class MemoryRateLimitEngine implements RateLimitEngine {
     }
   }
 
-  /** The windows counted here that still weigh at `nowMs`. */
-  *weighingWindows(nowMs: number): Generator<CountedWindow> {
-    for (const [hashTag, byKey] of this.#counters) {
-      for (const [key, windows] of byKey) {
-        const counter = counterKey(this.#keyPrefix, key, hashTag);
-        for (const [window, { durationMs, count, weighsUntil }] of windows) {
-          if (weighsUntil > nowMs) yield { key: windowKey(counter, window), hashTag, durationMs, count };
-        }
+  /** The hash tags of the windows counted here. */
+  hashTags(): Iterable<string | undefined> {
+    return this.#counters.keys();
+  }
+
+  /** The windows of one hash tag counted here that still weigh at `nowMs`. */
+  *weighingWindows(hashTag: string | undefined, nowMs: number): Generator<CountedWindow> {
+    for (const [key, windows] of this.#counters.get(hashTag) ?? []) {
+      const counter = counterKey(this.#keyPrefix, key, hashTag);
+      for (const [window, { durationMs, count, weighsUntil }] of windows) {
+        if (weighsUntil > nowMs) yield { key: windowKey(counter, window), durationMs, count };
       }
     }
   }

@@ -61,6 +61,8 @@ interface PendingCheck {
  * RedisFailureMode says. Unless that is `open`, this process also counts in memory what it admits
  * through Redis, as it admits it: without Redis, `local` checks go on from this process's own count
  * of the window, not from zero, and Redis gets the counts back when it returns (see #writeBack).
+ * All of this is per hash tag: on a cluster, a master that is down leaves the tags of the other
+ * masters' slots judged by Redis, exactly.
  */
 export class RedisRateLimitEngine implements RateLimitEngine {
   readonly #client: RedisClient;
@@ -74,9 +76,11 @@ export class RedisRateLimitEngine implements RateLimitEngine {
   readonly #pending = new Map<string | undefined, PendingCheck[]>();
   /** The Redis clock minus this process's at the last reply: own counts use Redis's windows. */
   #redisClockOffsetMs = 0;
-  /** Redis may lack some of this process's own counts: they are written back before its next call. */
-  #writeBackDue = false;
-  #writingBack: Promise<void> | undefined;
+  /** Hash tags whose own counts Redis may lack: they are written back before the tag's next call. */
+  readonly #writeBackDue = new Set<string | undefined>();
+  /** Every hash tag counted here is due (Redis connected anew: it may have restarted empty). */
+  #everyWriteBackDue = false;
+  readonly #writingBack = new Map<string | undefined, Promise<void>>();
 
   constructor(options: RedisRateLimitEngineOptions) {
     this.#keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
@@ -85,10 +89,13 @@ export class RedisRateLimitEngine implements RateLimitEngine {
     this.#onFallback = options.onFallback ?? (() => {});
     this.#ownCounts = new MemoryRateLimitEngine({ keyPrefix: this.#keyPrefix, now: () => this.#clock() });
     this.#client = connectRedis(options);
-    // Also when no check noticed that Redis was gone: it may have restarted empty.
-    this.#client.on('ready', () => {
-      this.#writeBackDue = true;
-    });
+    // Also when no check noticed that Redis was gone: it may have restarted empty. Likewise a
+    // cluster master whose connection ended (`-node`): the cluster connection stays ready meanwhile.
+    const everyWriteBackDue = () => {
+      this.#everyWriteBackDue = true;
+    };
+    this.#client.on('ready', everyWriteBackDue);
+    this.#client.on('-node', everyWriteBackDue);
     this.#client.defineCommand(RATE_LIMIT_COMMAND, { lua: RATE_LIMIT_SCRIPT });
     this.#client.defineCommand(WRITE_BACK_COMMAND, { lua: WRITE_BACK_SCRIPT });
   }
@@ -127,8 +134,9 @@ export class RedisRateLimitEngine implements RateLimitEngine {
 
   /** One script call for checks that share a hash tag (see redisScript.ts for the arguments). */
   async #send(checks: PendingCheck[]): Promise<void> {
+    const hashTag = checks[0]?.options.hashTag;
     try {
-      while (this.#writeBackDue || this.#writingBack !== undefined) await this.#writeBack();
+      while (this.#isWriteBackDue(hashTag)) await this.#writeBack(hashTag);
     } catch (error) {
       return this.#fallBackAll(checks, error);
     }
@@ -155,7 +163,6 @@ export class RedisRateLimitEngine implements RateLimitEngine {
         checkArgs.push(String(spec.position), String(cost));
       }
     }
-    const hashTag = checks[0]?.options.hashTag;
     const counterKeys = [...counters.keys()].map((key) => counterKey(this.#keyPrefix, key, hashTag));
     let reply: ScriptReply;
     let answers: CheckResult[];
@@ -194,23 +201,34 @@ export class RedisRateLimitEngine implements RateLimitEngine {
     await closeRedis(this.#client);
   }
 
-  /**
-   * Writes this process's own counts of the windows that still weigh back into Redis, raising
-   * lower counts (see WRITE_BACK_SCRIPT): after it admitted without Redis (`local`), and on every
-   * connection, as a Redis that restarted without persistence would otherwise grant a fresh window.
-   * Checks wait for it (concurrent ones share it), so none is judged by a Redis that lacks them.
-   */
-  #writeBack(): Promise<void> {
-    this.#writingBack ??= this.#writeBackNow().finally(() => {
-      this.#writingBack = undefined;
-    });
-    return this.#writingBack;
+  #isWriteBackDue(hashTag: string | undefined): boolean {
+    if (this.#everyWriteBackDue) {
+      this.#everyWriteBackDue = false;
+      for (const counted of this.#ownCounts.hashTags()) this.#writeBackDue.add(counted);
+    }
+    return this.#writeBackDue.has(hashTag) || this.#writingBack.has(hashTag);
   }
 
-  async #writeBackNow(): Promise<void> {
+  /**
+   * Writes this process's own counts of one hash tag's windows that still weigh back into Redis,
+   * raising lower counts (see WRITE_BACK_SCRIPT): after it admitted without Redis (`local`), and on
+   * every connection, as a Redis that restarted without persistence would otherwise grant a fresh
+   * window. The tag's checks wait for it (concurrent ones share it), so none is judged by a Redis
+   * that lacks them; other tags' checks do not, as their slots may be served by a master that is up.
+   */
+  #writeBack(hashTag: string | undefined): Promise<void> {
+    let writing = this.#writingBack.get(hashTag);
+    if (writing === undefined) {
+      writing = this.#writeBackNow(hashTag).finally(() => this.#writingBack.delete(hashTag));
+      this.#writingBack.set(hashTag, writing);
+    }
+    return writing;
+  }
+
+  async #writeBackNow(hashTag: string | undefined): Promise<void> {
     // Cleared first: what is admitted without Redis from now on is due again.
-    this.#writeBackDue = false;
-    const calls = writeBackCalls(this.#ownCounts.weighingWindows(this.#clock()));
+    this.#writeBackDue.delete(hashTag);
+    const calls = writeBackCalls(this.#ownCounts.weighingWindows(hashTag, this.#clock()));
     try {
       await Promise.all(
         calls.map((windows) =>
@@ -222,7 +240,7 @@ export class RedisRateLimitEngine implements RateLimitEngine {
         ),
       );
     } catch (error) {
-      this.#writeBackDue = true;
+      this.#writeBackDue.add(hashTag);
       throw error;
     }
   }
@@ -240,7 +258,7 @@ export class RedisRateLimitEngine implements RateLimitEngine {
       case 'closed':
         return Promise.resolve(refusedUnreachable(requests, this.#clock()));
       case 'local':
-        this.#writeBackDue = true;
+        this.#writeBackDue.add(options.hashTag);
         return this.#ownCounts.check(requests, options);
     }
   }
@@ -255,21 +273,16 @@ export class RedisRateLimitEngine implements RateLimitEngine {
   }
 }
 
-/**
- * Windows in write-back calls: one hash tag each (one Cluster slot; windows without a tag share
- * one too, see counterKey), in bounded numbers.
- */
+/** One hash tag's windows (one Cluster slot, see counterKey) in write-back calls of bounded size. */
 function writeBackCalls(windows: Iterable<CountedWindow>): CountedWindow[][] {
   const calls: CountedWindow[][] = [];
-  const filling = new Map<string | undefined, CountedWindow[]>();
   for (const window of windows) {
-    let call = filling.get(window.hashTag);
+    const call = calls.at(-1);
     if (call === undefined || call.length === MAX_WINDOWS_PER_WRITE_BACK) {
-      call = [];
-      filling.set(window.hashTag, call);
-      calls.push(call);
+      calls.push([window]);
+    } else {
+      call.push(window);
     }
-    call.push(window);
   }
   return calls;
 }
