@@ -61,16 +61,36 @@ export function connectRedis(location: RedisLocation): RedisClient {
 
 /**
  * Resolves when Redis answers now. On a cluster every master must answer, as each serves a share
- * of the slots: one that is down fails every call whose hash tag it serves.
+ * of the slots: one that is down fails every call whose hash tag it serves. The masters are taken
+ * from the slot table: the client drops a master whose connection ended from its nodes, though the
+ * master still owns its slots, and connects it again only once it refreshes the table.
  */
 export async function pingRedis(client: RedisClient): Promise<void> {
   if (!(client instanceof Cluster)) {
     await client.ping();
     return;
   }
-  const masters = client.status === 'ready' ? client.nodes('master') : [];
-  if (masters.length === 0) throw new Error(`Redis Cluster connection is ${client.status}`);
-  await Promise.all(masters.map((master) => master.ping()));
+  if (client.status !== 'ready') throw new Error(`Redis Cluster connection is ${client.status}`);
+  // By "host:port"; `filter` skips the slots the table has no entry for.
+  const slotMasters = () => new Set(client.slots.filter((owners) => owners.length > 0).map(([master]) => master));
+  const connectedMasters = () =>
+    new Map(client.nodes('master').map((node) => [`${node.options.host}:${node.options.port}`, node]));
+  let connected = connectedMasters();
+  if ([...slotMasters()].some((master) => master === undefined || !connected.has(master))) {
+    await new Promise<void>((resolve, reject) =>
+      client.refreshSlotsCache((error) => (error ? reject(error) : resolve())),
+    );
+    connected = connectedMasters();
+  }
+  const masters = slotMasters();
+  if (masters.size === 0) throw new Error('the Redis Cluster has no master serving slots');
+  await Promise.all(
+    [...masters].map(async (master) => {
+      const node = master === undefined ? undefined : connected.get(master);
+      if (node === undefined) throw new Error(`the Redis Cluster master ${master} is not connected`);
+      await node.ping();
+    }),
+  );
 }
 
 export async function closeRedis(client: RedisClient): Promise<void> {
