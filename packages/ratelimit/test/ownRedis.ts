@@ -52,6 +52,10 @@ export interface OwnRedisCluster {
   /** Stops every node from answering (SIGSTOP), as on a stalled network, until thaw. */
   freeze(): void;
   thaw(): void;
+  /** Ends one master at once (SIGKILL), as a crash would: its slots go unserved, there are no replicas. */
+  killMaster(index: number): Promise<void>;
+  /** Starts that master again on its port with its nodes.conf: it rejoins serving the same slots, empty. */
+  restartMaster(index: number): Promise<void>;
   kill(): Promise<void>;
 }
 
@@ -67,8 +71,7 @@ export async function startOwnRedisCluster(): Promise<OwnRedisCluster> {
   try {
     // The cluster bus of each gets a free port of its own: the default, port + 10000, may be taken or past 65535.
     const ports = await freePorts(2 * CLUSTER_MASTERS);
-    const nodes = [];
-    for (let master = 0; master < CLUSTER_MASTERS; master++) {
+    const startMaster = async (master: number) => {
       const [port, busPort] = ports.slice(2 * master, 2 * master + 2) as [number, number];
       const server = spawn(
         'redis-server',
@@ -80,9 +83,13 @@ export async function startOwnRedisCluster(): Promise<OwnRedisCluster> {
         ],
         { stdio: ['ignore', 'pipe', 'inherit'] },
       );
-      servers.push(server);
+      servers[master] = server;
       await untilReady(server);
-      nodes.push({ host: '127.0.0.1', port });
+    };
+    const nodes: { host: string; port: number }[] = [];
+    for (let master = 0; master < CLUSTER_MASTERS; master++) {
+      await startMaster(master);
+      nodes.push({ host: '127.0.0.1', port: ports[2 * master] as number });
     }
     const addresses = nodes.map(({ host, port }) => `${host}:${port}`);
     await promisify(execFile)('redis-cli', [
@@ -98,6 +105,13 @@ export async function startOwnRedisCluster(): Promise<OwnRedisCluster> {
       url: `redis+cluster://${addresses.join(',')}`,
       freeze: signal('SIGSTOP'),
       thaw: signal('SIGCONT'),
+      async killMaster(index) {
+        await killServer(servers[index] as ChildProcess);
+      },
+      async restartMaster(index) {
+        await startMaster(index);
+        await Promise.all(nodes.map(({ port }) => untilClusterOk(port)));
+      },
       kill,
     };
   } catch (error) {
