@@ -84,6 +84,30 @@ describe('BENCH_COMPARE_LOGGING', () => {
   });
 });
 
+describe('SOAK_MINUTES, SOAK_NODES and SOAK_CONNECTIONS', () => {
+  it('are 10 minutes, 3 nodes and 48 connections unless set', () => {
+    expect(loadBenchEnv({})).toMatchObject({ SOAK_MINUTES: 10, SOAK_NODES: 3, SOAK_CONNECTIONS: 48 });
+  });
+
+  it('take whole numbers', () => {
+    expect(loadBenchEnv({ SOAK_MINUTES: '1', SOAK_NODES: '2', SOAK_CONNECTIONS: '20' })).toMatchObject({
+      SOAK_MINUTES: 1,
+      SOAK_NODES: 2,
+      SOAK_CONNECTIONS: 20,
+    });
+  });
+
+  it.each([
+    ['SOAK_MINUTES', 'ten'],
+    ['SOAK_MINUTES', '0'],
+    ['SOAK_NODES', '0'],
+    ['SOAK_NODES', '1.5'],
+    ['SOAK_CONNECTIONS', '-1'],
+  ])('refuses %s=%s, naming the variable', (name, value) => {
+    expect(() => loadBenchEnv({ [name]: value })).toThrow(new RegExp(`${name}: `));
+  });
+});
+
 describe('REDIS_URL and REDIS_CLUSTER_NODES', () => {
   const cluster = [
     { host: '10.0.0.1', port: 7000 },

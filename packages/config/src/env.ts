@@ -245,7 +245,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
   return parse(redisEnvSchema, source);
 }
 
-/** What `npm run bench` reads besides the server's own variables. */
+/** What `npm run bench` and `npm run soak` read besides the server's own variables. */
 const benchEnvSchema = z.object({
   /** Also measure every case with request logging off, to read off what logging costs. */
   BENCH_COMPARE_LOGGING: optionalString.pipe(
@@ -254,6 +254,17 @@ const benchEnvSchema = z.object({
       .optional()
       .transform((value) => value === '1'),
   ),
+  /** How long the soak runs, in minutes (docs/scaling.md). */
+  SOAK_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 60)
+    .default(10),
+  /** Server processes the soak starts on one database and one Redis. */
+  SOAK_NODES: z.coerce.number().int().min(1).max(16).default(3),
+  /** The soak's keep-alive connections, spread over the nodes in turn. */
+  SOAK_CONNECTIONS: z.coerce.number().int().min(1).max(10_000).default(48),
 });
 
 export type BenchEnv = z.output<typeof benchEnvSchema>;
