@@ -76,7 +76,10 @@ export function assertDescribed(
 export function invalidExamples(): { at: string; errors: string }[] {
   const found: { at: string; errors: string }[] = [];
   const visit = (value: unknown, at: string[]) => {
-    if (Array.isArray(value)) return value.forEach((item, index) => visit(item, [...at, String(index)]));
+    if (Array.isArray(value)) {
+      for (const [index, item] of value.entries()) visit(item, [...at, String(index)]);
+      return;
+    }
     if (typeof value !== 'object' || value === null) return;
     const { examples } = value as { examples?: unknown };
     if (Array.isArray(examples)) {
