@@ -39,11 +39,14 @@ export async function eventTransaction<T>(orm: Orm, work: (tx: EventTransaction)
 /** COPY's escapes in its text format: a backslash, and the row and column separators. */
 const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 const NEEDS_ESCAPE = /[\\\n\r\t]/g;
+const HAS_ESCAPE = /[\\\n\r\t]/;
 
 /** A value as a field of COPY's text format; null as `\N`. */
 export function copyField(value: string | number | boolean | null): string {
   if (value === null) return '\\N';
   if (typeof value !== 'string') return String(value);
+  // Most values (ids, outcomes) need no escape: testing is cheaper than a replace that finds nothing.
+  if (!HAS_ESCAPE.test(value)) return value;
   return value.replace(NEEDS_ESCAPE, (character) => COPY_ESCAPES[character] ?? character);
 }
 
@@ -53,6 +56,17 @@ export function copyField(value: string | number | boolean | null): string {
  * (a data error: the event is dropped like any refused value).
  */
 export function copyTimestamp(timeMs: number): string {
+  // The events of a batch share a handful of milliseconds: formatting each anew was a third of the
+  // CPU of writing events (a profile of npm run bench:pipeline).
+  if (timeMs === lastTimestamp.timeMs) return lastTimestamp.field;
+  lastTimestamp.timeMs = timeMs;
+  lastTimestamp.field = formatTimestamp(timeMs);
+  return lastTimestamp.field;
+}
+
+const lastTimestamp = { timeMs: Number.NaN, field: '' };
+
+function formatTimestamp(timeMs: number): string {
   const micros = Math.round(timeMs * 1000);
   const date = new Date(Math.floor(micros / 1000));
   const year = date.getUTCFullYear();
