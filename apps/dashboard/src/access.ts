@@ -1,4 +1,4 @@
-import { formatPermission, isGranted, type PermissionTuple } from '@keyplane/core/rules';
+import { formatPermission, isGranted, type PermissionTuple, parsePermission } from '@keyplane/core/rules';
 import { useQuery } from '@tanstack/react-query';
 import { trpc } from './trpc.ts';
 
@@ -14,4 +14,19 @@ export function useMissingPermission(required: PermissionTuple): string | undefi
   const permissions = session.data?.permissions;
   if (!permissions || isGranted(permissions, required)) return undefined;
   return `Your root key lacks ${formatPermission(required)}.`;
+}
+
+/**
+ * For reads the server scopes to the granted instances (analytics): any grant of the action, for
+ * one instance or all, is enough. Without one the reason names the wildcard, as the server's 403 does.
+ */
+export function useMissingAnyGrant(resourceType: PermissionTuple['resourceType'], action: string): string | undefined {
+  const session = useQuery(sessionQueryOptions);
+  const permissions = session.data?.permissions;
+  const granted = permissions?.some((grant) => {
+    const tuple = parsePermission(grant);
+    return tuple?.resourceType === resourceType && tuple.action === action;
+  });
+  if (!permissions || granted) return undefined;
+  return `Your root key lacks ${formatPermission({ resourceType, resourceId: '*', action })}.`;
 }

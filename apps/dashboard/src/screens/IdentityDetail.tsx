@@ -3,6 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { MetaField, useMetaCheck } from '../components/MetaField.tsx';
+import { PermittedButton } from '../components/PermittedButton.tsx';
 import { RatelimitsEditor, toRatelimitRows } from '../components/RatelimitsEditor.tsx';
 import { SaveActions } from '../components/SaveActions.tsx';
 import { BlockSkeleton } from '../components/Skeleton.tsx';
@@ -32,9 +33,14 @@ export function IdentityDetail({ identity }: { identity: string }) {
       </p>
       <div className="page-header">
         <h1 tabIndex={-1}>{found.data?.externalId ?? 'Identity'}</h1>
-        <button type="button" className="danger" disabled={!found.data} onClick={() => setDeleting(true)}>
+        <PermittedButton
+          permission={{ resourceType: 'identity', resourceId: '*', action: 'delete_identity' }}
+          className="danger"
+          disabled={!found.data}
+          onClick={() => setDeleting(true)}
+        >
           Delete identity
-        </button>
+        </PermittedButton>
       </div>
       {found.error ? <ErrorMessage error={found.error} onRetry={() => void found.refetch()} /> : null}
       {found.isPending ? <BlockSkeleton height="20rem" /> : null}

@@ -1,3 +1,4 @@
+import type { PermissionTuple } from '@keyplane/core/rules';
 import {
   type UseMutationOptions,
   type UseQueryResult,
@@ -7,6 +8,7 @@ import {
   useQueryClient,
 } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
+import { useMissingPermission } from '../access.ts';
 import { ChecklistPicker } from '../components/ChecklistPicker.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { SaveActions } from '../components/SaveActions.tsx';
@@ -38,6 +40,7 @@ export function KeyAccessForm({ keyId, onSaved }: KeyAccessFormProps) {
         noun="roles"
         saved={access.data.roles}
         useOptions={useRoleNames}
+        readPermission={{ resourceType: 'rbac', resourceId: '*', action: 'read_role' }}
         mutationOptions={trpc.keys.setRoles.mutationOptions()}
         toInput={(roles) => ({ keyId, roles })}
         onSaved={onAccessSaved}
@@ -48,6 +51,7 @@ export function KeyAccessForm({ keyId, onSaved }: KeyAccessFormProps) {
         noun="permissions"
         saved={access.data.directPermissions}
         useOptions={usePermissionSlugs}
+        readPermission={{ resourceType: 'rbac', resourceId: '*', action: 'read_permission' }}
         mutationOptions={trpc.keys.setPermissions.mutationOptions()}
         toInput={(permissions) => ({ keyId, permissions })}
         onSaved={onAccessSaved}
@@ -83,16 +87,18 @@ function PermissionsThroughRoles({ roles }: { roles: string[] }) {
 
 type Names = UseQueryResult<{ values: string[]; hasMore: boolean }>;
 
-function useRoleNames(search: string | undefined): Names {
+function useRoleNames(search: string | undefined, enabled: boolean): Names {
   return useQuery({
     ...trpc.permissions.listRoles.queryOptions({ limit: PAGE_SIZE, search }),
+    enabled,
     select: (page) => ({ values: page.data.map((role) => role.name), hasMore: page.pagination.hasMore }),
   });
 }
 
-function usePermissionSlugs(search: string | undefined): Names {
+function usePermissionSlugs(search: string | undefined, enabled: boolean): Names {
   return useQuery({
     ...trpc.permissions.listPermissions.queryOptions({ limit: PAGE_SIZE, search }),
+    enabled,
     select: (page) => ({ values: page.data.map(({ slug }) => slug), hasMore: page.pagination.hasMore }),
   });
 }
@@ -104,7 +110,9 @@ interface GrantsFormProps<TOutput, TInput> {
   /** The names the key holds now. */
   saved: string[];
   /** A hook (the same one for the form's life): the names to pick from that match a search. */
-  useOptions: (search: string | undefined) => Names;
+  useOptions: (search: string | undefined, enabled: boolean) => Names;
+  /** What listing the names to pick from needs: without it the picker is not shown, and says why. */
+  readPermission: PermissionTuple;
   mutationOptions: UseMutationOptions<TOutput, Error, TInput>;
   toInput: (names: string[]) => TInput;
   onSaved: () => Promise<unknown>;
@@ -116,14 +124,16 @@ function GrantsForm<TOutput, TInput>({
   noun,
   saved,
   useOptions,
+  readPermission,
   mutationOptions,
   toInput,
   onSaved,
 }: GrantsFormProps<TOutput, TInput>) {
+  const readMissing = useMissingPermission(readPermission);
   const draft = useDraft({ names: saved });
   const [search, setSearch] = useState('');
   const debouncedSearch = useDebouncedValue(search.trim());
-  const options = useOptions(debouncedSearch || undefined);
+  const options = useOptions(debouncedSearch || undefined, readMissing === undefined);
   const save = useMutation({
     ...mutationOptions,
     onSuccess: async () => {
@@ -137,6 +147,13 @@ function GrantsForm<TOutput, TInput>({
     save.mutate(toInput(draft.values.names));
   };
 
+  if (readMissing) {
+    return (
+      <p className="hint">
+        {legend} not shown: {readMissing}
+      </p>
+    );
+  }
   return (
     <form onSubmit={submit} className="stack">
       <ChecklistPicker

@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
+import { PermittedButton } from '../components/PermittedButton.tsx';
 import { SecretPanel } from '../components/SecretPanel.tsx';
 import { BlockSkeleton } from '../components/Skeleton.tsx';
 import { KeyStatusBadge } from '../components/StatusBadge.tsx';
@@ -60,22 +61,36 @@ export function KeyDetail({ apiId, keyId }: KeyDetailProps) {
       <div className="page-header">
         <h1 tabIndex={-1}>{data?.name ?? 'Key'}</h1>
         <div className="row-actions">
-          <button
-            type="button"
+          <PermittedButton
+            permission={{ resourceType: 'api', resourceId: apiId, action: 'update_key' }}
             disabled={!data || toggle.isPending}
             onClick={() => data && toggle.mutate({ keyId, enabled: !data.enabled })}
           >
             {data?.enabled === false ? 'Enable key' : 'Disable key'}
-          </button>
-          <button type="button" disabled={!data} onClick={() => setRerolling(true)}>
+          </PermittedButton>
+          {/* A reroll creates the new key. */}
+          <PermittedButton
+            permission={{ resourceType: 'api', resourceId: apiId, action: 'create_key' }}
+            disabled={!data}
+            onClick={() => setRerolling(true)}
+          >
             Reroll key
-          </button>
-          <button type="button" disabled={!data} onClick={() => setRevealed(true)}>
+          </PermittedButton>
+          <PermittedButton
+            permission={{ resourceType: 'api', resourceId: apiId, action: 'decrypt_key' }}
+            disabled={!data}
+            onClick={() => setRevealed(true)}
+          >
             Reveal key
-          </button>
-          <button type="button" className="danger" disabled={!data} onClick={() => setConfirmingDelete(true)}>
+          </PermittedButton>
+          <PermittedButton
+            permission={{ resourceType: 'api', resourceId: apiId, action: 'delete_key' }}
+            className="danger"
+            disabled={!data}
+            onClick={() => setConfirmingDelete(true)}
+          >
             Delete key
-          </button>
+          </PermittedButton>
         </div>
       </div>
       {toggle.error ? <ErrorMessage error={toggle.error} /> : null}
@@ -135,7 +150,7 @@ export function KeyDetail({ apiId, keyId }: KeyDetailProps) {
               <dt>Expires</dt>
               <dd>{data.expires === undefined ? 'Never' : formatTime(data.expires)}</dd>
             </dl>
-            <KeySettingsForm keyData={data} onSaved={invalidateKeys} />
+            <KeySettingsForm apiId={apiId} keyData={data} onSaved={invalidateKeys} />
           </section>
           <section className="panel" aria-labelledby="key-credits-title">
             <h2 id="key-credits-title">Credits</h2>

@@ -4,6 +4,7 @@ import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { DataTable } from '../components/DataTable.tsx';
 import { FormDialog } from '../components/FormDialog.tsx';
 import { Pager, useCursorPages } from '../components/Pager.tsx';
+import { PermittedButton } from '../components/PermittedButton.tsx';
 import { formatDuration } from '../format.ts';
 import { Link } from '../router.tsx';
 import { type RouterOutputs, trpc } from '../trpc.ts';
@@ -18,6 +19,9 @@ export function NamespaceDetail({ namespace }: { namespace: string }) {
   // null: closed; an override: edit it; 'new': create one.
   const [editing, setEditing] = useState<Override | 'new' | null>(null);
   const [deleting, setDeleting] = useState<Override | null>(null);
+  // The screen is reached by the namespace's id (the list links it), which grants name.
+  const setPermission = { resourceType: 'ratelimit', resourceId: namespace, action: 'set_override' } as const;
+  const deletePermission = { resourceType: 'ratelimit', resourceId: namespace, action: 'delete_override' } as const;
   const remove = useMutation(
     trpc.ratelimit.deleteOverride.mutationOptions({
       onSuccess: () => {
@@ -34,9 +38,9 @@ export function NamespaceDetail({ namespace }: { namespace: string }) {
       </p>
       <div className="page-header">
         <h1 tabIndex={-1}>Overrides</h1>
-        <button type="button" className="primary" onClick={() => setEditing('new')}>
+        <PermittedButton permission={setPermission} className="primary" onClick={() => setEditing('new')}>
           Set override
-        </button>
+        </PermittedButton>
       </div>
       <DataTable
         caption={`Overrides of namespace ${namespace}`}
@@ -55,12 +59,12 @@ export function NamespaceDetail({ namespace }: { namespace: string }) {
             <td>{formatDuration(override.duration)}</td>
             <td>
               <div className="row-actions">
-                <button type="button" onClick={() => setEditing(override)}>
+                <PermittedButton permission={setPermission} onClick={() => setEditing(override)}>
                   Edit<span className="visually-hidden"> override {override.identifier}</span>
-                </button>
-                <button type="button" className="danger" onClick={() => setDeleting(override)}>
+                </PermittedButton>
+                <PermittedButton permission={deletePermission} className="danger" onClick={() => setDeleting(override)}>
                   Delete<span className="visually-hidden"> override {override.identifier}</span>
-                </button>
+                </PermittedButton>
               </div>
             </td>
           </>

@@ -4,6 +4,7 @@ import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { DataTable } from '../components/DataTable.tsx';
 import { FormDialog } from '../components/FormDialog.tsx';
 import { Pager, useSearchedPages } from '../components/Pager.tsx';
+import { PermittedButton } from '../components/PermittedButton.tsx';
 import { type RouterOutputs, trpc } from '../trpc.ts';
 
 type Permission = RouterOutputs['permissions']['listPermissions']['data'][number];
@@ -33,9 +34,13 @@ export function PermissionsSection() {
     <section className="panel" aria-labelledby="permissions-title">
       <div className="page-header">
         <h2 id="permissions-title">Permissions</h2>
-        <button type="button" className="primary" onClick={() => setCreating(true)}>
+        <PermittedButton
+          permission={{ resourceType: 'rbac', resourceId: '*', action: 'create_permission' }}
+          className="primary"
+          onClick={() => setCreating(true)}
+        >
           Create permission
-        </button>
+        </PermittedButton>
       </div>
       <div className="field">
         <label htmlFor="permission-search">Search permissions</label>
@@ -66,9 +71,13 @@ export function PermissionsSection() {
             <td>{permission.name}</td>
             <td>{permission.description ?? '—'}</td>
             <td>
-              <button type="button" className="danger" onClick={() => setDeleting(permission)}>
+              <PermittedButton
+                permission={{ resourceType: 'rbac', resourceId: '*', action: 'delete_permission' }}
+                className="danger"
+                onClick={() => setDeleting(permission)}
+              >
                 Delete<span className="visually-hidden"> permission {permission.slug}</span>
-              </button>
+              </PermittedButton>
             </td>
           </>
         )}

@@ -59,9 +59,13 @@ export function Ratelimits() {
             </td>
             <td>{formatTime(namespace.createdAt)}</td>
             <td>
-              <button type="button" className="danger" onClick={() => setDeleting(namespace)}>
+              <PermittedButton
+                permission={{ resourceType: 'ratelimit', resourceId: namespace.id, action: 'delete_namespace' }}
+                className="danger"
+                onClick={() => setDeleting(namespace)}
+              >
                 Delete<span className="visually-hidden"> namespace {namespace.name}</span>
-              </button>
+              </PermittedButton>
             </td>
           </>
         )}

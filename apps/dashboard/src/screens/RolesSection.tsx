@@ -4,6 +4,7 @@ import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { DataTable } from '../components/DataTable.tsx';
 import { FormDialog } from '../components/FormDialog.tsx';
 import { Pager, useCursorPages } from '../components/Pager.tsx';
+import { PermittedButton } from '../components/PermittedButton.tsx';
 import { type RouterOutputs, trpc } from '../trpc.ts';
 
 type Role = RouterOutputs['permissions']['listRoles']['data'][number];
@@ -33,9 +34,13 @@ export function RolesSection() {
     <section className="panel" aria-labelledby="roles-title">
       <div className="page-header">
         <h2 id="roles-title">Roles</h2>
-        <button type="button" className="primary" onClick={() => setCreating(true)}>
+        <PermittedButton
+          permission={{ resourceType: 'rbac', resourceId: '*', action: 'create_role' }}
+          className="primary"
+          onClick={() => setCreating(true)}
+        >
           Create role
-        </button>
+        </PermittedButton>
       </div>
       <DataTable
         caption="Roles of this workspace"
@@ -63,9 +68,13 @@ export function RolesSection() {
                 <button type="button" onClick={() => setEditing(role)}>
                   Edit permissions<span className="visually-hidden"> of {role.name}</span>
                 </button>
-                <button type="button" className="danger" onClick={() => setDeleting(role)}>
+                <PermittedButton
+                  permission={{ resourceType: 'rbac', resourceId: '*', action: 'delete_role' }}
+                  className="danger"
+                  onClick={() => setDeleting(role)}
+                >
                   Delete<span className="visually-hidden"> role {role.name}</span>
-                </button>
+                </PermittedButton>
               </div>
             </td>
           </>

@@ -1,5 +1,6 @@
 import { keepPreviousData, type UseQueryResult, useQuery } from '@tanstack/react-query';
 import { type ComponentProps, type FormEvent, useId, useState } from 'react';
+import { useMissingAnyGrant, useMissingPermission } from '../access.ts';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { type PickerItem, SearchSelect } from '../components/SearchSelect.tsx';
 import { BlockSkeleton } from '../components/Skeleton.tsx';
@@ -61,10 +62,17 @@ export function Usage() {
       granularity === 'day' ? { dateStyle: 'medium' } : { timeStyle: 'short' },
     );
 
-  const verifications = useQuery(
-    trpc.analytics.getVerifications.queryOptions({ query: verificationsQuery(range, from, filters) }),
-  );
-  const ratelimits = useQuery(trpc.analytics.getRatelimits.queryOptions({ query: ratelimitsQuery(range, from) }));
+  // A panel the root key may not read says so instead of asking for a 403.
+  const verificationsMissing = useMissingAnyGrant('api', 'read_analytics');
+  const ratelimitsMissing = useMissingAnyGrant('ratelimit', 'read_analytics');
+  const verifications = useQuery({
+    ...trpc.analytics.getVerifications.queryOptions({ query: verificationsQuery(range, from, filters) }),
+    enabled: verificationsMissing === undefined,
+  });
+  const ratelimits = useQuery({
+    ...trpc.analytics.getRatelimits.queryOptions({ query: ratelimitsQuery(range, from) }),
+    enabled: ratelimitsMissing === undefined,
+  });
 
   const outcomeSeries = toSeries(
     verifications.data ?? [],
@@ -121,17 +129,20 @@ export function Usage() {
         title="Verifications by outcome"
         query={verifications}
         chart={{ buckets, series: outcomeSeries, formatBucket }}
+        missing={verificationsMissing}
       />
       <ChartPanel
         title="Credits spent"
         query={verifications}
         chart={{ buckets, series: creditSeries, formatBucket }}
         failureNote="Not available: the verifications did not load (see above)."
+        missing={verificationsMissing}
       />
       <ChartPanel
         title="Rate-limit decisions"
         query={ratelimits}
         chart={{ buckets, series: decisionSeries, formatBucket }}
+        missing={ratelimitsMissing}
         note={
           filters.apiId || filters.keyId || filters.identityId
             ? 'Not filtered: rate-limit decisions belong to namespaces, not to an API, key or identity, so this chart shows the whole workspace.'
@@ -150,11 +161,21 @@ interface ChartPanelProps {
   failureNote?: string;
   /** Shown under the title, e.g. that the filters above do not apply to this chart. */
   note?: string;
+  /** Why the root key may not read this chart: shown instead of it, the query never asked. */
+  missing?: string;
 }
 
 /** A titled chart of one query's rows, or its loading placeholder or error. */
-function ChartPanel({ title, query, chart, failureNote, note }: ChartPanelProps) {
+function ChartPanel({ title, query, chart, failureNote, note, missing }: ChartPanelProps) {
   const id = useId();
+  if (missing) {
+    return (
+      <section className="panel" aria-labelledby={id}>
+        <h2 id={id}>{title}</h2>
+        <p className="hint">Not shown: {missing}</p>
+      </section>
+    );
+  }
   return (
     <section className="panel" aria-labelledby={id}>
       <h2 id={id}>{title}</h2>
@@ -199,11 +220,18 @@ function VerificationFilterForm({ onApply }: { onApply: (filters: VerificationFi
       hasMore: page.pagination.hasMore,
     }),
   });
+  // Listing checks read_identity on each identity of the page: only the wildcard is sure to pass.
+  const identitiesMissing = useMissingPermission({
+    resourceType: 'identity',
+    resourceId: '*',
+    action: 'read_identity',
+  });
   const identities = useQuery({
     ...trpc.identities.listIdentities.queryOptions({
       limit: PICKER_PAGE_SIZE,
       search: debouncedIdentitySearch || undefined,
     }),
+    enabled: identitiesMissing === undefined,
     placeholderData: keepPreviousData,
     select: (page) => ({
       items: page.data.map((item) => ({ id: item.id, label: item.externalId })),
@@ -264,6 +292,7 @@ function VerificationFilterForm({ onApply }: { onApply: (filters: VerificationFi
         search={identitySearch}
         onSearchChange={setIdentitySearch}
         matches={identities}
+        unavailable={identitiesMissing}
       />
       <button type="submit">Apply filters</button>
     </form>
