@@ -1,63 +1,28 @@
-import { loadEnv } from '@keyplane/config';
-import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type SpawnedServer, spawnServer } from '../../../bench/server.ts';
-import { chromiumInstalled, collectPageErrors, keepScreenshot, launchChromium } from './browser.ts';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SpawnedServer } from '../../../bench/server.ts';
+import { chromiumInstalled, collectPageErrors, keepScreenshot } from './browser.ts';
+import {
+  cellDisplays,
+  type Dashboard,
+  EXPECTED_FAILURES,
+  sidewaysOverflow,
+  startDashboard,
+  unexpectedErrors,
+} from './harness.ts';
 
-// The dashboard end to end: a real server process on a fresh database (which bootstraps a
-// workspace and prints its root key, as `npm start` does), driven in Chromium.
-let database: TestDatabase;
+// The dashboard end to end, one step after another as a new user takes them (harness.ts).
+let dashboard: Dashboard;
 let server: SpawnedServer;
 let browser: Browser;
 let page: Page;
-let pageErrors: string[];
 let bootstrapKey: string;
 const state: { apiId?: string; key?: string; keyPage?: string } = {};
 
-/** A /v2 call with the bootstrap root key, as a customer's backend would make it. */
-function v2Response(procedure: string, body: unknown): Promise<Response> {
-  return fetch(`${server.url}/v2/${procedure}`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${bootstrapKey}` },
-    body: JSON.stringify(body),
-  });
-}
-
-async function v2<TData>(procedure: string, body: unknown): Promise<TData> {
-  const payload = (await (await v2Response(procedure, body)).json()) as { data: TData };
-  return payload.data;
-}
-
-/** Only the HTTP status of a /v2 call, e.g. 404 once a thing is deleted. */
-async function v2Status(procedure: string, body: unknown): Promise<number> {
-  const response = await v2Response(procedure, body);
-  await response.body?.cancel();
-  return response.status;
-}
-
-/** How a table row's cells are laid out: a cell laid out as anything but `table-cell` breaks the row's borders. */
-const cellDisplays = (row: Locator) =>
-  row.locator('th, td').evaluateAll((cells) => [...new Set(cells.map((cell) => getComputedStyle(cell).display))]);
-
-const verify = (key: string) => v2<{ valid: boolean; code: string }>('keys.verifyKey', { key });
-
-/** An internal procedure at /trpc with the bootstrap root key, e.g. to make a root key for a test. */
-async function internal<TData>(procedure: string, input: unknown): Promise<TData> {
-  const response = await fetch(`${server.url}/trpc/${procedure}`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${bootstrapKey}` },
-    body: JSON.stringify(input),
-  });
-  const payload = (await response.json()) as { result: { data: TData } };
-  return payload.result.data;
-}
-
-/** How much wider the page, or an element, is than its box: 0 when nothing scrolls sideways. */
-const sidewaysOverflow = (target: Page | Locator) =>
-  'goto' in target
-    ? target.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
-    : target.evaluate((element) => element.scrollWidth - element.clientWidth);
+const v2 = <TData>(procedure: string, body: unknown) => dashboard.v2<TData>(procedure, body);
+const v2Status = (procedure: string, body: unknown) => dashboard.v2Status(procedure, body);
+const internal = <TData>(procedure: string, input: unknown) => dashboard.internal<TData>(procedure, input);
+const verify = (key: string) => dashboard.verify(key);
 
 /**
  * How each chart axis label is drawn against the same text laid out plainly: 1 when its glyphs keep
@@ -80,27 +45,15 @@ const axisLabelStretch = (page: Page) =>
       }),
   );
 
-/** Requests the browser reports as failed on purpose in these tests (a simulated 502, going offline). */
-const EXPECTED_FAILURES = ['401', 'status of 502', 'ERR_INTERNET_DISCONNECTED'];
-
 // Without Chromium the browser steps are skipped, never failed: CI installs it and fails on any skip.
 describe.skipIf(!chromiumInstalled)('the dashboard in Chromium', () => {
   beforeAll(async () => {
-    database = await createTestDatabase(inject('databaseUrl'), inject('templateDatabase'));
-    const { REDIS_URL } = loadEnv();
-    server = await spawnServer({ DATABASE_URL: database.url, ...(REDIS_URL ? { REDIS_URL } : {}) });
-    if (!server.rootKey) throw new Error('the server did not print a bootstrap root key');
-    bootstrapKey = server.rootKey;
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.setDefaultTimeout(10_000);
-    pageErrors = collectPageErrors(page);
+    dashboard = await startDashboard({ width: 1280, height: 800 });
+    ({ server, browser, page, bootstrapKey } = dashboard);
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-    await database?.drop();
+    await dashboard?.stop();
   });
 
   it('signs in with the bootstrap root key; the browser keeps only an HTTP-only session cookie', async () => {
@@ -655,6 +608,6 @@ describe.skipIf(!chromiumInstalled)('the dashboard in Chromium', () => {
   it('reported no script errors', () => {
     // The only failed requests a visit makes are the 401s of "who is signed in?" while signed out, and
     // those the tests cause on purpose.
-    expect(pageErrors.filter((error) => !EXPECTED_FAILURES.some((expected) => error.includes(expected)))).toEqual([]);
+    expect(unexpectedErrors(dashboard)).toEqual([]);
   });
 });
