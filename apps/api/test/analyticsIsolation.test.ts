@@ -196,25 +196,33 @@ afterAll(async () => {
 });
 
 describe('analytics queries and verification on one node', () => {
-  it("keep verifyKey's p99 within twice its idle p99 (1 ms at least) while twenty worst-case queries run", async () => {
-    // Warm-up: connections opened, threads started, code paths compiled, every key cached once.
-    for (let phase = 0; phase < WARM_UP_PHASES; phase++) await verifyKeyLatencies();
-    await (await startAnalyticsLoad(DEFAULT_ANALYTICS_CONNECTIONS)).stop();
-    const idle: number[] = [];
-    const loaded: number[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      idle.push(p99(await verifyKeyLatencies()));
-      const load = await startAnalyticsLoad(DEFAULT_ANALYTICS_CONNECTIONS);
-      try {
-        loaded.push(p99(await verifyKeyLatencies()));
-      } finally {
-        await load.stop();
+  // Tried up to three times: a machine busy with something else for a few seconds moves a
+  // sub-millisecond p99 either way, while the defect this guards against (verification queued behind
+  // analytics) costs seconds in every try.
+  const measured = { retry: 2, timeout: 180_000 };
+  it(
+    "keep verifyKey's p99 within twice its idle p99 (1 ms at least) while twenty worst-case queries run",
+    measured,
+    async () => {
+      // Warm-up: connections opened, threads started, code paths compiled, every key cached once.
+      for (let phase = 0; phase < WARM_UP_PHASES; phase++) await verifyKeyLatencies();
+      await (await startAnalyticsLoad(DEFAULT_ANALYTICS_CONNECTIONS)).stop();
+      const idle: number[] = [];
+      const loaded: number[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        idle.push(p99(await verifyKeyLatencies()));
+        const load = await startAnalyticsLoad(DEFAULT_ANALYTICS_CONNECTIONS);
+        try {
+          loaded.push(p99(await verifyKeyLatencies()));
+        } finally {
+          await load.stop();
+        }
       }
-    }
-    const rounds = (p99s: number[]) => p99s.map((value) => value.toFixed(2)).join(', ');
-    expect(
-      median(loaded),
-      `verifyKey p99 of each round: idle ${rounds(idle)} ms; under analytics ${rounds(loaded)} ms`,
-    ).toBeLessThanOrEqual(2 * Math.max(median(idle), IDLE_P99_FLOOR_MS));
-  }, 180_000);
+      const rounds = (p99s: number[]) => p99s.map((value) => value.toFixed(2)).join(', ');
+      expect(
+        median(loaded),
+        `verifyKey p99 of each round: idle ${rounds(idle)} ms; under analytics ${rounds(loaded)} ms`,
+      ).toBeLessThanOrEqual(2 * Math.max(median(idle), IDLE_P99_FLOOR_MS));
+    },
+  );
 });
