@@ -35,3 +35,23 @@ export function keyStatus(
   }
   return 'enabled';
 }
+
+/**
+ * When a key's credits count as running low (the dashboard's "Low credits" filter): at most a tenth
+ * of its refill amount left, or at most 10 when it has no refill. Only a key that still verifies
+ * (status `enabled`) and has at least one credit can be low; at 0 it is `out_of_credits`.
+ */
+export const LOW_CREDITS = { shareOfRefill: 0.1, withoutRefill: 10 } as const;
+
+export function hasLowCredits(
+  key: Parameters<typeof keyStatus>[0] & { refillAmount: number | null | undefined },
+  now: number,
+): boolean {
+  const remaining = key.remainingCredits;
+  if (remaining === null || remaining === undefined || keyStatus(key, now) !== 'enabled') return false;
+  const threshold =
+    key.refillAmount === null || key.refillAmount === undefined
+      ? LOW_CREDITS.withoutRefill
+      : LOW_CREDITS.shareOfRefill * key.refillAmount;
+  return remaining <= threshold;
+}

@@ -17,6 +17,8 @@ export interface AuditEventRecord {
   rootKeyId: string | null;
   event: string;
   resources: Record<string, string>;
+  /** The API of the key the event names (`resources.keyId`), if it names one. */
+  keyApiId: string | null;
 }
 
 export async function recordAuditEvent(em: EntityManager, entry: AuditEntry): Promise<void> {
@@ -33,23 +35,99 @@ export async function recordAuditEvent(em: EntityManager, entry: AuditEntry): Pr
     .execute();
 }
 
-/** Newest first: a page holds the rows with ids at or below the cursor. */
+/** Which events of the audit log a list keeps. */
+export interface AuditEventFilters {
+  /** Case-insensitive "contains" on the event or any of its resource ids. */
+  search?: string;
+  /** Only changes made with this root key. */
+  rootKeyId?: string;
+  /** Only this event, such as `keys.createKey`. */
+  event?: string;
+  /** Only changes that named or produced this id, whatever its kind. */
+  resourceId?: string;
+}
+
+/** A page of the audit log: its filters, where it starts and in which order. */
+export interface AuditEventQuery extends AuditEventFilters, Omit<PageQuery, 'ids' | 'search'> {
+  /** `newest` (the default) pages down from the cursor, `oldest` up from it. */
+  order?: 'newest' | 'oldest';
+}
+
+/** The workspace's events a query's filters keep (its cursor and order aside). */
+function filteredEvents(em: EntityManager, workspaceId: string, query: AuditEventFilters) {
+  let events = typed(em).selectFrom('audit_events as e').where('e.workspace_id', '=', workspaceId);
+  if (query.rootKeyId !== undefined) events = events.where('e.root_key_id', '=', query.rootKeyId);
+  if (query.event !== undefined) events = events.where('e.event', '=', query.event);
+  if (query.resourceId !== undefined) {
+    events = events.where(
+      sql<boolean>`exists (select from jsonb_each_text(e.resources) r where r.value = ${query.resourceId})`,
+    );
+  }
+  if (query.search) {
+    // position() rather than ilike: the search text needs no escaping of % and _.
+    const needle = sql`lower(${query.search})`;
+    events = events.where(
+      sql<boolean>`(position(${needle} in lower(e.event)) > 0 or exists (
+        select from jsonb_each_text(e.resources) r where position(${needle} in lower(r.value)) > 0))`,
+    );
+  }
+  return events;
+}
+
+/**
+ * A page of the audit log: a page holds the rows from the cursor on, in id (time) order. Each event
+ * of a key carries its key's API (`keyApiId`), which the key's page needs and updates do not name.
+ */
 export async function listAuditEvents(
   em: EntityManager,
   workspaceId: string,
-  query: Omit<PageQuery, 'search'>,
+  query: AuditEventQuery,
 ): Promise<AuditEventRecord[]> {
-  let events = typed(em)
-    .selectFrom('audit_events')
-    .select(['id', 'time', 'root_key_id', 'event', 'resources'])
-    .where('workspace_id', '=', workspaceId);
-  if (query.fromId !== undefined) events = events.where('id', '<=', query.fromId);
-  const found = await events.orderBy('id', 'desc').limit(query.count).execute();
+  const newest = query.order !== 'oldest';
+  let events = filteredEvents(em, workspaceId, query).select([
+    'e.id',
+    'e.time',
+    'e.root_key_id',
+    'e.event',
+    'e.resources',
+    sql<string | null>`(select k.api_id from keys k
+      where k.workspace_id = e.workspace_id and k.id = e.resources->>'keyId')`.as('key_api_id'),
+  ]);
+  if (query.fromId !== undefined) events = events.where('e.id', newest ? '<=' : '>=', query.fromId);
+  const found = await events
+    .orderBy('e.id', newest ? 'desc' : 'asc')
+    .limit(query.count)
+    .execute();
   return found.map((event) => ({
     id: event.id,
     time: event.time.getTime(),
     rootKeyId: event.root_key_id,
     event: event.event,
     resources: event.resources,
+    keyApiId: event.key_api_id,
   }));
+}
+
+/** How many events the query's filters keep, over all pages. */
+export async function countAuditEvents(
+  em: EntityManager,
+  workspaceId: string,
+  query: AuditEventFilters,
+): Promise<number> {
+  const counted = await filteredEvents(em, workspaceId, query)
+    .select(sql<number>`count(*)::int`.as('total'))
+    .executeTakeFirstOrThrow();
+  return counted.total;
+}
+
+/** The names of the events the workspace's audit log holds, for a filter to offer. */
+export async function listAuditEventNames(em: EntityManager, workspaceId: string): Promise<string[]> {
+  const found = await typed(em)
+    .selectFrom('audit_events')
+    .select('event')
+    .distinct()
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('event')
+    .execute();
+  return found.map((row) => row.event);
 }

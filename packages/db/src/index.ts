@@ -17,7 +17,16 @@ export {
   updateApi,
 } from './apis.ts';
 export { scalarArrayLiteral, textArrayLiteral } from './arrayLiterals.ts';
-export { type AuditEntry, type AuditEventRecord, listAuditEvents, recordAuditEvent } from './auditEvents.ts';
+export {
+  type AuditEntry,
+  type AuditEventFilters,
+  type AuditEventQuery,
+  type AuditEventRecord,
+  countAuditEvents,
+  listAuditEventNames,
+  listAuditEvents,
+  recordAuditEvent,
+} from './auditEvents.ts';
 export {
   createDashboardSession,
   type DashboardSessionRecord,
@@ -60,6 +69,15 @@ export {
 } from './keyRbac.ts';
 export { findKeyRecord, type KeyRecord } from './keyRecords.ts';
 export { keyCreationStore } from './keys.ts';
+export {
+  KEY_TABLE_FILTERS,
+  KEY_TABLE_SORTS,
+  type KeyTableFilter,
+  type KeyTablePage,
+  type KeyTableQuery,
+  type KeyTableSort,
+  listKeyTablePage,
+} from './keyTable.ts';
 export { type KeyChanges, updateKey } from './keyUpdates.ts';
 export { lazyFork } from './lazyFork.ts';
 export { containsAny, type PageQuery, startingAt } from './listing.ts';
@@ -118,5 +136,10 @@ export {
 export { databaseErrorCode, type EntityManager, refusedData, rows, sql, unixMs } from './sql.ts';
 export { storeDataKey, vaultStore } from './vault.ts';
 export { findKeyForVerification } from './verification.ts';
-export { type VerificationEvent, writeVerificationEvents } from './verificationEvents.ts';
+export {
+  type KeyVerificationRecord,
+  listKeyVerifications,
+  type VerificationEvent,
+  writeVerificationEvents,
+} from './verificationEvents.ts';
 export { setWorkspaceApiRateLimit, workspaceExists, workspaceStore } from './workspaces.ts';

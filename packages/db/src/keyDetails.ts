@@ -55,7 +55,7 @@ export function creditsStateOf(row: CreditColumns): CreditsState {
  * What is shown of a key `k` with its live identity `i` (left-joined). The shared fragments are
  * correlated subqueries: one statement answers for one key or for a page of them.
  */
-const keyDetailsColumns = [
+export const keyDetailsColumns = [
   'k.id',
   'k.workspace_id',
   'k.api_id',
@@ -84,7 +84,7 @@ const keyDetailsColumns = [
 
 type KeyDetailsRow = Awaited<ReturnType<ReturnType<typeof findKeyDetailsQuery>['executeTakeFirstOrThrow']>>;
 
-function keyDetailsOf(row: KeyDetailsRow): KeyDetails {
+export function keyDetailsOf(row: KeyDetailsRow): KeyDetails {
   return {
     id: row.id,
     workspaceId: row.workspace_id,

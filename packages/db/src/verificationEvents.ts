@@ -1,7 +1,7 @@
 import { scalarArrayLiteral, textArrayLiteral } from './arrayLiterals.ts';
 import { copyField, copyTimestamp, type EventTransaction } from './eventTransaction.ts';
 import { bucketStart, type Granularity, rollupTable, rollupUpserts } from './rollups.ts';
-import { rows, sql } from './sql.ts';
+import { type EntityManager, rows, sql, typed } from './sql.ts';
 
 export interface VerificationEvent {
   time: number;
@@ -100,4 +100,44 @@ export async function writeVerificationEvents(tx: EventTransaction, batch: Verif
             group by key_id) u
       where k.id = u.key_id`,
   );
+}
+
+/** A key's verification as its page lists it. */
+export interface KeyVerificationRecord {
+  time: number;
+  requestId: string;
+  outcome: string;
+  tags: string[];
+  spentCredits: number;
+  latencyMs: number;
+}
+
+/**
+ * A key's latest verifications, newest first (index on key and time, in every day's partition).
+ * Events outlive their keys, so the workspace is checked here too, not only by the key lookup.
+ */
+export async function listKeyVerifications(
+  em: EntityManager,
+  workspaceId: string,
+  keyId: string,
+  count: number,
+): Promise<KeyVerificationRecord[]> {
+  const found = await typed(em)
+    .selectFrom('key_verifications')
+    .select(['time', 'request_id', 'outcome', 'tags', 'spent_credits', 'latency_ms'])
+    .where('key_id', '=', keyId)
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('time', 'desc')
+    .orderBy('id', 'desc')
+    .limit(count)
+    .execute();
+  return found.map((event) => ({
+    time: event.time.getTime(),
+    requestId: event.request_id,
+    outcome: event.outcome,
+    tags: event.tags,
+    spentCredits: event.spent_credits,
+    // A double precision column: the driver may hand it over as text.
+    latencyMs: Number(event.latency_ms),
+  }));
 }

@@ -55,9 +55,62 @@ describe('200', () => {
   });
 });
 
+describe('200 with filters', () => {
+  it('keeps the events of one actor, one action or one resource, with their total', async () => {
+    const actor = await workspace.rootKeyWith(['api.*.create_api', 'api.*.create_key', 'api.*.update_key']);
+    const { apiId } = (await api.call('apis.createApi', { name: 'filtered' }, actor.rootKey)).body.data;
+    const { keyId } = (await api.call('keys.createKey', { apiId }, actor.rootKey)).body.data;
+    await api.post('keys.updateKey', { keyId, name: 'renamed' }, actor.rootKey);
+    const byActor = await list({ rootKeyId: actor.rootKeyId });
+    expect(byActor.data.data.map((event) => event.event)).toEqual([
+      'keys.updateKey',
+      'keys.createKey',
+      'apis.createApi',
+    ]);
+    expect(byActor.data.total).toBe(3);
+    const byAction = await list({ rootKeyId: actor.rootKeyId, event: 'keys.updateKey' });
+    expect(byAction.data.data.map((event) => event.resources)).toEqual([{ keyId }]);
+    // The key's API, which its page needs, comes with an event that names only the key.
+    expect(byAction.data.data[0]?.keyApiId).toBe(apiId);
+    const byResource = await list({ resourceId: keyId });
+    expect(byResource.data.data.map((event) => event.event)).toEqual(['keys.updateKey', 'keys.createKey']);
+    expect(byResource.data.total).toBe(2);
+    const searched = await list({ rootKeyId: actor.rootKeyId, search: 'CREATEKEY' });
+    expect(searched.data.data.map((event) => event.event)).toEqual(['keys.createKey']);
+    expect((await list({ resourceId: 'api_nothing' })).data).toEqual({
+      data: [],
+      pagination: { hasMore: false },
+      total: 0,
+    });
+  });
+
+  it('pages from oldest to newest when asked', async () => {
+    const actor = await workspace.rootKeyWith(['api.*.create_api']);
+    for (const name of ['oldest-1', 'oldest-2', 'oldest-3']) await api.post('apis.createApi', { name }, actor.rootKey);
+    const newest = (await list({ rootKeyId: actor.rootKeyId })).data.data.map((event) => event.id);
+    expect(newest).toHaveLength(3);
+    const first = await list({ rootKeyId: actor.rootKeyId, order: 'oldest', limit: 2 });
+    const second = await list({
+      rootKeyId: actor.rootKeyId,
+      order: 'oldest',
+      limit: 2,
+      cursor: first.data.pagination.cursor,
+    });
+    expect([...first.data.data, ...second.data.data].map((event) => event.id)).toEqual([...newest].reverse());
+    expect(second.data.pagination).toEqual({ hasMore: false });
+  });
+});
+
 describe('400', () => {
-  it.each([[{ limit: 0 }], [{ cursor: 'x' }]])('%j', async (input) => {
-    expect((await list(input)).status).toBe(400);
+  it.each([
+    [{ limit: 0 }],
+    [{ cursor: 'x' }],
+    [{ order: 'random' }],
+    [{ rootKeyId: 'not an id' }],
+    [{ event: '' }],
+    [{ resourceId: 'a' }],
+  ])('%j', async (input) => {
+    expect((await callInternal(api, 'audit.listEvents', input, { rootKey: workspace.rootKey })).status).toBe(400);
   });
 });
 

@@ -38,23 +38,27 @@ export const MANAGE_ROOT_KEYS: PermissionTuple = {
 export async function authenticate(ctx: Context): Promise<RootKeyPrincipal> {
   const presented = ctx.session?.presented;
   if (ctx.authorization === undefined && presented !== undefined) return authenticateSession(ctx, presented);
+  if (ctx.authorization === undefined && ctx.session !== undefined) throw unauthorized(NOT_SIGNED_IN);
   return authenticateRootKey(ctx);
 }
 
-const SESSION_ENDED = 'Your dashboard session has expired or ended. Sign in again.';
+// The dashboard shows these on its sign-in page: each says why the session is over.
+const NOT_SIGNED_IN = 'You are not signed in: the browser holds no dashboard session. Sign in with a root key.';
+const SESSION_ENDED =
+  'Your dashboard session has expired or ended (signed out, or this server no longer knows it). Sign in again.';
+const ROOT_KEY_REVOKED =
+  'Your dashboard session ended: the root key you signed in with was revoked. Sign in with another root key.';
+const ROOT_KEY_EXPIRED =
+  'Your dashboard session ended: the root key you signed in with has expired. Sign in with another root key.';
 
 async function authenticateSession(ctx: Context, presented: string): Promise<RootKeyPrincipal> {
   const token = openSignedSession(ctx.services.sessionSigningKey, presented);
   if (token === undefined) throw unauthorized(SESSION_ENDED);
   const session = await findDashboardSession(ctx.em, hashKey(token));
   const now = ctx.services.now();
-  if (
-    !session ||
-    session.rootKeyRevokedAt !== null ||
-    (session.rootKeyExpiresAt !== null && session.rootKeyExpiresAt < now)
-  ) {
-    throw unauthorized(SESSION_ENDED);
-  }
+  if (!session) throw unauthorized(SESSION_ENDED);
+  if (session.rootKeyRevokedAt !== null) throw unauthorized(ROOT_KEY_REVOKED);
+  if (session.rootKeyExpiresAt !== null && session.rootKeyExpiresAt < now) throw unauthorized(ROOT_KEY_EXPIRED);
   ctx.services.rootKeyUsage.touch(session.rootKeyId, now);
   return {
     rootKeyId: session.rootKeyId,

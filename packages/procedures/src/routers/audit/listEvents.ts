@@ -1,10 +1,24 @@
-import { listAuditEvents } from '@keyplane/db';
+import { countAuditEvents, listAuditEvents } from '@keyplane/db';
 import { z } from 'zod';
 import { MANAGE_ROOT_KEYS, requirePermissions } from '../../middleware/auth.ts';
 import { decodeCursor, listOutput, paginationInput, toPage } from '../../pagination.ts';
+import { resourceIdSchema, textSchema } from '../../schemas.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
-export const listEventsInput = z.strictObject({ ...paginationInput }).optional();
+export const listEventsInput = z
+  .strictObject({
+    ...paginationInput,
+    order: z.enum(['newest', 'oldest']).default('newest'),
+    /** Only changes made with this root key (the actor). */
+    rootKeyId: resourceIdSchema.optional(),
+    /** Only this event (the action), such as `keys.createKey`. */
+    event: textSchema.min(1).max(256).optional(),
+    /** Only changes that named or produced this id (the resource), whatever its kind. */
+    resourceId: resourceIdSchema.optional(),
+    /** Case-insensitive "contains" on the event or any of its resource ids. */
+    search: textSchema.max(256).optional(),
+  })
+  .optional();
 
 export const listEventsOutput = listOutput(
   z.object({
@@ -13,10 +27,15 @@ export const listEventsOutput = listOutput(
     rootKeyId: z.string().nullable(),
     event: z.string(),
     resources: z.record(z.string(), z.string()),
+    /** The API of the key the event names, which the key's page needs. */
+    keyApiId: z.string().nullable(),
   }),
-);
+).extend({
+  /** Every event the filters keep, over all pages. */
+  total: z.number().int(),
+});
 
-/** Internal (the dashboard's audit view): the workspace's changes, newest first. */
+/** Internal (the dashboard's audit view): the workspace's changes, newest (or oldest) first, filtered. */
 export const listEvents = rootKeyProcedure
   .meta({ list: true })
   .input(listEventsInput)
@@ -25,9 +44,18 @@ export const listEvents = rootKeyProcedure
     requirePermissions(ctx.rootKey, [MANAGE_ROOT_KEYS]);
     const { workspaceId } = ctx.rootKey;
     const limit = input?.limit ?? 100;
+    const filters = {
+      rootKeyId: input?.rootKeyId,
+      event: input?.event,
+      resourceId: input?.resourceId,
+      search: input?.search,
+    };
     const found = await listAuditEvents(ctx.em, workspaceId, {
+      ...filters,
+      order: input?.order,
       fromId: decodeCursor(workspaceId, input?.cursor),
       count: limit + 1,
     });
-    return toPage(workspaceId, found, limit, (event) => event);
+    const total = await countAuditEvents(ctx.em, workspaceId, filters);
+    return { ...toPage(workspaceId, found, limit, (event) => event), total };
   });

@@ -5,6 +5,7 @@ import { createKey } from './createKey.ts';
 import { deleteKey } from './deleteKey.ts';
 import { getKey } from './getKey.ts';
 import { getKeyAccess } from './getKeyAccess.ts';
+import { listVerifications } from './listVerifications.ts';
 import { migrateKeys } from './migrateKeys.ts';
 import { removePermissions } from './removePermissions.ts';
 import { removeRoles } from './removeRoles.ts';
@@ -29,6 +30,7 @@ export const keysRouter = router({
   migrateKeys,
   getKey,
   getKeyAccess,
+  listVerifications,
   whoami,
   deleteKey,
   updateCredits,

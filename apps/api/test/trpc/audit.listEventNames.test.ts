@@ -1,0 +1,52 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type TestWorkspace, useApi } from '../harness.ts';
+import { callInternal, callProcedure } from '../internal.ts';
+
+const api = useApi();
+let workspace: TestWorkspace;
+
+const names = (rootKey = workspace.rootKey) => callProcedure(api, 'audit.listEventNames', undefined, { rootKey });
+
+beforeAll(async () => {
+  workspace = await api.workspace();
+});
+
+describe('200', () => {
+  it("names each event of the workspace's log once, in order", async () => {
+    for (const name of ['names-one', 'names-two']) await api.post('apis.createApi', { name }, workspace.rootKey);
+    await callInternal(api, 'ratelimit.createNamespace', { name: 'n-space' }, { rootKey: workspace.rootKey });
+    const reply = await names();
+    expect(reply.status).toBe(200);
+    expect(reply.data.events).toEqual(['apis.createApi', 'ratelimit.createNamespace']);
+  });
+});
+
+describe('400', () => {
+  it('with an unknown field', async () => {
+    const reply = await callInternal(api, 'audit.listEventNames', { unknown: 1 }, { rootKey: workspace.rootKey });
+    expect(reply.status).toBe(400);
+  });
+});
+
+describe('401', () => {
+  it('with an unknown root key', async () => {
+    expect((await names('kproot_unknown')).status).toBe(401);
+  });
+});
+
+describe('403', () => {
+  it('without workspace.*.manage_root_keys, naming it', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['api.*.read_api']);
+    const reply = await names(rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.error?.message).toBe("Missing permission: 'workspace.*.manage_root_keys'.");
+  });
+});
+
+describe('cross-workspace isolation', () => {
+  it("never names another workspace's events", async () => {
+    const other = await api.workspace();
+    await api.post('identities.createIdentity', { externalId: 'theirs' }, other.rootKey);
+    expect((await names()).data.events).not.toContain('identities.createIdentity');
+  });
+});
