@@ -10,123 +10,25 @@
 // load generator, PostgreSQL and the server share a few cores: compare changes by it.
 // The machine's speed drifts between runs and within one (shared hosts): each case runs in short
 // rounds, each right after a round of the ceiling, and is set against those ceiling rounds.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { loadBenchEnv, loadEnv } from '@keyplane/config';
-import autocannon from 'autocannon';
 import { createDatabase } from './database.ts';
+import {
+  CONNECTIONS,
+  type Measured,
+  percent,
+  post,
+  ROUNDS,
+  type Run,
+  rate,
+  run,
+  SECONDS_PER_ROUND,
+  signed,
+  startCeiling,
+  summarise,
+} from './measure.ts';
 import { type BenchCase, RATELIMIT_CASES } from './ratelimitCases.ts';
 import { type SpawnedServer, spawnServer } from './server.ts';
 import { createVerifyCases } from './verifyCases.ts';
-
-const CONNECTIONS = 50;
-/** Each case runs in rounds, each right after a round of the ceiling, so both see the same machine. */
-const ROUNDS = 3;
-const SECONDS_PER_ROUND = 5;
-
-/** One autocannon run. */
-interface Run {
-  requests: number;
-  seconds: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  /** CPU time the server process spent during the run (Linux only). */
-  serverCpuSeconds: number | undefined;
-}
-
-interface Measured {
-  requestsPerSecond: number;
-  /** Median of the rounds' medians. */
-  p50: number;
-  /** Worst of the rounds' p99s. */
-  p99: number;
-  non2xx: number;
-  /** CPU time the server process spent per request, in microseconds (Linux only). */
-  serverCpuMicros: number | undefined;
-}
-
-/** Linux's accounting unit for process CPU time in /proc (USER_HZ, 100 on every mainstream kernel). */
-const TICKS_PER_SECOND = 100;
-
-/** User plus system CPU time of a process so far, in seconds; undefined where /proc is not there. */
-function cpuSeconds(pid: number | undefined): number | undefined {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-  } catch {
-    return undefined;
-  }
-}
-
-async function run(
-  url: string,
-  init: { headers: Record<string, string>; body: string },
-  serverPid: number | undefined,
-) {
-  const cpuBefore = cpuSeconds(serverPid);
-  const result = await autocannon({
-    url,
-    method: 'POST',
-    headers: init.headers,
-    body: init.body,
-    connections: CONNECTIONS,
-    duration: SECONDS_PER_ROUND,
-  });
-  const cpuAfter = cpuSeconds(serverPid);
-  return {
-    requests: result.requests.total,
-    seconds: result.duration,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    non2xx: result.non2xx + result.errors,
-    serverCpuSeconds: cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore,
-  } satisfies Run;
-}
-
-const rate = (round: Run) => round.requests / round.seconds;
-const percent = (ratio: number) => (ratio * 100).toFixed(0);
-const signed = (value: number) => `${value > 0 ? '+' : ''}${value.toFixed(1)}`;
-
-function summarise(runs: Run[]): Measured {
-  const requests = runs.reduce((sum, round) => sum + round.requests, 0);
-  const cpu = runs.map((round) => round.serverCpuSeconds);
-  const p50s = runs.map((round) => round.p50).sort((a, b) => a - b);
-  return {
-    requestsPerSecond: requests / runs.reduce((sum, round) => sum + round.seconds, 0),
-    p50: p50s[Math.floor(p50s.length / 2)] ?? 0,
-    p99: Math.max(...runs.map((round) => round.p99)),
-    non2xx: runs.reduce((sum, round) => sum + round.non2xx, 0),
-    serverCpuMicros: cpu.includes(undefined)
-      ? undefined
-      : (cpu.reduce<number>((sum, seconds) => sum + (seconds ?? 0), 0) * 1e6) / requests,
-  };
-}
-
-/** The ceiling: a bare node:http server answering a fixed JSON body, in its own process. */
-async function startCeiling(): Promise<{ url: string; child: ChildProcess }> {
-  const source = `
-    const body = JSON.stringify({ meta: { requestId: 'req_x' }, data: { valid: true, code: 'VALID' } });
-    require('node:http').createServer((req, res) => { req.resume(); req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'application/json' }); res.end(body); }); })
-      .listen(0, '127.0.0.1', function () { console.log(this.address().port); });`;
-  const child = spawn(process.execPath, ['-e', source], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<string>((resolve) =>
-    child.stdout?.once('data', (chunk: Buffer) => resolve(chunk.toString().trim())),
-  );
-  return { url: `http://127.0.0.1:${port}`, child };
-}
-
-async function post<T>(url: string, rootKey: string, body: unknown): Promise<T> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}` },
-    body: JSON.stringify(body),
-  });
-  const parsed = (await response.json()) as { data: T; error?: unknown };
-  if (!response.ok) throw new Error(`${url}: ${JSON.stringify(parsed.error)}`);
-  return parsed.data;
-}
 
 /** A server under measurement and the configuration it was started with. */
 interface Configuration {
