@@ -110,6 +110,7 @@ export async function runNode(env: Env, beforeExit: () => Promise<void> = async 
     analyticsDatabaseUrl: env.ANALYTICS_DATABASE_URL,
     analyticsConnections: env.ANALYTICS_POOL_SIZE,
     analyticsConcurrentQueries: env.ANALYTICS_MAX_CONCURRENT_QUERIES,
+    webhooks: { allowPrivate: env.WEBHOOKS_ALLOW_PRIVATE, retryDelaysMs: env.WEBHOOKS_RETRY_DELAYS_MS },
   });
   const metrics = createMetrics({ orm, services: running.services, counts: running.counts });
   const metricsAccess = { bearerToken: env.METRICS_TOKEN };

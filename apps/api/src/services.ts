@@ -9,6 +9,7 @@ import {
   ratelimitStream,
   scheduleAnalyticsRetention,
   startSpoolReplay,
+  startWebhookDelivery,
   verificationStream,
 } from '@keyplane/background';
 import {
@@ -83,6 +84,8 @@ export async function startServices(options: {
   analyticsConnections?: number;
   /** Analytics queries one workspace may have under way at once on this node; omitted: 2. */
   analyticsConcurrentQueries?: number;
+  /** Webhook deliveries (docs/webhooks.md); omitted: public targets only, the documented retry schedule. */
+  webhooks?: { allowPrivate: boolean; retryDelaysMs?: number[] };
 }): Promise<RunningServices> {
   const { logger, rateLimitRedisFailure = 'local' } = options;
   let lastFallbackLog = 0;
@@ -172,6 +175,7 @@ export async function startServices(options: {
     analyticsQueriesPerHour: options.analyticsQueriesPerHour ?? DEFAULT_ANALYTICS_QUERIES_PER_HOUR,
     analyticsRetentionDays: options.analyticsRetentionDays,
     outcomes: { verifications: new Tally(), ratelimitDecisions: new Tally() },
+    webhooksAllowPrivate: options.webhooks?.allowPrivate ?? false,
     sessionSigningKey: await loadServerSecret(options.orm.em.fork(), 'dashboard_session_signing', 32),
     reportError: (message, error, requestId) => logger.error(message, { requestId, error: String(error) }),
     now: Date.now,
@@ -210,6 +214,11 @@ export async function startServices(options: {
             }
           },
         });
+  const webhooks = await startWebhookDelivery(options.databaseUrl, {
+    allowPrivate: options.webhooks?.allowPrivate ?? false,
+    retryDelaysMs: options.webhooks?.retryDelaysMs,
+    onError: (error) => logger.error('webhook delivery failed; will retry', { error: String(error) }),
+  });
   return {
     services,
     counts,
@@ -219,6 +228,7 @@ export async function startServices(options: {
       redisConfigured: options.redisUrl !== undefined || options.redisCluster !== undefined,
     }),
     async stop() {
+      await webhooks.close();
       await retention?.stop();
       await listener.close();
       await services.verifications.close();

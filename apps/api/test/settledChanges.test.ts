@@ -66,6 +66,9 @@ const newNamespace = async () => {
   await call('ratelimit.createNamespace', { name });
   return name;
 };
+const HOOK_URL = 'https://hooks.example.com/keyplane';
+const newEndpoint = async () =>
+  (await call('webhooks.createEndpoint', { url: HOOK_URL, eventTypes: ['key.deleted'] })).endpointId;
 
 /** How to call one mutation successfully; setting up costs nothing the check looks at. */
 interface Scenario<P extends ProcedurePath> {
@@ -154,6 +157,18 @@ const scenarios: Scenarios = {
   'rootKeys.revokeRootKey': async () => {
     const { rootKeyId } = await workspace.rootKeyWith(['api.*.read_api']);
     return { input: { rootKeyId } };
+  },
+  'webhooks.createEndpoint': async () => ({ input: { url: HOOK_URL, eventTypes: ['*'] } }),
+  'webhooks.updateEndpoint': async () => ({ input: { endpointId: await newEndpoint(), enabled: false } }),
+  'webhooks.deleteEndpoint': async () => ({ input: { endpointId: await newEndpoint() } }),
+  'webhooks.rotateSecret': async () => ({ input: { endpointId: await newEndpoint() } }),
+  'webhooks.sendTest': async () => ({ input: { endpointId: await newEndpoint() } }),
+  'webhooks.redeliver': async () => {
+    const endpointId = await newEndpoint();
+    await call('webhooks.sendTest', { endpointId });
+    const [delivery] = (await call('webhooks.listDeliveries', { endpointId })).data;
+    if (!delivery) throw new Error('sendTest queued no delivery');
+    return { input: { deliveryId: delivery.deliveryId } };
   },
   'dashboard.signIn': async () => ({
     input: { rootKey: workspace.rootKey },

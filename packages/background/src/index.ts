@@ -13,3 +13,10 @@ export {
 } from './recorders.ts';
 export { createRootKeyUsageTracker, type RootKeyUsageTracker } from './rootKeyUsage.ts';
 export { type SpoolReplay, type SpoolReplayOptions, startSpoolReplay } from './spoolReplay.ts';
+export {
+  startWebhookDelivery,
+  WEBHOOK_RESPONSE_LOG_BYTES,
+  WEBHOOK_TIMEOUT_MS,
+  WEBHOOK_WORKERS,
+  type WebhookDelivery,
+} from './webhookDelivery.ts';

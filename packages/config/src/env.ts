@@ -171,6 +171,25 @@ const envSchema = z.object({
    * tracing at all, and none of its code is loaded.
    */
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  /**
+   * Webhooks may go to loopback, private and link-local addresses (local development, tests).
+   * Off by default: a workspace must not make the server call into its own network.
+   */
+  WEBHOOKS_ALLOW_PRIVATE: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
+  /**
+   * The waits between a failing delivery's attempts, in milliseconds, comma-separated; unset: the
+   * schedule of docs/webhooks.md (5 s up to 10 h, about 28 hours in all). Tests shorten it.
+   */
+  WEBHOOKS_RETRY_DELAYS_MS: optionalString.pipe(
+    z
+      .string()
+      .regex(/^\d+(,\d+)*$/, 'must be milliseconds separated by commas, such as 1000,60000')
+      .transform((list) => list.split(',').map(Number))
+      .optional(),
+  ),
   /** The least severe log lines written (pino's levels); request lines are `info`. */
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
 });

@@ -32,7 +32,9 @@ type NotFoundResource =
   | 'migration'
   | 'ratelimit_namespace'
   | 'ratelimit_override'
-  | 'root_key';
+  | 'root_key'
+  | 'webhook_endpoint'
+  | 'webhook_delivery';
 
 export function badRequest(detail: string, fieldErrors: FieldError[] = []): DomainError {
   return new DomainError(400, 'service/application/invalid_input', detail, fieldErrors);
@@ -96,6 +98,12 @@ export const migrationNotFound = (migrationId: string) =>
 export const namespaceNotFound = () => notFound('ratelimit_namespace', 'This namespace does not exist.');
 
 export const overrideNotFound = () => notFound('ratelimit_override', 'This override does not exist.');
+
+export const webhookEndpointNotFound = (endpointId: string) =>
+  notFound('webhook_endpoint', `The webhook endpoint '${endpointId}' was not found.`);
+
+export const webhookDeliveryNotFound = (deliveryId: string) =>
+  notFound('webhook_delivery', `The webhook delivery '${deliveryId}' was not found.`);
 
 /** Limiting on a deleted namespace: told apart from a missing one (which limiting creates). */
 export const namespaceGone = () =>

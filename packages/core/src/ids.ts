@@ -16,6 +16,10 @@ const ID_PREFIXES = {
   request: 'req',
   session: 'sess',
   auditEvent: 'audit',
+  // The database mints webhook events' and deliveries' ids in this format too (keyplane_new_id).
+  webhookEndpoint: 'whep',
+  webhookEvent: 'msg',
+  webhookDelivery: 'whdl',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -62,5 +62,17 @@ export * from './vault.ts';
 export * from './verification/permissionQuery.ts';
 export * from './verification/refill.ts';
 export * from './verification/verify.ts';
+export {
+  DEFAULT_CREDITS_LOW_THRESHOLD,
+  DEFAULT_EXPIRING_NOTICE_MS,
+  isPrivateAddress,
+  newWebhookSecret,
+  WEBHOOK_DISABLE_AFTER_MS,
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_RETRY_DELAYS_MS,
+  type WebhookEventType,
+  webhookRetryDelay,
+  webhookUrlProblem,
+} from './webhooks.ts';
 export * from './workspaceRateLimit.ts';
 export * from './workspaces.ts';

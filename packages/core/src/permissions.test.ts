@@ -69,9 +69,20 @@ describe('parsePermission and the catalogue', () => {
     expect(parsePermission('apis.*.read_api')).toEqual({ resourceType: 'api', resourceId: '*', action: 'read_api' });
   });
 
+  it('normalises webhooks to webhook', () => {
+    expect(parsePermission('webhooks.whep_1.read_endpoint')).toEqual({
+      resourceType: 'webhook',
+      resourceId: 'whep_1',
+      action: 'read_endpoint',
+    });
+  });
+
   it('knows the actions of each resource type', () => {
     expect(isGrantablePermission('api.*.create_key')).toBe(true);
     expect(isGrantablePermission('rbac.*.create_role')).toBe(true);
+    expect(isGrantablePermission('webhook.*.create_endpoint')).toBe(true);
+    expect(isGrantablePermission('webhook.whep_123.update_endpoint')).toBe(true);
+    expect(isGrantablePermission('webhook.*.create_key')).toBe(false);
     expect(isGrantablePermission('api.*.fly')).toBe(false);
     expect(isGrantablePermission('nope.*.read')).toBe(false);
   });
@@ -80,6 +91,7 @@ describe('parsePermission and the catalogue', () => {
     const all = allRootKeyPermissions();
     expect(all).toContain('api.*.create_key');
     expect(all).toContain('workspace.*.manage_root_keys');
+    expect(all).toContain('webhook.*.delete_endpoint');
     expect(all.every(isGrantablePermission)).toBe(true);
   });
 });

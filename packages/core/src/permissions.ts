@@ -42,6 +42,7 @@ export const ROOT_KEY_ACTIONS = {
     'delete_override',
     'read_analytics',
   ],
+  webhook: ['create_endpoint', 'read_endpoint', 'update_endpoint', 'delete_endpoint'],
   workspace: ['manage_root_keys'],
 } as const;
 
@@ -60,6 +61,8 @@ const RESOURCE_TYPE_ALIASES: Record<string, ResourceType> = {
   identity: 'identity',
   rbac: 'rbac',
   ratelimit: 'ratelimit',
+  webhook: 'webhook',
+  webhooks: 'webhook',
   workspace: 'workspace',
 };
 

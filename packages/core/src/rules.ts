@@ -1,5 +1,6 @@
 // The rules that need no Node API, for the dashboard (a browser bundle) to judge exactly as the
-// server does: what a root key's permissions allow, a key's status and prefixes.
+// server does: what a root key's permissions allow, a key's status and prefixes, webhook endpoints' settings.
 export * from './keyPrefix.ts';
 export * from './keyStatus.ts';
 export * from './permissions.ts';
+export * from './webhookEndpoints.ts';

@@ -142,4 +142,28 @@ export {
   type VerificationEvent,
   writeVerificationEvents,
 } from './verificationEvents.ts';
+export {
+  type AttemptOutcome,
+  type ClaimedDelivery,
+  claimDueDeliveries,
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  enqueueDueExpiryEvents,
+  enqueueTestEvent,
+  enqueueWebhookEvent,
+  findWebhookDelivery,
+  findWebhookEndpoint,
+  hasDueDeliveries,
+  listWebhookDeliveries,
+  listWebhookEndpoints,
+  recordDeliveryAttempt,
+  redeliverWebhook,
+  setWebhookSecret,
+  updateWebhookEndpoint,
+  type WebhookAttemptRecord,
+  type WebhookDeliveryRecord,
+  type WebhookEndpointRecord,
+  type WebhookEndpointSettings,
+  type WebhookEventEntry,
+} from './webhooks.ts';
 export { setWorkspaceApiRateLimit, workspaceExists, workspaceStore } from './workspaces.ts';

@@ -15,6 +15,7 @@ import type { ChangeLog } from './invalidation.ts';
 import { creditColumns, creditsStateOf } from './keyDetails.ts';
 import { type EntityManager, typed } from './sql.ts';
 import { vaultStore } from './vault.ts';
+import { enqueueCreditCrossings, enqueueKeyEvent } from './webhooks.ts';
 
 // Every change here is announced to all nodes on commit and returned, so the caller can also
 // evict its own cache at once: revocation must not wait for a cache entry to go stale.
@@ -40,7 +41,7 @@ export async function deleteKey(
           .where('id', '=', keyId)
           .where('workspace_id', '=', workspaceId)
           .where('deleted_at', 'is', null)
-          .returning('hash')
+          .returning(['hash', 'api_id'])
           .executeTakeFirst()
       : await db
           .updateTable('keys')
@@ -48,10 +49,18 @@ export async function deleteKey(
           .where('id', '=', keyId)
           .where('workspace_id', '=', workspaceId)
           .where('deleted_at', 'is', null)
-          .returning('hash')
+          .returning(['hash', 'api_id'])
           .executeTakeFirst();
     if (!deleted) throw new RowNotFound('key', keyId);
     await changeLog.announce(tx, { workspaceId, keyHashes: [deleted.hash] });
+    await enqueueKeyEvent(
+      tx,
+      'key.deleted',
+      { workspaceId, apiId: deleted.api_id, id: keyId },
+      {
+        permanent: options.permanent,
+      },
+    );
   });
 }
 
@@ -94,9 +103,23 @@ async function writeCredits(
   if (update.operation === 'increment') {
     statement = statement.where((eb) => eb(eb(balance(eb), '+', update.value), '<=', ceiling));
   }
-  const updated = await statement.returning(['hash', ...creditColumns]).executeTakeFirst();
+  const before = await typed(tx)
+    .selectFrom('keys')
+    .select(['credits_remaining', 'refill_amount'])
+    .where('id', '=', keyId)
+    .executeTakeFirst();
+  const updated = await statement.returning(['hash', 'api_id', ...creditColumns]).executeTakeFirst();
   if (!updated) return undefined;
   await changeLog.announce(tx, { workspaceId, keyHashes: [updated.hash] });
+  const key = { workspaceId, apiId: updated.api_id, id: keyId };
+  await enqueueKeyEvent(tx, 'key.updated', key, { changed: ['credits'], remaining: updated.credits_remaining });
+  await enqueueCreditCrossings(
+    tx,
+    key,
+    before?.credits_remaining ?? null,
+    updated.credits_remaining,
+    before?.refill_amount ?? null,
+  );
   return creditsStateOf(updated);
 }
 
@@ -240,4 +263,13 @@ async function replaceKey(
     .execute();
   // The old key's expiry changed; the new hash may be cached as unknown somewhere.
   await changeLog.announce(tx, { workspaceId, keyHashes: [old.hash, replacement.hash] });
+  await enqueueKeyEvent(
+    tx,
+    'key.rerolled',
+    { workspaceId, apiId: old.apiId, id: old.id },
+    {
+      newKeyId: replacement.id,
+      oldKeyExpires: replacement.oldExpiresAt?.getTime() ?? null,
+    },
+  );
 }

@@ -7,6 +7,7 @@ import type { KeyRecord } from './keyRecords.ts';
 import { ensureIdentity, findRoleIds, type KeyRatelimit } from './keys.ts';
 import { replaceRatelimits } from './ratelimits.ts';
 import { type EntityManager, typed } from './sql.ts';
+import { enqueueKeyEvent } from './webhooks.ts';
 
 /** What keys.updateKey changes: an absent field is left as it is, null clears it. */
 export interface KeyChanges {
@@ -79,5 +80,8 @@ export async function updateKey(
     if (roleIds) await linkKey(tx, key.id, 'roles', 'set', roleIds);
     if (permissionIds) await linkKey(tx, key.id, 'permissions', 'set', permissionIds);
     await changeLog.announce(tx, keyInvalidation(key));
+    const changed = Object.keys(changes).filter((field) => changes[field as keyof KeyChanges] !== undefined);
+    await enqueueKeyEvent(tx, 'key.updated', key, { changed });
+    if (changes.enabled === false) await enqueueKeyEvent(tx, 'key.disabled', key, {});
   });
 }

@@ -4,6 +4,7 @@ import { RowNotFound } from './errors.ts';
 import type { ChangeLog } from './invalidation.ts';
 import { type EntityManager, rows, sql, typed } from './sql.ts';
 import { vaultStore } from './vault.ts';
+import { enqueueKeyEvent } from './webhooks.ts';
 
 // Still named here for the modules that configure limits on identities too.
 export type { KeyRatelimit } from '@keyplane/core';
@@ -84,6 +85,12 @@ async function insertKey(tx: EntityManager, changeLog: ChangeLog, key: NewKey): 
   }
   // A node may have cached this hash as unknown.
   await changeLog.announce(tx, { workspaceId: key.workspaceId, keyHashes: [key.hash] });
+  await enqueueKeyEvent(tx, 'key.created', key, {
+    name: key.name ?? null,
+    externalId: key.externalId ?? null,
+    expires: key.expiresAt?.getTime() ?? null,
+    enabled: key.enabled,
+  });
 }
 
 /**

@@ -3,6 +3,7 @@ import type { ChangeLog } from './invalidation.ts';
 import { type PageQuery, startingAt } from './listing.ts';
 import type { RatelimitNamespaceRecord } from './ratelimitNamespaces.ts';
 import { type EntityManager, sql, typed } from './sql.ts';
+import { enqueueWebhookEvent } from './webhooks.ts';
 
 /** A changed override changes its namespace's snapshot too (its patterns, its count of exact ones). */
 const overrideChange = (namespace: RatelimitNamespaceRecord, identifier: string) => ({
@@ -52,6 +53,13 @@ export async function setRatelimitOverride(
       .returning('id')
       .executeTakeFirstOrThrow();
     await changeLog.announce(tx, overrideChange(namespace, override.identifier));
+    await enqueueOverrideChanged(tx, namespace, {
+      overrideId: set.id,
+      identifier: override.identifier,
+      limit: override.limit,
+      duration: override.durationMs,
+      deleted: false,
+    });
     return set.id;
   });
 }
@@ -74,6 +82,7 @@ export async function deleteRatelimitOverride(
       .executeTakeFirst();
     if (!deleted) return false;
     await changeLog.announce(tx, overrideChange(namespace, identifier));
+    await enqueueOverrideChanged(tx, namespace, { overrideId: deleted.id, identifier, deleted: true });
     return true;
   });
 }
@@ -99,4 +108,14 @@ export async function listRatelimitOverrides(
     limit: override.limit,
     durationMs: override.duration_ms,
   }));
+}
+
+/** `ratelimit.override.changed`, for a set or a deletion. */
+function enqueueOverrideChanged(tx: EntityManager, namespace: RatelimitNamespaceRecord, data: Record<string, unknown>) {
+  return enqueueWebhookEvent(tx, {
+    workspaceId: namespace.workspaceId,
+    type: 'ratelimit.override.changed',
+    apiId: null,
+    data: { namespaceId: namespace.id, namespaceName: namespace.name, ...data },
+  });
 }

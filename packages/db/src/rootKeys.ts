@@ -1,6 +1,7 @@
 import type { RootKeyChangeStore, RootKeyStore } from '@keyplane/core';
 import type { ChangeLog } from './invalidation.ts';
 import { type EntityManager, rows, sql, typed, unixMs } from './sql.ts';
+import { enqueueWebhookEvent } from './webhooks.ts';
 
 /** Root keys stored as core issues them, on the caller's transaction. */
 export function rootKeyStore(em: EntityManager): RootKeyStore {
@@ -19,6 +20,12 @@ export function rootKeyStore(em: EntityManager): RootKeyStore {
           created_at: sql`now()`,
         })
         .execute();
+      await enqueueWebhookEvent(em, {
+        workspaceId: rootKey.workspaceId,
+        type: 'rootkey.created',
+        apiId: null,
+        data: { rootKeyId: rootKey.id, name: rootKey.name, permissions: rootKey.permissions },
+      });
     },
   };
 }
@@ -91,6 +98,12 @@ export function rootKeyChangeStore(tx: EntityManager, changeLog: ChangeLog): Roo
         .where('id', '=', rootKey.id)
         .execute();
       await announce(rootKey);
+      await enqueueWebhookEvent(tx, {
+        workspaceId: rootKey.workspaceId,
+        type: 'rootkey.revoked',
+        apiId: null,
+        data: { rootKeyId: rootKey.id },
+      });
     },
     async setRootKeyExpiry(rootKey, expiresAt) {
       await typed(tx)

@@ -7,6 +7,7 @@ import { keysRouter } from './routers/keys/index.ts';
 import { permissionsRouter } from './routers/permissions/index.ts';
 import { ratelimitRouter } from './routers/ratelimit/index.ts';
 import { rootKeysRouter } from './routers/rootKeys/index.ts';
+import { webhooksRouter } from './routers/webhooks/index.ts';
 import { router } from './trpc.ts';
 
 export const appRouter = router({
@@ -19,6 +20,7 @@ export const appRouter = router({
   permissions: permissionsRouter,
   ratelimit: ratelimitRouter,
   rootKeys: rootKeysRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;

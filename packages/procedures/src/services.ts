@@ -47,6 +47,8 @@ export interface Services {
   analyticsQueriesPerHour: number;
   /** Days of analytics kept (400 query_range_exceeds_retention for queries reaching further back); undefined: kept forever. */
   analyticsRetentionDays?: number;
+  /** Webhook endpoints may target loopback, private and link-local addresses (WEBHOOKS_ALLOW_PRIVATE). */
+  webhooksAllowPrivate: boolean;
   /** Signs dashboard session cookies; the same on every node (kept in the database). */
   sessionSigningKey: Uint8Array;
   /** A failure that must not fail the request it happened in (the change itself has committed). */

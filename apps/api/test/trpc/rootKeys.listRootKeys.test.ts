@@ -54,9 +54,10 @@ describe('rootKeys.permissionCatalog', () => {
     const reply = await callProcedure(api, 'rootKeys.permissionCatalog', undefined, { rootKey: workspace.rootKey });
     expect(reply.status).toBe(200);
     const byType = Object.fromEntries(reply.data.resourceTypes.map((entry) => [entry.resourceType, entry.actions]));
-    expect(Object.keys(byType).sort()).toEqual(['api', 'identity', 'ratelimit', 'rbac', 'workspace']);
+    expect(Object.keys(byType).sort()).toEqual(['api', 'identity', 'ratelimit', 'rbac', 'webhook', 'workspace']);
     expect(byType.api).toContain('verify_key');
     expect(byType.workspace).toEqual(['manage_root_keys']);
+    expect(byType.webhook).toEqual(['create_endpoint', 'read_endpoint', 'update_endpoint', 'delete_endpoint']);
   });
 
   it('403: without workspace.*.manage_root_keys', async () => {

@@ -37,7 +37,16 @@ export const KeySchema = defineEntity({
     lastUsedAt: p.datetime().nullable(),
     deletedAt: p.datetime().nullable(),
   },
-  indexes: [{ properties: ['api', 'id'] }, { properties: ['workspace', 'id'] }],
+  indexes: [
+    { properties: ['api', 'id'] },
+    { properties: ['workspace', 'id'] },
+    // The webhooks' expiry scan reads live keys by expiry (docs/webhooks.md).
+    {
+      name: 'keys_expires_at_live_index',
+      properties: ['expiresAt'],
+      where: { expiresAt: { $ne: null }, deletedAt: null },
+    },
+  ],
 });
 
 export class Key extends KeySchema.class {}

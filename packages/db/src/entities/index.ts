@@ -28,6 +28,7 @@ import { RolePermission } from './RolePermission.ts';
 import { RootKey } from './RootKey.ts';
 import { ServerSecret } from './ServerSecret.ts';
 import { VaultKey } from './VaultKey.ts';
+import { WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent, WebhookKeyNotice } from './Webhook.ts';
 import { Workspace } from './Workspace.ts';
 
 export {
@@ -60,6 +61,11 @@ export {
   RootKey,
   ServerSecret,
   VaultKey,
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEvent,
+  WebhookKeyNotice,
   Workspace,
 };
 
@@ -93,4 +99,9 @@ export const entities = [
   AuditEvent,
   ServerSecret,
   EventSpoolMark,
+  WebhookEndpoint,
+  WebhookEvent,
+  WebhookDelivery,
+  WebhookAttempt,
+  WebhookKeyNotice,
 ];

@@ -165,6 +165,11 @@ export function ratelimitPermission(namespaceId: string, action: string): Permis
   return { resourceType: 'ratelimit', resourceId: namespaceId, action };
 }
 
+/** `webhook.<endpointId>.<action>`: granted by that exact tuple or by `webhook.*.<action>`. */
+export function webhookPermission(endpointId: string, action: string): PermissionTuple {
+  return { resourceType: 'webhook', resourceId: endpointId, action };
+}
+
 /**
  * Reading a list needs the permission for every resource on the page (the one for that resource
  * or the wildcard). The 403 names the wildcard rather than the ids: the caller must not learn the

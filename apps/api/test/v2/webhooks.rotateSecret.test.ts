@@ -1,0 +1,96 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectInvalidInput, expectMissingPermissions, expectProblem, itNeedsARootKey } from '../assertions.ts';
+import { type TestWorkspace, useApi } from '../harness.ts';
+import { auditEntries, createTestEndpoint, storedEndpoint } from '../webhooks.ts';
+
+const api = useApi();
+let workspace: TestWorkspace;
+const em = () => api.orm.em.fork();
+
+beforeAll(async () => {
+  workspace = await api.workspace();
+});
+
+const rotateSecret = (endpointId: string, rootKey = workspace.rootKey) =>
+  api.call('webhooks.rotateSecret', { endpointId }, rootKey);
+
+describe('200', () => {
+  it('replaces the signing secret and answers the new one, leaving the rest as it was', async () => {
+    const { endpointId, secret } = await createTestEndpoint(api, workspace.rootKey, { description: 'kept' });
+    const reply = await rotateSecret(endpointId);
+    expect(reply.status).toBe(200);
+    expect(Object.keys(reply.body.data)).toEqual(['secret']);
+    expect(reply.body.data.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    expect(reply.body.data.secret).not.toBe(secret);
+    expect(await storedEndpoint(em(), endpointId)).toMatchObject({
+      secret: reply.body.data.secret,
+      description: 'kept',
+      enabled: true,
+    });
+  });
+
+  it('keeps the secret out of the audit log, which names the endpoint alone', async () => {
+    const { workspaceId, rootKey } = await api.workspace();
+    const { endpointId } = await createTestEndpoint(api, rootKey);
+    const { secret } = (await rotateSecret(endpointId, rootKey)).body.data;
+    const entries = await auditEntries(em(), workspaceId, 'webhooks.rotateSecret');
+    expect(entries).toEqual([{ resources: { endpointId } }]);
+    expect(JSON.stringify(entries)).not.toContain(secret);
+  });
+});
+
+describe('400', () => {
+  it.each([
+    [{}, 'body.endpointId'],
+    [{ endpointId: 'a.b' }, 'body.endpointId'],
+    [{ endpointId: 'whep_x', secret: 'whsec_mine' }, 'body.secret'],
+  ])('rejects %j', async (body, location) => {
+    expectInvalidInput(await api.post('webhooks.rotateSecret', body, workspace.rootKey), location);
+  });
+});
+
+describe('401', () => {
+  itNeedsARootKey((rootKey) => api.call('webhooks.rotateSecret', { endpointId: 'whep_x' }, rootKey));
+});
+
+describe('403', () => {
+  it('without webhook.<endpointId>.update_endpoint or the wildcard, naming it, keeping the secret', async () => {
+    const { endpointId, secret } = await createTestEndpoint(api, workspace.rootKey);
+    for (const grants of [
+      [],
+      ['webhook.*.read_endpoint', 'webhook.*.create_endpoint'],
+      ['webhook.whep_x.update_endpoint'],
+    ]) {
+      const { rootKey } = await workspace.rootKeyWith(grants);
+      expectMissingPermissions(await rotateSecret(endpointId, rootKey), `webhook.${endpointId}.update_endpoint`);
+    }
+    expect((await storedEndpoint(em(), endpointId))?.secret).toBe(secret);
+  });
+
+  it('not with either of them', async () => {
+    const { endpointId } = await createTestEndpoint(api, workspace.rootKey);
+    for (const grant of [`webhook.${endpointId}.update_endpoint`, 'webhook.*.update_endpoint']) {
+      const { rootKey } = await workspace.rootKeyWith([grant]);
+      expect((await rotateSecret(endpointId, rootKey)).status).toBe(200);
+    }
+  });
+});
+
+describe('404', () => {
+  it('for an endpoint the workspace does not have', async () => {
+    const reply = await rotateSecret('whep_missing');
+    expectProblem(reply, 404, 'service/data/webhook_endpoint_not_found');
+    expect(reply.body.error.detail).toBe("The webhook endpoint 'whep_missing' was not found.");
+  });
+});
+
+describe('cross-workspace isolation', () => {
+  it("another workspace's endpoint is not found and keeps its secret, whatever the grants", async () => {
+    const other = await api.workspace();
+    const { endpointId, secret } = await createTestEndpoint(api, other.rootKey);
+    expectProblem(await rotateSecret(endpointId), 404, 'service/data/webhook_endpoint_not_found');
+    const { rootKey } = await workspace.rootKeyWith([`webhook.${endpointId}.update_endpoint`]);
+    expect((await rotateSecret(endpointId, rootKey)).status).toBe(404);
+    expect((await storedEndpoint(em(), endpointId))?.secret).toBe(secret);
+  });
+});

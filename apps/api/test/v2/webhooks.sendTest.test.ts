@@ -1,0 +1,147 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectInvalidInput, expectMissingPermissions, expectProblem, itNeedsARootKey } from '../assertions.ts';
+import { type TestWorkspace, useApi } from '../harness.ts';
+import {
+  auditEntries,
+  countWebhookRows,
+  createTestEndpoint,
+  disableAsFailing,
+  storedTestDeliveries,
+} from '../webhooks.ts';
+
+const api = useApi();
+let workspace: TestWorkspace;
+const em = () => api.orm.em.fork();
+
+beforeAll(async () => {
+  workspace = await api.workspace();
+});
+
+const sendTest = (endpointId: string, rootKey = workspace.rootKey) =>
+  api.call('webhooks.sendTest', { endpointId }, rootKey);
+
+describe('200', () => {
+  it('queues a webhook.test event for that endpoint alone, whatever types it wants, and answers data {}', async () => {
+    const { endpointId } = await createTestEndpoint(api, workspace.rootKey, { eventTypes: ['key.deleted'] });
+    const { endpointId: bystanderId } = await createTestEndpoint(api, workspace.rootKey, { eventTypes: ['*'] });
+    const reply = await sendTest(endpointId);
+    expect(reply.status).toBe(200);
+    expect(reply.body.data).toEqual({});
+    const [delivery, ...others] = await storedTestDeliveries(em(), endpointId);
+    expect(others).toEqual([]);
+    expect(delivery).toMatchObject({
+      id: expect.stringMatching(/^whdl_[0-9a-f]{32}$/),
+      event_id: expect.stringMatching(/^msg_[0-9a-f]{32}$/),
+      workspace_id: workspace.workspaceId,
+      type: 'webhook.test',
+      payload: {
+        type: 'webhook.test',
+        timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        data: { endpointId, message: 'This is a test event from Keyplane.' },
+      },
+    });
+    expect(await storedTestDeliveries(em(), bystanderId)).toEqual([]);
+  });
+
+  it('shows in the delivery log at once', async () => {
+    const { endpointId } = await createTestEndpoint(api, workspace.rootKey);
+    await sendTest(endpointId);
+    const log = await api.call('webhooks.listDeliveries', { endpointId }, workspace.rootKey);
+    expect(log.body.data).toEqual([
+      expect.objectContaining({
+        endpointId,
+        eventType: 'webhook.test',
+        state: expect.stringMatching(/^(pending|failed)$/),
+      }),
+    ]);
+  });
+
+  it('queues one event per call', async () => {
+    const { endpointId } = await createTestEndpoint(api, workspace.rootKey);
+    await sendTest(endpointId);
+    await sendTest(endpointId);
+    const deliveries = await storedTestDeliveries(em(), endpointId);
+    expect(new Set(deliveries.map((delivery) => delivery.event_id)).size).toBe(2);
+  });
+
+  it('records the call in the audit log by the endpoint id', async () => {
+    const { workspaceId, rootKey } = await api.workspace();
+    const { endpointId } = await createTestEndpoint(api, rootKey);
+    await sendTest(endpointId, rootKey);
+    expect(await auditEntries(em(), workspaceId, 'webhooks.sendTest')).toEqual([{ resources: { endpointId } }]);
+  });
+});
+
+describe('400', () => {
+  it.each([
+    [{}, 'body.endpointId'],
+    [{ endpointId: 'x' }, 'body.endpointId'],
+    [{ endpointId: 'whep_x', type: 'key.created' }, 'body.type'],
+  ])('rejects %j', async (body, location) => {
+    expectInvalidInput(await api.post('webhooks.sendTest', body, workspace.rootKey), location);
+  });
+});
+
+describe('401', () => {
+  itNeedsARootKey((rootKey) => api.call('webhooks.sendTest', { endpointId: 'whep_x' }, rootKey));
+});
+
+describe('403', () => {
+  it('without webhook.<endpointId>.update_endpoint or the wildcard, naming it, queueing nothing', async () => {
+    const { endpointId } = await createTestEndpoint(api, workspace.rootKey);
+    for (const grants of [
+      [],
+      ['webhook.*.read_endpoint', 'webhook.*.create_endpoint'],
+      ['webhook.whep_x.update_endpoint'],
+    ]) {
+      const { rootKey } = await workspace.rootKeyWith(grants);
+      expectMissingPermissions(await sendTest(endpointId, rootKey), `webhook.${endpointId}.update_endpoint`);
+    }
+    expect(await storedTestDeliveries(em(), endpointId)).toEqual([]);
+  });
+
+  it('not with either of them', async () => {
+    const { endpointId } = await createTestEndpoint(api, workspace.rootKey);
+    for (const grant of [`webhook.${endpointId}.update_endpoint`, 'webhook.*.update_endpoint']) {
+      const { rootKey } = await workspace.rootKeyWith([grant]);
+      expect((await sendTest(endpointId, rootKey)).status).toBe(200);
+    }
+  });
+});
+
+describe('404', () => {
+  it('for an endpoint the workspace does not have, writing no event', async () => {
+    const before = await countWebhookRows(em(), 'webhook_events');
+    const reply = await sendTest('whep_missing');
+    expectProblem(reply, 404, 'service/data/webhook_endpoint_not_found');
+    expect(reply.body.error.detail).toBe("The webhook endpoint 'whep_missing' was not found.");
+    expect(await countWebhookRows(em(), 'webhook_events')).toBe(before);
+  });
+});
+
+describe('412', () => {
+  it('for a disabled endpoint, by its operator or by the service, saying how to enable it', async () => {
+    const { endpointId } = await createTestEndpoint(api, workspace.rootKey, { enabled: false });
+    const reply = await sendTest(endpointId);
+    expectProblem(reply, 412, 'service/application/precondition_failed');
+    expect(reply.body.error.detail).toBe(
+      `The webhook endpoint '${endpointId}' is disabled: enable it with webhooks.updateEndpoint before sending it events.`,
+    );
+    const { endpointId: failingId } = await createTestEndpoint(api, workspace.rootKey);
+    await disableAsFailing(em(), failingId, 'Disabled after failing for 5 days');
+    expect((await sendTest(failingId)).status).toBe(412);
+    expect(await storedTestDeliveries(em(), endpointId)).toEqual([]);
+    expect(await storedTestDeliveries(em(), failingId)).toEqual([]);
+  });
+});
+
+describe('cross-workspace isolation', () => {
+  it("another workspace's endpoint is not found and gets no event, whatever the grants", async () => {
+    const other = await api.workspace();
+    const { endpointId } = await createTestEndpoint(api, other.rootKey);
+    expectProblem(await sendTest(endpointId), 404, 'service/data/webhook_endpoint_not_found');
+    const { rootKey } = await workspace.rootKeyWith([`webhook.${endpointId}.update_endpoint`]);
+    expect((await sendTest(endpointId, rootKey)).status).toBe(404);
+    expect(await storedTestDeliveries(em(), endpointId)).toEqual([]);
+  });
+});

@@ -1,0 +1,62 @@
+import { DEFAULT_EXPIRING_NOTICE_MS, newWebhookSecret } from '@keyplane/core';
+import { createWebhookEndpoint } from '@keyplane/db';
+import { z } from 'zod';
+import { requirePermissions, webhookPermission } from '../../middleware/auth.ts';
+import { rootKeyProcedure } from '../../trpc.ts';
+import {
+  creditsLowSchema,
+  creditsLowSettings,
+  endpointApiIdsSchema,
+  endpointDescriptionSchema,
+  endpointUrlSchema,
+  eventTypesSchema,
+  expiringNoticeMsSchema,
+  requireApis,
+  requireTargetUrl,
+} from './endpoints.ts';
+
+export const createEndpointInput = z.strictObject({
+  url: endpointUrlSchema,
+  eventTypes: eventTypesSchema,
+  apiIds: endpointApiIdsSchema.optional(),
+  description: endpointDescriptionSchema.optional(),
+  enabled: z.boolean().default(true),
+  /** Omitted: a threshold of DEFAULT_CREDITS_LOW_THRESHOLD credits. */
+  creditsLow: creditsLowSchema.optional(),
+  expiringNoticeMs: expiringNoticeMsSchema.default(DEFAULT_EXPIRING_NOTICE_MS),
+});
+
+/** The signing secret is answered here and by rotateSecret alone; it is never listed. */
+export const createEndpointOutput = z.object({ endpointId: z.string(), secret: z.string() });
+
+/** `webhook.*.create_endpoint` (403), the target (400), then each API named (404). */
+export const createEndpoint = rootKeyProcedure
+  .meta({
+    public: true,
+    description: 'Creates a webhook endpoint and answers its signing secret, which is shown only this once.',
+    errors: [404],
+  })
+  .input(createEndpointInput)
+  .output(createEndpointOutput)
+  .mutation(async ({ ctx, input }) => {
+    requirePermissions(ctx.rootKey, [webhookPermission('*', 'create_endpoint')]);
+    requireTargetUrl(input.url, ctx.services.webhooksAllowPrivate);
+    const { workspaceId } = ctx.rootKey;
+    await requireApis(ctx.em, workspaceId, input.apiIds ?? []);
+    const secret = newWebhookSecret();
+    const endpoint = await createWebhookEndpoint(
+      ctx.em,
+      workspaceId,
+      {
+        url: input.url,
+        description: input.description ?? null,
+        eventTypes: input.eventTypes,
+        apiIds: input.apiIds ?? null,
+        enabled: input.enabled,
+        ...creditsLowSettings(input.creditsLow),
+        expiringNoticeMs: input.expiringNoticeMs,
+      },
+      secret,
+    );
+    return { endpointId: endpoint.id, secret };
+  });
