@@ -9,11 +9,35 @@ export const sessionQueryOptions = trpc.dashboard.session.queryOptions(undefined
  * What the signed-in root key may do, judged by the server's own rule (`isGranted`): a control it
  * may not use is disabled with this reason rather than failing on submit.
  */
-export function useMissingPermission(required: PermissionTuple): string | undefined {
+export function useMissingPermission(required: PermissionTuple | readonly PermissionTuple[]): string | undefined {
+  return useMissingPermissionCheck()(required);
+}
+
+/** `useMissingPermission` for many things at once, such as each API of a list. */
+export function useMissingPermissionCheck(): (
+  required: PermissionTuple | readonly PermissionTuple[],
+) => string | undefined {
   const session = useQuery(sessionQueryOptions);
   const permissions = session.data?.permissions;
-  if (!permissions || isGranted(permissions, required)) return undefined;
-  return `Your root key lacks ${formatPermission(required)}.`;
+  return (required) => {
+    if (!permissions) return undefined;
+    const missing = [required].flat().filter((tuple) => !isGranted(permissions, tuple));
+    if (missing.length === 0) return undefined;
+    return `Your root key lacks ${missing.map(formatPermission).join(' and ')}.`;
+  };
+}
+
+/**
+ * The id of a rate-limit namespace named by id or by name (its page opens by either), as grants
+ * name it: the server checks `ratelimit.<id>.<action>`. Found among the namespaces the root key may
+ * read; until then, or when it may read none, the reference itself (a `*` grant still matches).
+ */
+export function useNamespaceGrantId(namespace: string): string {
+  const listed = useQuery(
+    trpc.ratelimit.listNamespaces.queryOptions({ limit: 100, search: namespace }, { staleTime: 60_000 }),
+  );
+  const found = listed.data?.data.find((candidate) => candidate.id === namespace || candidate.name === namespace);
+  return found?.id ?? namespace;
 }
 
 /**

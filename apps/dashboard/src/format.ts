@@ -19,6 +19,13 @@ export function toLocalDateTime(epochMs: number): string {
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
 }
 
+const number = new Intl.NumberFormat();
+
+/** A number as people read it: 4000 → '4,000' (in the reader's locale). */
+export function formatNumber(value: number): string {
+  return number.format(value);
+}
+
 /** A count with its noun: 1 permission, 2 permissions (`plural` for nouns not made with -s). */
 export function formatCount(count: number, singular: string, plural = `${singular}s`): string {
   return `${count} ${count === 1 ? singular : plural}`;

@@ -1,4 +1,5 @@
 import { hashKey, MutationCache, QueryCache, QueryClient } from '@tanstack/react-query';
+import { noteSessionEnd } from './sessionEnd.ts';
 import { isClientError, trpc, trpcErrorCode } from './trpc.ts';
 
 const sessionKey = trpc.dashboard.session.queryKey();
@@ -7,17 +8,21 @@ const signInHash = hashKey(trpc.dashboard.signIn.mutationOptions().mutationKey ?
 
 /**
  * An UNAUTHORIZED answer anywhere means the session ended (expired, signed out elsewhere, root key
- * revoked): refetching the session then shows the sign-in page. The session query itself and the
- * sign-in form report their own 401s.
+ * revoked): refetching the session then shows the sign-in page, saying why. The session query itself
+ * and the sign-in form report their own 401s.
  */
 function endSessionOnUnauthorized(error: Error): void {
-  if (trpcErrorCode(error) === 'UNAUTHORIZED') void queryClient.resetQueries({ queryKey: sessionKey, exact: true });
+  if (trpcErrorCode(error) !== 'UNAUTHORIZED') return;
+  noteSessionEnd(queryClient.getQueryData(sessionKey), error);
+  void queryClient.resetQueries({ queryKey: sessionKey, exact: true });
 }
 
 export const queryClient: QueryClient = new QueryClient({
   queryCache: new QueryCache({
     onError: (error, query) => {
       if (query.queryHash !== sessionHash) endSessionOnUnauthorized(error);
+      // A refresh of a known session that is refused: it still holds the session it knew.
+      else if (trpcErrorCode(error) === 'UNAUTHORIZED') noteSessionEnd(queryClient.getQueryData(sessionKey), error);
     },
   }),
   mutationCache: new MutationCache({

@@ -26,6 +26,19 @@ export function usePath(): string {
   return useSyncExternalStore(subscribe, currentPath);
 }
 
+const currentSearch = () => window.location.search;
+
+/** The current query string ('?q=…', or '' for none), re-read on every navigation. */
+export function useSearch(): string {
+  return useSyncExternalStore(subscribe, currentSearch);
+}
+
+/** Replaces the query string of the current path: a new history entry, unless `replace`. */
+export function navigateSearch(params: URLSearchParams, options: { replace?: boolean } = {}): void {
+  const query = params.toString();
+  navigate(currentPath() + (query ? `?${query}` : ''), options);
+}
+
 export function navigate(to: string, options: { replace?: boolean } = {}): void {
   const url = BASE + to;
   if (options.replace) window.history.replaceState(null, '', url);

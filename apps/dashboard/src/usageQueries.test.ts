@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bucketStarts, ratelimitsQuery, verificationsQuery } from './usageQueries.ts';
+import { bucketStarts, differOnlyInStart, ratelimitsQuery, verificationsQuery } from './usageQueries.ts';
 
 describe('bucketStarts', () => {
   it('ends with the bucket holding now, aligned to UTC', () => {
@@ -27,5 +27,20 @@ describe('verificationsQuery', () => {
 describe('ratelimitsQuery', () => {
   it('groups decisions by passed', () => {
     expect(ratelimitsQuery('hour', 5)).toContain('FROM ratelimits_per_minute_v1 WHERE time >= 5 GROUP BY time, passed');
+  });
+
+  it("reads one namespace's decisions when given its id", () => {
+    expect(ratelimitsQuery('week', 5, 'rlns_1')).toContain(
+      "FROM ratelimits_per_hour_v1 WHERE time >= 5 AND namespace_id = 'rlns_1' GROUP BY",
+    );
+  });
+});
+
+describe('differOnlyInStart', () => {
+  it('tells a range moved on with the clock from another range or other filters', () => {
+    const earlier = verificationsQuery('hour', 1000, { keyId: 'key_1' });
+    expect(differOnlyInStart(earlier, verificationsQuery('hour', 61_000, { keyId: 'key_1' }))).toBe(true);
+    expect(differOnlyInStart(earlier, verificationsQuery('day', 1000, { keyId: 'key_1' }))).toBe(false);
+    expect(differOnlyInStart(earlier, verificationsQuery('hour', 1000, { keyId: 'key_2' }))).toBe(false);
   });
 });

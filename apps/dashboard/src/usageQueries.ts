@@ -1,7 +1,7 @@
 // The analytics SQL behind the Usage screen. The server parses and restricts every query to the
 // workspace (and the root key's APIs or namespaces); this only has to ask for the right rollup.
 
-export type TimeRange = 'hour' | 'day' | 'month';
+export type TimeRange = 'hour' | 'day' | 'week' | 'month';
 
 interface RangeSpec {
   label: string;
@@ -14,6 +14,7 @@ interface RangeSpec {
 export const TIME_RANGES: Record<TimeRange, RangeSpec> = {
   hour: { label: 'Last hour', granularity: 'minute', bucketMs: 60_000, buckets: 60 },
   day: { label: 'Last 24 hours', granularity: 'hour', bucketMs: 3_600_000, buckets: 24 },
+  week: { label: 'Last 7 days', granularity: 'hour', bucketMs: 3_600_000, buckets: 168 },
   month: { label: 'Last 30 days', granularity: 'day', bucketMs: 86_400_000, buckets: 30 },
 };
 
@@ -55,12 +56,13 @@ export function verificationsQuery(range: TimeRange, from: number, filters: Veri
   ].join(' ');
 }
 
-/** Rate-limit decisions per bucket, passed or limited. */
-export function ratelimitsQuery(range: TimeRange, from: number): string {
+/** Rate-limit decisions per bucket, passed or limited; of one namespace when its id is given. */
+export function ratelimitsQuery(range: TimeRange, from: number, namespaceId?: string): string {
+  const conditions = [`time >= ${from}`, ...equals('namespace_id', namespaceId)];
   return [
     'SELECT time, passed, SUM(count) AS total',
     `FROM ratelimits_per_${TIME_RANGES[range].granularity}_v1`,
-    `WHERE time >= ${from}`,
+    `WHERE ${conditions.join(' AND ')}`,
     'GROUP BY time, passed ORDER BY time',
   ].join(' ');
 }
@@ -69,4 +71,13 @@ export function ratelimitsQuery(range: TimeRange, from: number): string {
 export function toCount(value: unknown): number {
   const count = Number(value);
   return Number.isFinite(count) ? count : 0;
+}
+
+/**
+ * Whether two of these queries differ only in where their range starts: the same chart moved on
+ * with the clock, whose earlier answer can stand in while the new one loads.
+ */
+export function differOnlyInStart(a: string, b: string): boolean {
+  const withoutStart = (query: string) => query.replace(/time >= \d+/, '');
+  return withoutStart(a) === withoutStart(b);
 }

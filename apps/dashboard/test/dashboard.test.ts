@@ -121,7 +121,10 @@ describe.skipIf(!chromiumInstalled)('the dashboard in Chromium', () => {
     state.apiId = /\/apis\/(api_[0-9a-f]+)/.exec(page.url())?.[1];
     expect(state.apiId).toBeDefined();
     expect(await verify(state.key ?? '')).toMatchObject({ valid: true, code: 'VALID' });
-    await page.getByRole('button', { name: 'Done' }).click();
+    // Once the secret is taken, the new key's page opens.
+    await page.getByRole('button', { name: 'Done: open the key' }).click();
+    await page.getByRole('heading', { level: 1, name: 'e2e-key' }).waitFor();
+    await page.goBack();
     await page.getByRole('link', { name: 'e2e-key' }).waitFor();
     await keepScreenshot(page, '04-api-keys');
   });
@@ -145,12 +148,14 @@ describe.skipIf(!chromiumInstalled)('the dashboard in Chromium', () => {
     expect(await statusOf('e2e-key')).toBe('Enabled');
     await page.getByRole('link', { name: 'e2e-expired' }).click();
     await page.getByRole('heading', { level: 1, name: 'e2e-expired' }).waitFor();
-    expect(await page.locator('.facts .badge').textContent()).toBe('Expired');
+    expect(await page.locator('.title-with-status .badge').textContent()).toBe('Expired');
     await page.goBack();
   });
 
   it('saves the API settings and says so', async () => {
     await page.getByRole('heading', { level: 1, name: 'e2e-api' }).waitFor();
+    // The API page opens on its keys; the settings are a tab.
+    await page.getByRole('tab', { name: 'Settings' }).click();
     const settings = page.getByRole('region', { name: 'Settings', exact: true });
     await settings.getByLabel('Default key prefix').fill('e2e');
     await settings.getByRole('button', { name: 'Save settings' }).click();
@@ -194,36 +199,29 @@ describe.skipIf(!chromiumInstalled)('the dashboard in Chromium', () => {
     expect(await verify(state.key ?? '')).toMatchObject({ valid: false, code: 'DISABLED' });
   });
 
-  it('edits the key: settings (with a meta check), rate limits, permissions and identity', async () => {
+  it('edits the key in one form with one save: settings (with a meta check), rate limits, permissions and identity', async () => {
     const keyId = /\/keys\/(key_\w+)/.exec(state.keyPage ?? '')?.[1] ?? '';
     await v2('permissions.createPermission', { name: 'documents.read', slug: 'documents.read' });
     await page.reload();
-    const settings = page.getByRole('region', { name: 'Settings', exact: true });
-    await settings.getByLabel('Name', { exact: true }).fill('e2e-key-renamed');
-    await settings.getByLabel('Meta (JSON object)').fill('[1]');
-    await settings.getByRole('button', { name: 'Save settings' }).click();
-    await settings.getByText('Meta must be a JSON object').waitFor();
-    await settings.getByLabel('Meta (JSON object)').fill('{"plan": "pro"}');
-    await settings.getByRole('button', { name: 'Save settings' }).click();
-    await page.getByRole('heading', { level: 1, name: 'e2e-key-renamed' }).waitFor();
+    const form = page.getByRole('form', { name: 'Edit key' });
+    await form.getByLabel('Name', { exact: true }).fill('e2e-key-renamed');
+    await form.getByLabel('Meta (JSON object)').fill('[1]');
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await form.getByText('Meta must be a JSON object').waitFor();
+    expect(await v2('keys.getKey', { keyId })).toMatchObject({ name: 'e2e-key' });
+    await form.getByLabel('Meta (JSON object)').fill('{"plan": "pro"}');
 
-    const limits = page.getByRole('region', { name: 'Rate limits', exact: true });
+    const limits = form.getByRole('group', { name: 'Rate limits' });
     await limits.getByRole('button', { name: 'Add limit' }).click();
     await limits.getByLabel('Name', { exact: true }).fill('requests');
-    await limits.getByRole('button', { name: 'Save rate limits' }).click();
-    await limits.getByText('Saved.').waitFor();
-
-    const access = page.getByRole('region', { name: 'Roles and permissions' });
-    await access.getByLabel('documents.read').check();
-    await access.getByRole('button', { name: 'Save permissions' }).click();
-    await access.getByText('Saved.').waitFor();
-    // The saved form shows the key's direct permissions as keys.getKeyAccess answers them.
-    expect(await access.getByLabel('documents.read').isChecked()).toBe(true);
-
-    const identity = page.getByRole('region', { name: 'Identity', exact: true });
-    await identity.getByLabel('External id').fill('e2e-customer');
-    await identity.getByRole('button', { name: 'Link identity' }).click();
-    await identity.getByRole('link', { name: 'e2e-customer' }).waitFor();
+    await form.getByRole('group', { name: 'Direct permissions' }).getByLabel('documents.read').check();
+    await form.getByLabel('External id').fill('e2e-customer');
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await form.getByText('Saved.').waitFor();
+    await page.getByRole('heading', { level: 1, name: 'e2e-key-renamed' }).waitFor();
+    // The saved form shows the key's direct permissions as keys.getKeyAccess answers them, and the identity linked.
+    expect(await form.getByLabel('documents.read').isChecked()).toBe(true);
+    await form.getByRole('link', { name: 'e2e-customer' }).waitFor();
     await keepScreenshot(page, '05b-key-edited');
 
     expect(await v2('keys.getKey', { keyId })).toMatchObject({
@@ -251,11 +249,11 @@ describe.skipIf(!chromiumInstalled)('the dashboard in Chromium', () => {
         },
         { timeout: 15_000, interval: 1000 },
       )
-      .toMatch(/DISABLED: 3/);
+      .toMatch(/Disabled: 3/);
     // The keys made to show their status each verified once (see above).
-    expect(await legend.textContent()).toMatch(/VALID: 1.*EXPIRED: 1|EXPIRED: 1.*VALID: 1/);
-    expect(await legend.textContent()).toMatch(/USAGE_EXCEEDED: 1/);
-    expect(await chart.locator('rect').count()).toBeGreaterThan(0);
+    expect(await legend.textContent()).toMatch(/Valid: 1.*Expired: 1|Expired: 1.*Valid: 1/);
+    expect(await legend.textContent()).toMatch(/Usage exceeded: 1/);
+    expect(await chart.locator('.recharts-bar-rectangle').count()).toBeGreaterThan(0);
     await keepScreenshot(page, '06-usage');
   });
 
@@ -268,7 +266,7 @@ describe.skipIf(!chromiumInstalled)('the dashboard in Chromium', () => {
     const identitySelect = page.getByLabel('Identity', { exact: true });
     await expect.poll(() => identitySelect.locator('option', { hasText: 'e2e-customer' }).count()).toBe(1);
     await page.getByRole('button', { name: 'Apply filters' }).click();
-    await expect.poll(() => page.locator('.legend').first().textContent()).toMatch(/DISABLED: 2/);
+    await expect.poll(() => page.locator('.legend').first().textContent()).toMatch(/Disabled: 2/);
     // The rate-limit decisions cannot be filtered by key: the chart says so rather than pretend.
     await page
       .getByRole('region', { name: 'Rate-limit decisions' })
@@ -288,7 +286,7 @@ describe.skipIf(!chromiumInstalled)('the dashboard in Chromium', () => {
       'keys.createKey',
       'keys.updateKey',
     ]) {
-      await page.getByText(event).first().waitFor();
+      await page.getByRole('table').getByText(event).first().waitFor();
     }
     await keepScreenshot(page, '07-audit-log');
   });
@@ -318,7 +316,7 @@ describe.skipIf(!chromiumInstalled)('the dashboard in Chromium', () => {
     expect(await v2('permissions.getRole', { role: 'e2e-billing' })).toMatchObject({ permissions: [] });
 
     await roles.getByRole('button', { name: 'Edit permissions of e2e-billing' }).click();
-    await dialog.getByLabel('Permission slugs').fill('invoices.read');
+    await dialog.getByLabel('invoices.read').check();
     await dialog.getByRole('button', { name: 'Save permissions' }).click();
     await roleRow.getByText('invoices.read').waitFor();
     expect(await cellDisplays(roleRow)).toEqual(['table-cell']);
@@ -382,7 +380,7 @@ describe.skipIf(!chromiumInstalled)('the dashboard in Chromium', () => {
     await page.getByRole('dialog').getByLabel('Namespace name').fill('e2e-uploads');
     await page.getByRole('dialog').getByRole('button', { name: 'Create', exact: true }).click();
     await page.getByRole('link', { name: 'e2e-uploads' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Overrides' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'e2e-uploads' }).waitFor();
 
     await page.getByRole('button', { name: 'Set override' }).click();
     const dialog = page.getByRole('dialog');
@@ -413,7 +411,7 @@ describe.skipIf(!chromiumInstalled)('the dashboard in Chromium', () => {
 
     // A namespace's page opens by its name too, dots included; a missing asset is still a 404.
     await page.goto(`${server.url}/dashboard/ratelimits/e2e-uploads`);
-    await page.getByRole('heading', { level: 1, name: 'Overrides' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'e2e-uploads' }).waitFor();
     await row.getByRole('cell', { name: '50', exact: true }).waitFor();
     const dotted = await fetch(`${server.url}/dashboard/ratelimits/api.requests`);
     expect([dotted.status, dotted.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
@@ -557,10 +555,12 @@ describe.skipIf(!chromiumInstalled)('the dashboard in Chromium', () => {
     await scopedPage.getByRole('heading', { level: 1, name: 'e2e-api' }).waitFor();
     expect(await scopedPage.getByRole('button', { name: 'Delete API' }).isDisabled()).toBe(true);
     expect(await scopedPage.getByRole('button', { name: 'Create key' }).isDisabled()).toBe(true);
+    await scopedPage.getByRole('tab', { name: 'Settings' }).click();
     expect(await scopedPage.getByLabel('Default key prefix').isDisabled()).toBe(true);
     expect(await scopedPage.getByRole('button', { name: 'Save settings' }).isDisabled()).toBe(true);
     await scopedPage.getByText(`Your root key lacks api.${state.apiId}.delete_api.`).waitFor();
     await scopedPage.getByText(`Your root key lacks api.${state.apiId}.update_api.`).waitFor();
+    await scopedPage.getByRole('tab', { name: 'Keys' }).click();
     await scopedPage.getByText(`Your root key lacks api.${state.apiId}.create_key.`).waitFor();
     await scopedPage.getByRole('link', { name: 'e2e-expired' }).waitFor();
     await keepScreenshot(scopedPage, '14-scoped-api');

@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { type ReactNode, useId, useState } from 'react';
 import { Dialog } from './Dialog.tsx';
 import { ErrorMessage } from './ErrorMessage.tsx';
 
@@ -12,31 +12,58 @@ interface ConfirmDialogProps {
   error: Error | null;
   onConfirm: () => void;
   onClose: () => void;
+  /** For what cannot be undone and takes much with it: the user types this (a name) before confirming. */
+  typeToConfirm?: string;
 }
 
 /** Asks before a destructive action; the action's error stays in the dialog. */
-export function ConfirmDialog({
-  title,
-  open,
+export function ConfirmDialog({ open, onClose, ...props }: ConfirmDialogProps) {
+  return (
+    <Dialog title={props.title} open={open} onClose={onClose}>
+      {/* Dialog mounts its content only while open: what was typed is gone the next time. */}
+      <ConfirmBody onClose={onClose} {...props} />
+    </Dialog>
+  );
+}
+
+function ConfirmBody({
   children,
   confirmLabel,
   pending,
   error,
   onConfirm,
   onClose,
-}: ConfirmDialogProps) {
+  typeToConfirm,
+}: Omit<ConfirmDialogProps, 'open' | 'title'>) {
+  const [typed, setTyped] = useState('');
+  const typedId = useId();
+  const confirmed = typeToConfirm === undefined || typed.trim() === typeToConfirm;
   return (
-    <Dialog title={title} open={open} onClose={onClose}>
+    <>
       <div className="dialog-body">{children}</div>
+      {typeToConfirm === undefined ? null : (
+        <div className="field">
+          <label htmlFor={typedId}>
+            Type <strong>{typeToConfirm}</strong> to confirm
+          </label>
+          <input
+            id={typedId}
+            autoComplete="off"
+            spellCheck={false}
+            value={typed}
+            onChange={(event) => setTyped(event.target.value)}
+          />
+        </div>
+      )}
       {error ? <ErrorMessage error={error} /> : null}
       <div className="actions">
-        <button type="button" onClick={onClose} data-autofocus>
+        <button type="button" onClick={onClose} data-autofocus={typeToConfirm === undefined ? true : undefined}>
           Cancel
         </button>
-        <button type="button" className="danger" onClick={onConfirm} disabled={pending}>
+        <button type="button" className="danger" onClick={onConfirm} disabled={pending || !confirmed}>
           {pending ? 'Working…' : confirmLabel}
         </button>
       </div>
-    </Dialog>
+    </>
   );
 }

@@ -1,4 +1,6 @@
-import type { FormEvent, ReactNode } from 'react';
+import type { PermissionTuple } from '@keyplane/core/rules';
+import { type FormEvent, type ReactNode, useId } from 'react';
+import { useMissingPermission } from '../access.ts';
 import { Dialog } from './Dialog.tsx';
 import { ErrorMessage } from './ErrorMessage.tsx';
 
@@ -15,6 +17,8 @@ interface FormDialogProps {
   mutation: { isPending: boolean; error: Error | null };
   /** The form lacks something the browser's own checks cannot see. */
   incomplete?: boolean;
+  /** What the submit needs: without it the submit is disabled and the reason shows beside it. */
+  permission?: PermissionTuple | readonly PermissionTuple[];
   /** Room for wide fields, such as the root-key permission picker. */
   wide?: boolean;
   /** More buttons, between Cancel and submit. */
@@ -32,10 +36,13 @@ export function FormDialog({
   submitLabel,
   mutation,
   incomplete,
+  permission = [],
   wide,
   actions,
   children,
 }: FormDialogProps) {
+  const missing = useMissingPermission(permission);
+  const reasonId = useId();
   const submit = (event: FormEvent) => {
     event.preventDefault();
     onSubmit();
@@ -51,10 +58,20 @@ export function FormDialog({
             Cancel
           </button>
           {actions}
-          <button type="submit" className="primary" disabled={mutation.isPending || incomplete}>
+          <button
+            type="submit"
+            className="primary"
+            disabled={mutation.isPending || incomplete || missing !== undefined}
+            aria-describedby={missing ? reasonId : undefined}
+          >
             {submitLabel}
           </button>
         </div>
+        {missing ? (
+          <p id={reasonId} className="hint">
+            {missing}
+          </p>
+        ) : null}
       </form>
     </Dialog>
   );

@@ -31,8 +31,10 @@ export function useSearchedPages() {
   return { pages, search, setSearch, appliedSearch };
 }
 
+export type CursorPages = ReturnType<typeof useCursorPages>;
+
 interface PagerProps {
-  pages: ReturnType<typeof useCursorPages>;
+  pages: CursorPages;
   /** The cursor of the next page, when there is one. */
   nextCursor: string | undefined;
   label: string;
@@ -47,6 +49,40 @@ export function Pager({ pages, nextCursor, label }: PagerProps) {
       <span>Page {pages.pageNumber}</span>
       <button type="button" onClick={() => nextCursor && pages.next(nextCursor)} disabled={!nextCursor}>
         Next page
+      </button>
+    </nav>
+  );
+}
+
+interface NumberedPagerProps {
+  /** 0 for the first page. */
+  pageIndex: number;
+  pageCount: number;
+  onPageIndexChange: (pageIndex: number) => void;
+  /** What is paged, as in "Keys pages". */
+  label: string;
+}
+
+/** Numbered pages of a list whose total is known: "Page 2 of 6", with the first and last a click away. */
+export function NumberedPager({ pageIndex, pageCount, onPageIndexChange, label }: NumberedPagerProps) {
+  const last = Math.max(pageCount - 1, 0);
+  if (last === 0 && pageIndex === 0) return null;
+  return (
+    <nav className="pager" aria-label={`${label} pages`}>
+      <button type="button" onClick={() => onPageIndexChange(0)} disabled={pageIndex === 0}>
+        First<span className="visually-hidden"> page</span>
+      </button>
+      <button type="button" onClick={() => onPageIndexChange(pageIndex - 1)} disabled={pageIndex === 0}>
+        Previous page
+      </button>
+      <span>
+        Page {pageIndex + 1} of {last + 1}
+      </span>
+      <button type="button" onClick={() => onPageIndexChange(pageIndex + 1)} disabled={pageIndex >= last}>
+        Next page
+      </button>
+      <button type="button" onClick={() => onPageIndexChange(last)} disabled={pageIndex >= last}>
+        Last<span className="visually-hidden"> page</span>
       </button>
     </nav>
   );

@@ -1,7 +1,9 @@
-import { useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { trpc } from '../trpc.ts';
+import { useDebouncedValue } from '../useDebouncedValue.ts';
 import { ErrorMessage } from './ErrorMessage.tsx';
+import { type PickerItem, SearchSelect } from './SearchSelect.tsx';
 import { BlockSkeleton } from './Skeleton.tsx';
 
 interface PermissionPickerProps {
@@ -20,22 +22,42 @@ const RESOURCE_TYPE_LABELS: Record<string, string> = {
 /**
  * Root-key permissions (`<resourceType>.<resourceId>.<action>`) grouped by resource type, from the
  * server's catalogue. APIs and rate-limit namespaces can be granted for all (`*`) or for one chosen
- * from the workspace's list; the other types are workspace-wide.
+ * by searching the workspace's; the other types are workspace-wide.
  */
 export function PermissionPicker({ selected, onChange }: PermissionPickerProps) {
   const catalog = useQuery(
     trpc.rootKeys.permissionCatalog.queryOptions(undefined, { staleTime: Number.POSITIVE_INFINITY }),
   );
+  const [search, setSearch] = useState('');
+  const searchId = useId();
   const toggle = (permission: string, on: boolean) => {
     const rest = selected.filter((item) => item !== permission);
     onChange(on ? [...rest, permission] : rest);
   };
+  const words = search.trim().toLowerCase();
+  const groups = catalog.data?.resourceTypes
+    .map(({ resourceType, actions }) => ({
+      resourceType,
+      actions: actions.filter((action) => `${resourceType}.${action}`.toLowerCase().includes(words)),
+    }))
+    .filter((group) => group.actions.length > 0);
 
   return (
     <div className="permission-picker">
+      <div className="field">
+        <label htmlFor={searchId}>Search permissions</label>
+        <input
+          id={searchId}
+          type="search"
+          placeholder="create_key, api, read…"
+          value={search}
+          onChange={(event) => setSearch(event.target.value)}
+        />
+      </div>
       {catalog.isPending ? <BlockSkeleton height="20rem" /> : null}
       {catalog.error ? <ErrorMessage error={catalog.error} onRetry={() => void catalog.refetch()} /> : null}
-      {catalog.data?.resourceTypes.map(({ resourceType, actions }) => (
+      {groups?.length === 0 ? <p className="hint">No permission matches the search.</p> : null}
+      {groups?.map(({ resourceType, actions }) => (
         <PermissionGroup
           key={resourceType}
           resourceType={resourceType}
@@ -70,8 +92,8 @@ interface PermissionGroupProps {
 }
 
 function PermissionGroup({ resourceType, actions, selected, onToggle }: PermissionGroupProps) {
-  const [scope, setScope] = useState('*');
-  const scopeId = useId();
+  // Nothing picked grants the actions on all of them (`*`).
+  const [scope, setScope] = useState<PickerItem | null>(null);
   const scoped = resourceType === 'api' || resourceType === 'ratelimit';
 
   return (
@@ -79,15 +101,10 @@ function PermissionGroup({ resourceType, actions, selected, onToggle }: Permissi
       <legend>
         {RESOURCE_TYPE_LABELS[resourceType] ?? resourceType} <code>{resourceType}</code>
       </legend>
-      {scoped ? (
-        <div className="field">
-          <label htmlFor={scopeId}>{resourceType === 'api' ? 'Which APIs' : 'Which namespaces'}</label>
-          <ScopeSelect id={scopeId} resourceType={resourceType} value={scope} onChange={setScope} />
-        </div>
-      ) : null}
+      {scoped ? <ScopeSelect resourceType={resourceType} selected={scope} onSelect={setScope} /> : null}
       <div className="checkbox-grid">
         {actions.map((action) => {
-          const permission = `${resourceType}.${scope}.${action}`;
+          const permission = `${resourceType}.${scope?.id ?? '*'}.${action}`;
           return (
             <label key={action} className="checkbox">
               <input
@@ -105,34 +122,45 @@ function PermissionGroup({ resourceType, actions, selected, onToggle }: Permissi
 }
 
 interface ScopeSelectProps {
-  id: string;
   resourceType: 'api' | 'ratelimit';
-  value: string;
-  onChange: (scope: string) => void;
+  selected: PickerItem | null;
+  onSelect: (scope: PickerItem | null) => void;
 }
 
-function ScopeSelect({ id, resourceType, value, onChange }: ScopeSelectProps) {
-  // The first page (100) covers the usual workspace; a larger one can still grant everything with `*`.
-  const apis = useQuery({ ...trpc.apis.listApis.queryOptions({ limit: 100 }), enabled: resourceType === 'api' });
-  const namespaces = useQuery({
-    ...trpc.ratelimit.listNamespaces.queryOptions({ limit: 100 }),
-    enabled: resourceType === 'ratelimit',
+const SCOPE_PAGE_SIZE = 20;
+
+/** One API or namespace, found by server-side search however many the workspace has. */
+function ScopeSelect({ resourceType, selected, onSelect }: ScopeSelectProps) {
+  const [search, setSearch] = useState('');
+  const debouncedSearch = useDebouncedValue(search.trim());
+  const input = { limit: SCOPE_PAGE_SIZE, search: debouncedSearch || undefined };
+  const pickerPage = (page: { data: { id: string; name: string }[]; pagination: { hasMore: boolean } }) => ({
+    items: page.data.map((item) => ({ id: item.id, label: `${item.name} (${item.id})` })),
+    hasMore: page.pagination.hasMore,
   });
-  const list = resourceType === 'api' ? apis : namespaces;
-  const options = list.data?.data.map((item) => ({ id: item.id, name: item.name })) ?? [];
+  const apis = useQuery({
+    ...trpc.apis.listApis.queryOptions(input),
+    enabled: resourceType === 'api',
+    placeholderData: keepPreviousData,
+    select: pickerPage,
+  });
+  const namespaces = useQuery({
+    ...trpc.ratelimit.listNamespaces.queryOptions(input),
+    enabled: resourceType === 'ratelimit',
+    placeholderData: keepPreviousData,
+    select: pickerPage,
+  });
 
   return (
-    <>
-      <select id={id} value={value} onChange={(event) => onChange(event.target.value)}>
-        <option value="*">{resourceType === 'api' ? 'All APIs (*)' : 'All namespaces (*)'}</option>
-        {options.map((option) => (
-          <option key={option.id} value={option.id}>
-            {option.name} ({option.id})
-          </option>
-        ))}
-      </select>
-      {list.isPending ? <span className="hint"> Loading…</span> : null}
-      {list.error ? <ErrorMessage error={list.error} onRetry={() => void list.refetch()} /> : null}
-    </>
+    <SearchSelect
+      label={resourceType === 'api' ? 'Which APIs' : 'Which namespaces'}
+      noun={resourceType === 'api' ? 'APIs' : 'namespaces'}
+      anyLabel={resourceType === 'api' ? 'All APIs (*)' : 'All namespaces (*)'}
+      selected={selected}
+      onSelect={onSelect}
+      search={search}
+      onSearchChange={setSearch}
+      matches={resourceType === 'api' ? apis : namespaces}
+    />
   );
 }

@@ -3,8 +3,8 @@ import { type ButtonHTMLAttributes, useId } from 'react';
 import { useMissingPermission } from '../access.ts';
 
 interface PermittedButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
-  /** What the button's action needs: without it the button is disabled and says why. */
-  permission: PermissionTuple;
+  /** What the button's action needs (all of them): without it the button is disabled and says why. */
+  permission: PermissionTuple | readonly PermissionTuple[];
 }
 
 /** A button for an action the signed-in root key may lack; the reason shows beside it. */

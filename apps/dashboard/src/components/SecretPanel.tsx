@@ -4,10 +4,14 @@ interface SecretPanelProps {
   title: string;
   secret: string;
   onDismiss: () => void;
+  /** The dismiss button's text; "Done" unless dismissing does more (opens what was created). */
+  doneLabel?: string;
+  /** What the secret is, in the instructions: "key" unless it is another kind, such as a signing secret. */
+  noun?: string;
 }
 
-/** A new key, shown once: dismissing the panel drops it from memory for good. */
-export function SecretPanel({ title, secret, onDismiss }: SecretPanelProps) {
+/** A new key or secret, shown once: dismissing the panel drops it from memory for good. */
+export function SecretPanel({ title, secret, onDismiss, doneLabel = 'Done', noun = 'key' }: SecretPanelProps) {
   const [copyState, setCopyState] = useState<'idle' | 'copied' | 'failed'>('idle');
 
   const copy = async () => {
@@ -23,21 +27,21 @@ export function SecretPanel({ title, secret, onDismiss }: SecretPanelProps) {
     <section className="secret-panel" aria-labelledby="secret-panel-title">
       <h2 id="secret-panel-title">{title}</h2>
       <p>
-        <strong>Copy this key now. You will not see it again.</strong>
+        <strong>Copy this {noun} now. You will not see it again.</strong>
       </p>
       <code className="secret" data-testid="new-secret">
         {secret}
       </code>
       <div className="actions">
         <button type="button" onClick={copy}>
-          Copy key
+          Copy {noun}
         </button>
         <button type="button" onClick={onDismiss}>
-          Done
+          {doneLabel}
         </button>
         <span role="status" aria-live="polite">
           {copyState === 'copied' ? 'Copied to the clipboard.' : null}
-          {copyState === 'failed' ? 'Copying failed: select the key and copy it by hand.' : null}
+          {copyState === 'failed' ? `Copying failed: select the ${noun} and copy it by hand.` : null}
         </span>
       </div>
     </section>

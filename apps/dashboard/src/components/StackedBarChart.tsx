@@ -1,84 +1,94 @@
+import { Bar, BarChart, CartesianGrid, type TooltipContentProps, Tooltip as TooltipSlot, XAxis, YAxis } from 'recharts';
+import { formatNumber } from '../format.ts';
+
 export interface ChartSeries {
+  /** What the data calls it (an outcome code); `name` is what people read. */
+  key: string;
   name: string;
-  /** A CSS colour; series are told apart by the table and legend too, never by colour alone. */
+  /** A CSS colour; series are told apart by the legend, tooltip and table too, never by colour alone. */
   color: string;
   /** One value per bucket. */
   values: number[];
 }
 
-interface StackedBarChartProps {
+export interface StackedBarChartProps {
+  /** The chart's accessible name. */
   label: string;
   buckets: number[];
   series: ChartSeries[];
+  /** A bucket's time in full, for the tooltip and the table. */
   formatBucket: (bucketStart: number) => string;
+  /** A bucket's time as short as the axis needs it. */
+  formatTick: (bucketStart: number) => string;
+  /** The line above the chart: its total, or the share that went well. */
+  summary: string;
 }
 
-// The bars are drawn in this coordinate space and stretched to the plot's size; the axis labels are
-// HTML beside and under it, so text keeps its shape at any width.
-const WIDTH = 720;
-const HEIGHT = 220;
-/** How many time labels the x-axis shows at most: first, last and evenly between. */
-const TIME_LABELS = 4;
+type Row = { time: number } & Record<string, number>;
 
-/** The indexes of the buckets labelled on the x-axis. */
-function labelledBuckets(count: number): number[] {
-  if (count <= TIME_LABELS) return Array.from({ length: count }, (_, index) => index);
-  const step = (count - 1) / (TIME_LABELS - 1);
-  return Array.from({ length: TIME_LABELS }, (_, index) => Math.round(index * step));
-}
+// Axis labels are SVG text drawn at their own size (never scaled with the plot), so they keep their
+// shape at any width; Recharts leaves out the time labels that would overlap.
+const AXIS_TICK = { className: 'axis-label' };
 
-/** Stacked bars per time bucket as SVG, with the same numbers in a table for screen readers and keyboards. */
-export function StackedBarChart({ label, buckets, series, formatBucket }: StackedBarChartProps) {
-  const totals = buckets.map((_, index) => series.reduce((sum, line) => sum + (line.values[index] ?? 0), 0));
-  const max = Math.max(1, ...totals);
-  const slot = WIDTH / Math.max(1, buckets.length);
-  const barWidth = Math.max(1, slot * 0.8);
-  const scale = HEIGHT / max;
-  const total = totals.reduce((sum, value) => sum + value, 0);
+/** Time buckets as stacked bars (Recharts), with a summary, a legend, a tooltip and the numbers as a table. */
+export function StackedBarChart({ label, buckets, series, formatBucket, formatTick, summary }: StackedBarChartProps) {
+  const data: Row[] = buckets.map((time, index) => {
+    const row: Row = { time };
+    for (const line of series) row[line.key] = line.values[index] ?? 0;
+    return row;
+  });
 
   return (
     <figure className="chart">
-      <div className="chart-plot">
-        <div className="y-axis" aria-hidden="true">
-          <span className="axis-label">{max}</span>
-          <span className="axis-label">0</span>
-        </div>
-        <svg role="img" aria-label={label} viewBox={`0 0 ${WIDTH} ${HEIGHT}`} preserveAspectRatio="none">
-          <title>{`${label}: ${total} in total`}</title>
-          <line x1={0} y1={HEIGHT} x2={WIDTH} y2={HEIGHT} className="axis" />
-          {buckets.map((bucket, index) => {
-            let y = HEIGHT;
-            return (
-              <g key={bucket}>
-                {series.map((line) => {
-                  const height = (line.values[index] ?? 0) * scale;
-                  y -= height;
-                  return height > 0 ? (
-                    <rect key={line.name} x={index * slot} y={y} width={barWidth} height={height} fill={line.color} />
-                  ) : null;
-                })}
-              </g>
-            );
-          })}
-        </svg>
-        <div className="x-axis" aria-hidden="true">
-          {labelledBuckets(buckets.length).map((index) => (
-            <span
-              key={index}
-              className="axis-label"
-              style={{ left: `${((index + 0.4) / Math.max(1, buckets.length)) * 100}%` }}
-            >
-              {formatBucket(buckets[index] ?? 0)}
-            </span>
+      <p className="chart-summary">{summary}</p>
+      <div className="chart-plot" role="img" aria-label={`${label}: ${summary}`}>
+        <BarChart
+          responsive
+          data={data}
+          style={{ width: '100%', height: '100%' }}
+          margin={{ top: 8, right: 8, bottom: 0, left: 0 }}
+          accessibilityLayer={false}
+        >
+          <CartesianGrid vertical={false} className="chart-grid" />
+          <XAxis
+            dataKey="time"
+            tickFormatter={formatTick}
+            tick={AXIS_TICK}
+            minTickGap={20}
+            interval="preserveStartEnd"
+            tickLine={false}
+          />
+          <YAxis
+            allowDecimals={false}
+            tickFormatter={formatNumber}
+            tick={AXIS_TICK}
+            width="auto"
+            axisLine={false}
+            tickLine={false}
+          />
+          <TooltipSlot
+            cursor={{ fill: 'rgb(0 0 0 / 0.06)' }}
+            isAnimationActive={false}
+            content={(props) => <BucketTooltip {...props} series={series} formatBucket={formatBucket} />}
+          />
+          {series.map((line) => (
+            <Bar
+              key={line.key}
+              dataKey={line.key}
+              name={line.name}
+              stackId="total"
+              fill={line.color}
+              isAnimationActive={false}
+            />
           ))}
-        </div>
+        </BarChart>
       </div>
       <figcaption>
         <ul className="legend">
           {series.map((line) => (
-            <li key={line.name}>
+            <li key={line.key}>
               <span className="swatch" style={{ background: line.color }} aria-hidden="true" />
-              {line.name}: {line.values.reduce((sum, value) => sum + value, 0)}
+              {line.name}: {formatNumber(line.values.reduce((sum, value) => sum + value, 0))}
             </li>
           ))}
         </ul>
@@ -91,7 +101,7 @@ export function StackedBarChart({ label, buckets, series, formatBucket }: Stacke
                 <tr>
                   <th scope="col">Time</th>
                   {series.map((line) => (
-                    <th key={line.name} scope="col">
+                    <th key={line.key} scope="col">
                       {line.name}
                     </th>
                   ))}
@@ -102,7 +112,7 @@ export function StackedBarChart({ label, buckets, series, formatBucket }: Stacke
                   <tr key={bucket}>
                     <th scope="row">{formatBucket(bucket)}</th>
                     {series.map((line) => (
-                      <td key={line.name}>{line.values[index] ?? 0}</td>
+                      <td key={line.key}>{formatNumber(line.values[index] ?? 0)}</td>
                     ))}
                   </tr>
                 ))}
@@ -112,5 +122,35 @@ export function StackedBarChart({ label, buckets, series, formatBucket }: Stacke
         </details>
       </figcaption>
     </figure>
+  );
+}
+
+interface BucketTooltipProps extends TooltipContentProps {
+  series: ChartSeries[];
+  formatBucket: (bucketStart: number) => string;
+}
+
+/** The hovered bucket's exact numbers, every series in legend order, and their total. */
+function BucketTooltip({ active, payload, series, formatBucket }: BucketTooltipProps) {
+  const row: Row | undefined = payload[0]?.payload;
+  if (!active || !row) return null;
+  const values = series.map((line) => ({ line, value: row[line.key] ?? 0 }));
+  return (
+    <div className="chart-tooltip">
+      <p className="chart-tooltip-time">{formatBucket(row.time)}</p>
+      <ul className="plain">
+        {values.map(({ line, value }) => (
+          <li key={line.key}>
+            <span className="swatch" style={{ background: line.color }} aria-hidden="true" />
+            {line.name}: <strong>{formatNumber(value)}</strong>
+          </li>
+        ))}
+      </ul>
+      {series.length > 1 ? (
+        <p>
+          Total: <strong>{formatNumber(values.reduce((sum, { value }) => sum + value, 0))}</strong>
+        </p>
+      ) : null}
+    </div>
   );
 }

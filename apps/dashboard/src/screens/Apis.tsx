@@ -1,17 +1,39 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { DataTable } from '../components/DataTable.tsx';
-import { Pager, useCursorPages } from '../components/Pager.tsx';
+import { CopyableId } from '../components/CopyButton.tsx';
+import { DataTable, tableColumns } from '../components/DataTable.tsx';
 import { PermittedButton } from '../components/PermittedButton.tsx';
+import { RelativeTime } from '../components/RelativeTime.tsx';
 import { SingleFieldCreateDialog } from '../components/SingleFieldCreateDialog.tsx';
-import { formatTime } from '../format.ts';
+import { TableSearch } from '../components/TableSearch.tsx';
+import { WholeListNote } from '../components/WholeListNote.tsx';
 import { Link, navigate } from '../router.tsx';
-import { trpc } from '../trpc.ts';
+import { type RouterOutputs, trpc } from '../trpc.ts';
+import { useTableUrlState } from '../useTableUrlState.ts';
+import { useWholeList } from '../useWholeList.ts';
 
+type ApiRow = RouterOutputs['apis']['listApis']['data'][number];
+
+const PAGE_SIZE = 50;
+
+const column = tableColumns<ApiRow>();
+const columns = column.columns([
+  column.accessor('name', {
+    header: 'Name',
+    cell: ({ row }) => <Link to={`/apis/${row.original.id}`}>{row.original.name}</Link>,
+  }),
+  column.accessor('id', { header: 'API id', cell: ({ row }) => <CopyableId id={row.original.id} /> }),
+  column.accessor('createdAt', {
+    header: 'Created',
+    cell: ({ row }) => <RelativeTime epochMs={row.original.createdAt} />,
+  }),
+]);
+
+/** The APIs the root key may read: searched on the server, sorted, counted and paged here. */
 export function Apis() {
   const queryClient = useQueryClient();
-  const pages = useCursorPages();
-  const apis = useQuery(trpc.apis.listApis.queryOptions({ limit: 50, cursor: pages.cursor }));
+  const table = useTableUrlState({ id: 'name', desc: false });
+  const apis = useWholeList(trpc.apis.listApis, { search: table.appliedSearch });
   const [creating, setCreating] = useState(false);
 
   return (
@@ -26,27 +48,31 @@ export function Apis() {
           Create API
         </PermittedButton>
       </div>
+      <TableSearch
+        id="api-search"
+        label="Search APIs"
+        placeholder="Name or API id"
+        value={table.search}
+        onChange={table.setSearch}
+      />
+      <WholeListNote complete={apis.data?.complete} noun="APIs" />
       <DataTable
         caption="APIs of this workspace"
-        columns={['Name', 'API id', 'Created']}
+        columns={columns}
         query={apis}
-        rows={apis.data?.data}
+        rows={apis.data?.rows}
         loadingLabel="APIs"
-        emptyMessage="No APIs yet. Create one to start issuing keys."
+        noun={{ one: 'API' }}
+        emptyMessage={
+          table.appliedSearch
+            ? 'No API matches the search. Try part of its name or its id.'
+            : 'No APIs yet. Create one to start issuing keys.'
+        }
         rowKey={(api) => api.id}
-        renderCells={(api) => (
-          <>
-            <th scope="row">
-              <Link to={`/apis/${api.id}`}>{api.name}</Link>
-            </th>
-            <td>
-              <code>{api.id}</code>
-            </td>
-            <td>{formatTime(api.createdAt)}</td>
-          </>
-        )}
+        sorting={table.sorting}
+        onSortingChange={table.setSorting}
+        paging={{ pageIndex: table.pageIndex, pageSize: PAGE_SIZE, onPageIndexChange: table.setPageIndex }}
       />
-      <Pager pages={pages} nextCursor={apis.data?.pagination.cursor} label="APIs" />
       <SingleFieldCreateDialog
         title="Create API"
         open={creating}

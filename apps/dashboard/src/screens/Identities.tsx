@@ -1,26 +1,41 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useMissingPermission } from '../access.ts';
-import { DataTable } from '../components/DataTable.tsx';
-import { Pager, useSearchedPages } from '../components/Pager.tsx';
+import { CopyableId } from '../components/CopyButton.tsx';
+import { DataTable, tableColumns } from '../components/DataTable.tsx';
 import { PermittedButton } from '../components/PermittedButton.tsx';
 import { SingleFieldCreateDialog } from '../components/SingleFieldCreateDialog.tsx';
+import { TableSearch } from '../components/TableSearch.tsx';
+import { WholeListNote } from '../components/WholeListNote.tsx';
 import { Link, navigate } from '../router.tsx';
-import { trpc } from '../trpc.ts';
+import { type RouterOutputs, trpc } from '../trpc.ts';
+import { useTableUrlState } from '../useTableUrlState.ts';
+import { useWholeList } from '../useWholeList.ts';
+
+type IdentityRow = RouterOutputs['identities']['listIdentities']['data'][number];
+
+const PAGE_SIZE = 50;
+
+const column = tableColumns<IdentityRow>();
+const columns = column.columns([
+  column.accessor('externalId', {
+    header: 'External id',
+    cell: ({ row }) => <Link to={`/identities/${row.original.id}`}>{row.original.externalId}</Link>,
+  }),
+  column.accessor('id', { header: 'Identity id', cell: ({ row }) => <CopyableId id={row.original.id} /> }),
+  column.accessor((identity) => identity.ratelimits?.length ?? 0, { id: 'ratelimits', header: 'Rate limits' }),
+]);
 
 export function Identities() {
   const queryClient = useQueryClient();
-  const { pages, search, setSearch, appliedSearch } = useSearchedPages();
+  const table = useTableUrlState({ id: 'externalId', desc: false });
   // Listing checks read_identity on each identity of the page: only the wildcard is sure to pass.
   const readMissing = useMissingPermission({ resourceType: 'identity', resourceId: '*', action: 'read_identity' });
-  const identities = useQuery({
-    ...trpc.identities.listIdentities.queryOptions({
-      limit: 50,
-      cursor: pages.cursor,
-      search: appliedSearch,
-    }),
-    enabled: readMissing === undefined,
-  });
+  const identities = useWholeList(
+    trpc.identities.listIdentities,
+    { search: table.appliedSearch },
+    readMissing === undefined,
+  );
   const [creating, setCreating] = useState(false);
 
   return (
@@ -40,41 +55,31 @@ export function Identities() {
         <p className="hint">Not listed: {readMissing}</p>
       ) : (
         <>
-          <div className="field">
-            <label htmlFor="identity-search">Search identities</label>
-            <input
-              id="identity-search"
-              type="search"
-              placeholder="Identity id or external id"
-              value={search}
-              onChange={(event) => setSearch(event.target.value)}
-            />
-          </div>
+          <TableSearch
+            id="identity-search"
+            label="Search identities"
+            placeholder="Identity id or external id"
+            value={table.search}
+            onChange={table.setSearch}
+          />
+          <WholeListNote complete={identities.data?.complete} noun="identities" />
           <DataTable
             caption="Identities of this workspace"
-            columns={['External id', 'Identity id', 'Rate limits']}
+            columns={columns}
             query={identities}
-            rows={identities.data?.data}
+            rows={identities.data?.rows}
             loadingLabel="identities"
+            noun={{ one: 'identity', other: 'identities' }}
             emptyMessage={
-              appliedSearch
+              table.appliedSearch
                 ? 'No identity matches the search.'
                 : 'No identities yet. Create one, or create a key with an external id.'
             }
             rowKey={(identity) => identity.id}
-            renderCells={(identity) => (
-              <>
-                <th scope="row">
-                  <Link to={`/identities/${identity.id}`}>{identity.externalId}</Link>
-                </th>
-                <td>
-                  <code>{identity.id}</code>
-                </td>
-                <td>{identity.ratelimits?.length ?? 0}</td>
-              </>
-            )}
+            sorting={table.sorting}
+            onSortingChange={table.setSorting}
+            paging={{ pageIndex: table.pageIndex, pageSize: PAGE_SIZE, onPageIndexChange: table.setPageIndex }}
           />
-          <Pager pages={pages} nextCursor={identities.data?.pagination.cursor} label="Identities" />
         </>
       )}
       <SingleFieldCreateDialog

@@ -9,11 +9,8 @@ import { KeyStatusBadge } from '../components/StatusBadge.tsx';
 import { formatTime } from '../format.ts';
 import { Link, navigate } from '../router.tsx';
 import { trpc } from '../trpc.ts';
-import { KeyAccessForm } from './KeyAccessForm.tsx';
-import { KeyCreditsForm } from './KeyCreditsForm.tsx';
-import { KeyIdentityForm } from './KeyIdentityForm.tsx';
-import { KeyRatelimitsForm } from './KeyRatelimitsForm.tsx';
-import { KeySettingsForm } from './KeySettingsForm.tsx';
+import { KeyEditForm } from './KeyEditForm.tsx';
+import { KeyUsagePanel } from './KeyUsagePanel.tsx';
 import { RerollKeyDialog } from './RerollKeyDialog.tsx';
 
 interface KeyDetailProps {
@@ -37,16 +34,15 @@ export function KeyDetail({ apiId, keyId }: KeyDetailProps) {
   const invalidateKeys = () =>
     Promise.all([
       queryClient.invalidateQueries({ queryKey: trpc.keys.getKey.pathKey() }),
-      queryClient.invalidateQueries({ queryKey: trpc.apis.listKeys.pathKey() }),
-      // Linking a key by external id may create an identity.
-      queryClient.invalidateQueries({ queryKey: trpc.identities.pathKey() }),
+      // The API's key lists and counts.
+      queryClient.invalidateQueries({ queryKey: trpc.apis.pathKey() }),
     ]);
   const toggle = useMutation(trpc.keys.updateKey.mutationOptions({ onSuccess: invalidateKeys }));
   const remove = useMutation(
     trpc.keys.deleteKey.mutationOptions({
       onSuccess: () => {
         queryClient.removeQueries({ queryKey: trpc.keys.getKey.pathKey() });
-        void queryClient.invalidateQueries({ queryKey: trpc.apis.listKeys.pathKey() });
+        void queryClient.invalidateQueries({ queryKey: trpc.apis.pathKey() });
         navigate(`/apis/${apiId}`);
       },
     }),
@@ -59,7 +55,10 @@ export function KeyDetail({ apiId, keyId }: KeyDetailProps) {
         <Link to="/apis">APIs</Link> / <Link to={`/apis/${apiId}`}>{apiId}</Link> / <code>{keyId}</code>
       </p>
       <div className="page-header">
-        <h1 tabIndex={-1}>{data?.name ?? 'Key'}</h1>
+        <div className="title-with-status">
+          <h1 tabIndex={-1}>{data?.name ?? 'Key'}</h1>
+          {data ? <KeyStatusBadge keyData={data} /> : null}
+        </div>
         <div className="row-actions">
           <PermittedButton
             permission={{ resourceType: 'api', resourceId: apiId, action: 'update_key' }}
@@ -125,9 +124,9 @@ export function KeyDetail({ apiId, keyId }: KeyDetailProps) {
 
       {key.isPending ? <BlockSkeleton height="24rem" /> : null}
       {data ? (
-        <div className="grid">
-          <section className="panel" aria-labelledby="key-config-title">
-            <h2 id="key-config-title">Settings</h2>
+        <>
+          <section className="panel" aria-labelledby="key-facts-title">
+            <h2 id="key-facts-title">Details</h2>
             <dl className="facts">
               <dt>Key id</dt>
               <dd>
@@ -137,9 +136,14 @@ export function KeyDetail({ apiId, keyId }: KeyDetailProps) {
               <dd>
                 <code>{data.start}…</code>
               </dd>
-              <dt>Status</dt>
+              <dt>Credits</dt>
               <dd>
-                <KeyStatusBadge keyData={data} />
+                {data.credits?.remaining ?? 'Unlimited'}
+                {data.credits?.refill
+                  ? ` · refills to ${data.credits.refill.amount} ${data.credits.refill.interval}${
+                      data.credits.refill.refillDay ? ` on day ${data.credits.refill.refillDay}` : ''
+                    }`
+                  : null}
               </dd>
               <dt>Created</dt>
               <dd>{formatTime(data.createdAt)}</dd>
@@ -150,33 +154,10 @@ export function KeyDetail({ apiId, keyId }: KeyDetailProps) {
               <dt>Expires</dt>
               <dd>{data.expires === undefined ? 'Never' : formatTime(data.expires)}</dd>
             </dl>
-            <KeySettingsForm apiId={apiId} keyData={data} onSaved={invalidateKeys} />
           </section>
-          <section className="panel" aria-labelledby="key-credits-title">
-            <h2 id="key-credits-title">Credits</h2>
-            <p>
-              Remaining: <strong>{data.credits?.remaining ?? 'Unlimited'}</strong>
-              {data.credits?.refill
-                ? ` · refills ${data.credits.refill.amount} ${data.credits.refill.interval}${
-                    data.credits.refill.refillDay ? ` on day ${data.credits.refill.refillDay}` : ''
-                  }`
-                : null}
-            </p>
-            <KeyCreditsForm keyId={keyId} onSaved={invalidateKeys} />
-          </section>
-          <section className="panel" aria-labelledby="key-limits-title">
-            <h2 id="key-limits-title">Rate limits</h2>
-            <KeyRatelimitsForm keyData={data} onSaved={invalidateKeys} />
-          </section>
-          <section className="panel" aria-labelledby="key-rbac-title">
-            <h2 id="key-rbac-title">Roles and permissions</h2>
-            <KeyAccessForm keyId={keyId} onSaved={invalidateKeys} />
-          </section>
-          <section className="panel" aria-labelledby="key-identity-title">
-            <h2 id="key-identity-title">Identity</h2>
-            <KeyIdentityForm keyData={data} onSaved={invalidateKeys} />
-          </section>
-        </div>
+          <KeyUsagePanel keyId={keyId} apiId={apiId} />
+          <KeyEditForm apiId={apiId} keyData={data} />
+        </>
       ) : null}
 
       {rerolling ? (

@@ -1,27 +1,36 @@
+import type { PermissionTuple } from '@keyplane/core/rules';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useId, useState } from 'react';
+import { useMissingPermission, useNamespaceGrantId } from '../access.ts';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { DataTable } from '../components/DataTable.tsx';
 import { FormDialog } from '../components/FormDialog.tsx';
 import { Pager, useCursorPages } from '../components/Pager.tsx';
 import { PermittedButton } from '../components/PermittedButton.tsx';
+import { TimeRangeControls, useTimeWindow } from '../components/TimeRangeControls.tsx';
+import { ChartPanel, decisionSummary, useDecisionSeries } from '../components/UsageCharts.tsx';
 import { formatDuration } from '../format.ts';
 import { Link } from '../router.tsx';
 import { type RouterOutputs, trpc } from '../trpc.ts';
 
 type Override = RouterOutputs['ratelimit']['listOverrides']['data'][number];
 
-/** A namespace's overrides: per-identifier (or `*` pattern) limits that replace the caller's. */
+/**
+ * A namespace: its decisions over time, and its overrides (per-identifier or `*` pattern limits
+ * that replace the caller's).
+ */
 export function NamespaceDetail({ namespace }: { namespace: string }) {
   const queryClient = useQueryClient();
+  const overridesTitle = useId();
   const pages = useCursorPages();
   const overrides = useQuery(trpc.ratelimit.listOverrides.queryOptions({ namespace, limit: 50, cursor: pages.cursor }));
   // null: closed; an override: edit it; 'new': create one.
   const [editing, setEditing] = useState<Override | 'new' | null>(null);
   const [deleting, setDeleting] = useState<Override | null>(null);
-  // The screen is reached by the namespace's id (the list links it), which grants name.
-  const setPermission = { resourceType: 'ratelimit', resourceId: namespace, action: 'set_override' } as const;
-  const deletePermission = { resourceType: 'ratelimit', resourceId: namespace, action: 'delete_override' } as const;
+  // The screen opens by the namespace's id or its name; grants name its id.
+  const namespaceId = useNamespaceGrantId(namespace);
+  const setPermission = { resourceType: 'ratelimit', resourceId: namespaceId, action: 'set_override' } as const;
+  const deletePermission = { resourceType: 'ratelimit', resourceId: namespaceId, action: 'delete_override' } as const;
   const remove = useMutation(
     trpc.ratelimit.deleteOverride.mutationOptions({
       onSuccess: () => {
@@ -31,49 +40,69 @@ export function NamespaceDetail({ namespace }: { namespace: string }) {
     }),
   );
 
+  // The same list useNamespaceGrantId looked the id up in (cached), for the name.
+  const listed = useQuery(
+    trpc.ratelimit.listNamespaces.queryOptions({ limit: 100, search: namespace }, { staleTime: 60_000 }),
+  );
+  const found = listed.data?.data.find((candidate) => candidate.id === namespaceId);
+
   return (
     <>
       <p className="breadcrumbs">
         <Link to="/ratelimits">Rate limits</Link> / <code>{namespace}</code>
       </p>
-      <div className="page-header">
-        <h1 tabIndex={-1}>Overrides</h1>
-        <PermittedButton permission={setPermission} className="primary" onClick={() => setEditing('new')}>
-          Set override
-        </PermittedButton>
-      </div>
-      <DataTable
-        caption={`Overrides of namespace ${namespace}`}
-        columns={['Identifier', 'Limit', 'Window', 'Actions']}
-        query={overrides}
-        rows={overrides.data?.data}
-        loadingLabel="overrides"
-        emptyMessage="No overrides. Set one to give an identifier its own limit."
-        rowKey={(override) => override.overrideId}
-        renderCells={(override) => (
-          <>
-            <th scope="row">
-              <code>{override.identifier}</code>
-            </th>
-            <td>{override.limit}</td>
-            <td>{formatDuration(override.duration)}</td>
-            <td>
-              <div className="row-actions">
-                <PermittedButton permission={setPermission} onClick={() => setEditing(override)}>
-                  Edit<span className="visually-hidden"> override {override.identifier}</span>
-                </PermittedButton>
-                <PermittedButton permission={deletePermission} className="danger" onClick={() => setDeleting(override)}>
-                  Delete<span className="visually-hidden"> override {override.identifier}</span>
-                </PermittedButton>
-              </div>
-            </td>
-          </>
-        )}
-      />
-      <Pager pages={pages} nextCursor={overrides.data?.pagination.cursor} label="Overrides" />
+      <h1 tabIndex={-1}>{found?.name ?? namespace}</h1>
+      {found ? (
+        <p className="hint">
+          Namespace id <code>{found.id}</code>
+        </p>
+      ) : null}
+      {found ? <NamespaceDecisions namespaceId={found.id} /> : null}
+      <section className="panel" aria-labelledby={overridesTitle}>
+        <div className="page-header">
+          <h2 id={overridesTitle}>Overrides</h2>
+          <PermittedButton permission={setPermission} className="primary" onClick={() => setEditing('new')}>
+            Set override
+          </PermittedButton>
+        </div>
+        <DataTable
+          caption={`Overrides of namespace ${namespace}`}
+          columns={['Identifier', 'Limit', 'Window', 'Actions']}
+          query={overrides}
+          rows={overrides.data?.data}
+          loadingLabel="overrides"
+          emptyMessage="No overrides. Set one to give an identifier its own limit."
+          rowKey={(override) => override.overrideId}
+          renderCells={(override) => (
+            <>
+              <th scope="row">
+                <code>{override.identifier}</code>
+              </th>
+              <td>{override.limit}</td>
+              <td>{formatDuration(override.duration)}</td>
+              <td>
+                <div className="row-actions">
+                  <PermittedButton permission={setPermission} onClick={() => setEditing(override)}>
+                    Edit<span className="visually-hidden"> override {override.identifier}</span>
+                  </PermittedButton>
+                  <PermittedButton
+                    permission={deletePermission}
+                    className="danger"
+                    onClick={() => setDeleting(override)}
+                  >
+                    Delete<span className="visually-hidden"> override {override.identifier}</span>
+                  </PermittedButton>
+                </div>
+              </td>
+            </>
+          )}
+        />
+        <Pager pages={pages} nextCursor={overrides.data?.pagination.cursor} label="Overrides" />
+      </section>
       {editing ? (
         <OverrideDialog
           namespace={namespace}
+          permission={setPermission}
           override={editing === 'new' ? undefined : editing}
           onClose={() => setEditing(null)}
         />
@@ -98,14 +127,38 @@ export function NamespaceDetail({ namespace }: { namespace: string }) {
   );
 }
 
+/** How the namespace's limits decided over time: passed or limited. */
+function NamespaceDecisions({ namespaceId }: { namespaceId: string }) {
+  const timeWindow = useTimeWindow('day');
+  const missing = useMissingPermission({
+    resourceType: 'ratelimit',
+    resourceId: namespaceId,
+    action: 'read_analytics',
+  });
+  const { query, decisions } = useDecisionSeries(timeWindow, namespaceId, missing);
+  return (
+    <ChartPanel
+      title="Decisions"
+      query={query}
+      timeWindow={timeWindow}
+      series={decisions}
+      summary={decisionSummary(decisions)}
+      missing={missing}
+      controls={<TimeRangeControls timeWindow={timeWindow} />}
+    />
+  );
+}
+
 interface OverrideDialogProps {
   namespace: string;
+  /** What saving needs: without it the submit is disabled with the reason. */
+  permission: PermissionTuple;
   override?: Override;
   onClose: () => void;
 }
 
 /** setOverride is an upsert by identifier, so creating and editing are the same call. */
-function OverrideDialog({ namespace, override, onClose }: OverrideDialogProps) {
+function OverrideDialog({ namespace, permission, override, onClose }: OverrideDialogProps) {
   const queryClient = useQueryClient();
   const [identifier, setIdentifier] = useState(override?.identifier ?? '');
   const [limit, setLimit] = useState(String(override?.limit ?? 10));
@@ -131,6 +184,7 @@ function OverrideDialog({ namespace, override, onClose }: OverrideDialogProps) {
       onSubmit={submit}
       submitLabel="Save override"
       mutation={save}
+      permission={permission}
     >
       <div className="field">
         <label htmlFor="override-identifier">Identifier</label>

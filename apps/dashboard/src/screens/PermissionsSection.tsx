@@ -83,7 +83,12 @@ export function PermissionsSection() {
         )}
       />
       <Pager pages={pages} nextCursor={permissions.data?.pagination.cursor} label="Permissions" />
-      <CreatePermissionDialog open={creating} onClose={() => setCreating(false)} />
+      <CreatePermissionDialog
+        open={creating}
+        onClose={() => setCreating(false)}
+        // The list then shows the new permission, whatever page or search it showed before.
+        onCreated={(slug) => setSearch(slug)}
+      />
       <ConfirmDialog
         title="Delete permission"
         open={deleting !== null}
@@ -104,7 +109,13 @@ export function PermissionsSection() {
   );
 }
 
-function CreatePermissionDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
+interface CreatePermissionDialogProps {
+  open: boolean;
+  onClose: () => void;
+  onCreated: (slug: string) => void;
+}
+
+function CreatePermissionDialog({ open, onClose, onCreated }: CreatePermissionDialogProps) {
   const queryClient = useQueryClient();
   const [form, setForm] = useState({ name: '', slug: '', description: '' });
   const create = useMutation(trpc.permissions.createPermission.mutationOptions());
@@ -122,6 +133,7 @@ function CreatePermissionDialog({ open, onClose }: { open: boolean; onClose: () 
         onSuccess: () => {
           void queryClient.invalidateQueries({ queryKey: trpc.permissions.pathKey() });
           close();
+          onCreated(form.slug.trim());
         },
       },
     );
@@ -135,6 +147,7 @@ function CreatePermissionDialog({ open, onClose }: { open: boolean; onClose: () 
       onSubmit={submit}
       submitLabel="Create"
       mutation={create}
+      permission={{ resourceType: 'rbac', resourceId: '*', action: 'create_permission' }}
     >
       <div className="field">
         <label htmlFor="permission-slug">Slug</label>

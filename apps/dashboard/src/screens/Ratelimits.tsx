@@ -1,22 +1,58 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMemo, useState } from 'react';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
-import { DataTable } from '../components/DataTable.tsx';
-import { Pager, useCursorPages } from '../components/Pager.tsx';
+import { CopyableId } from '../components/CopyButton.tsx';
+import { DataTable, tableColumns } from '../components/DataTable.tsx';
 import { PermittedButton } from '../components/PermittedButton.tsx';
+import { RelativeTime } from '../components/RelativeTime.tsx';
 import { SingleFieldCreateDialog } from '../components/SingleFieldCreateDialog.tsx';
-import { formatTime } from '../format.ts';
+import { TableSearch } from '../components/TableSearch.tsx';
+import { WholeListNote } from '../components/WholeListNote.tsx';
 import { Link } from '../router.tsx';
 import { type RouterOutputs, trpc } from '../trpc.ts';
+import { useTableUrlState } from '../useTableUrlState.ts';
+import { useWholeList } from '../useWholeList.ts';
 
 type Namespace = RouterOutputs['ratelimit']['listNamespaces']['data'][number];
 
+const PAGE_SIZE = 50;
+
+function namespaceColumns(onDelete: (namespace: Namespace) => void) {
+  const column = tableColumns<Namespace>();
+  return column.columns([
+    column.accessor('name', {
+      header: 'Namespace',
+      cell: ({ row }) => <Link to={`/ratelimits/${row.original.id}`}>{row.original.name}</Link>,
+    }),
+    column.accessor('id', { header: 'Namespace id', cell: ({ row }) => <CopyableId id={row.original.id} /> }),
+    column.accessor('createdAt', {
+      header: 'Created',
+      cell: ({ row }) => <RelativeTime epochMs={row.original.createdAt} />,
+    }),
+    column.display({
+      id: 'actions',
+      header: 'Actions',
+      cell: ({ row }) => (
+        <PermittedButton
+          permission={{ resourceType: 'ratelimit', resourceId: row.original.id, action: 'delete_namespace' }}
+          className="danger"
+          onClick={() => onDelete(row.original)}
+        >
+          Delete<span className="visually-hidden"> namespace {row.original.name}</span>
+        </PermittedButton>
+      ),
+    }),
+  ]);
+}
+
+/** The namespaces the root key may read: searched on the server, sorted, counted and paged here. */
 export function Ratelimits() {
   const queryClient = useQueryClient();
-  const pages = useCursorPages();
-  const namespaces = useQuery(trpc.ratelimit.listNamespaces.queryOptions({ limit: 50, cursor: pages.cursor }));
+  const table = useTableUrlState({ id: 'name', desc: false });
+  const namespaces = useWholeList(trpc.ratelimit.listNamespaces, { search: table.appliedSearch });
   const [creating, setCreating] = useState(false);
   const [deleting, setDeleting] = useState<Namespace | null>(null);
+  const columns = useMemo(() => namespaceColumns(setDeleting), []);
   const remove = useMutation(
     trpc.ratelimit.deleteNamespace.mutationOptions({
       onSuccess: () => {
@@ -41,36 +77,31 @@ export function Ratelimits() {
       <p className="hint">
         A namespace holds the standalone limits your API checks with ratelimit.limit, and their overrides.
       </p>
+      <TableSearch
+        id="namespace-search"
+        label="Search namespaces"
+        placeholder="Name or namespace id"
+        value={table.search}
+        onChange={table.setSearch}
+      />
+      <WholeListNote complete={namespaces.data?.complete} noun="namespaces" />
       <DataTable
         caption="Rate-limit namespaces"
-        columns={['Namespace', 'Namespace id', 'Created', 'Actions']}
+        columns={columns}
         query={namespaces}
-        rows={namespaces.data?.data}
+        rows={namespaces.data?.rows}
         loadingLabel="namespaces"
-        emptyMessage="No namespaces yet. Create one to start limiting."
+        noun={{ one: 'namespace' }}
+        emptyMessage={
+          table.appliedSearch
+            ? 'No namespace matches the search. Try part of its name or its id.'
+            : 'No namespaces yet. Create one to start limiting.'
+        }
         rowKey={(namespace) => namespace.id}
-        renderCells={(namespace) => (
-          <>
-            <th scope="row">
-              <Link to={`/ratelimits/${namespace.id}`}>{namespace.name}</Link>
-            </th>
-            <td>
-              <code>{namespace.id}</code>
-            </td>
-            <td>{formatTime(namespace.createdAt)}</td>
-            <td>
-              <PermittedButton
-                permission={{ resourceType: 'ratelimit', resourceId: namespace.id, action: 'delete_namespace' }}
-                className="danger"
-                onClick={() => setDeleting(namespace)}
-              >
-                Delete<span className="visually-hidden"> namespace {namespace.name}</span>
-              </PermittedButton>
-            </td>
-          </>
-        )}
+        sorting={table.sorting}
+        onSortingChange={table.setSorting}
+        paging={{ pageIndex: table.pageIndex, pageSize: PAGE_SIZE, onPageIndexChange: table.setPageIndex }}
       />
-      <Pager pages={pages} nextCursor={namespaces.data?.pagination.cursor} label="Namespaces" />
       <SingleFieldCreateDialog
         title="Create namespace"
         open={creating}

@@ -14,15 +14,18 @@ interface RerollKeyDialogProps {
 }
 
 const GRACE_PERIODS = [
-  { label: 'Immediately', ms: 0 },
+  { label: 'Now', ms: 0 },
   { label: 'In 1 hour', ms: 3_600_000 },
   { label: 'In 24 hours', ms: 86_400_000 },
   { label: 'In 7 days', ms: 604_800_000 },
 ];
 
+/** Long enough for most deployments to pick up a new key, short enough that a leaked one soon stops. */
+const SAFE_GRACE_PERIOD = 86_400_000;
+
 /** A new key with the same settings; the old one expires after the chosen grace period. */
 export function RerollKeyDialog({ keyId, apiId, keyStart, onClose, onRerolled }: RerollKeyDialogProps) {
-  const [expiration, setExpiration] = useState(0);
+  const [expiration, setExpiration] = useState(SAFE_GRACE_PERIOD);
   const api = useQuery(trpc.apis.getApi.queryOptions({ apiId }));
   const createdWith = createdKeyPrefix(keyStart);
   // The server's rule (docs/contract.md, Rerolling keys), applied here to say what the new key will look like.
@@ -41,6 +44,7 @@ export function RerollKeyDialog({ keyId, apiId, keyStart, onClose, onRerolled }:
           id="reroll-expiration"
           value={expiration}
           onChange={(event) => setExpiration(Number(event.target.value))}
+          aria-describedby="reroll-expiration-hint"
         >
           {GRACE_PERIODS.map((period) => (
             <option key={period.ms} value={period.ms}>
@@ -48,7 +52,17 @@ export function RerollKeyDialog({ keyId, apiId, keyStart, onClose, onRerolled }:
             </option>
           ))}
         </select>
+        <p id="reroll-expiration-hint" className="hint">
+          The grace period: a new key with the same settings is made now, and until the time chosen both keys verify, so
+          your customer can swap the key without downtime. “Now” cuts the old key off at once: do that only when it
+          leaked.
+        </p>
       </div>
+      {expiration === 0 ? (
+        <p className="warning" role="note">
+          Requests with the old key fail from the moment you reroll, before anyone has the new one.
+        </p>
+      ) : null}
       {rerolledWith !== createdWith ? (
         <p className="warning" role="note">
           The new key will start {rerolledWith ? <code>{rerolledWith}_</code> : 'without a prefix'}, not{' '}

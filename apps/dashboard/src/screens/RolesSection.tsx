@@ -3,21 +3,23 @@ import { useState } from 'react';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { DataTable } from '../components/DataTable.tsx';
 import { FormDialog } from '../components/FormDialog.tsx';
-import { Pager, useCursorPages } from '../components/Pager.tsx';
+import { Pager, useSearchedPages } from '../components/Pager.tsx';
 import { PermittedButton } from '../components/PermittedButton.tsx';
+import { PermissionChecklist } from '../components/RbacChecklists.tsx';
 import { type RouterOutputs, trpc } from '../trpc.ts';
 
 type Role = RouterOutputs['permissions']['listRoles']['data'][number];
 
-/** Permission slugs typed one per line or separated by commas or spaces. */
-function parseSlugs(text: string): string[] {
-  return [...new Set(text.split(/[\s,]+/).filter(Boolean))];
-}
+const rbac = (action: string) => ({ resourceType: 'rbac', resourceId: '*', action }) as const;
+/** setRolePermissions replaces the role's permissions, which may add and remove. */
+const SET_ROLE_PERMISSIONS = [rbac('add_permission_to_role'), rbac('remove_permission_from_role')];
 
 export function RolesSection() {
   const queryClient = useQueryClient();
-  const pages = useCursorPages();
-  const roles = useQuery(trpc.permissions.listRoles.queryOptions({ limit: 50, cursor: pages.cursor }));
+  const { pages, search, setSearch, appliedSearch } = useSearchedPages();
+  const roles = useQuery(
+    trpc.permissions.listRoles.queryOptions({ limit: 50, cursor: pages.cursor, search: appliedSearch }),
+  );
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<Role | null>(null);
   const [deleting, setDeleting] = useState<Role | null>(null);
@@ -42,13 +44,21 @@ export function RolesSection() {
           Create role
         </PermittedButton>
       </div>
+      <div className="field">
+        <label htmlFor="role-search">Search roles</label>
+        <input id="role-search" type="search" value={search} onChange={(event) => setSearch(event.target.value)} />
+      </div>
       <DataTable
         caption="Roles of this workspace"
         columns={['Role', 'Description', 'Permissions', 'Actions']}
         query={roles}
         rows={roles.data?.data}
         loadingLabel="roles"
-        emptyMessage="No roles yet. Create one to give keys a set of permissions at once."
+        emptyMessage={
+          appliedSearch
+            ? 'No role matches the search.'
+            : 'No roles yet. Create one to give keys a set of permissions at once.'
+        }
         rowKey={(role) => role.id}
         renderCells={(role) => (
           <>
@@ -65,9 +75,9 @@ export function RolesSection() {
             </td>
             <td>
               <div className="row-actions">
-                <button type="button" onClick={() => setEditing(role)}>
+                <PermittedButton permission={SET_ROLE_PERMISSIONS} onClick={() => setEditing(role)}>
                   Edit permissions<span className="visually-hidden"> of {role.name}</span>
-                </button>
+                </PermittedButton>
                 <PermittedButton
                   permission={{ resourceType: 'rbac', resourceId: '*', action: 'delete_role' }}
                   className="danger"
@@ -81,7 +91,13 @@ export function RolesSection() {
         )}
       />
       <Pager pages={pages} nextCursor={roles.data?.pagination.cursor} label="Roles" />
-      {creating ? <RoleDialog onClose={() => setCreating(false)} /> : null}
+      {creating ? (
+        <RoleDialog
+          onClose={() => setCreating(false)}
+          // The list then shows the new role, whatever page or search it showed before.
+          onCreated={(name) => setSearch(name)}
+        />
+      ) : null}
       {editing ? <RoleDialog role={editing} onClose={() => setEditing(null)} /> : null}
       <ConfirmDialog
         title="Delete role"
@@ -103,27 +119,41 @@ export function RolesSection() {
   );
 }
 
-/** Creates a role, or with `role` replaces the permissions of an existing one. */
-function RoleDialog({ role, onClose }: { role?: Role; onClose: () => void }) {
+interface RoleDialogProps {
+  /** The role whose permissions to replace; none: create a role. */
+  role?: Role;
+  onClose: () => void;
+  onCreated?: (name: string) => void;
+}
+
+/** Creates a role, or with `role` replaces the permissions of an existing one, picked from the workspace's. */
+function RoleDialog({ role, onClose, onCreated }: RoleDialogProps) {
   const queryClient = useQueryClient();
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
-  const [slugs, setSlugs] = useState(role ? role.permissions.map((permission) => permission.slug).join('\n') : '');
-  const onSuccess = () => {
-    void queryClient.invalidateQueries({ queryKey: trpc.permissions.pathKey() });
-    onClose();
-  };
-  const create = useMutation(trpc.permissions.createRole.mutationOptions({ onSuccess }));
-  const setPermissions = useMutation(trpc.permissions.setRolePermissions.mutationOptions({ onSuccess }));
+  const [slugs, setSlugs] = useState(role ? role.permissions.map((permission) => permission.slug) : []);
+  const invalidate = () => queryClient.invalidateQueries({ queryKey: trpc.permissions.pathKey() });
+  const create = useMutation(
+    trpc.permissions.createRole.mutationOptions({
+      onSuccess: () => {
+        void invalidate();
+        onClose();
+        onCreated?.(name.trim());
+      },
+    }),
+  );
+  const setPermissions = useMutation(
+    trpc.permissions.setRolePermissions.mutationOptions({
+      onSuccess: () => {
+        void invalidate();
+        onClose();
+      },
+    }),
+  );
 
   const submit = () => {
-    if (role) setPermissions.mutate({ roleId: role.id, permissions: parseSlugs(slugs) });
-    else
-      create.mutate({
-        name: name.trim(),
-        description: description.trim() || undefined,
-        permissions: parseSlugs(slugs),
-      });
+    if (role) setPermissions.mutate({ roleId: role.id, permissions: slugs });
+    else create.mutate({ name: name.trim(), description: description.trim() || undefined, permissions: slugs });
   };
 
   return (
@@ -134,6 +164,12 @@ function RoleDialog({ role, onClose }: { role?: Role; onClose: () => void }) {
       onSubmit={submit}
       submitLabel={role ? 'Save permissions' : 'Create'}
       mutation={role ? setPermissions : create}
+      permission={
+        role
+          ? SET_ROLE_PERMISSIONS
+          : [rbac('create_role'), ...(slugs.length > 0 ? [rbac('add_permission_to_role')] : [])]
+      }
+      wide
     >
       {role ? null : (
         <>
@@ -147,19 +183,7 @@ function RoleDialog({ role, onClose }: { role?: Role; onClose: () => void }) {
           </div>
         </>
       )}
-      <div className="field">
-        <label htmlFor="role-permissions">Permission slugs</label>
-        <textarea
-          id="role-permissions"
-          rows={6}
-          value={slugs}
-          onChange={(event) => setSlugs(event.target.value)}
-          aria-describedby="role-permissions-hint"
-        />
-        <p id="role-permissions-hint" className="hint">
-          One per line. Slugs that do not exist yet are created.
-        </p>
-      </div>
+      <PermissionChecklist legend="Permissions" selected={slugs} onChange={setSlugs} />
     </FormDialog>
   );
 }

@@ -1,12 +1,17 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
-import { DataTable } from '../components/DataTable.tsx';
+import { CopyableId } from '../components/CopyButton.tsx';
+import { DataTable, tableColumns } from '../components/DataTable.tsx';
+import { RelativeTime } from '../components/RelativeTime.tsx';
 import { SecretPanel } from '../components/SecretPanel.tsx';
 import { type BadgeTone, StatusBadge } from '../components/StatusBadge.tsx';
-import { formatCount, formatTime } from '../format.ts';
+import { TableSearch } from '../components/TableSearch.tsx';
+import { formatCount } from '../format.ts';
 import { type RouterOutputs, trpc } from '../trpc.ts';
+import { useTableUrlState } from '../useTableUrlState.ts';
 import { CreateRootKeyDialog } from './CreateRootKeyDialog.tsx';
+import { RevokingEndsSession } from './DestructiveNotes.tsx';
 import { RootKeyExpiryDialog } from './RootKeyExpiryDialog.tsx';
 
 type RootKey = RouterOutputs['rootKeys']['listRootKeys']['rootKeys'][number];
@@ -17,13 +22,104 @@ function rootKeyStatus(rootKey: RootKey): { label: string; tone: BadgeTone } {
   return { label: 'Active', tone: 'good' };
 }
 
+const PAGE_SIZE = 50;
+
+interface RowActions {
+  onSetExpiry: (rootKey: RootKey) => void;
+  onRevoke: (rootKey: RootKey) => void;
+}
+
+function rootKeyColumns({ onSetExpiry, onRevoke }: RowActions) {
+  const column = tableColumns<RootKey>();
+  return column.columns([
+    column.accessor((rootKey) => rootKey.name ?? rootKey.rootKeyId, { id: 'name', header: 'Name' }),
+    column.accessor('rootKeyId', {
+      header: 'Root key id',
+      cell: ({ row }) => <CopyableId id={row.original.rootKeyId} />,
+    }),
+    column.accessor('start', { header: 'Key', cell: ({ row }) => <code>{row.original.start}…</code> }),
+    column.accessor((rootKey) => rootKey.permissions.length, {
+      id: 'permissions',
+      header: 'Permissions',
+      cell: ({ row }) => (
+        <details>
+          <summary>{formatCount(row.original.permissions.length, 'permission')}</summary>
+          <ul className="plain">
+            {row.original.permissions.map((permission) => (
+              <li key={permission}>
+                <code>{permission}</code>
+              </li>
+            ))}
+          </ul>
+        </details>
+      ),
+    }),
+    column.accessor('createdAt', {
+      header: 'Created',
+      cell: ({ row }) => <RelativeTime epochMs={row.original.createdAt} />,
+    }),
+    column.accessor((rootKey) => rootKey.lastUsedAt ?? undefined, {
+      id: 'lastUsedAt',
+      header: 'Last used',
+      sortUndefined: 'last',
+      cell: ({ row }) => <RelativeTime epochMs={row.original.lastUsedAt} none="Never" />,
+    }),
+    column.accessor((rootKey) => rootKey.expiresAt ?? undefined, {
+      id: 'expiresAt',
+      header: 'Expires',
+      sortUndefined: 'last',
+      cell: ({ row }) => <RelativeTime epochMs={row.original.expiresAt} none="Never" />,
+    }),
+    column.accessor((rootKey) => rootKeyStatus(rootKey).label, {
+      id: 'status',
+      header: 'Status',
+      cell: ({ row }) => <StatusBadge {...rootKeyStatus(row.original)} />,
+    }),
+    column.display({
+      id: 'actions',
+      header: 'Actions',
+      cell: ({ row }) => {
+        const rootKey = row.original;
+        const label = rootKey.name ?? rootKey.rootKeyId;
+        return rootKey.revokedAt === null ? (
+          <div className="row-actions">
+            <button type="button" onClick={() => onSetExpiry(rootKey)}>
+              Set expiry<span className="visually-hidden"> of {label}</span>
+            </button>
+            <button type="button" className="danger" onClick={() => onRevoke(rootKey)}>
+              Revoke<span className="visually-hidden"> {label}</span>
+            </button>
+          </div>
+        ) : null;
+      },
+    }),
+  ]);
+}
+
+/** Whether the search text is in the root key's name, id, start or one of its permissions. */
+function matchesSearch(rootKey: RootKey, search: string): boolean {
+  const needle = search.toLowerCase();
+  return [rootKey.name ?? '', rootKey.rootKeyId, rootKey.start, ...rootKey.permissions].some((text) =>
+    text.toLowerCase().includes(needle),
+  );
+}
+
 export function RootKeys() {
   const queryClient = useQueryClient();
+  const table = useTableUrlState({ id: 'createdAt', desc: true });
   const rootKeys = useQuery(trpc.rootKeys.listRootKeys.queryOptions());
   const [creating, setCreating] = useState(false);
   const [newKey, setNewKey] = useState<string | null>(null);
   const [revoking, setRevoking] = useState<RootKey | null>(null);
   const [settingExpiry, setSettingExpiry] = useState<RootKey | null>(null);
+  const columns = useMemo(() => rootKeyColumns({ onSetExpiry: setSettingExpiry, onRevoke: setRevoking }), []);
+  // A workspace has tens of root keys, all in one answer: the search runs here.
+  const { appliedSearch } = table;
+  const allRootKeys = rootKeys.data?.rootKeys;
+  const shown = useMemo(
+    () => (appliedSearch ? allRootKeys?.filter((rootKey) => matchesSearch(rootKey, appliedSearch)) : allRootKeys),
+    [allRootKeys, appliedSearch],
+  );
 
   const invalidate = () => queryClient.invalidateQueries({ queryKey: trpc.rootKeys.pathKey() });
   const revoke = useMutation(
@@ -48,56 +144,25 @@ export function RootKeys() {
       </p>
 
       {newKey ? <SecretPanel title="New root key" secret={newKey} onDismiss={() => setNewKey(null)} /> : null}
+      <TableSearch
+        id="root-key-search"
+        label="Search root keys"
+        placeholder="Name, id, start or permission"
+        value={table.search}
+        onChange={table.setSearch}
+      />
       <DataTable
         caption="Root keys of this workspace"
-        columns={['Name', 'Key', 'Permissions', 'Created', 'Last used', 'Expires', 'Status', 'Actions']}
+        columns={columns}
         query={rootKeys}
-        rows={rootKeys.data?.rootKeys}
+        rows={shown}
         loadingLabel="root keys"
-        emptyMessage="No root keys yet."
+        noun={{ one: 'root key' }}
+        emptyMessage={appliedSearch ? 'No root key matches the search.' : 'No root keys yet.'}
         rowKey={(rootKey) => rootKey.rootKeyId}
-        renderCells={(rootKey) => {
-          const label = rootKey.name ?? rootKey.rootKeyId;
-          const live = rootKey.revokedAt === null;
-          return (
-            <>
-              <th scope="row">{label}</th>
-              <td>
-                <code>{rootKey.start}…</code>
-              </td>
-              <td>
-                <details>
-                  <summary>{formatCount(rootKey.permissions.length, 'permission')}</summary>
-                  <ul className="plain">
-                    {rootKey.permissions.map((permission) => (
-                      <li key={permission}>
-                        <code>{permission}</code>
-                      </li>
-                    ))}
-                  </ul>
-                </details>
-              </td>
-              <td>{formatTime(rootKey.createdAt)}</td>
-              <td>{formatTime(rootKey.lastUsedAt)}</td>
-              <td>{formatTime(rootKey.expiresAt)}</td>
-              <td>
-                <StatusBadge {...rootKeyStatus(rootKey)} />
-              </td>
-              <td>
-                {live ? (
-                  <div className="row-actions">
-                    <button type="button" onClick={() => setSettingExpiry(rootKey)}>
-                      Set expiry<span className="visually-hidden"> of {label}</span>
-                    </button>
-                    <button type="button" className="danger" onClick={() => setRevoking(rootKey)}>
-                      Revoke<span className="visually-hidden"> {label}</span>
-                    </button>
-                  </div>
-                ) : null}
-              </td>
-            </>
-          );
-        }}
+        sorting={table.sorting}
+        onSortingChange={table.setSorting}
+        paging={{ pageIndex: table.pageIndex, pageSize: PAGE_SIZE, onPageIndexChange: table.setPageIndex }}
       />
 
       <CreateRootKeyDialog
@@ -135,6 +200,7 @@ export function RootKeys() {
           Revoke <strong>{revoking?.name ?? revoking?.rootKeyId}</strong>? Every call made with it fails from the next
           request on. This cannot be undone.
         </p>
+        {revoking ? <RevokingEndsSession rootKeyId={revoking.rootKeyId} /> : null}
       </ConfirmDialog>
     </>
   );

@@ -1,16 +1,19 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
+import { clearSessionEndReason, sessionEndReason } from '../sessionEnd.ts';
 import { trpc } from '../trpc.ts';
 
 /** Exchanges a root key for an HTTP-only session cookie; the key leaves the page's memory after. */
 export function SignIn() {
   const queryClient = useQueryClient();
   const [rootKey, setRootKey] = useState('');
+  const endedBecause = sessionEndReason();
   const signIn = useMutation(
     trpc.dashboard.signIn.mutationOptions({
       onSuccess: () => {
         setRootKey('');
+        clearSessionEndReason();
         return queryClient.invalidateQueries({ queryKey: trpc.dashboard.session.queryKey() });
       },
     }),
@@ -24,6 +27,11 @@ export function SignIn() {
   return (
     <main className="sign-in">
       <h1>Sign in to Keyplane</h1>
+      {endedBecause ? (
+        <p className="warning" role="status">
+          {endedBecause}
+        </p>
+      ) : null}
       <form onSubmit={submit}>
         <label htmlFor="root-key">Root key</label>
         <input

@@ -1,150 +1,71 @@
-import { keepPreviousData, type UseQueryResult, useQuery } from '@tanstack/react-query';
-import { type ComponentProps, type FormEvent, useId, useState } from 'react';
-import { useMissingAnyGrant, useMissingPermission } from '../access.ts';
+import type { PermissionTuple } from '@keyplane/core/rules';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { type FormEvent, type ReactNode, useState } from 'react';
+import { useMissingAnyGrant, useMissingPermission, useMissingPermissionCheck } from '../access.ts';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { type PickerItem, SearchSelect } from '../components/SearchSelect.tsx';
-import { BlockSkeleton } from '../components/Skeleton.tsx';
-import { type ChartSeries, StackedBarChart } from '../components/StackedBarChart.tsx';
-import { trpc } from '../trpc.ts';
+import { TimeRangeControls, useTimeWindow } from '../components/TimeRangeControls.tsx';
 import {
-  bucketStarts,
-  ratelimitsQuery,
-  TIME_RANGES,
-  type TimeRange,
-  toCount,
-  type VerificationFilters,
-  verificationsQuery,
-} from '../usageQueries.ts';
+  ChartPanel,
+  creditSummary,
+  decisionSummary,
+  outcomeSummary,
+  useDecisionSeries,
+  useVerificationSeries,
+} from '../components/UsageCharts.tsx';
+import { trpc } from '../trpc.ts';
+import type { VerificationFilters } from '../usageQueries.ts';
 import { useDebouncedValue } from '../useDebouncedValue.ts';
 
-const OUTCOME_COLORS: Record<string, string> = {
-  VALID: '#2f855a',
-  RATE_LIMITED: '#c05621',
-  USAGE_EXCEEDED: '#b7791f',
-  INSUFFICIENT_PERMISSIONS: '#6b46c1',
-  DISABLED: '#4a5568',
-  EXPIRED: '#2b6cb0',
-  NOT_FOUND: '#c53030',
-};
-
-/** One series per value of `seriesOf(row)`, summing `amountOf(row)` into the row's bucket. */
-function toSeries(
-  rows: Record<string, unknown>[],
-  buckets: number[],
-  seriesOf: (row: Record<string, unknown>) => string,
-  amountOf: (row: Record<string, unknown>) => number,
-  colorOf: (name: string) => string,
-): ChartSeries[] {
-  const indexOf = new Map(buckets.map((bucket, index) => [bucket, index]));
-  const series = new Map<string, number[]>();
-  for (const row of rows) {
-    const index = indexOf.get(toCount(row.time));
-    if (index === undefined) continue;
-    const name = seriesOf(row);
-    const values = series.get(name) ?? buckets.map(() => 0);
-    values[index] = (values[index] ?? 0) + amountOf(row);
-    series.set(name, values);
-  }
-  return [...series].map(([name, values]) => ({ name, values, color: colorOf(name) }));
-}
-
 export function Usage() {
-  const [range, setRange] = useState<TimeRange>('day');
+  const timeWindow = useTimeWindow('day');
   const [filters, setFilters] = useState<VerificationFilters>({});
-  // The range ends at the current bucket when the screen opens or the range changes.
-  const [now, setNow] = useState(() => Date.now());
-  const buckets = bucketStarts(range, now);
-  const from = buckets[0] ?? now;
-  const { granularity } = TIME_RANGES[range];
-  const formatBucket = (bucket: number) =>
-    new Date(bucket).toLocaleString(
-      undefined,
-      granularity === 'day' ? { dateStyle: 'medium' } : { timeStyle: 'short' },
-    );
-
   // A panel the root key may not read says so instead of asking for a 403.
   const verificationsMissing = useMissingAnyGrant('api', 'read_analytics');
   const ratelimitsMissing = useMissingAnyGrant('ratelimit', 'read_analytics');
-  const verifications = useQuery({
-    ...trpc.analytics.getVerifications.queryOptions({ query: verificationsQuery(range, from, filters) }),
-    enabled: verificationsMissing === undefined,
-  });
-  const ratelimits = useQuery({
-    ...trpc.analytics.getRatelimits.queryOptions({ query: ratelimitsQuery(range, from) }),
-    enabled: ratelimitsMissing === undefined,
-  });
-
-  const outcomeSeries = toSeries(
-    verifications.data ?? [],
-    buckets,
-    (row) => String(row.outcome),
-    (row) => toCount(row.total),
-    (name) => OUTCOME_COLORS[name] ?? '#718096',
-  );
-  const creditSeries = toSeries(
-    verifications.data ?? [],
-    buckets,
-    () => 'Credits spent',
-    (row) => toCount(row.credits),
-    () => '#2b6cb0',
-  );
-  const decisionSeries = toSeries(
-    ratelimits.data ?? [],
-    buckets,
-    (row) => (row.passed ? 'Passed' : 'Limited'),
-    (row) => toCount(row.total),
-    (name) => (name === 'Passed' ? '#2f855a' : '#c53030'),
-  );
+  const verifications = useVerificationSeries(timeWindow, filters, verificationsMissing);
+  const ratelimits = useDecisionSeries(timeWindow, undefined, ratelimitsMissing);
+  const applied = Object.values(filters).filter(Boolean).length;
 
   return (
     <>
       <h1 tabIndex={-1}>Usage</h1>
-      <div className="filters">
-        <div className="field">
-          <label htmlFor="usage-range">Time range</label>
-          <select
-            id="usage-range"
-            value={range}
-            onChange={(event) => {
-              setRange(event.target.value as TimeRange);
-              setNow(Date.now());
-            }}
-          >
-            {Object.entries(TIME_RANGES).map(([value, spec]) => (
-              <option key={value} value={value}>
-                {spec.label}
-              </option>
-            ))}
-          </select>
-        </div>
+      <TimeRangeControls timeWindow={timeWindow} />
+      <FilterDisclosure label={applied > 0 ? `Filters (${applied} applied)` : 'Filters'}>
         <VerificationFilterForm
           onApply={(next) => {
             setFilters(next);
-            setNow(Date.now());
+            timeWindow.refresh();
           }}
         />
-      </div>
+      </FilterDisclosure>
 
       <ChartPanel
         title="Verifications by outcome"
-        query={verifications}
-        chart={{ buckets, series: outcomeSeries, formatBucket }}
+        query={verifications.query}
+        timeWindow={timeWindow}
+        series={verifications.outcomes}
+        summary={outcomeSummary(verifications.outcomes)}
         missing={verificationsMissing}
       />
       <ChartPanel
         title="Credits spent"
-        query={verifications}
-        chart={{ buckets, series: creditSeries, formatBucket }}
+        query={verifications.query}
+        timeWindow={timeWindow}
+        series={verifications.credits}
+        summary={creditSummary(verifications.credits)}
         failureNote="Not available: the verifications did not load (see above)."
         missing={verificationsMissing}
       />
       <ChartPanel
         title="Rate-limit decisions"
-        query={ratelimits}
-        chart={{ buckets, series: decisionSeries, formatBucket }}
+        query={ratelimits.query}
+        timeWindow={timeWindow}
+        series={ratelimits.decisions}
+        summary={decisionSummary(ratelimits.decisions)}
         missing={ratelimitsMissing}
         note={
-          filters.apiId || filters.keyId || filters.identityId
+          applied > 0
             ? 'Not filtered: rate-limit decisions belong to namespaces, not to an API, key or identity, so this chart shows the whole workspace.'
             : undefined
         }
@@ -153,43 +74,16 @@ export function Usage() {
   );
 }
 
-interface ChartPanelProps {
-  title: string;
-  query: Pick<UseQueryResult, 'data' | 'error' | 'isPending' | 'refetch'>;
-  chart: Omit<ComponentProps<typeof StackedBarChart>, 'label'>;
-  /** Shown instead of the error when another panel of the same query already shows it, with the retry. */
-  failureNote?: string;
-  /** Shown under the title, e.g. that the filters above do not apply to this chart. */
-  note?: string;
-  /** Why the root key may not read this chart: shown instead of it, the query never asked. */
-  missing?: string;
-}
+/** Wide screens have room for the filters; a phone starts with them folded under one line. */
+const FILTERS_OPEN_AT = '(min-width: 40.01rem)';
 
-/** A titled chart of one query's rows, or its loading placeholder or error. */
-function ChartPanel({ title, query, chart, failureNote, note, missing }: ChartPanelProps) {
-  const id = useId();
-  if (missing) {
-    return (
-      <section className="panel" aria-labelledby={id}>
-        <h2 id={id}>{title}</h2>
-        <p className="hint">Not shown: {missing}</p>
-      </section>
-    );
-  }
+function FilterDisclosure({ label, children }: { label: string; children: ReactNode }) {
+  const [open, setOpen] = useState(() => window.matchMedia(FILTERS_OPEN_AT).matches);
   return (
-    <section className="panel" aria-labelledby={id}>
-      <h2 id={id}>{title}</h2>
-      {note ? <p className="hint">{note}</p> : null}
-      {query.error ? (
-        failureNote ? (
-          <p>{failureNote}</p>
-        ) : (
-          <ErrorMessage error={query.error} onRetry={() => void query.refetch()} />
-        )
-      ) : null}
-      {query.isPending ? <BlockSkeleton height="16rem" /> : null}
-      {query.data ? <StackedBarChart label={title} {...chart} /> : null}
-    </section>
+    <details className="filter-disclosure" open={open} onToggle={(event) => setOpen(event.currentTarget.open)}>
+      <summary>{label}</summary>
+      {children}
+    </details>
   );
 }
 
@@ -205,6 +99,7 @@ function VerificationFilterForm({ onApply }: { onApply: (filters: VerificationFi
   const [identitySearch, setIdentitySearch] = useState('');
   const debouncedKeySearch = useDebouncedValue(keySearch.trim());
   const debouncedIdentitySearch = useDebouncedValue(identitySearch.trim());
+  const keysUnavailable = useKeysUnavailable(apiId, apis.data?.data ?? []);
 
   const keys = useQuery({
     ...trpc.apis.listKeys.queryOptions({
@@ -212,8 +107,8 @@ function VerificationFilterForm({ onApply }: { onApply: (filters: VerificationFi
       limit: PICKER_PAGE_SIZE,
       search: debouncedKeySearch || undefined,
     }),
-    // Keys are listed per API: there is nothing to search before one is chosen.
-    enabled: apiId !== '',
+    // Keys are listed per API, and only of an API whose keys the root key may read.
+    enabled: keysUnavailable === undefined,
     placeholderData: keepPreviousData,
     select: (page) => ({
       items: page.data.map((item) => ({ id: item.keyId, label: `${item.name ?? item.keyId} (${item.start}…)` })),
@@ -281,7 +176,7 @@ function VerificationFilterForm({ onApply }: { onApply: (filters: VerificationFi
         search={keySearch}
         onSearchChange={setKeySearch}
         matches={keys}
-        unavailable={apiId === '' ? 'Choose an API to pick one of its keys.' : undefined}
+        unavailable={keysUnavailable}
       />
       <SearchSelect
         label="Identity"
@@ -297,4 +192,24 @@ function VerificationFilterForm({ onApply }: { onApply: (filters: VerificationFi
       <button type="submit">Apply filters</button>
     </form>
   );
+}
+
+/**
+ * Why the key picker cannot list keys, if it cannot: keys are listed per API, and only for an API
+ * whose keys the root key may read (`read_key`), which the reason names.
+ */
+function useKeysUnavailable(apiId: string, apis: readonly { id: string; name: string }[]): string | undefined {
+  const missingFor = useMissingPermissionCheck();
+  const missingAnywhere = useMissingAnyGrant('api', 'read_key');
+  if (missingAnywhere) return missingAnywhere;
+  const readKey = (id: string): PermissionTuple => ({ resourceType: 'api', resourceId: id, action: 'read_key' });
+  if (apiId !== '') {
+    const missing = missingFor(readKey(apiId));
+    const name = apis.find((api) => api.id === apiId)?.name ?? apiId;
+    return missing ? `${missing} Keys of ${name} cannot be picked.` : undefined;
+  }
+  const unreadable = apis.filter((api) => missingFor(readKey(api.id)) !== undefined).map((api) => api.name);
+  return unreadable.length === 0
+    ? 'Choose an API to pick one of its keys.'
+    : `Choose an API to pick one of its keys; not ${unreadable.join(' or ')}, whose keys your root key may not read (read_key).`;
 }
