@@ -17,6 +17,8 @@ import { RolesAndPermissions } from './screens/RolesAndPermissions.tsx';
 import { RootKeys } from './screens/RootKeys.tsx';
 import { SignIn } from './screens/SignIn.tsx';
 import { Usage } from './screens/Usage.tsx';
+import { WebhookDetail } from './screens/WebhookDetail.tsx';
+import { Webhooks } from './screens/Webhooks.tsx';
 import { trpcErrorCode } from './trpc.ts';
 
 /** The session decides between the sign-in page and the dashboard; nothing else is fetched before it. */
@@ -61,6 +63,8 @@ function Screen() {
     ['/ratelimits', () => <Ratelimits />],
     ['/ratelimits/:namespace', ({ namespace = '' }) => <NamespaceDetail key={namespace} namespace={namespace} />],
     ['/usage', () => <Usage />],
+    ['/webhooks', () => <Webhooks />],
+    ['/webhooks/:endpointId', ({ endpointId = '' }) => <WebhookDetail key={endpointId} endpointId={endpointId} />],
     ['/audit', () => <AuditLog />],
   ];
   for (const [pattern, render] of routes) {

@@ -12,6 +12,7 @@ const NAV_ITEMS = [
   { to: '/identities', label: 'Identities' },
   { to: '/ratelimits', label: 'Rate limits' },
   { to: '/usage', label: 'Usage' },
+  { to: '/webhooks', label: 'Webhooks' },
   { to: '/audit', label: 'Audit log' },
 ];
 

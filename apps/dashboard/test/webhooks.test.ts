@@ -1,0 +1,210 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumInstalled, keepScreenshot } from './browser.ts';
+import {
+  type Dashboard,
+  DESKTOP,
+  PHONE,
+  sidewaysOverflow,
+  signIn,
+  startDashboard,
+  unexpectedErrors,
+} from './harness.ts';
+
+// The Webhooks screens: endpoints created, changed and deleted in the UI, and the delivery log with
+// what each attempt got. The server under test refuses private targets, as production does, so
+// the endpoints point at a public-looking name that does not resolve: every attempt fails with
+// the resolver's error, which the log must show.
+let dashboard: Dashboard;
+let page: Page;
+let apiId: string;
+
+const HOOK_URL = 'https://hooks.example.com/keyplane';
+
+interface EndpointAnswer {
+  endpointId: string;
+  url: string;
+  description: string | null;
+  eventTypes: string[];
+  apiIds: string[] | null;
+  enabled: boolean;
+  creditsLow: { threshold: number | null; percent: number | null };
+  expiringNoticeMs: number;
+}
+
+interface DeliveryAnswer {
+  deliveryId: string;
+  eventType: string;
+  attempts: { statusCode: number | null; error: string | null }[];
+}
+
+const listEndpoints = () => dashboard.v2<EndpointAnswer[]>('webhooks.listEndpoints', {});
+const webhooksPage = () => `${dashboard.server.url}/dashboard/webhooks`;
+
+describe.skipIf(!chromiumInstalled)('the Webhooks screens', () => {
+  beforeAll(async () => {
+    dashboard = await startDashboard(DESKTOP);
+    page = dashboard.page;
+    ({ apiId } = await dashboard.v2<{ apiId: string }>('apis.createApi', { name: 'billing-api' }));
+    await signIn(dashboard);
+  }, 120_000);
+
+  afterAll(async () => {
+    await dashboard?.stop();
+  });
+
+  it('creates an endpoint, shows its secret once and lists it', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
+    await page.getByText('No endpoints yet').waitFor();
+    await page.getByRole('button', { name: 'Create endpoint' }).click();
+
+    const dialog = page.getByRole('dialog', { name: 'Create endpoint' });
+    await dialog.getByLabel('URL').fill(HOOK_URL);
+    await dialog.getByLabel('Description (optional)').fill('billing alerts');
+    await dialog.getByLabel('All events, including types added later').uncheck();
+    await dialog.getByLabel('key.credits.low', { exact: true }).check();
+    await dialog.getByLabel('key.expiring', { exact: true }).check();
+    await dialog.getByLabel('billing-api').check();
+    await dialog.getByLabel('At or below this many credits').fill('5');
+    await dialog.getByLabel('Send key.expiring this many days before a key expires').fill('3');
+    await dialog.getByRole('button', { name: 'Create endpoint' }).click();
+
+    const secret = (await page.getByTestId('new-secret').textContent())?.trim() ?? '';
+    expect(secret).toMatch(/^whsec_/);
+    const row = page.getByRole('row', { name: new RegExp(HOOK_URL) });
+    await row.waitFor();
+    expect(await row.textContent()).toContain('key.credits.low, key.expiring');
+    expect(await listEndpoints()).toMatchObject([
+      {
+        url: HOOK_URL,
+        description: 'billing alerts',
+        eventTypes: ['key.credits.low', 'key.expiring'],
+        apiIds: [apiId],
+        enabled: true,
+        creditsLow: { threshold: 5, percent: null },
+        expiringNoticeMs: 3 * 86_400_000,
+      },
+    ]);
+    // Nothing but the secret panel ever shows it.
+    expect(await page.locator('main').textContent()).toContain(secret);
+    await keepScreenshot(page, 'webhooks-created-desktop');
+    await page.getByRole('button', { name: 'Open endpoint' }).click();
+    await page.getByRole('heading', { name: HOOK_URL, level: 1 }).waitFor();
+    await page.locator('.facts').getByText('billing-api').waitFor();
+    expect(await page.locator('main').textContent()).not.toContain(secret);
+  });
+
+  it('sends a test event and logs the failed attempt with the error it got', async () => {
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await page.getByText('Test event queued').waitFor();
+    const log = page.getByRole('list', { name: 'Deliveries' });
+    const delivery = log.getByRole('listitem', { name: /^webhook\.test delivery/ });
+    await delivery.waitFor();
+    // The worker tries it at once; the log looks again while a delivery is pending.
+    const attemptError = delivery.locator('.attempt-error').first();
+    await attemptError.waitFor();
+    const [endpoint] = await listEndpoints();
+    const stored = await dashboard.v2<DeliveryAnswer[]>('webhooks.listDeliveries', {
+      endpointId: endpoint?.endpointId,
+    });
+    const firstAttempt = stored[0]?.attempts[0];
+    expect(firstAttempt).toMatchObject({ statusCode: null, error: expect.any(String) });
+    expect(await attemptError.textContent()).toBe(firstAttempt?.error);
+    expect(await delivery.getByRole('listitem').first().textContent()).toMatch(/Attempt 1 · .* · No answer · \d+ ms/);
+    await page.waitForLoadState('networkidle');
+    await keepScreenshot(page, 'webhook-delivery-log-desktop');
+  });
+
+  it('redelivers an event as a new delivery', async () => {
+    const log = page.getByRole('list', { name: 'Deliveries' });
+    await log.getByRole('button', { name: 'Redeliver webhook.test delivery' }).click();
+    await expect.poll(() => log.getByRole('listitem', { name: /^webhook\.test delivery/ }).count()).toBe(2);
+  });
+
+  it('edits the endpoint, disables and enables it, and rotates its secret', async () => {
+    await page.getByRole('button', { name: 'Edit' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Edit endpoint' });
+    expect(await dialog.getByLabel('URL').inputValue()).toBe(HOOK_URL);
+    await dialog.getByLabel('Description (optional)').fill('renamed alerts');
+    await dialog.getByLabel('All events, including types added later').check();
+    await dialog.getByRole('button', { name: 'Save endpoint' }).click();
+    await page.locator('.facts').getByText('renamed alerts').waitFor();
+    expect(await listEndpoints()).toMatchObject([{ description: 'renamed alerts', eventTypes: ['*'] }]);
+
+    await page.getByRole('button', { name: 'Disable' }).click();
+    await page.locator('.title-with-status .badge', { hasText: 'Disabled' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Send test event' }).isDisabled()).toBe(true);
+    await page.getByRole('button', { name: 'Enable' }).click();
+    await page.locator('.title-with-status .badge', { hasText: 'Enabled' }).waitFor();
+
+    const [before] = await listEndpoints();
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    await page
+      .getByRole('dialog', { name: 'Rotate signing secret' })
+      .getByRole('button', { name: 'Rotate secret' })
+      .click();
+    const rotated = (await page.getByTestId('new-secret').textContent())?.trim() ?? '';
+    expect(rotated).toMatch(/^whsec_/);
+    await page.getByRole('button', { name: 'Done' }).click();
+    expect(await page.getByTestId('new-secret').count()).toBe(0);
+    // Everything but the time of the change stays as it was.
+    expect(await listEndpoints()).toEqual([{ ...before, updatedAt: expect.any(Number) }]);
+  });
+
+  it('fits a phone: the list, the endpoint with its log and the create dialog scroll only downwards', async () => {
+    await page.setViewportSize(PHONE);
+    await page.goto(webhooksPage());
+    await page.getByRole('row', { name: new RegExp(HOOK_URL) }).waitFor();
+    expect(await sidewaysOverflow(page)).toBe(0);
+    await keepScreenshot(page, 'webhooks-phone');
+
+    await page.getByRole('link', { name: HOOK_URL }).click();
+    await page.locator('.attempt-error').first().waitFor();
+    await page.waitForLoadState('networkidle');
+    expect(await sidewaysOverflow(page)).toBe(0);
+    await keepScreenshot(page, 'webhook-delivery-log-phone');
+
+    await page.goto(webhooksPage());
+    await page.getByRole('button', { name: 'Create endpoint' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Create endpoint' });
+    await dialog.getByLabel('billing-api').waitFor();
+    expect(await sidewaysOverflow(dialog)).toBe(0);
+    expect(await sidewaysOverflow(dialog.locator('form'))).toBe(0);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await page.setViewportSize(DESKTOP);
+  });
+
+  it('refuses a private target with the server’s reason, creating nothing', async () => {
+    await page.goto(webhooksPage());
+    await page.getByRole('button', { name: 'Create endpoint' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Create endpoint' });
+    const errorsBefore = dashboard.pageErrors.length;
+    await dialog.getByLabel('URL').fill('http://169.254.169.254/latest');
+    await dialog.getByRole('button', { name: 'Create endpoint' }).click();
+    await dialog
+      .getByRole('alert')
+      .getByText(/loopback, private or link-local/)
+      .waitFor();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect(await listEndpoints()).toHaveLength(1);
+    // The browser reports the refused request itself; nothing else may have failed.
+    const reported = dashboard.pageErrors.splice(errorsBefore);
+    expect(reported.filter((error) => !error.includes('status of 400'))).toEqual([]);
+  });
+
+  it('deletes the endpoint after confirmation', async () => {
+    await page.getByRole('link', { name: HOOK_URL }).click();
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page
+      .getByRole('dialog', { name: 'Delete endpoint' })
+      .getByRole('button', { name: 'Delete endpoint' })
+      .click();
+    await page.getByText('No endpoints yet').waitFor();
+    expect(await listEndpoints()).toEqual([]);
+  });
+
+  it('reported no script errors', () => {
+    expect(unexpectedErrors(dashboard)).toEqual([]);
+  });
+});
