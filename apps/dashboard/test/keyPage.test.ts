@@ -56,10 +56,12 @@ describe.skipIf(!chromiumInstalled)('the key page', () => {
       [seeded.keysByStatus.outOfCredits[0], 'Out of credits', 'USAGE_EXCEEDED'],
     ] as const;
     for (const [keyId = '', label] of cases) {
-      const apiId = seeded.apis.find((candidate) => candidate.keyIds.includes(keyId))?.id;
-      await page.goto(keyPage(keyId, apiId));
+      const api = seeded.apis.find((candidate) => candidate.keyIds.includes(keyId));
+      await page.goto(keyPage(keyId, api?.id));
       await page.locator('.title-with-status .badge').waitFor();
       expect(await page.locator('.title-with-status .badge').textContent()).toBe(label);
+      // The breadcrumb names the key's API by its name.
+      await page.locator('.breadcrumbs').getByRole('link', { name: api?.name }).waitFor();
     }
     // The usage chart and the last verifications of the key follow the status.
     await page.getByRole('heading', { name: 'Usage of this key' }).waitFor();

@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { useMissingPermission } from '../access.ts';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { PermittedButton } from '../components/PermittedButton.tsx';
@@ -21,6 +22,9 @@ interface KeyDetailProps {
 export function KeyDetail({ apiId, keyId }: KeyDetailProps) {
   const queryClient = useQueryClient();
   const key = useQuery(trpc.keys.getKey.queryOptions({ keyId }));
+  // The API's name for the breadcrumb, when the root key may read the API; its id otherwise.
+  const mayReadApi = useMissingPermission({ resourceType: 'api', resourceId: apiId, action: 'read_api' }) === undefined;
+  const api = useQuery({ ...trpc.apis.getApi.queryOptions({ apiId }), enabled: mayReadApi });
   const [revealed, setRevealed] = useState(false);
   // The plaintext lives only while this page is open: gcTime 0 drops it from the cache on leaving.
   const plaintext = useQuery({
@@ -52,7 +56,8 @@ export function KeyDetail({ apiId, keyId }: KeyDetailProps) {
   return (
     <>
       <p className="breadcrumbs">
-        <Link to="/apis">APIs</Link> / <Link to={`/apis/${apiId}`}>{apiId}</Link> / <code>{keyId}</code>
+        <Link to="/apis">APIs</Link> / <Link to={`/apis/${apiId}`}>{api.data?.name ?? apiId}</Link> /{' '}
+        <code>{keyId}</code>
       </p>
       <div className="page-header">
         <div className="title-with-status">

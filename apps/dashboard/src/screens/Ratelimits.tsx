@@ -8,7 +8,7 @@ import { RelativeTime } from '../components/RelativeTime.tsx';
 import { SingleFieldCreateDialog } from '../components/SingleFieldCreateDialog.tsx';
 import { TableSearch } from '../components/TableSearch.tsx';
 import { WholeListNote } from '../components/WholeListNote.tsx';
-import { Link } from '../router.tsx';
+import { Link, navigate } from '../router.tsx';
 import { type RouterOutputs, trpc } from '../trpc.ts';
 import { useTableUrlState } from '../useTableUrlState.ts';
 import { useWholeList } from '../useWholeList.ts';
@@ -111,7 +111,10 @@ export function Ratelimits() {
         constraints={{ maxLength: 512 }}
         mutationOptions={trpc.ratelimit.createNamespace.mutationOptions()}
         toInput={(name) => ({ name })}
-        onCreated={() => void queryClient.invalidateQueries({ queryKey: trpc.ratelimit.pathKey() })}
+        onCreated={({ namespaceId }) => {
+          void queryClient.invalidateQueries({ queryKey: trpc.ratelimit.pathKey() });
+          navigate(`/ratelimits/${namespaceId}`);
+        }}
       />
       <ConfirmDialog
         title="Delete namespace"
