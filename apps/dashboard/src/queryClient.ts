@@ -1,6 +1,6 @@
 import { hashKey, MutationCache, QueryCache, QueryClient } from '@tanstack/react-query';
 import { noteSessionEnd } from './sessionEnd.ts';
-import { isClientError, trpc, trpcErrorCode } from './trpc.ts';
+import { isBriefRefusal, isClientError, trpc, trpcErrorCode } from './trpc.ts';
 
 const sessionKey = trpc.dashboard.session.queryKey();
 const sessionHash = hashKey(sessionKey);
@@ -36,9 +36,10 @@ export const queryClient: QueryClient = new QueryClient({
   defaultOptions: {
     queries: {
       // One quick retry for a failure a second try may fix, so an error shows within a second rather
-      // than after seconds of placeholders; every error message offers "Try again" after that.
-      retry: (failures, error) => !isClientError(error) && failures < 1,
-      retryDelay: 500,
+      // than after seconds of placeholders; every error message offers "Try again" after that. A
+      // refusal that says "retry in a few seconds" is retried as it says, three times over 7 s.
+      retry: (failures, error) => (isBriefRefusal(error) ? failures < 3 : !isClientError(error) && failures < 1),
+      retryDelay: (failures, error) => (isBriefRefusal(error) ? 1000 * 2 ** failures : 500),
       // Offline, queries fail at once and say so, rather than waiting silently behind placeholders.
       networkMode: 'always',
       staleTime: 10_000,

@@ -116,6 +116,16 @@ export function trpcErrorCode(error: unknown): string | undefined {
   return error instanceof TRPCClientError ? error.data?.code : undefined;
 }
 
+/**
+ * A 429 that clears within seconds: analytics busy, the workspace's concurrent analytics queries
+ * (those of a filter just changed may still run), its API rate limit. An hourly query quota does not.
+ */
+export function isBriefRefusal(error: unknown): boolean {
+  if (!(error instanceof TRPCClientError) || error.data?.httpStatus !== 429) return false;
+  const type: unknown = error.data?.type;
+  return !(typeof type === 'string' && type.endsWith('/query_quota_exceeded'));
+}
+
 /** 4xx answers are final: retrying them only delays the message. */
 export function isClientError(error: unknown): boolean {
   if (!(error instanceof TRPCClientError)) return false;

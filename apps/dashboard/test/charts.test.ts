@@ -215,6 +215,36 @@ describe.skipIf(!chromiumInstalled)('charts in Chromium', () => {
     await page.getByLabel('Time range').selectOption({ label: 'Last 24 hours' });
   });
 
+  it('waits out a "retry in a few seconds" refusal as it says, then charts, with no error shown', async () => {
+    // The workspace's analytics slots held by the queries of a filter just changed: the server's
+    // own 429 for the first batch of chart queries, the real answers after it.
+    const refusal = {
+      message: 'This workspace already has 2 analytics queries running, as many as it may run at once.',
+      code: -32029,
+      data: { code: 'TOO_MANY_REQUESTS', httpStatus: 429, type: 'user/too_many_requests/query_concurrency_exceeded' },
+    };
+    let asked = 0;
+    await page.route('**/trpc/analytics.**', async (route) => {
+      asked++;
+      if (asked > 1) return route.continue();
+      const procedures = new URL(route.request().url()).pathname.split('/').pop()?.split(',') ?? [];
+      return route.fulfill({
+        status: 429,
+        contentType: 'application/json',
+        body: JSON.stringify(procedures.map(() => ({ error: refusal }))),
+      });
+    });
+    const region = page.getByRole('region', { name: 'Verifications by outcome' });
+    await page.getByLabel('Time range').selectOption({ label: 'Last hour' });
+    // The hour's 60 minute buckets, charted once the retried answer came.
+    await expect.poll(() => region.locator('tbody tr').count()).toBe(60);
+    expect(await summaryOf(region)).toMatch(/valid of [\d,]+ verifications$/);
+    expect(asked).toBeGreaterThan(1);
+    expect(await page.getByRole('alert').count()).toBe(0);
+    await page.unroute('**/trpc/analytics.**');
+    await page.getByLabel('Time range').selectOption({ label: 'Last 24 hours' });
+  });
+
   it('folds the filters away on a phone, keeps the axis labels readable and the page from scrolling sideways', async () => {
     const phone = await openPhonePage();
     await phone.goto(`${dashboard.server.url}/dashboard/usage`);

@@ -104,8 +104,11 @@ export async function signIn(dashboard: Dashboard, page = dashboard.page): Promi
   await page.getByRole('navigation', { name: 'Main' }).waitFor();
 }
 
-/** Requests the browser reports as failed on purpose in these tests (a simulated 502, going offline). */
-export const EXPECTED_FAILURES = ['401', 'status of 502', 'ERR_INTERNET_DISCONNECTED'];
+/**
+ * Requests the browser reports as failed on purpose in these tests (a simulated 502, going offline),
+ * and the 429s the dashboard retries as they ask (analytics busy on a loaded machine).
+ */
+export const EXPECTED_FAILURES = ['401', 'status of 502', 'status of 429', 'ERR_INTERNET_DISCONNECTED'];
 
 /** The page errors left once the expected HTTP statuses are set aside: a test expects none. */
 export const unexpectedErrors = (dashboard: Dashboard) =>
