@@ -1,6 +1,6 @@
 import { scalarArrayLiteral, textArrayLiteral } from './arrayLiterals.ts';
 import { copyField, copyTimestamp, type EventTransaction } from './eventTransaction.ts';
-import { bucketStart, type Granularity, rollupTable, rollupUpserts } from './rollups.ts';
+import { bucketStart, type Granularity, groupTotals, minuteStart, rollupTable, rollupUpserts } from './rollups.ts';
 import { rows, sql } from './sql.ts';
 
 export interface RatelimitEvent {
@@ -15,15 +15,6 @@ export interface RatelimitEvent {
   overrideId: string | null;
   latencyMs: number;
 }
-
-/** The batch's totals per minute bucket, which every rollup adds up (see verificationEvents.ts). */
-const minuteTotals = sql`
-  minute_totals as (
-    select workspace_id, ${bucketStart('minute', sql.ref('time'))} as time, namespace_id, identifier, passed,
-           count(*) as count
-    from input
-    group by 1, 2, 3, 4, 5
-  )`;
 
 /** Adds the batch's counts to one rollup table, locking rows in key order (see verificationEvents.ts). */
 function ratelimitRollup(granularity: Granularity) {
@@ -49,25 +40,51 @@ function rawRows(batch: RatelimitEvent[]): string {
 const COPY_DECISIONS = `copy ratelimit_events (time, request_id, workspace_id, namespace_id, identifier, passed, "limit",
                                             remaining, override_id, latency_ms) from stdin`;
 
+interface MinuteTotal {
+  workspaceId: string;
+  time: number;
+  namespaceId: string;
+  identifier: string;
+  passed: boolean;
+  count: number;
+}
+
+/** The batch's decisions counted per minute bucket, namespace, identifier and outcome. */
+function minuteTotals(batch: readonly RatelimitEvent[]): MinuteTotal[] {
+  return groupTotals<RatelimitEvent, MinuteTotal>(
+    batch,
+    (event) =>
+      `${event.workspaceId}\0${minuteStart(event.time)}\0${event.namespaceId}\0${event.identifier}\0${event.passed}`,
+    (event, total) => {
+      if (total) {
+        total.count++;
+        return total;
+      }
+      const { workspaceId, namespaceId, identifier, passed } = event;
+      return { workspaceId, time: minuteStart(event.time), namespaceId, identifier, passed, count: 1 };
+    },
+  );
+}
+
 /**
  * One batch of decisions in the caller's transaction: the raw decisions (COPY), then their
- * per-minute, hour, day and month rollups in one statement (see verificationEvents.ts).
+ * per-minute, hour, day and month rollups in one statement, from the batch's minute totals.
  */
 export async function writeRatelimitEvents(tx: EventTransaction, batch: RatelimitEvent[]): Promise<void> {
   await tx.copyIn(COPY_DECISIONS, rawRows(batch));
+  const totals = minuteTotals(batch);
   const texts = (key: 'workspaceId' | 'namespaceId' | 'identifier') =>
-    textArrayLiteral(batch.map((event) => event[key]));
-  const scalars = (key: 'time' | 'passed') => scalarArrayLiteral(batch.map((event) => event[key]));
+    textArrayLiteral(totals.map((total) => total[key]));
+  const scalars = (key: 'time' | 'passed' | 'count') => scalarArrayLiteral(totals.map((total) => total[key]));
   await rows(
     tx.em,
     sql`
-      with input as (
-        select * from unnest(${scalars('time')}::float8[], ${texts('workspaceId')}::text[],
-                             ${texts('namespaceId')}::text[], ${texts('identifier')}::text[], ${scalars('passed')}::bool[])
-          as t(time, workspace_id, namespace_id, identifier, passed)
+      with minute_totals as (
+        select * from unnest(${texts('workspaceId')}::text[], ${scalars('time')}::int8[], ${texts('namespaceId')}::text[],
+                             ${texts('identifier')}::text[], ${scalars('passed')}::bool[], ${scalars('count')}::int8[])
+          as t(workspace_id, time, namespace_id, identifier, passed, count)
       ),
-      ${minuteTotals},
       ${rollupUpserts(ratelimitRollup)}
-      select count(*) from input`,
+      select count(*) from minute_totals`,
   );
 }

@@ -1,6 +1,6 @@
 import { scalarArrayLiteral, textArrayLiteral } from './arrayLiterals.ts';
 import { copyField, copyTimestamp, type EventTransaction } from './eventTransaction.ts';
-import { bucketStart, type Granularity, rollupTable, rollupUpserts } from './rollups.ts';
+import { bucketStart, type Granularity, groupTotals, minuteStart, rollupTable, rollupUpserts } from './rollups.ts';
 import { type EntityManager, rows, sql, typed } from './sql.ts';
 
 export interface VerificationEvent {
@@ -16,19 +16,6 @@ export interface VerificationEvent {
   spentCredits: number;
   latencyMs: number;
 }
-
-/**
- * The batch's totals per minute bucket and dimensions. Every rollup adds these up instead of
- * grouping each event again: one pass over the events instead of four.
- */
-const minuteTotals = sql`
-  minute_totals as (
-    select workspace_id, ${bucketStart('minute', sql.ref('time'))} as time, key_id, outcome, api_id,
-           coalesce(identity_id, '') as identity_id, coalesce(external_id, '') as external_id,
-           count(*) as count, sum(spent_credits) as spent_credits, sum(latency_ms) as latency_sum
-    from input
-    group by 1, 2, 3, 4, 5, 6, 7
-  )`;
 
 /**
  * Adds the batch's counts to one rollup table. Rows are locked in key order so that two nodes
@@ -61,43 +48,98 @@ function rawRows(batch: VerificationEvent[]): string {
 const COPY_VERIFICATIONS = `copy key_verifications (time, request_id, workspace_id, api_id, key_id, identity_id, external_id,
                                                 outcome, tags, spent_credits, latency_ms) from stdin`;
 
+interface MinuteTotal {
+  workspaceId: string;
+  time: number;
+  keyId: string;
+  outcome: string;
+  apiId: string;
+  /** '' for none: rollup rows are keyed by it. */
+  identityId: string;
+  externalId: string;
+  count: number;
+  spentCredits: number;
+  latencySum: number;
+}
+
+/** The batch's verifications summed per minute bucket, key, outcome, API and identity. */
+function minuteTotals(batch: readonly VerificationEvent[]): MinuteTotal[] {
+  return groupTotals<VerificationEvent, MinuteTotal>(
+    batch,
+    (event) =>
+      `${event.workspaceId}\0${minuteStart(event.time)}\0${event.keyId}\0${event.outcome}\0${event.apiId}\0${event.identityId ?? ''}\0${event.externalId ?? ''}`,
+    (event, total) => {
+      if (total) {
+        total.count++;
+        total.spentCredits += event.spentCredits;
+        total.latencySum += event.latencyMs;
+        return total;
+      }
+      return {
+        workspaceId: event.workspaceId,
+        time: minuteStart(event.time),
+        keyId: event.keyId,
+        outcome: event.outcome,
+        apiId: event.apiId,
+        identityId: event.identityId ?? '',
+        externalId: event.externalId ?? '',
+        count: 1,
+        spentCredits: event.spentCredits,
+        latencySum: event.latencyMs,
+      };
+    },
+  );
+}
+
+/** When each key of the batch was last used. */
+function lastUses(batch: readonly VerificationEvent[]): { keyId: string; time: number }[] {
+  return groupTotals<VerificationEvent, { keyId: string; time: number }>(
+    batch,
+    (event) => event.keyId,
+    (event, last) => {
+      if (!last) return { keyId: event.keyId, time: event.time };
+      last.time = Math.max(last.time, event.time);
+      return last;
+    },
+  );
+}
+
 /**
  * One batch of verification events, in the caller's transaction: the raw events (COPY), their
- * per-minute, hour, day and month rollups (one statement), then `lastUsedAt` of their keys. A
- * failed batch leaves nothing behind, so its retry counts nothing twice; COPY fails as a whole, so
- * a refused value fails the batch (see writeDroppingRefused in packages/background).
+ * per-minute, hour, day and month rollups (one statement, from the batch's minute totals), then
+ * `lastUsedAt` of their keys. A failed batch leaves nothing behind, so its retry counts nothing
+ * twice; COPY fails as a whole, so a refused value fails the batch (see writeDroppingRefused in
+ * packages/background).
  */
 export async function writeVerificationEvents(tx: EventTransaction, batch: VerificationEvent[]): Promise<void> {
   await tx.copyIn(COPY_VERIFICATIONS, rawRows(batch));
-  const texts = (key: 'workspaceId' | 'apiId' | 'keyId' | 'identityId' | 'externalId' | 'outcome') =>
-    textArrayLiteral(batch.map((event) => event[key]));
-  const numbers = (key: 'time' | 'spentCredits' | 'latencyMs') => scalarArrayLiteral(batch.map((event) => event[key]));
-  // Both statements take these two.
-  const keyIds = texts('keyId');
-  const times = numbers('time');
+  const totals = minuteTotals(batch);
+  const texts = (key: 'workspaceId' | 'keyId' | 'outcome' | 'apiId' | 'identityId' | 'externalId') =>
+    textArrayLiteral(totals.map((total) => total[key]));
+  const numbers = (key: 'time' | 'count' | 'spentCredits' | 'latencySum') =>
+    scalarArrayLiteral(totals.map((total) => total[key]));
   await rows(
     tx.em,
     sql`
-    with input as (
-      select * from unnest(${times}::float8[], ${texts('workspaceId')}::text[], ${texts('apiId')}::text[],
-                           ${keyIds}::text[], ${texts('identityId')}::text[], ${texts('externalId')}::text[],
-                           ${texts('outcome')}::text[], ${numbers('spentCredits')}::bigint[],
-                           ${numbers('latencyMs')}::float8[])
-        as t(time, workspace_id, api_id, key_id, identity_id, external_id, outcome, spent_credits, latency_ms)
+    with minute_totals as (
+      select * from unnest(${texts('workspaceId')}::text[], ${numbers('time')}::int8[], ${texts('keyId')}::text[],
+                           ${texts('outcome')}::text[], ${texts('apiId')}::text[], ${texts('identityId')}::text[],
+                           ${texts('externalId')}::text[], ${numbers('count')}::int8[], ${numbers('spentCredits')}::int8[],
+                           ${numbers('latencySum')}::float8[])
+        as t(workspace_id, time, key_id, outcome, api_id, identity_id, external_id, count, spent_credits, latency_sum)
     ),
-    ${minuteTotals},
     ${rollupUpserts(verificationRollup)}
-    select count(*) from input`,
+    select count(*) from minute_totals`,
   );
   // Last, so the key rows (which credit spends lock too) are held only until the commit right after.
   // lastUsedAt comes from the same batch: approximate to the flush interval.
+  const used = lastUses(batch);
   await rows(
     tx.em,
     sql`
-      update keys k set last_used_at = greatest(k.last_used_at, u.used_at)
-      from (select key_id, to_timestamp(max(time) / 1000.0) as used_at
-            from unnest(${keyIds}::text[], ${times}::float8[]) as t(key_id, time)
-            group by key_id) u
+      update keys k set last_used_at = greatest(k.last_used_at, to_timestamp(u.time / 1000.0))
+      from unnest(${textArrayLiteral(used.map((use) => use.keyId))}::text[],
+                  ${scalarArrayLiteral(used.map((use) => use.time))}::float8[]) as u(key_id, time)
       where k.id = u.key_id`,
   );
 }
