@@ -2,6 +2,7 @@ import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumInstalled, collectPageErrors, keepScreenshot } from './browser.ts';
 import {
+  axisLabelStretch,
   type Dashboard,
   DESKTOP,
   PHONE,
@@ -46,27 +47,6 @@ function expectedSummary(counts: Record<string, number>, success: string, word: 
 
 const chartOf = (scope: Page | Locator, name: string) => scope.getByRole('img', { name: new RegExp(`^${name}`) });
 const summaryOf = (region: Locator) => region.locator('.chart-summary').textContent();
-
-/**
- * How each chart axis label is drawn against the same text laid out plainly: 1 when its glyphs keep
- * their shape (the same measure as dashboard.test.ts).
- */
-const axisLabelStretch = (target: Page) =>
-  target.locator('.chart .axis-label').evaluateAll((labels) =>
-    labels
-      .filter((label) => label.getClientRects().length > 0)
-      .map((label) => {
-        const plain = document.createElement('span');
-        plain.textContent = label.textContent;
-        plain.style.font = getComputedStyle(label).font;
-        plain.style.position = 'absolute';
-        plain.style.whiteSpace = 'nowrap';
-        document.body.append(plain);
-        const ratio = label.getBoundingClientRect().width / plain.getBoundingClientRect().width;
-        plain.remove();
-        return Math.round(ratio * 100) / 100;
-      }),
-  );
 
 /** Axis labels of every chart on the page keep their shape, and none overlaps the next on its axis. */
 async function expectReadableAxes(target: Page): Promise<void> {

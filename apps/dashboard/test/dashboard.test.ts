@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SpawnedServer } from '../../../bench/server.ts';
 import { chromiumInstalled, collectPageErrors, keepScreenshot } from './browser.ts';
 import {
+  axisLabelStretch,
   cellDisplays,
   type Dashboard,
   EXPECTED_FAILURES,
@@ -23,27 +24,6 @@ const v2 = <TData>(procedure: string, body: unknown) => dashboard.v2<TData>(proc
 const v2Status = (procedure: string, body: unknown) => dashboard.v2Status(procedure, body);
 const internal = <TData>(procedure: string, input: unknown) => dashboard.internal<TData>(procedure, input);
 const verify = (key: string) => dashboard.verify(key);
-
-/**
- * How each chart axis label is drawn against the same text laid out plainly: 1 when its glyphs keep
- * their shape, more or less when the chart stretches or squashes them.
- */
-const axisLabelStretch = (page: Page) =>
-  page.locator('.chart .axis-label').evaluateAll((labels) =>
-    labels
-      .filter((label) => label.getClientRects().length > 0)
-      .map((label) => {
-        const plain = document.createElement('span');
-        plain.textContent = label.textContent;
-        plain.style.font = getComputedStyle(label).font;
-        plain.style.position = 'absolute';
-        plain.style.whiteSpace = 'nowrap';
-        document.body.append(plain);
-        const ratio = label.getBoundingClientRect().width / plain.getBoundingClientRect().width;
-        plain.remove();
-        return Math.round(ratio * 100) / 100;
-      }),
-  );
 
 // Without Chromium the browser steps are skipped, never failed: CI installs it and fails on any skip.
 describe.skipIf(!chromiumInstalled)('the dashboard in Chromium', () => {
@@ -262,10 +242,9 @@ describe.skipIf(!chromiumInstalled)('the dashboard in Chromium', () => {
     await page.getByLabel('Search keys').fill('renamed');
     const keySelect = page.getByLabel('Key', { exact: true });
     // The search's answer, not the list before it: the one key it finds, picked by its name.
-    await expect.poll(() => keySelect.locator('option').allTextContents()).toEqual([
-      'All keys',
-      expect.stringMatching(/^e2e-key-renamed /),
-    ]);
+    await expect
+      .poll(() => keySelect.locator('option').allTextContents())
+      .toEqual(['All keys', expect.stringMatching(/^e2e-key-renamed /)]);
     await keySelect.selectOption({ index: 1 });
     const identitySelect = page.getByLabel('Identity', { exact: true });
     await expect.poll(() => identitySelect.locator('option', { hasText: 'e2e-customer' }).count()).toBe(1);

@@ -114,6 +114,27 @@ export const EXPECTED_FAILURES = ['401', 'status of 502', 'status of 429', 'ERR_
 export const unexpectedErrors = (dashboard: Dashboard) =>
   dashboard.pageErrors.filter((error) => !EXPECTED_FAILURES.some((expected) => error.includes(expected)));
 
+/**
+ * How each chart axis label is drawn against the same text laid out plainly: 1 when its glyphs keep
+ * their shape, more or less when the chart stretches or squashes them.
+ */
+export const axisLabelStretch = (page: Page) =>
+  page.locator('.chart .axis-label').evaluateAll((labels) =>
+    labels
+      .filter((label) => label.getClientRects().length > 0)
+      .map((label) => {
+        const plain = document.createElement('span');
+        plain.textContent = label.textContent;
+        plain.style.font = getComputedStyle(label).font;
+        plain.style.position = 'absolute';
+        plain.style.whiteSpace = 'nowrap';
+        document.body.append(plain);
+        const ratio = label.getBoundingClientRect().width / plain.getBoundingClientRect().width;
+        plain.remove();
+        return Math.round(ratio * 100) / 100;
+      }),
+  );
+
 /** How much wider the page, or an element, is than its box: 0 when nothing scrolls sideways. */
 export const sidewaysOverflow = (target: Page | Locator) =>
   'goto' in target
