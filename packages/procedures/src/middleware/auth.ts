@@ -16,7 +16,7 @@ import type { Context } from '../context.ts';
 export interface RootKeyPrincipal {
   rootKeyId: string;
   workspaceId: string;
-  permissions: string[];
+  permissions: readonly string[];
   /** Unix ms when the root key expires (for a dashboard session: its root key's); null: never. */
   expiresAt: number | null;
   /** The workspace's API rate limit per minute, applied to root-key requests; null: none. */
@@ -109,8 +109,8 @@ export async function authenticateRootKeyToken(ctx: Context, token: string): Pro
 
 /** Throws 403 naming every required permission the root key lacks. */
 export function requirePermissions(principal: RootKeyPrincipal, required: readonly PermissionTuple[]): void {
-  const missing = missingPermissions(principal.permissions, required);
-  if (missing.length > 0) throw forbidden(missing);
+  if (required.every((tuple) => isGranted(principal.permissions, tuple))) return;
+  throw forbidden(missingPermissions(principal.permissions, required));
 }
 
 /** Whether any grant, for any API or all of them, allows this action. */

@@ -14,5 +14,11 @@ export const sessionOutput = z.object({
 export const session = rootKeyProcedure.output(sessionOutput).query(({ ctx }) => {
   const { session: signedIn, rootKeyId, workspaceId, permissions } = ctx.rootKey;
   if (!signedIn) throw unauthorized('This call is for dashboard sessions; no session cookie was presented.');
-  return { workspaceId, rootKeyId, rootKeyName: signedIn.rootKeyName, permissions, expiresAt: signedIn.expiresAt };
+  return {
+    workspaceId,
+    rootKeyId,
+    rootKeyName: signedIn.rootKeyName,
+    permissions: [...permissions],
+    expiresAt: signedIn.expiresAt,
+  };
 });
