@@ -31,6 +31,15 @@ describe('isGranted', () => {
     expect(isGranted([grant], required)).toBe(false);
   });
 
+  it('answers for each grants array by its own grants, also when asked again', () => {
+    const narrow = ['api.api_456.create_key'];
+    const wide = ['apis.*.create_key'];
+    expect(isGranted(narrow, required)).toBe(false);
+    expect(isGranted(wide, required)).toBe(true);
+    expect(isGranted(narrow, required)).toBe(false);
+    expect(isGranted(wide, { ...required, action: 'read_key' })).toBe(false);
+  });
+
   it('needs a wildcard grant for a check on every instance', () => {
     const anyApi: PermissionTuple = { resourceType: 'api', resourceId: '*', action: 'create_api' };
     expect(isGranted(['api.api_123.create_api'], anyApi)).toBe(false);
