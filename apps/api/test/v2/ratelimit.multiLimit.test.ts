@@ -208,6 +208,13 @@ describe('403', () => {
     expect((await multiLimit(batch, wildcard.rootKey)).body.data.passed).toBe(true);
   });
 
+  it('names the permission of a namespace called by its name and by its id once', async () => {
+    const id = await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'perm_twice');
+    const { rootKey } = await workspace.rootKeyWith(['ratelimit.*.read_namespace']);
+    const reply = await multiLimit([check('perm_twice'), check(id), check('perm_twice')], rootKey);
+    expectMissingPermissions(reply, `ratelimit.${id}.limit`);
+  });
+
   it('to create a missing namespace without ratelimit.*.create_namespace, creating none of them', async () => {
     await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'perm_existing');
     const { rootKey } = await workspace.rootKeyWith(['ratelimit.*.limit']);

@@ -2,9 +2,7 @@ import { performance } from 'node:perf_hooks';
 import {
   combineCounterChecks,
   findApplicableOverride,
-  formatPermission,
   namespaceGone,
-  type PermissionTuple,
   planRatelimitCheck,
   type RatelimitNamespaceSnapshot,
   ratelimitCounterKey,
@@ -55,11 +53,6 @@ type LimitingContext = Pick<Context, 'em' | 'services' | 'requestId' | 'metricsD
   changeLog: ChangeLog;
 };
 
-/** Permissions listed once each, so a 403 names each missing one once. */
-function distinct(tuples: readonly PermissionTuple[]): PermissionTuple[] {
-  return [...new Map(tuples.map((tuple) => [formatPermission(tuple), tuple])).values()];
-}
-
 interface ResolvedRequest {
   request: RatelimitRequestInput;
   namespace: RatelimitNamespaceSnapshot;
@@ -106,11 +99,12 @@ async function resolveRequests(
   const known = [...namespaces.values()].filter((namespace) => namespace !== null);
   if (known.some((namespace) => namespace.deleted)) throw namespaceGone();
   const missing = [...namespaces].filter(([, namespace]) => namespace === null).map(([name]) => name);
-  const required = known.map((namespace) => ratelimitPermission(namespace.id, 'limit'));
+  // Each namespace once, however many names it was called by, so a 403 names each missing permission once.
+  const required = [...new Set(known.map((namespace) => namespace.id))].map((id) => ratelimitPermission(id, 'limit'));
   if (missing.length > 0) {
     required.unshift(ratelimitPermission('*', 'create_namespace'), ratelimitPermission('*', 'limit'));
   }
-  requirePermissions(ctx.rootKey, distinct(required));
+  requirePermissions(ctx.rootKey, required);
 
   if (missing.length > 0) {
     await createRatelimitNamespaces(ctx.em, ctx.changeLog, workspaceId, missing);
