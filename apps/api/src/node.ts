@@ -15,6 +15,11 @@ const LOG_FLUSH_PATIENCE_MS = 5000;
 /** How often a stop closes the keep-alive connections that have gone idle. */
 const IDLE_CLOSE_INTERVAL_MS = 20;
 
+/** How long start-up waits for Redis to answer before it listens anyway (not ready until Redis answers). */
+const REDIS_START_PATIENCE_MS = 5000;
+/** How often start-up asks Redis meanwhile. */
+const REDIS_START_POLL_MS = 50;
+
 /** The dashboard's production build (`npm start` builds it first; the Docker image at build time). */
 const DASHBOARD_DIR = fileURLToPath(new URL('../../dashboard/dist', import.meta.url));
 
@@ -112,6 +117,13 @@ export async function runNode(env: Env, beforeExit: () => Promise<void> = async 
     analyticsConcurrentQueries: env.ANALYTICS_MAX_CONCURRENT_QUERIES,
     webhooks: { allowPrivate: env.WEBHOOKS_ALLOW_PRIVATE, retryDelaysMs: env.WEBHOOKS_RETRY_DELAYS_MS },
   });
+  // A node listening before its Redis connection is up would answer its first rate limits without
+  // Redis and fail its readiness probe: it waits a moment for Redis, not for ever.
+  if (!(await answersWithin(() => running.services.rateLimiter.ping(), REDIS_START_PATIENCE_MS))) {
+    logger.error('Redis does not answer; listening without it, not ready until it answers', {
+      waitedMs: REDIS_START_PATIENCE_MS,
+    });
+  }
   const metrics = createMetrics({ orm, services: running.services, counts: running.counts });
   const metricsAccess = { bearerToken: env.METRICS_TOKEN };
   const server = createHttpServer({
@@ -181,4 +193,18 @@ export async function runNode(env: Env, beforeExit: () => Promise<void> = async 
     process.exit(drained ? 0 : 1);
   }
   takeOverShutdownSignals((signal) => void shutdown(signal));
+}
+
+/** Whether `ask` resolves within `patienceMs`, asking again every REDIS_START_POLL_MS while it rejects. */
+async function answersWithin(ask: () => Promise<void>, patienceMs: number): Promise<boolean> {
+  const deadline = Date.now() + patienceMs;
+  for (;;) {
+    try {
+      await ask();
+      return true;
+    } catch {
+      if (Date.now() >= deadline) return false;
+      await sleep(REDIS_START_POLL_MS);
+    }
+  }
 }

@@ -2,6 +2,7 @@ import { createEmptyDatabase, createTestDatabase } from '@keyplane/db/testing';
 import { describe, expect, inject, it } from 'vitest';
 import { type SpawnedServer, spawnServer } from '../../../bench/server.ts';
 import { REDIS_URL } from './harness.ts';
+import { UNREACHABLE_REDIS } from './ratelimit.ts';
 
 // Start-up as a rolling deploy or an autoscaler does it: several nodes at the same moment on one
 // database, fresh or not. Migrations run under an advisory lock (docs/contract.md, Migrations).
@@ -25,6 +26,23 @@ describe('three server processes started at the same instant on an empty databas
     } finally {
       await Promise.all(servers.map((server) => server.stop()));
       await empty.drop();
+    }
+  }, 60_000);
+});
+
+describe('a node whose Redis does not answer', () => {
+  it('waits for it a moment, then listens anyway and is not ready, naming Redis', async () => {
+    const database = await createTestDatabase(inject('databaseUrl'), inject('templateDatabase'));
+    const started = Date.now();
+    const server = await spawnServer({ DATABASE_URL: database.url, REDIS_URL: UNREACHABLE_REDIS });
+    try {
+      expect(Date.now() - started).toBeGreaterThanOrEqual(5000);
+      const reply = await fetch(`${server.url}/v2/readiness`);
+      expect(reply.status).toBe(503);
+      expect(((await reply.json()) as { error: { detail: string } }).error.detail).toMatch(/Redis failed/);
+    } finally {
+      await server.stop();
+      await database.drop();
     }
   }, 60_000);
 });
