@@ -38,6 +38,9 @@ async function signedInWith(permissions: string[], name = 'scoped'): Promise<{ p
   await other.getByLabel('Root key').fill(created.key);
   await other.getByRole('button', { name: 'Sign in' }).click();
   await other.getByRole('navigation', { name: 'Main' }).waitFor();
+  // Its list shown, so no request of the sign-in is still on its way: a test that ends the session
+  // next knows its own next step is the first request the server refuses.
+  await other.getByRole('row').filter({ hasText: name }).first().waitFor();
   return { page: other, rootKeyId: created.rootKeyId };
 }
 
