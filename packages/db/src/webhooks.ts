@@ -330,7 +330,10 @@ export interface ClaimedDelivery {
  * Locks up to `count` due deliveries in `tx` (SKIP LOCKED: other nodes claim others) for the
  * caller to send and record in the same transaction. A node killed mid-delivery rolls back: its
  * deliveries are free again at once and no attempt of theirs counts. Deliveries of a disabled
- * endpoint wait, and go out if it is enabled again.
+ * endpoint wait, and go out if it is enabled again. The endpoint is held too (KEY SHARE: its
+ * updates and other nodes' deliveries go on), so that deleting it waits for the delivery rather
+ * than take the endpoint first and deadlock with the attempt's update of it; an endpoint being
+ * deleted is skipped.
  */
 export async function claimDueDeliveries(tx: EntityManager, count: number): Promise<ClaimedDelivery[]> {
   const claimed = await rows<{
@@ -350,7 +353,8 @@ export async function claimDueDeliveries(tx: EntityManager, count: number): Prom
          where d.state = 'pending' and d.next_attempt_at <= now() and ep.enabled
          order by d.next_attempt_at
          limit ${count}
-         for update of d skip locked`,
+         for update of d skip locked
+         for key share of ep skip locked`,
   );
   return claimed.map((row) => ({
     id: row.id,
