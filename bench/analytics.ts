@@ -5,15 +5,17 @@
 // (guard, rewrite, read-only transaction), once over the raw events and once over the day rollup.
 //   DATABASE_URL=postgresql://… npm run bench:analytics
 // Without DATABASE_URL an embedded PostgreSQL is started in a temporary directory.
-import { verificationStream, writeWithMarks } from '@keyplane/background';
+import { writeWithMarks } from '@keyplane/background';
 import {
   createAnalyticsDatabase,
   createEventPartitions,
   createOrm,
   migrate,
   rows,
+  rowsOf,
   sql,
   type VerificationEvent,
+  verificationTable,
 } from '@keyplane/db';
 import { createDatabase } from './database.ts';
 
@@ -61,7 +63,7 @@ try {
   const start = now - DAYS * 86_400_000;
   // What the retention schedule has made of a live system's past days: a partition each.
   await createEventPartitions(orm, new Date(start), new Date(now));
-  const write = writeWithMarks(orm, verificationStream, 'bench');
+  const write = writeWithMarks(orm, verificationTable, 'bench');
   const ingestStarted = performance.now();
   for (let recorded = 0; recorded < EVENTS; ) {
     const end = Math.min(EVENTS, recorded + BATCH);
@@ -85,7 +87,7 @@ try {
         latencyMs: random() * 5,
       });
     }
-    await write({ events: batch, positions });
+    await write({ ...rowsOf(verificationTable, batch), positions });
   }
   const ingestSeconds = (performance.now() - ingestStarted) / 1000;
 

@@ -1,5 +1,5 @@
-import { eventTransaction, rows, sql, writeVerificationEvents } from '@keyplane/db';
-import { createTestDatabase, type TestDatabase, testVerificationEvent } from '@keyplane/db/testing';
+import { eventTransaction, rows, sql, verificationTable } from '@keyplane/db';
+import { createTestDatabase, type TestDatabase, testVerificationEvent, writeEvents } from '@keyplane/db/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type SpawnedServer, spawnServer } from '../../../bench/server.ts';
 import { callAt, REDIS_URL, type ReplyOf } from './harness.ts';
@@ -40,7 +40,7 @@ beforeAll(async () => {
       keyId: 'key_replica',
     }),
   );
-  await eventTransaction(replica.orm, (tx) => writeVerificationEvents(tx, events));
+  await eventTransaction(replica.orm, (tx) => writeEvents(tx, verificationTable, events));
 }, 60_000);
 
 afterAll(async () => {

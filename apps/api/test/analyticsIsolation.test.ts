@@ -4,10 +4,10 @@ import {
   DEFAULT_ANALYTICS_CONNECTIONS,
   eventTransaction,
   type VerificationEvent,
+  verificationTable,
   workspaceStore,
-  writeVerificationEvents,
 } from '@keyplane/db';
-import { createTestDatabase, type TestDatabase, testVerificationEvent } from '@keyplane/db/testing';
+import { createTestDatabase, type TestDatabase, testVerificationEvent, writeEvents } from '@keyplane/db/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type SpawnedServer, spawnServer } from '../../../bench/server.ts';
 import type { AnalyticsLoadPlan } from './analyticsLoad.ts';
@@ -187,7 +187,7 @@ beforeAll(async () => {
       );
     }
   }
-  await eventTransaction(database.orm, (tx) => writeVerificationEvents(tx, events));
+  await eventTransaction(database.orm, (tx) => writeEvents(tx, verificationTable, events));
 }, 120_000);
 
 afterAll(async () => {

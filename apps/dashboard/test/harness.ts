@@ -2,13 +2,13 @@ import { loadEnv } from '@keyplane/config';
 import {
   eventTransaction,
   type RatelimitEvent,
+  ratelimitTable,
   rows,
   sql,
   type VerificationEvent,
-  writeRatelimitEvents,
-  writeVerificationEvents,
+  verificationTable,
 } from '@keyplane/db';
-import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
+import { createTestDatabase, type TestDatabase, writeEvents } from '@keyplane/db/testing';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { inject } from 'vitest';
 import { type SpawnedServer, spawnServer } from '../../../bench/server.ts';
@@ -307,8 +307,8 @@ export async function seedRealisticData(dashboard: Dashboard, keysPerApi = 100):
     }
   }
   await eventTransaction(dashboard.database.orm, async (tx) => {
-    await writeVerificationEvents(tx, verifications);
-    await writeRatelimitEvents(tx, decisions);
+    await writeEvents(tx, verificationTable, verifications);
+    await writeEvents(tx, ratelimitTable, decisions);
   });
   return {
     workspaceId,

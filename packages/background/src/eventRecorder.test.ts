@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createEventRecorder } from './eventRecorder.ts';
+import { createEventRecorder, type EventRecorder, type EventStream, type SpooledBatch } from './eventRecorder.ts';
 import { type EventSpool, openEventSpool } from './eventSpool.ts';
 
 let spoolDir: string;
@@ -16,13 +16,37 @@ afterEach(async () => {
   await rm(spoolDir, { recursive: true, force: true });
 });
 
+/** Numbers as events: each one's row is its decimal text, and a batch's totals are their sum. */
+const numbers: EventStream<number, { sum: number }> = {
+  tag: 'n',
+  jsonTag: 'j',
+  table: {
+    row: String,
+    parse: Number,
+    noTotals: () => ({ sum: 0 }),
+    count: (totals, event) => {
+      totals.sum += event;
+    },
+    // The tests hand the recorder their own write.
+    write: async () => {},
+  },
+};
+
+/** The numbers of a batch, whose totals must count exactly its rows, each with its spool position. */
+function numbersOf(batch: SpooledBatch<{ sum: number }>): number[] {
+  const events = batch.rows.map(Number);
+  expect(batch.totals.sum).toBe(events.reduce((sum, event) => sum + event, 0));
+  expect(batch.positions).toHaveLength(events.length);
+  return events;
+}
+
 /** What PostgreSQL answers for a value it cannot store (SQLSTATE 22P05, untranslatable character). */
 const refusedValue = () => Object.assign(new Error('unsupported Unicode escape sequence'), { code: '22P05' });
 
 describe('the event recorder', () => {
   it('writes buffered events in batches, in order', async () => {
     const written: number[][] = [];
-    const recorder = createEventRecorder<number>(spool, 'n', async ({ events: batch }) => void written.push(batch), {
+    const recorder = createEventRecorder(spool, numbers, async (spooled) => void written.push(numbersOf(spooled)), {
       maxBatch: 2,
     });
     for (const event of [1, 2, 3, 4, 5]) recorder.record(event);
@@ -32,11 +56,12 @@ describe('the event recorder', () => {
 
   it('writes in one flush only what was buffered when it began, in full batches', async () => {
     const written: number[][] = [];
-    let recorder: ReturnType<typeof createEventRecorder<number>> | undefined;
-    recorder = createEventRecorder<number>(
+    let recorder: EventRecorder<number> | undefined;
+    recorder = createEventRecorder(
       spool,
-      'n',
-      async ({ events: batch }) => {
+      numbers,
+      async (spooled) => {
+        const batch = numbersOf(spooled);
         written.push(batch);
         // Events keep arriving while a batch is written, as on a busy node.
         recorder?.record(100 + written.length);
@@ -56,7 +81,8 @@ describe('the event recorder', () => {
   it('a flush asked for while another runs also writes what was recorded since', async () => {
     const written: number[] = [];
     let release: () => void = () => {};
-    const recorder = createEventRecorder<number>(spool, 'n', async ({ events: batch }) => {
+    const recorder = createEventRecorder(spool, numbers, async (spooled) => {
+      const batch = numbersOf(spooled);
       if (batch.includes(1)) await new Promise<void>((resolve) => (release = resolve));
       written.push(...batch);
     });
@@ -75,10 +101,11 @@ describe('the event recorder', () => {
     const written: number[] = [];
     let down = true;
     const errors: unknown[] = [];
-    const recorder = createEventRecorder<number>(
+    const recorder = createEventRecorder(
       spool,
-      'n',
-      async ({ events: batch }) => {
+      numbers,
+      async (spooled) => {
+        const batch = numbersOf(spooled);
         if (down) throw new Error('database down');
         written.push(...batch);
       },
@@ -97,10 +124,11 @@ describe('the event recorder', () => {
     const written: number[] = [];
     const refused: unknown[] = [];
     const errors: unknown[] = [];
-    const recorder = createEventRecorder<number>(
+    const recorder = createEventRecorder(
       spool,
-      'n',
-      async ({ events: batch }) => {
+      numbers,
+      async (spooled) => {
+        const batch = numbersOf(spooled);
         if (batch.includes(13)) throw refusedValue();
         written.push(...batch);
       },
@@ -116,10 +144,11 @@ describe('the event recorder', () => {
   it('keeps what is still unwritten when the database goes away while it looks for a refused event', async () => {
     const written: number[] = [];
     let down = false;
-    const recorder = createEventRecorder<number>(
+    const recorder = createEventRecorder(
       spool,
-      'n',
-      async ({ events: batch }) => {
+      numbers,
+      async (spooled) => {
+        const batch = numbersOf(spooled);
         if (down) throw new Error('connection lost');
         if (batch.includes(3)) throw refusedValue();
         written.push(...batch);
@@ -139,10 +168,11 @@ describe('the event recorder', () => {
   it('keeps only the newest events through a long outage, bounded by maxBuffered', async () => {
     const written: number[] = [];
     let down = true;
-    const recorder = createEventRecorder<number>(
+    const recorder = createEventRecorder(
       spool,
-      'n',
-      async ({ events: batch }) => {
+      numbers,
+      async (spooled) => {
+        const batch = numbersOf(spooled);
         if (down) throw new Error('database down');
         written.push(...batch);
       },

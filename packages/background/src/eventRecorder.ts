@@ -1,12 +1,23 @@
-import { type EventTransaction, eventTransaction, markWritten, type Orm, refusedData } from '@keyplane/db';
+import {
+  type EventTable,
+  type EventTransaction,
+  eventTransaction,
+  markWritten,
+  type Orm,
+  refusedData,
+} from '@keyplane/db';
 import type { EventSpool } from './eventSpool.ts';
 
-/** One kind of event: how its batches are written, and the tag of its lines in the spool. */
-export interface EventStream<TEvent> {
-  /** One character, unique among streams. */
+/** One kind of event: its table, and the tags of its lines in the spool. */
+export interface EventStream<TEvent, TTotals> {
+  /** One character, unique among streams: a line of the event's row. */
   readonly tag: string;
-  /** Writes one batch inside the caller's transaction. */
-  write(tx: EventTransaction, batch: TEvent[]): Promise<void>;
+  /**
+   * One character, unique among streams: a line of the event as JSON, as spools kept it before
+   * 2026-11-27, still read back from the spools of processes of earlier versions.
+   */
+  readonly jsonTag: string;
+  readonly table: EventTable<TEvent, TTotals>;
 }
 
 export interface EventRecorder<TEvent> {
@@ -34,57 +45,70 @@ export interface RecorderOptions {
   onRefused?: (error: unknown) => void;
 }
 
-/** Events with their spool positions, in the order they were recorded. */
-export interface SpooledBatch<TEvent> {
-  events: TEvent[];
+/** A batch of rows with the spool position of each at the same index, in the order they were recorded. */
+export interface SpooledBatch<TTotals> {
+  rows: string[];
   positions: number[];
+  totals: TTotals;
 }
 
-export type WriteBatch<TEvent> = (batch: SpooledBatch<TEvent>) => Promise<void>;
+export type WriteBatch<TTotals> = (batch: SpooledBatch<TTotals>) => Promise<void>;
 
 /**
- * Writes a stream's batch and the marks of its spool positions in one transaction: the batch
+ * Writes a table's batch and the marks of its spool positions in one transaction: the batch
  * lands with its marks or not at all, so a replay of the spool never writes it again. The marks
- * go first: a stream's last statement may lock rows that requests wait for (keys), held until
+ * go first: a table's last statement may lock rows that requests wait for (keys), held until
  * the commit right after it.
  */
-export function writeWithMarks<TEvent>(orm: Orm, stream: EventStream<TEvent>, owner: string): WriteBatch<TEvent> {
-  return ({ events, positions }) =>
+export function writeWithMarks<TTotals>(
+  orm: Orm,
+  table: EventTable<unknown, TTotals>,
+  owner: string,
+): WriteBatch<TTotals> {
+  return ({ rows, totals, positions }) =>
     eventTransaction(orm, async (tx) => {
       await markWritten(tx.em, owner, positions);
-      await stream.write(tx, events);
+      await table.write(tx, { rows, totals });
     });
 }
 
+/** Part of a batch, its totals counted again from its rows (read back: a split or an eviction, both rare). */
+function slicedBatch<TEvent, TTotals>(
+  table: EventTable<TEvent, TTotals>,
+  batch: SpooledBatch<TTotals>,
+  start: number,
+  end?: number,
+): SpooledBatch<TTotals> {
+  const rows = batch.rows.slice(start, end);
+  const totals = table.noTotals();
+  for (const row of rows) {
+    const event = table.parse(row);
+    if (event !== undefined) table.count(totals, event);
+  }
+  return { rows, positions: batch.positions.slice(start, end), totals };
+}
+
 /**
- * Writes a batch. When the database refuses its values, splits it until the events it refuses are
+ * Writes a batch. When the database refuses its values, splits it until the rows it refuses are
  * found, and drops only those, so that one bad event cannot stall every event after it.
  * `settled` hears of every part written or dropped. Another failure stops it: the parts not yet
  * written are answered, in order, with that failure.
  */
-export async function writeDroppingRefused<TEvent>(
-  write: WriteBatch<TEvent>,
-  batch: SpooledBatch<TEvent>,
+export async function writeDroppingRefused<TEvent, TTotals>(
+  table: EventTable<TEvent, TTotals>,
+  write: WriteBatch<TTotals>,
+  batch: SpooledBatch<TTotals>,
   hooks: { settled(positions: number[]): void; refused?: (error: unknown) => void },
-): Promise<{ unwritten: SpooledBatch<TEvent>; error: unknown } | undefined> {
+): Promise<{ unwritten: SpooledBatch<TTotals>[]; error: unknown } | undefined> {
   const parts = [batch];
   for (let part = parts.shift(); part; part = parts.shift()) {
     try {
       await write(part);
     } catch (error) {
-      if (!refusedData(error)) {
-        const rest = [part, ...parts];
-        return {
-          unwritten: {
-            events: rest.flatMap(({ events }) => events),
-            positions: rest.flatMap(({ positions }) => positions),
-          },
-          error,
-        };
-      }
-      if (part.events.length > 1) {
-        const middle = Math.ceil(part.events.length / 2);
-        parts.unshift(sliced(part, 0, middle), sliced(part, middle));
+      if (!refusedData(error)) return { unwritten: [part, ...parts], error };
+      if (part.rows.length > 1) {
+        const middle = Math.ceil(part.rows.length / 2);
+        parts.unshift(slicedBatch(table, part, 0, middle), slicedBatch(table, part, middle));
         continue;
       }
       hooks.refused?.(error);
@@ -94,52 +118,67 @@ export async function writeDroppingRefused<TEvent>(
   return undefined;
 }
 
-function sliced<TEvent>(batch: SpooledBatch<TEvent>, start: number, end?: number): SpooledBatch<TEvent> {
-  return { events: batch.events.slice(start, end), positions: batch.positions.slice(start, end) };
-}
-
 /**
  * Spools each event before its answer and writes them to PostgreSQL in batches on a timer, off
- * the request path. A batch that fails is put back in front of the buffer and retried with the
- * next flush, unless the database refused its values (see writeDroppingRefused). The spool
- * hears which events are settled, and deletes its files once all of theirs are.
+ * the request path. Each event is made its row once: the spool's line and the batch's COPY row are
+ * the same text, and the batch's totals grow as its events arrive (docs/performance.md). A batch
+ * that fails is put back in front of the buffer and retried with the next flush, unless the
+ * database refused its values (see writeDroppingRefused). The spool hears which events are
+ * settled, and deletes its files once all of theirs are.
  */
-export function createEventRecorder<TEvent>(
+export function createEventRecorder<TEvent, TTotals>(
   spool: EventSpool,
-  tag: string,
-  write: WriteBatch<TEvent>,
+  stream: EventStream<TEvent, TTotals>,
+  write: WriteBatch<TTotals>,
   options: RecorderOptions = {},
 ): EventRecorder<TEvent> {
+  const { table, tag } = stream;
   // A batch's statement costs PostgreSQL ~1.7 ms beyond its rows (parse, plan, commit): at 1000
   // events that was a seventh of an event's cost, at 5000 it is a few percent.
   const maxBatch = options.maxBatch ?? 5000;
   const maxBuffered = options.maxBuffered ?? 100_000;
-  // Each event's spool position at the same index, rather than a pair per event.
-  let events: TEvent[] = [];
-  let positions: number[] = [];
+  /** The batches to write, oldest first; events are added to the last until it is full. */
+  let batches: SpooledBatch<TTotals>[] = [];
+  let buffered = 0;
   let running: Promise<void> | undefined;
   let queued: Promise<void> | undefined;
   let evicted = 0;
-  const hooks = { settled: (settled: number[]) => spool.settle(settled), refused: options.onRefused };
+  const hooks = {
+    settled: (settled: number[]) => {
+      buffered -= settled.length;
+      spool.settle(settled);
+    },
+    refused: options.onRefused,
+  };
 
-  // Writes what is buffered when it starts, and no more: chasing what arrives during its writes
-  // would turn a busy node's flush into a stream of small transactions, each paying for the
+  // Writes the batches there are when it starts, and no more: chasing what arrives during its
+  // writes would turn a busy node's flush into a stream of small transactions, each paying for the
   // statement and the commit again.
   const drain = async (): Promise<void> => {
-    let due = events.length;
-    while (due > 0 && events.length > 0) {
-      const size = Math.min(due, maxBatch);
-      const batch = { events: events.slice(0, size), positions: positions.slice(0, size) };
-      events = events.slice(size);
-      positions = positions.slice(size);
-      due -= size;
-      const failed = await writeDroppingRefused(write, batch, hooks);
+    const due = batches;
+    batches = [];
+    for (const [index, batch] of due.entries()) {
+      const failed = await writeDroppingRefused(table, write, batch, hooks);
       if (failed) {
-        events = [...failed.unwritten.events, ...events];
-        positions = [...failed.unwritten.positions, ...positions];
+        batches = [...failed.unwritten, ...due.slice(index + 1), ...batches];
         options.onError?.(failed.error);
         return;
       }
+    }
+  };
+
+  /** Under a sustained database outage, lets the oldest tenth go, so a full buffer does not cost a shift per request. */
+  const evictOldest = () => {
+    let dropping = Math.max(1, Math.ceil(maxBuffered / 10));
+    while (dropping > 0 && batches[0]) {
+      const oldest = batches[0];
+      const count = Math.min(dropping, oldest.rows.length);
+      spool.evict(oldest.positions.slice(0, count));
+      if (count === oldest.rows.length) batches.shift();
+      else batches[0] = slicedBatch(table, oldest, count);
+      dropping -= count;
+      buffered -= count;
+      evicted += count;
     }
   };
 
@@ -163,17 +202,19 @@ export function createEventRecorder<TEvent>(
 
   return {
     record(event) {
-      // Under a sustained database outage, keep the newest events in memory rather than grow
-      // without bound; drop the oldest tenth at once, so a full buffer does not cost a shift of
-      // every event per request. The spool still has those: it reads them back later.
-      if (events.length >= maxBuffered) {
-        const dropped = Math.max(1, Math.ceil(maxBuffered / 10));
-        events.splice(0, dropped);
-        spool.evict(positions.splice(0, dropped));
-        evicted += dropped;
+      // Keep the newest events in memory rather than grow without bound. The spool still has
+      // those let go: it reads them back later.
+      if (buffered >= maxBuffered) evictOldest();
+      const row = table.row(event);
+      let batch = batches.at(-1);
+      if (!batch || batch.rows.length >= maxBatch) {
+        batch = { rows: [], positions: [], totals: table.noTotals() };
+        batches.push(batch);
       }
-      events.push(event);
-      positions.push(spool.append(tag, JSON.stringify(event)));
+      batch.rows.push(row);
+      batch.positions.push(spool.append(tag, row));
+      table.count(batch.totals, event);
+      buffered++;
       return spool.written();
     },
     flush,
@@ -182,7 +223,7 @@ export function createEventRecorder<TEvent>(
       await flush();
     },
     get buffered() {
-      return events.length;
+      return buffered;
     },
     get evicted() {
       return evicted;

@@ -29,7 +29,8 @@ import { join } from 'node:path';
  *   <database>/<owner>@<holder>/   a dead process's segments, taken over by <holder> to replay
  *
  * A segment file, `<start>.seg`, holds chunks: a header `#<position> <count>` and then that many
- * lines, `<tag><event as JSON>`, the events at that position and after. Positions number one
+ * lines, `<tag><event>`, the events at that position and after. What an event's text is, its
+ * stream says (its table's COPY row, see eventRecorder.ts): the spool only keeps it, one line each. Positions number one
  * owner's events from 0; PostgreSQL keeps the marks of those written (spoolMarks.ts).
  */
 export interface EventSpool {
@@ -40,7 +41,7 @@ export interface EventSpool {
    * its position, or NOT_SPOOLED when the spool cannot take it (closed, or failing: see
    * SpoolOptions.onError).
    */
-  append(tag: string, json: string): number;
+  append(tag: string, text: string): number;
   /** Resolves once every line appended so far has been handed to the operating system. */
   written(): Promise<void>;
   /** These positions (ascending) were written to PostgreSQL, or refused by it. */
@@ -151,7 +152,7 @@ export async function openEventSpool(options: SpoolOptions): Promise<EventSpool>
   let open: { segment: Segment; fd: number } | undefined;
   let spooledBytes = 0;
   let nextPosition = 0;
-  /** The lines appended in this turn, three strings each (tag, JSON, newline), joined once when written. */
+  /** The lines appended in this turn, three strings each (tag, text, newline), joined once when written. */
   let chunk: string[] = [];
   let chunkStart = 0;
   let chunkWritten: Promise<void> | undefined;
@@ -320,7 +321,7 @@ export async function openEventSpool(options: SpoolOptions): Promise<EventSpool>
 
   return {
     owner,
-    append(tag, json) {
+    append(tag, text) {
       if (paused || closed) return NOT_SPOOLED;
       if (chunk.length === 0) {
         chunkWritten = new Promise((resolve) => {
@@ -328,7 +329,7 @@ export async function openEventSpool(options: SpoolOptions): Promise<EventSpool>
         });
         setImmediate(writeChunk);
       }
-      chunk.push(tag, json, '\n');
+      chunk.push(tag, text, '\n');
       return nextPosition++;
     },
     written: () => chunkWritten ?? RESOLVED,
@@ -406,13 +407,16 @@ export interface SpooledLine {
   event: unknown;
 }
 
+/** Reads the text of a line with this tag back: its event, or undefined when the text is damaged. */
+export type LineReader = (tag: string, text: string) => unknown;
+
 /**
  * The intact lines of a segment file. A chunk cut short (the process died during the write) ends
- * at its last complete line. A line that does not parse ends its chunk: after damage (a machine
+ * at its last complete line. A line that does not read ends its chunk: after damage (a machine
  * crash can leave zeros in place of data the kernel had not written back) the positions of the
  * lines that follow in that chunk are no longer known, so they are counted as damaged instead.
  */
-export function readSegment(path: string): { lines: SpooledLine[]; damaged: number } {
+export function readSegment(path: string, read: LineReader): { lines: SpooledLine[]; damaged: number } {
   const lines: SpooledLine[] = [];
   let damaged = 0;
   let position = 0;
@@ -427,23 +431,16 @@ export function readSegment(path: string): { lines: SpooledLine[]; damaged: numb
       remaining = Number(header[2]);
       continue;
     }
-    const event = remaining > 0 ? parsed(line.slice(1)) : undefined;
+    const tag = line.charAt(0);
+    const event = remaining > 0 ? read(tag, line.slice(1)) : undefined;
     if (event === undefined) {
       damaged++;
       remaining = 0;
       continue;
     }
-    lines.push({ position, tag: line.charAt(0), event });
+    lines.push({ position, tag, event });
     position++;
     remaining--;
   }
   return { lines, damaged };
-}
-
-function parsed(json: string): unknown {
-  try {
-    return JSON.parse(json);
-  } catch {
-    return undefined;
-  }
 }

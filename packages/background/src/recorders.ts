@@ -1,9 +1,11 @@
 import {
   type Orm,
   type RatelimitEvent,
+  type RatelimitTotals,
+  ratelimitTable,
   type VerificationEvent,
-  writeRatelimitEvents,
-  writeVerificationEvents,
+  type VerificationTotals,
+  verificationTable,
 } from '@keyplane/db';
 import {
   createEventRecorder,
@@ -14,9 +16,17 @@ import {
 } from './eventRecorder.ts';
 import type { EventSpool } from './eventSpool.ts';
 
-export const verificationStream: EventStream<VerificationEvent> = { tag: 'v', write: writeVerificationEvents };
+export const verificationStream: EventStream<VerificationEvent, VerificationTotals> = {
+  tag: 'V',
+  jsonTag: 'v',
+  table: verificationTable,
+};
 
-export const ratelimitStream: EventStream<RatelimitEvent> = { tag: 'r', write: writeRatelimitEvents };
+export const ratelimitStream: EventStream<RatelimitEvent, RatelimitTotals> = {
+  tag: 'R',
+  jsonTag: 'r',
+  table: ratelimitTable,
+};
 
 export type VerificationRecorder = EventRecorder<VerificationEvent>;
 
@@ -28,15 +38,10 @@ export function createVerificationRecorder(
   spool: EventSpool,
   options: RecorderOptions = {},
 ): VerificationRecorder {
-  return createEventRecorder(
-    spool,
-    verificationStream.tag,
-    writeWithMarks(orm, verificationStream, spool.owner),
-    options,
-  );
+  return createEventRecorder(spool, verificationStream, writeWithMarks(orm, verificationTable, spool.owner), options);
 }
 
 /** Every ratelimit decision, spooled before its answer and written for analytics in batches off the request path. */
 export function createRatelimitRecorder(orm: Orm, spool: EventSpool, options: RecorderOptions = {}): RatelimitRecorder {
-  return createEventRecorder(spool, ratelimitStream.tag, writeWithMarks(orm, ratelimitStream, spool.owner), options);
+  return createEventRecorder(spool, ratelimitStream, writeWithMarks(orm, ratelimitTable, spool.owner), options);
 }

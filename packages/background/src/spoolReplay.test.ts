@@ -1,10 +1,17 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { databaseIdOf, rows, sql, type VerificationEvent } from '@keyplane/db';
+import {
+  databaseIdOf,
+  rows,
+  sql,
+  type VerificationEvent,
+  type VerificationTotals,
+  verificationTable,
+} from '@keyplane/db';
 import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import type { SpoolProcessPlan } from '../test/spoolProcess.ts';
@@ -183,12 +190,15 @@ describe('replaying the spool of a dead process', () => {
     await crashed.kill();
     // The database goes away after the first batch of the replay, and stays away until the test says.
     let away: boolean | undefined;
-    const failing: EventStream<VerificationEvent> = {
-      tag: verificationStream.tag,
-      write: async (tx, batch) => {
-        if (away) throw new Error('connection lost');
-        await verificationStream.write(tx, batch);
-        away ??= true;
+    const failing: EventStream<VerificationEvent, VerificationTotals> = {
+      ...verificationStream,
+      table: {
+        ...verificationTable,
+        write: async (tx, batch) => {
+          if (away) throw new Error('connection lost');
+          await verificationTable.write(tx, batch);
+          away ??= true;
+        },
       },
     };
     const errors: unknown[] = [];
@@ -210,16 +220,39 @@ describe('replaying the spool of a dead process', () => {
   });
 });
 
+describe('replaying the spool of an earlier version', () => {
+  it('writes the events it kept as JSON, and skips the lines of streams it does not know without losing those after', async () => {
+    const events = Array.from({ length: 3 }, (_, index) => verification(index));
+    const [asJson, later, asRow] = events;
+    // A dead process's segment, as a process before 2026-11-27 (JSON lines) or a later one would leave it.
+    await mkdir(join(dir, databaseId, 'earlier'), { recursive: true });
+    await writeFile(
+      join(dir, databaseId, 'earlier', '0.seg'),
+      `#0 3\nv${JSON.stringify(asJson)}\nX${JSON.stringify(later)}\nV${asRow && verificationTable.row(asRow)}\n`,
+    );
+    const damaged: number[] = [];
+    const { replay, reported } = await replaying({ onDamaged: (_, lines) => damaged.push(lines) });
+    await replay.replayNow();
+    expect(await recorded()).toEqual({
+      requestIds: [asJson?.requestId, asRow?.requestId],
+      rollups: [2, 2, 2, 2],
+    });
+    expect(damaged).toEqual([1]);
+    expect(reported.replayed).toEqual([{ owner: 'earlier', events: 2 }]);
+    expect(await leftInSpool()).toEqual([]);
+  });
+});
+
 describe('an outage of the database', () => {
   it('keeps every event: those dropped from memory are read back from the spool, each written once', async () => {
     const spool: EventSpool = await openEventSpool({ dir, databaseId });
     const replay = startSpoolReplay(database.orm, spool, [verificationStream]);
     replays.push(replay);
-    const write = writeWithMarks(database.orm, verificationStream, spool.owner);
+    const write = writeWithMarks(database.orm, verificationTable, spool.owner);
     let down = true;
-    const recorder = createEventRecorder<VerificationEvent>(
+    const recorder = createEventRecorder(
       spool,
-      verificationStream.tag,
+      verificationStream,
       (batch) => (down ? Promise.reject(new Error('database down')) : write(batch)),
       { maxBuffered: 10, onError: () => {} },
     );

@@ -1,6 +1,6 @@
-import { forgetMarks, forgetMarksBefore, markedRuns, type Orm } from '@keyplane/db';
-import { type EventStream, type SpooledBatch, writeDroppingRefused, writeWithMarks } from './eventRecorder.ts';
-import { type EventSpool, readSegment, type SpoolSegment } from './eventSpool.ts';
+import { forgetMarks, forgetMarksBefore, markedRuns, type Orm, rowsOf } from '@keyplane/db';
+import { type EventStream, writeDroppingRefused, writeWithMarks } from './eventRecorder.ts';
+import { type EventSpool, type LineReader, readSegment, type SpoolSegment } from './eventSpool.ts';
 
 export interface SpoolReplayOptions {
   /** How often to look for the spools of dead processes. */
@@ -26,6 +26,10 @@ export interface SpoolReplay {
 /** Marks a crash left behind are kept this long: a spool left unreplayed longer may count events twice. */
 const MARK_RETENTION_MS = 7 * 86_400_000;
 const MARK_SWEEP_INTERVAL_MS = 3_600_000;
+/** What a line of a stream this process does not know reads as: a later version's, skipped without ending its chunk. */
+const UNKNOWN_STREAM = Symbol('a line of no known stream');
+/** A tag is a letter: a line whose first character is not (zeros a crash left, say) is damaged. */
+const TAG = /^[A-Za-z]$/;
 
 /**
  * Writes to PostgreSQL, exactly once, the spooled events that are not there yet: those of dead
@@ -38,27 +42,36 @@ const MARK_SWEEP_INTERVAL_MS = 3_600_000;
 export function startSpoolReplay(
   orm: Orm,
   spool: EventSpool,
-  streams: readonly EventStream<unknown>[],
+  streams: readonly EventStream<unknown, unknown>[],
   options: SpoolReplayOptions = {},
 ): SpoolReplay {
   const maxBatch = options.maxBatch ?? 5000;
-  const streamsByTag = new Map(streams.map((stream) => [stream.tag, stream]));
+  const byTag = new Map<string, { stream: EventStream<unknown, unknown>; json: boolean }>();
+  for (const stream of streams) {
+    byTag.set(stream.tag, { stream, json: false });
+    byTag.set(stream.jsonTag, { stream, json: true });
+  }
+  const read: LineReader = (tag, text) => {
+    const known = byTag.get(tag);
+    if (!known) return TAG.test(tag) ? UNKNOWN_STREAM : undefined;
+    return known.json ? parsedJson(text) : known.stream.table.parse(text);
+  };
   let prunedBelow = 0;
   let lastSweep = 0;
 
   /** Writes the lines of a segment that are not marked yet; answers how many there were. */
   const replaySegment = async (segment: SpoolSegment): Promise<number> => {
-    const { lines, damaged } = readSegment(segment.path);
+    const { lines, damaged } = readSegment(segment.path, read);
     const first = lines[0];
     const last = lines.at(-1);
     const marked = first && last ? await markedRuns(orm.em.fork(), segment.owner, first.position, last.position) : [];
-    const pending = new Map<EventStream<unknown>, SpooledBatch<unknown>>();
+    const pending = new Map<EventStream<unknown, unknown>, { events: unknown[]; positions: number[] }>();
     let unknown = 0;
     let markIndex = 0;
     for (const { position, tag, event } of lines) {
       while ((marked[markIndex]?.[1] ?? Number.POSITIVE_INFINITY) < position) markIndex++;
       if ((marked[markIndex]?.[0] ?? Number.POSITIVE_INFINITY) <= position) continue;
-      const stream = streamsByTag.get(tag);
+      const stream = byTag.get(tag)?.stream;
       if (!stream) {
         unknown++;
         continue;
@@ -70,14 +83,14 @@ export function startSpoolReplay(
     }
     if (damaged + unknown > 0) options.onDamaged?.(segment, damaged + unknown);
     let replayed = 0;
-    for (const [stream, { events, positions }] of pending) {
-      const write = writeWithMarks(orm, stream, segment.owner);
+    for (const [{ table }, { events, positions }] of pending) {
+      const write = writeWithMarks(orm, table, segment.owner);
       for (let start = 0; start < events.length; start += maxBatch) {
         const batch = {
-          events: events.slice(start, start + maxBatch),
+          ...rowsOf(table, events.slice(start, start + maxBatch)),
           positions: positions.slice(start, start + maxBatch),
         };
-        const failed = await writeDroppingRefused(write, batch, {
+        const failed = await writeDroppingRefused(table, write, batch, {
           settled: (settled) => {
             replayed += settled.length;
           },
@@ -153,4 +166,12 @@ export function startSpoolReplay(
       }
     },
   };
+}
+
+function parsedJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type AnalyticsDatabase, createAnalyticsDatabase } from './analytics.ts';
 import { eventTransaction } from './eventTransaction.ts';
 import { rows, sql } from './sql.ts';
-import { createTestDatabase, type TestDatabase, testVerificationEvent } from './testing/index.ts';
-import { writeVerificationEvents } from './verificationEvents.ts';
+import { createTestDatabase, type TestDatabase, testVerificationEvent, writeEvents } from './testing/index.ts';
+import { verificationTable } from './verificationEvents.ts';
 
 const WORKSPACE = 'ws_analytics_db';
 
@@ -24,7 +24,7 @@ beforeAll(async () => {
       keyId: 'key_analytics_db',
     }),
   );
-  await eventTransaction(database.orm, (tx) => writeVerificationEvents(tx, events));
+  await eventTransaction(database.orm, (tx) => writeEvents(tx, verificationTable, events));
 });
 
 afterAll(async () => {

@@ -36,3 +36,34 @@ function textElement(value: string): string {
 export function scalarArrayLiteral(values: readonly (number | boolean)[]): string {
   return `{${values.join(',')}}`;
 }
+
+/**
+ * The elements of a `text[]` literal as {@link textArrayLiteral} writes it, for reading spooled
+ * rows back; undefined for any other text.
+ */
+export function parseTextArrayLiteral(literal: string): (string | null)[] | undefined {
+  if (!literal.startsWith('{') || !literal.endsWith('}')) return undefined;
+  const elements: (string | null)[] = [];
+  const end = literal.length - 1;
+  let at = 1;
+  while (at < end) {
+    if (literal[at] === '"') {
+      let element = '';
+      for (at++; at < end && literal[at] !== '"'; at++) {
+        if (literal[at] === '\\') at++;
+        element += literal[at];
+      }
+      if (at >= end) return undefined;
+      elements.push(element);
+      at++;
+    } else {
+      const comma = literal.indexOf(',', at);
+      const element = literal.slice(at, comma === -1 ? end : comma);
+      if (!BARE_ELEMENT.test(element)) return undefined;
+      elements.push(NULL_WORD.test(element) ? null : element);
+      at += element.length;
+    }
+    if (at < end && literal[at++] !== ',') return undefined;
+  }
+  return elements;
+}

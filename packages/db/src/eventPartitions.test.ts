@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { deleteExpiredAnalytics } from './analyticsRetention.ts';
 import { createEventPartitions, eventPartitions } from './eventPartitions.ts';
 import { eventTransaction } from './eventTransaction.ts';
-import { type RatelimitEvent, writeRatelimitEvents } from './ratelimitEvents.ts';
+import { type RatelimitEvent, ratelimitTable } from './ratelimitEvents.ts';
 import { refusedData, rows, sql } from './sql.ts';
-import { createTestDatabase, type TestDatabase, testVerificationEvent } from './testing/index.ts';
-import { type VerificationEvent, writeVerificationEvents } from './verificationEvents.ts';
+import { createTestDatabase, type TestDatabase, testVerificationEvent, writeEvents } from './testing/index.ts';
+import { type VerificationEvent, verificationTable } from './verificationEvents.ts';
 
 let database: TestDatabase;
 
@@ -105,24 +105,26 @@ describe('Migration20261125030000_partition_event_tables', () => {
     const today = new Date().toISOString().slice(0, 10).replaceAll('-', '');
     expect(await childrenOf('key_verifications')).toContain(`key_verifications_p${today}`);
     await eventTransaction(database.orm, (tx) =>
-      writeVerificationEvents(tx, [verification('key_migrated', Date.now())]),
+      writeEvents(tx, verificationTable, [verification('key_migrated', Date.now())]),
     );
     const [newest] = await rows(em, sql<{ id: string }>`select max(id)::text as id from key_verifications`);
     expect(BigInt(newest?.id ?? 0)).toBeGreaterThan(BigInt(idsBefore.at(-1)?.id ?? 0));
   });
 });
 
-describe('writeVerificationEvents / writeRatelimitEvents', () => {
+describe('verificationTable / ratelimitTable', () => {
   it('write each event into the partition of its day (UTC)', async () => {
     await createEventPartitions(database.orm, new Date(Date.UTC(2025, 0, 1)), new Date(Date.UTC(2025, 0, 2)));
     const times = [Date.UTC(2025, 0, 1), Date.UTC(2025, 0, 1, 23, 59, 59, 999), Date.UTC(2025, 0, 2, 0, 0, 0)];
     await eventTransaction(database.orm, async (tx) => {
-      await writeVerificationEvents(
+      await writeEvents(
         tx,
+        verificationTable,
         times.map((time) => verification('key_days', time)),
       );
-      await writeRatelimitEvents(
+      await writeEvents(
         tx,
+        ratelimitTable,
         times.map((time) => decision('user_days', time)),
       );
     });
@@ -142,8 +144,8 @@ describe('writeVerificationEvents / writeRatelimitEvents', () => {
     const future = Date.UTC(2099, 5, 1, 12);
     const past = Date.UTC(1999, 5, 1, 12);
     await eventTransaction(database.orm, async (tx) => {
-      await writeVerificationEvents(tx, [verification('key_far', past), verification('key_far', future)]);
-      await writeRatelimitEvents(tx, [decision('user_far', future)]);
+      await writeEvents(tx, verificationTable, [verification('key_far', past), verification('key_far', future)]);
+      await writeEvents(tx, ratelimitTable, [decision('user_far', future)]);
     });
     expect(await partitionsOf('key_verifications', 'key_id', 'key_far')).toEqual([
       [past, 'key_verifications_default'],
@@ -168,10 +170,10 @@ describe('writeVerificationEvents / writeRatelimitEvents', () => {
     const awkward = 'tab\there, newline\nthere, back\\slash, "quoted", {braced}, comma, NULL, \\N, é ✓';
     const time = Date.UTC(2025, 0, 1, 10) + 0.123;
     await eventTransaction(database.orm, async (tx) => {
-      await writeVerificationEvents(tx, [
+      await writeEvents(tx, verificationTable, [
         verification('key_awkward', time, { tags: [awkward, 'NULL', ''], externalId: awkward, identityId: '\\N' }),
       ]);
-      await writeRatelimitEvents(tx, [
+      await writeEvents(tx, ratelimitTable, [
         { ...decision(awkward, time), requestId: 'req_awkward', passed: false, overrideId: 'ovr_\r' },
       ]);
     });
@@ -198,7 +200,7 @@ describe('writeVerificationEvents / writeRatelimitEvents', () => {
   it('fail as a whole, as refused data, on a value PostgreSQL cannot store, leaving nothing written', async () => {
     const time = Date.UTC(2025, 0, 1, 11);
     const failure = await eventTransaction(database.orm, (tx) =>
-      writeVerificationEvents(tx, [
+      writeEvents(tx, verificationTable, [
         verification('key_refused', time),
         verification('key_refused', time, { tags: ['a\u0000b'] }),
       ]),
@@ -220,12 +222,14 @@ describe('deleteExpiredAnalytics', () => {
     const times = [Date.UTC(2020, 0, 1, 6), Date.UTC(2020, 0, 2, 6), Date.UTC(2020, 0, 2, 18), Date.UTC(2020, 0, 3, 6)];
     const strays = [Date.UTC(2019, 5, 1), Date.UTC(2021, 5, 1)];
     await eventTransaction(database.orm, async (tx) => {
-      await writeVerificationEvents(
+      await writeEvents(
         tx,
+        verificationTable,
         [...times, ...strays].map((time) => verification('key_retention', time)),
       );
-      await writeRatelimitEvents(
+      await writeEvents(
         tx,
+        ratelimitTable,
         times.map((time) => decision('user_retention', time)),
       );
     });

@@ -37,6 +37,7 @@ export {
 export * from './entities/index.ts';
 export { RowExists, RowNotFound } from './errors.ts';
 export { createEventPartitions } from './eventPartitions.ts';
+export { type EventRows, type EventTable, rowsOf } from './eventTable.ts';
 export { type EventTransaction, eventTransaction } from './eventTransaction.ts';
 export {
   createIdentity,
@@ -90,7 +91,7 @@ export {
   type NewPermission,
 } from './permissions.ts';
 export { ormPoolUsage, type PoolUsage, poolUsageOf } from './poolUsage.ts';
-export { type RatelimitEvent, writeRatelimitEvents } from './ratelimitEvents.ts';
+export { type RatelimitEvent, type RatelimitTotals, ratelimitTable } from './ratelimitEvents.ts';
 export {
   createRatelimitNamespaces,
   deleteRatelimitNamespace,
@@ -140,7 +141,8 @@ export {
   type KeyVerificationRecord,
   listKeyVerifications,
   type VerificationEvent,
-  writeVerificationEvents,
+  type VerificationTotals,
+  verificationTable,
 } from './verificationEvents.ts';
 export {
   type AttemptOutcome,

@@ -1,6 +1,14 @@
 import { scalarArrayLiteral, textArrayLiteral } from './arrayLiterals.ts';
-import { copyField, copyTimestamp, type EventTransaction } from './eventTransaction.ts';
-import { bucketStart, type Granularity, groupTotals, minuteStart, rollupTable, rollupUpserts } from './rollups.ts';
+import type { EventRows, EventTable } from './eventTable.ts';
+import {
+  copyRow,
+  copyText,
+  copyTimestamp,
+  type EventTransaction,
+  readCopyRow,
+  readCopyTimestamp,
+} from './eventTransaction.ts';
+import { bucketStart, type Granularity, minuteStart, rollupTable, rollupUpserts } from './rollups.ts';
 import { rows, sql } from './sql.ts';
 
 export interface RatelimitEvent {
@@ -28,13 +36,41 @@ function ratelimitRollup(granularity: Granularity) {
     on conflict (workspace_id, time, namespace_id, identifier, passed) do update set count = r.count + excluded.count`;
 }
 
-/** The raw decisions in COPY's text format, in the column order of {@link COPY_DECISIONS}. */
-function rawRows(batch: RatelimitEvent[]): string {
-  let text = '';
-  for (const event of batch) {
-    text += `${copyTimestamp(event.time)}\t${copyField(event.requestId)}\t${copyField(event.workspaceId)}\t${copyField(event.namespaceId)}\t${copyField(event.identifier)}\t${copyField(event.passed)}\t${copyField(event.limit)}\t${copyField(event.remaining)}\t${copyField(event.overrideId)}\t${copyField(event.latencyMs)}\n`;
-  }
-  return text;
+/** A decision as its COPY row, in the column order of {@link COPY_DECISIONS}. */
+function decisionRow(event: RatelimitEvent): string {
+  return copyRow([
+    copyTimestamp(event.time),
+    event.requestId,
+    event.workspaceId,
+    event.namespaceId,
+    event.identifier,
+    event.passed,
+    event.limit,
+    event.remaining,
+    event.overrideId,
+    event.latencyMs,
+  ]);
+}
+
+function parseDecisionRow(row: string): RatelimitEvent | undefined {
+  const [time, requestId, workspaceId, namespaceId, identifier, passed, limit, remaining, overrideId, latencyMs] =
+    readCopyRow(row, 10) ?? [];
+  if (!time || !requestId || !workspaceId || !namespaceId || typeof identifier !== 'string' || !limit || !remaining)
+    return undefined;
+  if ((passed !== 'true' && passed !== 'false') || !latencyMs) return undefined;
+  const event = {
+    time: readCopyTimestamp(time),
+    requestId,
+    workspaceId,
+    namespaceId,
+    identifier,
+    passed: passed === 'true',
+    limit: Number(limit),
+    remaining: Number(remaining),
+    overrideId: overrideId ?? null,
+    latencyMs: Number(latencyMs),
+  };
+  return Number.isNaN(event.time + event.limit + event.remaining + event.latencyMs) ? undefined : event;
 }
 
 const COPY_DECISIONS = `copy ratelimit_events (time, request_id, workspace_id, namespace_id, identifier, passed, "limit",
@@ -49,33 +85,30 @@ interface MinuteTotal {
   count: number;
 }
 
-/** The batch's decisions counted per minute bucket, namespace, identifier and outcome. */
-function minuteTotals(batch: readonly RatelimitEvent[]): MinuteTotal[] {
-  return groupTotals<RatelimitEvent, MinuteTotal>(
-    batch,
-    (event) =>
-      `${event.workspaceId}\0${minuteStart(event.time)}\0${event.namespaceId}\0${event.identifier}\0${event.passed}`,
-    (event, total) => {
-      if (total) {
-        total.count++;
-        return total;
-      }
-      const { workspaceId, namespaceId, identifier, passed } = event;
-      return { workspaceId, time: minuteStart(event.time), namespaceId, identifier, passed, count: 1 };
-    },
-  );
+/** Decisions counted per minute bucket, namespace, identifier and outcome (their fields joined by a character no stored text holds). */
+export type RatelimitTotals = Map<string, MinuteTotal>;
+
+function countDecision(totals: RatelimitTotals, event: RatelimitEvent): void {
+  const time = minuteStart(event.time);
+  const group = `${event.workspaceId}\0${time}\0${event.namespaceId}\0${event.identifier}\0${event.passed}`;
+  const total = totals.get(group);
+  if (total) total.count++;
+  else {
+    const { workspaceId, namespaceId, identifier, passed } = event;
+    totals.set(group, { workspaceId, time, namespaceId, identifier, passed, count: 1 });
+  }
 }
 
 /**
  * One batch of decisions in the caller's transaction: the raw decisions (COPY), then their
  * per-minute, hour, day and month rollups in one statement, from the batch's minute totals.
  */
-export async function writeRatelimitEvents(tx: EventTransaction, batch: RatelimitEvent[]): Promise<void> {
-  await tx.copyIn(COPY_DECISIONS, rawRows(batch));
-  const totals = minuteTotals(batch);
+async function writeDecisions(tx: EventTransaction, { rows: batch, totals }: EventRows<RatelimitTotals>) {
+  await tx.copyIn(COPY_DECISIONS, copyText(batch));
+  const minutes = [...totals.values()];
   const texts = (key: 'workspaceId' | 'namespaceId' | 'identifier') =>
-    textArrayLiteral(totals.map((total) => total[key]));
-  const scalars = (key: 'time' | 'passed' | 'count') => scalarArrayLiteral(totals.map((total) => total[key]));
+    textArrayLiteral(minutes.map((total) => total[key]));
+  const scalars = (key: 'time' | 'passed' | 'count') => scalarArrayLiteral(minutes.map((total) => total[key]));
   await rows(
     tx.em,
     sql`
@@ -88,3 +121,12 @@ export async function writeRatelimitEvents(tx: EventTransaction, batch: Ratelimi
       select count(*) from minute_totals`,
   );
 }
+
+/** Rate-limit decisions, written to ratelimit_events and its rollups. */
+export const ratelimitTable: EventTable<RatelimitEvent, RatelimitTotals> = {
+  row: decisionRow,
+  parse: parseDecisionRow,
+  noTotals: () => new Map(),
+  count: countDecision,
+  write: writeDecisions,
+};

@@ -17,25 +17,6 @@ export function rollupTable(events: 'key_verifications' | 'ratelimit_events', gr
   return `${events}_per_${granularity}`;
 }
 
-/**
- * A batch's events summed per group (minute bucket and dimensions), here rather than by
- * PostgreSQL: the rollups then read a row per group instead of one per event. `group` names an
- * event's group (its fields joined by a character no stored text holds); `add` starts a group's
- * total from its first event (`total` undefined) or adds an event to it.
- */
-export function groupTotals<TEvent, TTotal>(
-  batch: readonly TEvent[],
-  group: (event: TEvent) => string,
-  add: (event: TEvent, total: TTotal | undefined) => TTotal,
-): TTotal[] {
-  const totals = new Map<string, TTotal>();
-  for (const event of batch) {
-    const key = group(event);
-    totals.set(key, add(event, totals.get(key)));
-  }
-  return [...totals.values()];
-}
-
 /** The start of an event's minute bucket, as {@link bucketStart} computes it in SQL. */
 export const minuteStart = (timeMs: number): number => Math.floor(timeMs / WIDTH_MS.minute) * WIDTH_MS.minute;
 

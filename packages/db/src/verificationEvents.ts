@@ -1,6 +1,14 @@
-import { scalarArrayLiteral, textArrayLiteral } from './arrayLiterals.ts';
-import { copyField, copyTimestamp, type EventTransaction } from './eventTransaction.ts';
-import { bucketStart, type Granularity, groupTotals, minuteStart, rollupTable, rollupUpserts } from './rollups.ts';
+import { parseTextArrayLiteral, scalarArrayLiteral, textArrayLiteral } from './arrayLiterals.ts';
+import type { EventRows, EventTable } from './eventTable.ts';
+import {
+  copyRow,
+  copyText,
+  copyTimestamp,
+  type EventTransaction,
+  readCopyRow,
+  readCopyTimestamp,
+} from './eventTransaction.ts';
+import { bucketStart, type Granularity, minuteStart, rollupTable, rollupUpserts } from './rollups.ts';
 import { type EntityManager, rows, sql, typed } from './sql.ts';
 
 export interface VerificationEvent {
@@ -36,13 +44,44 @@ function verificationRollup(granularity: Granularity) {
           latency_sum = r.latency_sum + excluded.latency_sum`;
 }
 
-/** The raw events in COPY's text format, in the column order of {@link COPY_VERIFICATIONS}. */
-function rawRows(batch: VerificationEvent[]): string {
-  let text = '';
-  for (const event of batch) {
-    text += `${copyTimestamp(event.time)}\t${copyField(event.requestId)}\t${copyField(event.workspaceId)}\t${copyField(event.apiId)}\t${copyField(event.keyId)}\t${copyField(event.identityId)}\t${copyField(event.externalId)}\t${copyField(event.outcome)}\t${copyField(textArrayLiteral(event.tags))}\t${copyField(event.spentCredits)}\t${copyField(event.latencyMs)}\n`;
-  }
-  return text;
+/** A verification as its COPY row, in the column order of {@link COPY_VERIFICATIONS}. */
+function verificationRow(event: VerificationEvent): string {
+  return copyRow([
+    copyTimestamp(event.time),
+    event.requestId,
+    event.workspaceId,
+    event.apiId,
+    event.keyId,
+    event.identityId,
+    event.externalId,
+    event.outcome,
+    textArrayLiteral(event.tags),
+    event.spentCredits,
+    event.latencyMs,
+  ]);
+}
+
+function parseVerificationRow(row: string): VerificationEvent | undefined {
+  const [time, requestId, workspaceId, apiId, keyId, identityId, externalId, outcome, tags, spentCredits, latencyMs] =
+    readCopyRow(row, 11) ?? [];
+  const tagList = parseTextArrayLiteral(tags ?? '');
+  if (!time || !requestId || !workspaceId || !apiId || !keyId || !outcome || !spentCredits || !latencyMs)
+    return undefined;
+  if (!tagList || tagList.includes(null)) return undefined;
+  const event = {
+    time: readCopyTimestamp(time),
+    requestId,
+    workspaceId,
+    apiId,
+    keyId,
+    identityId: identityId ?? null,
+    externalId: externalId ?? null,
+    outcome,
+    tags: tagList as string[],
+    spentCredits: Number(spentCredits),
+    latencyMs: Number(latencyMs),
+  };
+  return Number.isNaN(event.time + event.spentCredits + event.latencyMs) ? undefined : event;
 }
 
 const COPY_VERIFICATIONS = `copy key_verifications (time, request_id, workspace_id, api_id, key_id, identity_id, external_id,
@@ -62,46 +101,37 @@ interface MinuteTotal {
   latencySum: number;
 }
 
-/** The batch's verifications summed per minute bucket, key, outcome, API and identity. */
-function minuteTotals(batch: readonly VerificationEvent[]): MinuteTotal[] {
-  return groupTotals<VerificationEvent, MinuteTotal>(
-    batch,
-    (event) =>
-      `${event.workspaceId}\0${minuteStart(event.time)}\0${event.keyId}\0${event.outcome}\0${event.apiId}\0${event.identityId ?? ''}\0${event.externalId ?? ''}`,
-    (event, total) => {
-      if (total) {
-        total.count++;
-        total.spentCredits += event.spentCredits;
-        total.latencySum += event.latencyMs;
-        return total;
-      }
-      return {
-        workspaceId: event.workspaceId,
-        time: minuteStart(event.time),
-        keyId: event.keyId,
-        outcome: event.outcome,
-        apiId: event.apiId,
-        identityId: event.identityId ?? '',
-        externalId: event.externalId ?? '',
-        count: 1,
-        spentCredits: event.spentCredits,
-        latencySum: event.latencyMs,
-      };
-    },
-  );
+export interface VerificationTotals {
+  /** Per minute bucket, key, outcome, API and identity (their fields joined by a character no stored text holds). */
+  readonly minutes: Map<string, MinuteTotal>;
+  /** When each key was last used. */
+  readonly lastUses: Map<string, number>;
 }
 
-/** When each key of the batch was last used. */
-function lastUses(batch: readonly VerificationEvent[]): { keyId: string; time: number }[] {
-  return groupTotals<VerificationEvent, { keyId: string; time: number }>(
-    batch,
-    (event) => event.keyId,
-    (event, last) => {
-      if (!last) return { keyId: event.keyId, time: event.time };
-      last.time = Math.max(last.time, event.time);
-      return last;
-    },
-  );
+function countVerification({ minutes, lastUses }: VerificationTotals, event: VerificationEvent): void {
+  const time = minuteStart(event.time);
+  const group = `${event.workspaceId}\0${time}\0${event.keyId}\0${event.outcome}\0${event.apiId}\0${event.identityId ?? ''}\0${event.externalId ?? ''}`;
+  const total = minutes.get(group);
+  if (total) {
+    total.count++;
+    total.spentCredits += event.spentCredits;
+    total.latencySum += event.latencyMs;
+  } else {
+    minutes.set(group, {
+      workspaceId: event.workspaceId,
+      time,
+      keyId: event.keyId,
+      outcome: event.outcome,
+      apiId: event.apiId,
+      identityId: event.identityId ?? '',
+      externalId: event.externalId ?? '',
+      count: 1,
+      spentCredits: event.spentCredits,
+      latencySum: event.latencyMs,
+    });
+  }
+  const lastUse = lastUses.get(event.keyId);
+  if (lastUse === undefined || lastUse < event.time) lastUses.set(event.keyId, event.time);
 }
 
 /**
@@ -111,13 +141,13 @@ function lastUses(batch: readonly VerificationEvent[]): { keyId: string; time: n
  * twice; COPY fails as a whole, so a refused value fails the batch (see writeDroppingRefused in
  * packages/background).
  */
-export async function writeVerificationEvents(tx: EventTransaction, batch: VerificationEvent[]): Promise<void> {
-  await tx.copyIn(COPY_VERIFICATIONS, rawRows(batch));
-  const totals = minuteTotals(batch);
+async function writeVerifications(tx: EventTransaction, { rows: batch, totals }: EventRows<VerificationTotals>) {
+  await tx.copyIn(COPY_VERIFICATIONS, copyText(batch));
+  const minutes = [...totals.minutes.values()];
   const texts = (key: 'workspaceId' | 'keyId' | 'outcome' | 'apiId' | 'identityId' | 'externalId') =>
-    textArrayLiteral(totals.map((total) => total[key]));
+    textArrayLiteral(minutes.map((total) => total[key]));
   const numbers = (key: 'time' | 'count' | 'spentCredits' | 'latencySum') =>
-    scalarArrayLiteral(totals.map((total) => total[key]));
+    scalarArrayLiteral(minutes.map((total) => total[key]));
   await rows(
     tx.em,
     sql`
@@ -133,16 +163,24 @@ export async function writeVerificationEvents(tx: EventTransaction, batch: Verif
   );
   // Last, so the key rows (which credit spends lock too) are held only until the commit right after.
   // lastUsedAt comes from the same batch: approximate to the flush interval.
-  const used = lastUses(batch);
   await rows(
     tx.em,
     sql`
       update keys k set last_used_at = greatest(k.last_used_at, to_timestamp(u.time / 1000.0))
-      from unnest(${textArrayLiteral(used.map((use) => use.keyId))}::text[],
-                  ${scalarArrayLiteral(used.map((use) => use.time))}::float8[]) as u(key_id, time)
+      from unnest(${textArrayLiteral([...totals.lastUses.keys()])}::text[],
+                  ${scalarArrayLiteral([...totals.lastUses.values()])}::float8[]) as u(key_id, time)
       where k.id = u.key_id`,
   );
 }
+
+/** Verifications, written to key_verifications and its rollups. */
+export const verificationTable: EventTable<VerificationEvent, VerificationTotals> = {
+  row: verificationRow,
+  parse: parseVerificationRow,
+  noTotals: () => ({ minutes: new Map(), lastUses: new Map() }),
+  count: countVerification,
+  write: writeVerifications,
+};
 
 /** A key's verification as its page lists it. */
 export interface KeyVerificationRecord {

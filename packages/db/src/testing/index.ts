@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { type EventTable, rowsOf } from '../eventTable.ts';
+import type { EventTransaction } from '../eventTransaction.ts';
 import { createOrm, type Orm } from '../orm.ts';
 import type { VerificationEvent } from '../verificationEvents.ts';
 import { adminQuery, databaseUrlFor } from './databases.ts';
@@ -75,4 +77,13 @@ export function testVerificationEvent(
     latencyMs: 1,
     ...fields,
   };
+}
+
+/** Writes events to their table in one batch, as a recorder's flush would: analytics seeded by a test. */
+export function writeEvents<TEvent, TTotals>(
+  tx: EventTransaction,
+  table: EventTable<TEvent, TTotals>,
+  events: readonly TEvent[],
+): Promise<void> {
+  return table.write(tx, rowsOf(table, events));
 }

@@ -1,0 +1,143 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { eventTransaction, slicesOf } from './eventTransaction.ts';
+import { type RatelimitEvent, ratelimitTable } from './ratelimitEvents.ts';
+import { rows, sql } from './sql.ts';
+import { createTestDatabase, type TestDatabase, testVerificationEvent, writeEvents } from './testing/index.ts';
+import { type VerificationEvent, verificationTable } from './verificationEvents.ts';
+
+let database: TestDatabase;
+
+beforeAll(async () => {
+  database = await createTestDatabase(inject('databaseUrl'), inject('templateDatabase'));
+});
+afterAll(async () => {
+  await database.drop();
+});
+
+describe('slicesOf', () => {
+  it('hands a batch over in slices, with other work let in between them', async () => {
+    const seen: string[] = [];
+    setImmediate(() => seen.push('other work'));
+    for await (const slice of slicesOf(Array.from({ length: 600 }, (_, index) => index))) {
+      seen.push(`${slice[0]}–${slice.at(-1)}`);
+    }
+    expect(seen).toEqual(['0–249', 'other work', '250–499', '500–599']);
+  });
+});
+
+/** Text that COPY, array literals or both must escape, and text that needs nothing. */
+const AWKWARD = [
+  'tab\there',
+  'new\nline\r',
+  'back\\slash',
+  'with "quotes"',
+  '{braces},comma',
+  'NULL',
+  '',
+  ' ',
+  'ünï©ødé 😀',
+];
+
+describe('an event as its row', () => {
+  it('reads back as the same verification, whatever its text holds', () => {
+    const events: VerificationEvent[] = [
+      testVerificationEvent({ requestId: 'req_1', workspaceId: 'ws_1', apiId: 'api_1', keyId: 'key_1' }),
+      ...AWKWARD.map((text, index) => ({
+        time: 1_764_000_000_000 + index + 0.25,
+        requestId: `req_${text}`,
+        workspaceId: 'ws_1',
+        apiId: 'api_1',
+        keyId: 'key_1',
+        identityId: `id_${text}`,
+        externalId: text,
+        outcome: 'RATE_LIMITED',
+        tags: [text, `path=/v1/${text}`],
+        spentCredits: index,
+        latencyMs: 0.125 * index,
+      })),
+    ];
+    for (const event of events) {
+      const row = verificationTable.row(event);
+      expect(row).not.toContain('\n');
+      expect(verificationTable.parse(row)).toEqual(event);
+    }
+  });
+
+  it('reads back as the same rate-limit decision, whatever its text holds', () => {
+    for (const [index, text] of AWKWARD.entries()) {
+      const event: RatelimitEvent = {
+        time: 1_764_000_000_000 + index,
+        requestId: `req_${index}`,
+        workspaceId: 'ws_1',
+        namespaceId: 'rlns_1',
+        identifier: text,
+        passed: index % 2 === 0,
+        limit: 100,
+        remaining: index,
+        overrideId: index % 2 === 0 ? null : `rlor_${text}`,
+        latencyMs: 0.5,
+      };
+      expect(ratelimitTable.parse(ratelimitTable.row(event))).toEqual(event);
+    }
+  });
+
+  it('reads as nothing when the text is not a whole row', () => {
+    const row = verificationTable.row(
+      testVerificationEvent({ requestId: 'req_1', workspaceId: 'ws_1', apiId: 'api_1', keyId: 'key_1', tags: ['a'] }),
+    );
+    for (const damaged of [row.slice(0, -3), row.slice(0, row.lastIndexOf('\t')), '\0\0\0\0', '', `${row}\textra`]) {
+      expect(verificationTable.parse(damaged)).toBeUndefined();
+    }
+    expect(ratelimitTable.parse(row)).toBeUndefined();
+  });
+});
+
+describe('a batch of more events than a slice', () => {
+  it('writes every verification, and counts every one in the rollups', async () => {
+    const minute = Math.floor(Date.now() / 60_000) * 60_000;
+    const events = Array.from({ length: 1001 }, (_, index) =>
+      testVerificationEvent({
+        requestId: `req_sliced_${index}`,
+        workspaceId: 'ws_sliced',
+        apiId: 'api_sliced',
+        keyId: `key_sliced_${index % 2}`,
+        time: minute + (index % 60) * 1000,
+        spentCredits: 1,
+      }),
+    );
+    await eventTransaction(database.orm, (tx) => writeEvents(tx, verificationTable, events));
+    const [written] = await rows(
+      database.orm.em.fork(),
+      sql<{ raw: number; distinct: number; rolled: number; spent: number }>`
+        select (select count(*)::int from key_verifications where workspace_id = 'ws_sliced') as raw,
+               (select count(distinct request_id)::int from key_verifications where workspace_id = 'ws_sliced') as distinct,
+               (select sum(count)::int from key_verifications_per_minute where workspace_id = 'ws_sliced') as rolled,
+               (select sum(spent_credits)::int from key_verifications_per_month where workspace_id = 'ws_sliced') as spent`,
+    );
+    expect(written).toEqual({ raw: 1001, distinct: 1001, rolled: 1001, spent: 1001 });
+  });
+
+  it('writes every rate-limit decision, and counts every one in the rollups', async () => {
+    const events = Array.from({ length: 601 }, (_, index) => ({
+      time: Date.now(),
+      requestId: `req_sliced_decision_${index}`,
+      workspaceId: 'ws_sliced',
+      namespaceId: 'rlns_sliced',
+      identifier: `user_${index % 3}`,
+      passed: index % 2 === 0,
+      limit: 10,
+      remaining: 0,
+      overrideId: null,
+      latencyMs: 1,
+    }));
+    await eventTransaction(database.orm, (tx) => writeEvents(tx, ratelimitTable, events));
+    const [written] = await rows(
+      database.orm.em.fork(),
+      sql<{ raw: number; rolled: number; passed: number }>`
+        select (select count(*)::int from ratelimit_events where workspace_id = 'ws_sliced') as raw,
+               (select sum(count)::int from ratelimit_events_per_hour where workspace_id = 'ws_sliced') as rolled,
+               (select sum(count)::int from ratelimit_events_per_day where workspace_id = 'ws_sliced' and passed) as passed`,
+    );
+    expect(written).toEqual({ raw: 601, rolled: 601, passed: 301 });
+  });
+});
