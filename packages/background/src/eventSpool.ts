@@ -30,8 +30,9 @@ import { join } from 'node:path';
  *
  * A segment file, `<start>.seg`, holds chunks: a header `#<position> <count>` and then that many
  * lines, `<tag><event>`, the events at that position and after. What an event's text is, its
- * stream says (its table's COPY row, see eventRecorder.ts): the spool only keeps it, one line each. Positions number one
- * owner's events from 0; PostgreSQL keeps the marks of those written (spoolMarks.ts).
+ * stream says (its table's COPY row, see eventRecorder.ts): the spool keeps it, one line each.
+ * Positions number one owner's events from 0; PostgreSQL keeps the marks of those written
+ * (spoolMarks.ts).
  */
 export interface EventSpool {
   /** This process's id in the spool and in the marks of what it wrote. */
