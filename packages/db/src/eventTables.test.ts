@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { eventTransaction, slicesOf } from './eventTransaction.ts';
+import { copyText, eventTransaction } from './eventTransaction.ts';
 import { type RatelimitEvent, ratelimitTable } from './ratelimitEvents.ts';
 import { rows, sql } from './sql.ts';
 import { createTestDatabase, type TestDatabase, testVerificationEvent, writeEvents } from './testing/index.ts';
@@ -14,12 +14,14 @@ afterAll(async () => {
   await database.drop();
 });
 
-describe('slicesOf', () => {
-  it('hands a batch over in slices, with other work let in between them', async () => {
+describe('copyText', () => {
+  it("hands a batch's rows over in slices, with other work let in between them", async () => {
     const seen: string[] = [];
     setImmediate(() => seen.push('other work'));
-    for await (const slice of slicesOf(Array.from({ length: 600 }, (_, index) => index))) {
-      seen.push(`${slice[0]}–${slice.at(-1)}`);
+    for await (const text of copyText(Array.from({ length: 600 }, (_, index) => String(index)))) {
+      const rows = text.split('\n');
+      expect(rows.pop()).toBe('');
+      seen.push(`${rows[0]}–${rows.at(-1)}`);
     }
     expect(seen).toEqual(['0–249', 'other work', '250–499', '500–599']);
   });
