@@ -165,6 +165,30 @@ describe('the event recorder', () => {
     expect(written).toEqual([1, 2, 4]);
   });
 
+  it('counts against maxBuffered only the events waiting, not those of a write under way', async () => {
+    const written: number[] = [];
+    let release: () => void = () => {};
+    const recorder = createEventRecorder(
+      spool,
+      numbers,
+      async (spooled) => {
+        const batch = numbersOf(spooled);
+        if (batch.includes(1)) await new Promise<void>((resolve) => (release = resolve));
+        written.push(...batch);
+      },
+      { maxBuffered: 10 },
+    );
+    for (let event = 1; event <= 10; event++) recorder.record(event);
+    const flushed = recorder.flush();
+    for (let event = 11; event <= 19; event++) recorder.record(event);
+    expect(recorder.evicted).toBe(0);
+    expect(recorder.buffered).toBe(9);
+    release();
+    await flushed;
+    await recorder.close();
+    expect(written).toEqual(Array.from({ length: 19 }, (_, index) => index + 1));
+  });
+
   it('keeps only the newest events through a long outage, bounded by maxBuffered', async () => {
     const written: number[] = [];
     let down = true;

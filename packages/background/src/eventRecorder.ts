@@ -1,11 +1,4 @@
-import {
-  type EventTable,
-  type EventTransaction,
-  eventTransaction,
-  markWritten,
-  type Orm,
-  refusedData,
-} from '@keyplane/db';
+import { type EventTable, eventTransaction, markWritten, type Orm, refusedData } from '@keyplane/db';
 import type { EventSpool } from './eventSpool.ts';
 
 /** One kind of event: its table, and the tags of its lines in the spool. */
@@ -137,19 +130,14 @@ export function createEventRecorder<TEvent, TTotals>(
   // events that was a seventh of an event's cost, at 5000 it is a few percent.
   const maxBatch = options.maxBatch ?? 5000;
   const maxBuffered = options.maxBuffered ?? 100_000;
-  /** The batches to write, oldest first; events are added to the last until it is full. */
+  /** The batches waiting to be written, oldest first; events are added to the last until it is full. */
   let batches: SpooledBatch<TTotals>[] = [];
+  /** Their rows. */
   let buffered = 0;
   let running: Promise<void> | undefined;
   let queued: Promise<void> | undefined;
   let evicted = 0;
-  const hooks = {
-    settled: (settled: number[]) => {
-      buffered -= settled.length;
-      spool.settle(settled);
-    },
-    refused: options.onRefused,
-  };
+  const hooks = { settled: (settled: number[]) => spool.settle(settled), refused: options.onRefused };
 
   // Writes the batches there are when it starts, and no more: chasing what arrives during its
   // writes would turn a busy node's flush into a stream of small transactions, each paying for the
@@ -157,10 +145,13 @@ export function createEventRecorder<TEvent, TTotals>(
   const drain = async (): Promise<void> => {
     const due = batches;
     batches = [];
+    buffered = 0;
     for (const [index, batch] of due.entries()) {
       const failed = await writeDroppingRefused(table, write, batch, hooks);
       if (failed) {
-        batches = [...failed.unwritten, ...due.slice(index + 1), ...batches];
+        const unwritten = [...failed.unwritten, ...due.slice(index + 1)];
+        batches = [...unwritten, ...batches];
+        for (const { rows } of unwritten) buffered += rows.length;
         options.onError?.(failed.error);
         return;
       }
