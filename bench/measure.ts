@@ -16,8 +16,10 @@ export interface Run {
   p50: number;
   p99: number;
   non2xx: number;
-  /** CPU time the server process spent during the run (Linux only). */
+  /** CPU time the server process spent during the run, all its threads (Linux only). */
   serverCpuSeconds: number | undefined;
+  /** Of that, its main thread's: the one that answers requests. */
+  mainThreadCpuSeconds: number | undefined;
 }
 
 export interface Measured {
@@ -29,15 +31,21 @@ export interface Measured {
   non2xx: number;
   /** CPU time the server process spent per request, in microseconds (Linux only). */
   serverCpuMicros: number | undefined;
+  /** Of that, its main thread's, which bounds a node's throughput. */
+  mainThreadCpuMicros: number | undefined;
 }
 
 /** Linux's accounting unit for process CPU time in /proc (USER_HZ, 100 on every mainstream kernel). */
 const TICKS_PER_SECOND = 100;
 
-/** User plus system CPU time of a process so far, in seconds; undefined where /proc is not there. */
-function cpuSeconds(pid: number | undefined): number | undefined {
+/**
+ * User plus system CPU time of a process so far, in seconds, or of its main thread alone (whose
+ * thread id is the process id); undefined where /proc is not there.
+ */
+function cpuSeconds(pid: number | undefined, mainThreadOnly = false): number | undefined {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    const stat = mainThreadOnly ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`;
+    const fields = readFileSync(stat, 'utf8').split(') ')[1]?.split(' ') ?? [];
     return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
   } catch {
     return undefined;
@@ -50,6 +58,7 @@ export async function run(
   serverPid: number | undefined,
 ) {
   const cpuBefore = cpuSeconds(serverPid);
+  const mainThreadBefore = cpuSeconds(serverPid, true);
   const result = await autocannon({
     url,
     method: 'POST',
@@ -59,13 +68,17 @@ export async function run(
     duration: SECONDS_PER_ROUND,
   });
   const cpuAfter = cpuSeconds(serverPid);
+  const mainThreadAfter = cpuSeconds(serverPid, true);
+  const spent = (before: number | undefined, after: number | undefined) =>
+    before === undefined || after === undefined ? undefined : after - before;
   return {
     requests: result.requests.total,
     seconds: result.duration,
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx + result.errors,
-    serverCpuSeconds: cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore,
+    serverCpuSeconds: spent(cpuBefore, cpuAfter),
+    mainThreadCpuSeconds: spent(mainThreadBefore, mainThreadAfter),
   } satisfies Run;
 }
 
@@ -75,16 +88,18 @@ export const signed = (value: number) => `${value > 0 ? '+' : ''}${value.toFixed
 
 export function summarise(runs: Run[]): Measured {
   const requests = runs.reduce((sum, round) => sum + round.requests, 0);
-  const cpu = runs.map((round) => round.serverCpuSeconds);
+  const perRequest = (cpu: (number | undefined)[]) =>
+    cpu.includes(undefined)
+      ? undefined
+      : (cpu.reduce<number>((sum, seconds) => sum + (seconds ?? 0), 0) * 1e6) / requests;
   const p50s = runs.map((round) => round.p50).sort((a, b) => a - b);
   return {
     requestsPerSecond: requests / runs.reduce((sum, round) => sum + round.seconds, 0),
     p50: p50s[Math.floor(p50s.length / 2)] ?? 0,
     p99: Math.max(...runs.map((round) => round.p99)),
     non2xx: runs.reduce((sum, round) => sum + round.non2xx, 0),
-    serverCpuMicros: cpu.includes(undefined)
-      ? undefined
-      : (cpu.reduce<number>((sum, seconds) => sum + (seconds ?? 0), 0) * 1e6) / requests,
+    serverCpuMicros: perRequest(runs.map((round) => round.serverCpuSeconds)),
+    mainThreadCpuMicros: perRequest(runs.map((round) => round.mainThreadCpuSeconds)),
   };
 }
 

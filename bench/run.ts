@@ -7,7 +7,9 @@
 // BENCH_COMPARE_LOGGING=1 also runs every case on a second server with LOG_REQUESTS=false, its rounds
 // interleaved with the first one's, and prints what request logging costs.
 // The server's CPU time per request (Linux) moves far less between runs than req/s does when the
-// load generator, PostgreSQL and the server share a few cores: compare changes by it.
+// load generator, PostgreSQL and the server share a few cores: compare changes by it. "main thread"
+// is the part of it spent by the thread that answers requests, which bounds a node's throughput
+// (the rest is V8's helper threads and the event writer thread).
 // The machine's speed drifts between runs and within one (shared hosts): each case runs in short
 // rounds, each right after a round of the ceiling, and is set against those ceiling rounds.
 import { loadBenchEnv, loadEnv } from '@keyplane/config';
@@ -112,6 +114,7 @@ try {
     'rounds'.padStart(12),
     'non-2xx'.padStart(8),
     'server CPU us/req'.padStart(18),
+    'main thread'.padStart(12),
   );
   const rows = [
     { name: 'ceiling: bare node:http, fixed JSON', label: '', measured: allCeiling, ceiling: allCeiling },
@@ -128,6 +131,7 @@ try {
       (roundRatios ? `${percent(Math.min(...roundRatios))}-${percent(Math.max(...roundRatios))}%` : '').padStart(12),
       String(measured.non2xx).padStart(8),
       (measured.serverCpuMicros?.toFixed(1) ?? '-').padStart(18),
+      (measured.mainThreadCpuMicros?.toFixed(1) ?? '-').padStart(12),
     );
   }
   console.log(
