@@ -8,6 +8,8 @@ import { useKeyplane } from './keyplane.ts';
 // (the deploy platform's getGatewayRequests and getRuntimeLogs are in outOfScope.test.ts).
 
 const keyplane = useKeyplane();
+/** How long the tests wait for events to reach PostgreSQL (flushed every second; longer on a loaded machine). */
+const ANALYTICS_WRITTEN = { timeout: 10_000 };
 let unkey: Unkey;
 
 beforeAll(() => {
@@ -26,7 +28,7 @@ describe('200', () => {
           query: `SELECT outcome, count(*) AS total FROM key_verifications_v1 WHERE key_space_id = '${apiId}' GROUP BY outcome`,
         });
         return data;
-      })
+      }, ANALYTICS_WRITTEN)
       .toEqual([{ outcome: 'VALID', total: 2 }]);
   });
 
@@ -38,7 +40,7 @@ describe('200', () => {
           query: "SELECT identifier, passed FROM ratelimits_v1 WHERE identifier = 'x'",
         });
         return data;
-      })
+      }, ANALYTICS_WRITTEN)
       .toEqual([{ identifier: 'x', passed: true }]);
   });
 });
