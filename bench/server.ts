@@ -18,6 +18,8 @@ export interface SpawnedServer {
 export interface SpawnOptions {
   /** Receives the server's stdout once it listens, chunk by chunk; otherwise it is read and dropped. */
   onOutput?: (chunk: string) => void;
+  /** The server's entry point: this checkout's unless another checkout's is given (bench/compare.ts). */
+  entry?: string;
 }
 
 /**
@@ -27,7 +29,7 @@ export interface SpawnOptions {
  * for `onOutput`, since decoding millions of request lines here would take CPU from the load generator.
  */
 export async function spawnServer(env: Record<string, string>, options: SpawnOptions = {}): Promise<SpawnedServer> {
-  const child: ChildProcess = spawn(process.execPath, [SERVER_ENTRY], {
+  const child: ChildProcess = spawn(process.execPath, [options.entry ?? SERVER_ENTRY], {
     env: { PORT: '0', HOST: '127.0.0.1', LOG_REQUESTS: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
