@@ -66,3 +66,24 @@ describe('FreshnessCache.load', () => {
     expect(await cache.load('k', async () => 'back')).toBe('back');
   });
 });
+
+describe('FreshnessCache.peek', () => {
+  it('answers a fresh value at once, counted as a hit; nothing for a missing, expired or invalidated key', async () => {
+    let now = 0;
+    const cache = new FreshnessCache<string | null>({ ttlMs: 1000, maxEntries: 10, now: () => now });
+    expect(cache.peek('k')).toBeUndefined();
+    await cache.load('k', async () => 'v');
+    await cache.load('none', async () => null);
+
+    expect(cache.peek('k')).toEqual({ value: 'v' });
+    // A cached miss is a value too: the source has nothing, and need not be asked again.
+    expect(cache.peek('none')).toEqual({ value: null });
+    expect(cache.counts).toEqual({ hits: 2, misses: 2, invalidations: 0 });
+
+    cache.delete('none');
+    now = 1000;
+    expect(cache.peek('k')).toBeUndefined();
+    expect(cache.peek('none')).toBeUndefined();
+    expect(cache.counts).toEqual({ hits: 2, misses: 2, invalidations: 1 });
+  });
+});

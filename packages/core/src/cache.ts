@@ -36,16 +36,20 @@ export class FreshnessCache<TValue> {
     return { value: entry.value };
   }
 
+  /** The fresh value, counted as a hit like one `load` answers; `undefined` means "call load". */
+  peek(key: string): { value: TValue } | undefined {
+    const cached = this.get(key);
+    if (cached) this.counts.hits++;
+    return cached;
+  }
+
   /**
    * The fresh value, else what `read` finds (stored for next time). A read already under way for
    * the key is shared, unless an invalidation came since it began: its answer may be the old state.
    */
   load(key: string, read: () => Promise<TValue>): Promise<TValue> {
-    const cached = this.get(key);
-    if (cached) {
-      this.counts.hits++;
-      return Promise.resolve(cached.value);
-    }
+    const cached = this.peek(key);
+    if (cached) return Promise.resolve(cached.value);
     const underWay = this.#loading.get(key);
     if (underWay && underWay.generation === this.#generation) {
       this.counts.hits++;

@@ -145,6 +145,15 @@ describe('findApplicableOverride', () => {
     );
     expect(found?.id).toBe('rlor_2');
   });
+
+  it('answers at once, not as a promise, when the lookup answers at once or there is none to make', () => {
+    const patterns = [rule('rlor_1', 'user_*')];
+    expect(findApplicableOverride(namespace(0, patterns), 'user_1', async () => undefined)).toEqual(patterns[0]);
+    expect(findApplicableOverride(namespace(1, patterns), 'user_1', (_, id) => rule('rlor_2', id))).toEqual(
+      rule('rlor_2', 'user_1'),
+    );
+    expect(findApplicableOverride(namespace(1, patterns), 'user_1', () => undefined)).toEqual(patterns[0]);
+  });
 });
 
 describe('planRatelimitCheck', () => {

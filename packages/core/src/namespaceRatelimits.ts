@@ -92,17 +92,23 @@ export function selectOverride<TOverride extends RatelimitOverrideRule>(
   return best;
 }
 
+type MaybePromise<T> = T | Promise<T>;
+
 /**
  * The override limiting applies to the identifier (see `selectOverride`): its exact one, looked up
- * only when the namespace has exact ones at all, else the best matching pattern.
+ * only when the namespace has exact ones at all, else the best matching pattern. Answered at once
+ * when `findExact` is (a cached override, or none to look up), so the hot path of limiting awaits
+ * nothing it already has.
  */
-export async function findApplicableOverride(
+export function findApplicableOverride(
   namespace: RatelimitNamespaceSnapshot,
   identifier: string,
-  findExact: (namespaceId: string, identifier: string) => Promise<RatelimitOverrideRule | undefined>,
-): Promise<RatelimitOverrideRule | undefined> {
-  const exact = namespace.exactOverrides > 0 ? await findExact(namespace.id, identifier) : undefined;
-  return exact ?? selectOverride(namespace.patternOverrides, identifier);
+  findExact: (namespaceId: string, identifier: string) => MaybePromise<RatelimitOverrideRule | undefined>,
+): MaybePromise<RatelimitOverrideRule | undefined> {
+  const byPattern = () => selectOverride(namespace.patternOverrides, identifier);
+  if (namespace.exactOverrides === 0) return byPattern();
+  const exact = findExact(namespace.id, identifier);
+  return exact instanceof Promise ? exact.then((found) => found ?? byPattern()) : (exact ?? byPattern());
 }
 
 /** One `ratelimit.limit` check as requested. */

@@ -58,25 +58,36 @@ interface ResolvedRequest {
   namespace: RatelimitNamespaceSnapshot;
 }
 
+type MaybePromise<T> = T | Promise<T>;
+
+/** The values, at once when none is a promise (no microtask turn to wait for), else once all have resolved. */
+function allOf<T>(values: readonly MaybePromise<T>[]): MaybePromise<T[]> {
+  return values.some((value) => value instanceof Promise) ? Promise.all(values) : (values as T[]);
+}
+
 /**
  * Every distinct namespace the requests name, from this node's cache (docs/architecture.md#caches):
  * a change to a namespace or its overrides evicts it on every node before the change is answered.
+ * At once when all are cached, as they are on the hot path.
  */
-async function cachedNamespaces(
+function cachedNamespaces(
   ctx: LimitingContext,
   names: readonly string[],
-): Promise<Map<string, RatelimitNamespaceSnapshot | null>> {
+): MaybePromise<Map<string, RatelimitNamespaceSnapshot | null>> {
   const { workspaceId } = ctx.rootKey;
+  const { namespaceCache } = ctx.services;
   const distinctNames = [...new Set(names)];
-  const found = await Promise.all(
-    distinctNames.map((name) =>
-      ctx.services.namespaceCache.load(
-        namespaceCacheKey(workspaceId, name),
-        async () => (await findRatelimitNamespace(ctx.em, workspaceId, name)) ?? null,
-      ),
-    ),
+  const found = allOf(
+    distinctNames.map((name) => {
+      const key = namespaceCacheKey(workspaceId, name);
+      const cached = namespaceCache.peek(key);
+      if (cached) return cached.value;
+      return namespaceCache.load(key, async () => (await findRatelimitNamespace(ctx.em, workspaceId, name)) ?? null);
+    }),
   );
-  return new Map(distinctNames.map((name, index) => [name, found[index] ?? null]));
+  const byName = (namespaces: (RatelimitNamespaceSnapshot | null)[]) =>
+    new Map(distinctNames.map((name, index) => [name, namespaces[index] ?? null]));
+  return found instanceof Promise ? found.then(byName) : byName(found);
 }
 
 /**
@@ -87,15 +98,11 @@ async function cachedNamespaces(
  * `ratelimit.*.limit`, since no grant can name the id of a namespace that does not exist yet (the
  * reference creates the namespace first and may then answer 403 for the limit).
  */
-async function resolveRequests(
+function resolveRequests(
   ctx: LimitingContext,
   requests: readonly RatelimitRequestInput[],
-): Promise<ResolvedRequest[]> {
-  const { workspaceId } = ctx.rootKey;
-  const namespaces = await cachedNamespaces(
-    ctx,
-    requests.map((request) => request.namespace),
-  );
+  namespaces: Map<string, RatelimitNamespaceSnapshot | null>,
+): MaybePromise<ResolvedRequest[]> {
   const known = [...namespaces.values()].filter((namespace) => namespace !== null);
   if (known.some((namespace) => namespace.deleted)) throw namespaceGone();
   const missing = [...namespaces].filter(([, namespace]) => namespace === null).map(([name]) => name);
@@ -106,31 +113,42 @@ async function resolveRequests(
   }
   requirePermissions(ctx.rootKey, required);
 
-  if (missing.length > 0) {
-    await createRatelimitNamespaces(ctx.em, ctx.changeLog, workspaceId, missing);
-    // Read past the cache: a concurrent first use may have created (or since deleted) one.
-    for (const name of missing) {
-      const created = await findRatelimitNamespace(ctx.em, workspaceId, name);
-      if (!created) throw new Error('a ratelimit namespace was not found right after its creation');
-      if (created.deleted) throw namespaceGone();
-      namespaces.set(name, created);
-    }
-  }
-  return requests.map((request) => {
-    const namespace = namespaces.get(request.namespace);
-    if (!namespace) throw new Error('a ratelimit namespace was not resolved');
-    return { request, namespace };
-  });
+  const resolved = () =>
+    requests.map((request) => {
+      const namespace = namespaces.get(request.namespace);
+      if (!namespace) throw new Error('a ratelimit namespace was not resolved');
+      return { request, namespace };
+    });
+  return missing.length > 0 ? createMissing(ctx, missing, namespaces).then(resolved) : resolved();
 }
 
-/** The override limiting applies to the identifier, exact ones from this node's cache. */
+/** Creates the namespaces named but missing, and puts them in `namespaces`. */
+async function createMissing(
+  ctx: LimitingContext,
+  missing: string[],
+  namespaces: Map<string, RatelimitNamespaceSnapshot | null>,
+): Promise<void> {
+  const { workspaceId } = ctx.rootKey;
+  await createRatelimitNamespaces(ctx.em, ctx.changeLog, workspaceId, missing);
+  // Read past the cache: a concurrent first use may have created (or since deleted) one.
+  for (const name of missing) {
+    const created = await findRatelimitNamespace(ctx.em, workspaceId, name);
+    if (!created) throw new Error('a ratelimit namespace was not found right after its creation');
+    if (created.deleted) throw namespaceGone();
+    namespaces.set(name, created);
+  }
+}
+
+/** The override limiting applies to the identifier, exact ones from this node's cache (at once when cached). */
 const overrideFor = (ctx: LimitingContext, namespace: RatelimitNamespaceSnapshot, identifier: string) =>
-  findApplicableOverride(namespace, identifier, async (namespaceId) => {
-    const found = await ctx.services.overrideCache.load(
-      overrideCacheKey(namespaceId, identifier),
-      async () => (await findExactOverride(ctx.em, namespaceId, identifier)) ?? null,
-    );
-    return found ?? undefined;
+  findApplicableOverride(namespace, identifier, (namespaceId) => {
+    const { overrideCache } = ctx.services;
+    const key = overrideCacheKey(namespaceId, identifier);
+    const cached = overrideCache.peek(key);
+    if (cached) return cached.value ?? undefined;
+    return overrideCache
+      .load(key, async () => (await findExactOverride(ctx.em, namespaceId, identifier)) ?? null)
+      .then((found) => found ?? undefined);
   });
 
 /**
@@ -145,17 +163,25 @@ export async function applyLimits(
 ): Promise<{ passed: boolean; limits: LimitDecision[] }> {
   const started = performance.now();
   const { services, rootKey } = ctx;
-  const resolvedRequests = await resolveRequests(ctx, requests);
-  const checks = await Promise.all(
-    resolvedRequests.map(async ({ request, namespace }) => {
-      const override = await overrideFor(ctx, namespace, request.identifier);
-      const plan = planRatelimitCheck(
-        { limit: request.limit, durationMs: request.duration, cost: request.cost },
-        override,
-      );
-      return { request, namespaceId: namespace.id, plan };
-    }),
+  // Each step awaits only when it has to read the database: on the hot path everything is cached.
+  const found = cachedNamespaces(
+    ctx,
+    requests.map((request) => request.namespace),
   );
+  const resolving = resolveRequests(ctx, requests, found instanceof Promise ? await found : found);
+  const resolvedRequests = resolving instanceof Promise ? await resolving : resolving;
+  const finding = allOf(
+    resolvedRequests.map(({ request, namespace }) => overrideFor(ctx, namespace, request.identifier)),
+  );
+  const overrides = finding instanceof Promise ? await finding : finding;
+  const checks = resolvedRequests.map(({ request, namespace }, index) => ({
+    request,
+    namespaceId: namespace.id,
+    plan: planRatelimitCheck(
+      { limit: request.limit, durationMs: request.duration, cost: request.cost },
+      overrides[index],
+    ),
+  }));
   // Checks of one counter in the same call count together, as if made one after the other.
   const combined = combineCounterChecks(
     checks.map(({ request, namespaceId, plan }) => ({
