@@ -67,23 +67,24 @@ describe('FreshnessCache.load', () => {
   });
 });
 
-describe('FreshnessCache.peek', () => {
-  it('answers a fresh value at once, counted as a hit; nothing for a missing, expired or invalidated key', async () => {
+describe('FreshnessCache.lookUp', () => {
+  it('answers a fresh value at once, counted as a hit, and a promise when the source must be read', async () => {
     let now = 0;
     const cache = new FreshnessCache<string | null>({ ttlMs: 1000, maxEntries: 10, now: () => now });
-    expect(cache.peek('k')).toBeUndefined();
-    await cache.load('k', async () => 'v');
+    const first = cache.lookUp('k', async () => 'v');
+    expect(first).toBeInstanceOf(Promise);
+    expect(await first).toBe('v');
     await cache.load('none', async () => null);
 
-    expect(cache.peek('k')).toEqual({ value: 'v' });
+    expect(cache.lookUp('k', async () => 'other')).toBe('v');
     // A cached miss is a value too: the source has nothing, and need not be asked again.
-    expect(cache.peek('none')).toEqual({ value: null });
+    expect(cache.lookUp('none', async () => 'other')).toBeNull();
     expect(cache.counts).toEqual({ hits: 2, misses: 2, invalidations: 0 });
 
-    cache.delete('none');
     now = 1000;
-    expect(cache.peek('k')).toBeUndefined();
-    expect(cache.peek('none')).toBeUndefined();
-    expect(cache.counts).toEqual({ hits: 2, misses: 2, invalidations: 1 });
+    const expired = cache.lookUp('k', async () => 'v2');
+    expect(expired).toBeInstanceOf(Promise);
+    expect(await expired).toBe('v2');
+    expect(cache.counts).toEqual({ hits: 2, misses: 3, invalidations: 0 });
   });
 });

@@ -1,3 +1,6 @@
+/** A value, or a promise of one: what a function answers that has its answer at hand on its hot path. */
+export type MaybePromise<T> = T | Promise<T>;
+
 /**
  * A bounded in-process cache whose entries are fresh for `ttlMs`. `generation` guards against a
  * stale write: a reader notes it before going to the database and stores only if no invalidation
@@ -36,20 +39,24 @@ export class FreshnessCache<TValue> {
     return { value: entry.value };
   }
 
-  /** The fresh value, counted as a hit like one `load` answers; `undefined` means "call load". */
-  peek(key: string): { value: TValue } | undefined {
-    const cached = this.get(key);
-    if (cached) this.counts.hits++;
-    return cached;
-  }
-
   /**
    * The fresh value, else what `read` finds (stored for next time). A read already under way for
    * the key is shared, unless an invalidation came since it began: its answer may be the old state.
    */
   load(key: string, read: () => Promise<TValue>): Promise<TValue> {
-    const cached = this.peek(key);
-    if (cached) return Promise.resolve(cached.value);
+    return Promise.resolve(this.lookUp(key, read));
+  }
+
+  /**
+   * As `load`, but a fresh value comes at once, not as a promise: a caller on a hot path then
+   * awaits (and waits a microtask turn) only when the source has to be read.
+   */
+  lookUp(key: string, read: () => Promise<TValue>): MaybePromise<TValue> {
+    const cached = this.get(key);
+    if (cached) {
+      this.counts.hits++;
+      return cached.value;
+    }
     const underWay = this.#loading.get(key);
     if (underWay && underWay.generation === this.#generation) {
       this.counts.hits++;

@@ -2,7 +2,7 @@ export * from './analyticsConcurrency.ts';
 export * from './analyticsQuota.ts';
 export * from './apiDeletion.ts';
 export { base58Encode } from './base58.ts';
-export { FreshnessCache } from './cache.ts';
+export { FreshnessCache, type MaybePromise } from './cache.ts';
 export * from './errors.ts';
 export { type IdKind, newId } from './ids.ts';
 export {

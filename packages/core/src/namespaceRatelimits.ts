@@ -1,5 +1,7 @@
 /** The `ratelimit.*` rules that need no I/O: override matching, and what the checks of one call ask of the engine. */
 
+import type { MaybePromise } from './cache.ts';
+
 /** A live override as the limiter sees it. */
 export interface RatelimitOverrideRule {
   id: string;
@@ -91,8 +93,6 @@ export function selectOverride<TOverride extends RatelimitOverrideRule>(
   }
   return best;
 }
-
-type MaybePromise<T> = T | Promise<T>;
 
 /**
  * The override limiting applies to the identifier (see `selectOverride`): its exact one, looked up

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import {
   combineCounterChecks,
   findApplicableOverride,
+  type MaybePromise,
   namespaceGone,
   planRatelimitCheck,
   type RatelimitNamespaceSnapshot,
@@ -58,8 +59,6 @@ interface ResolvedRequest {
   namespace: RatelimitNamespaceSnapshot;
 }
 
-type MaybePromise<T> = T | Promise<T>;
-
 /** The values, at once when none is a promise (no microtask turn to wait for), else once all have resolved. */
 function allOf<T>(values: readonly MaybePromise<T>[]): MaybePromise<T[]> {
   return values.some((value) => value instanceof Promise) ? Promise.all(values) : (values as T[]);
@@ -78,12 +77,12 @@ function cachedNamespaces(
   const { namespaceCache } = ctx.services;
   const distinctNames = [...new Set(names)];
   const found = allOf(
-    distinctNames.map((name) => {
-      const key = namespaceCacheKey(workspaceId, name);
-      const cached = namespaceCache.peek(key);
-      if (cached) return cached.value;
-      return namespaceCache.load(key, async () => (await findRatelimitNamespace(ctx.em, workspaceId, name)) ?? null);
-    }),
+    distinctNames.map((name) =>
+      namespaceCache.lookUp(
+        namespaceCacheKey(workspaceId, name),
+        async () => (await findRatelimitNamespace(ctx.em, workspaceId, name)) ?? null,
+      ),
+    ),
   );
   const byName = (namespaces: (RatelimitNamespaceSnapshot | null)[]) =>
     new Map(distinctNames.map((name, index) => [name, namespaces[index] ?? null]));
@@ -142,13 +141,11 @@ async function createMissing(
 /** The override limiting applies to the identifier, exact ones from this node's cache (at once when cached). */
 const overrideFor = (ctx: LimitingContext, namespace: RatelimitNamespaceSnapshot, identifier: string) =>
   findApplicableOverride(namespace, identifier, (namespaceId) => {
-    const { overrideCache } = ctx.services;
-    const key = overrideCacheKey(namespaceId, identifier);
-    const cached = overrideCache.peek(key);
-    if (cached) return cached.value ?? undefined;
-    return overrideCache
-      .load(key, async () => (await findExactOverride(ctx.em, namespaceId, identifier)) ?? null)
-      .then((found) => found ?? undefined);
+    const found = ctx.services.overrideCache.lookUp(
+      overrideCacheKey(namespaceId, identifier),
+      async () => (await findExactOverride(ctx.em, namespaceId, identifier)) ?? null,
+    );
+    return found instanceof Promise ? found.then((override) => override ?? undefined) : (found ?? undefined);
   });
 
 /**
