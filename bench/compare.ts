@@ -17,10 +17,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadEnv } from '@keyplane/config';
 import { createDatabase } from './database.ts';
-import { post, type Run, rate, run, SECONDS_PER_ROUND, signed, startCeiling, summarise } from './measure.ts';
-import { type BenchCase, RATELIMIT_CASES } from './ratelimitCases.ts';
+import { type Run, rate, run, SECONDS_PER_ROUND, signed, startCeiling, summarise } from './measure.ts';
 import { type SpawnedServer, spawnServer } from './server.ts';
-import { createVerifyCases } from './verifyCases.ts';
+import { serverCases } from './serverCases.ts';
 
 /** Rounds per case and server, after one warm-up round each: enough for a median of differences. */
 const COMPARE_ROUNDS = 6;
@@ -46,18 +45,10 @@ try {
     server: await spawnServer(serverEnv, { entry: join(exported, 'apps/api/src/main.ts') }),
   });
   servers.push({ label: 'this checkout', server: await spawnServer(serverEnv) });
-  const first = servers[0] as (typeof servers)[0];
-  const rootKey = first.server.rootKey;
-  if (!rootKey) throw new Error('the server did not print a bootstrap root key');
-  const verifications = await createVerifyCases((procedure, body) =>
-    post(`${first.server.url}/v2/${procedure}`, rootKey, body),
-  );
-  const cases: BenchCase[] = [
-    ...verifications.map(([name, key]) => ({ name, procedure: 'keys.verifyKey', body: { key } })),
-    ...RATELIMIT_CASES,
-  ].filter(({ name }) => name.includes(only));
+  const all = await serverCases((servers[0] as (typeof servers)[0]).server);
+  const cases = all.cases.filter(({ name }) => name.includes(only));
   if (cases.length === 0) throw new Error(`no case's name contains "${only}"`);
-  const headers = { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}` };
+  const { headers } = all;
 
   console.log(
     `\n${commit} against this checkout, side by side: per case ${COMPARE_ROUNDS} rounds of ${SECONDS_PER_ROUND} s each,` +

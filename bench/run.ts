@@ -18,7 +18,6 @@ import {
   CONNECTIONS,
   type Measured,
   percent,
-  post,
   ROUNDS,
   type Run,
   rate,
@@ -28,9 +27,8 @@ import {
   startCeiling,
   summarise,
 } from './measure.ts';
-import { type BenchCase, RATELIMIT_CASES } from './ratelimitCases.ts';
 import { type SpawnedServer, spawnServer } from './server.ts';
-import { createVerifyCases } from './verifyCases.ts';
+import { serverCases } from './serverCases.ts';
 
 /** A server under measurement and the configuration it was started with. */
 interface Configuration {
@@ -54,17 +52,7 @@ try {
       server: await spawnServer({ ...serverEnv, LOG_REQUESTS: 'false' }),
     });
   }
-  const first = configurations[0] as Configuration;
-  const rootKey = first.server.rootKey;
-  if (!rootKey) throw new Error('the server did not print a bootstrap root key');
-  const verifications = await createVerifyCases((procedure, body) =>
-    post(`${first.server.url}/v2/${procedure}`, rootKey, body),
-  );
-  const cases: BenchCase[] = [
-    ...verifications.map(([name, key]) => ({ name, procedure: 'keys.verifyKey', body: { key } })),
-    ...RATELIMIT_CASES,
-  ];
-  const headers = { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}` };
+  const { cases, headers } = await serverCases((configurations[0] as Configuration).server);
   const ceilingRuns: Run[] = [];
   const results: {
     name: string;
