@@ -34,7 +34,7 @@ const numbers: EventStream<number, { sum: number }> = {
 
 /** The numbers of a batch, whose totals must count exactly its rows, each with its spool position. */
 function numbersOf(batch: SpooledBatch<{ sum: number }>): number[] {
-  const events = batch.rows.map(Number);
+  const events = [...batch.rows].map(Number);
   expect(batch.totals.sum).toBe(events.reduce((sum, event) => sum + event, 0));
   expect(batch.positions).toHaveLength(events.length);
   return events;

@@ -1,4 +1,4 @@
-import { type EventTable, eventTransaction, markWritten, type Orm, refusedData } from '@keyplane/db';
+import { CopyRows, type EventTable, eventTransaction, markWritten, type Orm, refusedData } from '@keyplane/db';
 import type { EventSpool } from './eventSpool.ts';
 
 /** One kind of event: its table, and the tags of its lines in the spool. */
@@ -40,7 +40,7 @@ export interface RecorderOptions {
 
 /** A batch of rows with the spool position of each at the same index, in the order they were recorded. */
 export interface SpooledBatch<TTotals> {
-  rows: string[];
+  rows: CopyRows;
   positions: number[];
   totals: TTotals;
 }
@@ -114,7 +114,8 @@ export async function writeDroppingRefused<TEvent, TTotals>(
 /**
  * Spools each event before its answer and writes them to PostgreSQL in batches on a timer, off
  * the request path. Each event is made its row once: the spool's line and the batch's COPY row are
- * the same text, and the batch's totals grow as its events arrive (docs/performance.md). A batch
+ * the same text, the batch keeping it as bytes off the heap, and the batch's totals grow as its
+ * events arrive (docs/performance.md). A batch
  * that fails is put back in front of the buffer and retried with the next flush, unless the
  * database refused its values (see writeDroppingRefused). The spool hears which events are
  * settled, and deletes its files once all of theirs are.
@@ -199,7 +200,7 @@ export function createEventRecorder<TEvent, TTotals>(
       const row = table.row(event);
       let batch = batches.at(-1);
       if (!batch || batch.rows.length >= maxBatch) {
-        batch = { rows: [], positions: [], totals: table.noTotals() };
+        batch = { rows: new CopyRows(), positions: [], totals: table.noTotals() };
         batches.push(batch);
       }
       batch.rows.push(row);

@@ -1,14 +1,15 @@
+import { CopyRows } from './copyRows.ts';
 import type { EventTransaction } from './eventTransaction.ts';
 
 /** A batch of events as its table receives it: the rows COPY streams in, and their totals for the rollups. */
 export interface EventRows<TTotals> {
-  readonly rows: readonly string[];
+  readonly rows: CopyRows;
   readonly totals: TTotals;
 }
 
 /**
  * One kind of analytics event and the table it is written to. Each event is made its COPY row once,
- * when it is recorded: the spool keeps that row, and the batch sends it as it is. The batch's totals
+ * when it is recorded: the spool keeps that row, and the batch keeps and sends its bytes. The batch's totals
  * grow as its events arrive. Writing a batch therefore builds nothing per event (docs/performance.md).
  */
 export interface EventTable<TEvent, TTotals> {
@@ -31,8 +32,8 @@ export interface EventTable<TEvent, TTotals> {
 export function rowsOf<TEvent, TTotals>(
   table: EventTable<TEvent, TTotals>,
   events: readonly TEvent[],
-): { rows: string[]; totals: TTotals } {
+): EventRows<TTotals> {
   const totals = table.noTotals();
   for (const event of events) table.count(totals, event);
-  return { rows: events.map((event) => table.row(event)), totals };
+  return { rows: CopyRows.of(events.map((event) => table.row(event))), totals };
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { copyText, eventTransaction } from './eventTransaction.ts';
+import { CopyRows } from './copyRows.ts';
+import { copyChunks, eventTransaction } from './eventTransaction.ts';
 import { type RatelimitEvent, ratelimitTable } from './ratelimitEvents.ts';
 import { rows, sql } from './sql.ts';
 import { createTestDatabase, type TestDatabase, testVerificationEvent, writeEvents } from './testing/index.ts';
@@ -14,12 +15,12 @@ afterAll(async () => {
   await database.drop();
 });
 
-describe('copyText', () => {
+describe('copyChunks', () => {
   it("hands a batch's rows over in slices, with other work let in between them", async () => {
     const seen: string[] = [];
     setImmediate(() => seen.push('other work'));
-    for await (const text of copyText(Array.from({ length: 600 }, (_, index) => String(index)))) {
-      const rows = text.split('\n');
+    for await (const chunk of copyChunks(CopyRows.of(Array.from({ length: 600 }, (_, index) => String(index))))) {
+      const rows = chunk.toString().split('\n');
       expect(rows.pop()).toBe('');
       seen.push(`${rows[0]}–${rows.at(-1)}`);
     }

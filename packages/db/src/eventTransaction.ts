@@ -3,6 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Kysely, PostgresDialect } from 'kysely';
 import { from as copyFrom } from 'pg-copy-streams';
+import type { CopyRows } from './copyRows.ts';
 import type { Orm } from './orm.ts';
 import type { EntityManager } from './sql.ts';
 
@@ -10,8 +11,8 @@ import type { EntityManager } from './sql.ts';
 export interface EventTransaction {
   /** Runs statements in the transaction (rows, typed), as the one of `em.transactional` would. */
   readonly em: EntityManager;
-  /** Streams rows in with `copy … from stdin`, in the transaction; `rows` are in COPY's text format (see copyField). */
-  copyIn(statement: string, rows: AsyncIterable<string>): Promise<void>;
+  /** Streams rows in with `copy … from stdin`, in the transaction, a slice at a time (see copyChunks). */
+  copyIn(statement: string, rows: CopyRows): Promise<void>;
 }
 
 /**
@@ -32,23 +33,23 @@ export async function eventTransaction<T>(orm: Orm, work: (tx: EventTransaction)
     em.setTransactionContext(transaction);
     return work({
       em,
-      copyIn: (statement, rows) => pipeline(Readable.from(rows), client.query(copyFrom(statement))),
+      copyIn: (statement, rows) => pipeline(Readable.from(copyChunks(rows)), client.query(copyFrom(statement))),
     });
   });
 }
 
-/** Rows sent per turn of the event loop: a few hundred microseconds of work at most. */
+/** Rows sent per turn of the event loop. */
 const ROWS_PER_TURN = 250;
 
 /**
- * Rows of COPY's text format (without their newlines) as the text of `copy … from stdin`, a slice at
- * a time, with a turn of the event loop between slices. Built in one go, a batch of 5,000 events held
- * up a busy node's answers for 5–8 ms, most of their p99 (docs/performance.md).
+ * A batch's bytes as COPY sends them, a slice at a time, with a turn of the event loop between
+ * slices: a batch of 5,000 events is a megabyte, and the answers waiting behind its writes
+ * should not wait for all of it (docs/performance.md).
  */
-export async function* copyText(rows: readonly string[]): AsyncGenerator<string> {
+export async function* copyChunks(rows: CopyRows): AsyncGenerator<Buffer> {
   for (let start = 0; start < rows.length; start += ROWS_PER_TURN) {
     if (start > 0) await nextTurn();
-    yield `${rows.slice(start, start + ROWS_PER_TURN).join('\n')}\n`;
+    yield rows.bytes(start, start + ROWS_PER_TURN);
   }
 }
 
@@ -68,11 +69,7 @@ export function copyField(value: string | number | boolean | null): string {
   return value.replace(NEEDS_ESCAPE, (character) => COPY_ESCAPES[character] ?? character);
 }
 
-/**
- * Values as one row of COPY's text format, without its newline. Joined rather than built by a
- * template literal, whose result is a tree of its pieces: an event recorder keeps its rows until
- * their batch is written, and a tree took 700 bytes an event where one string takes 200.
- */
+/** Values as one row of COPY's text format, without its newline. */
 export function copyRow(values: readonly (string | number | boolean | null)[]): string {
   return values.map(copyField).join('\t');
 }

@@ -27,6 +27,7 @@ export {
   listAuditEvents,
   recordAuditEvent,
 } from './auditEvents.ts';
+export { CopyRows } from './copyRows.ts';
 export {
   createDashboardSession,
   type DashboardSessionRecord,

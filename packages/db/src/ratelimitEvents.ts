@@ -1,13 +1,6 @@
 import { scalarArrayLiteral, textArrayLiteral } from './arrayLiterals.ts';
 import type { EventRows, EventTable } from './eventTable.ts';
-import {
-  copyRow,
-  copyText,
-  copyTimestamp,
-  type EventTransaction,
-  readCopyRow,
-  readCopyTimestamp,
-} from './eventTransaction.ts';
+import { copyRow, copyTimestamp, type EventTransaction, readCopyRow, readCopyTimestamp } from './eventTransaction.ts';
 import { bucketStart, type Granularity, minuteStart, rollupTable, rollupUpserts } from './rollups.ts';
 import { rows, sql } from './sql.ts';
 
@@ -104,7 +97,7 @@ function countDecision(totals: RatelimitTotals, event: RatelimitEvent): void {
  * per-minute, hour, day and month rollups in one statement, from the batch's minute totals.
  */
 async function writeDecisions(tx: EventTransaction, { rows: batch, totals }: EventRows<RatelimitTotals>) {
-  await tx.copyIn(COPY_DECISIONS, copyText(batch));
+  await tx.copyIn(COPY_DECISIONS, batch);
   const minutes = [...totals.values()];
   const texts = (key: 'workspaceId' | 'namespaceId' | 'identifier') =>
     textArrayLiteral(minutes.map((total) => total[key]));

@@ -1,13 +1,6 @@
 import { parseTextArrayLiteral, scalarArrayLiteral, textArrayLiteral } from './arrayLiterals.ts';
 import type { EventRows, EventTable } from './eventTable.ts';
-import {
-  copyRow,
-  copyText,
-  copyTimestamp,
-  type EventTransaction,
-  readCopyRow,
-  readCopyTimestamp,
-} from './eventTransaction.ts';
+import { copyRow, copyTimestamp, type EventTransaction, readCopyRow, readCopyTimestamp } from './eventTransaction.ts';
 import { bucketStart, type Granularity, minuteStart, rollupTable, rollupUpserts } from './rollups.ts';
 import { type EntityManager, rows, sql, typed } from './sql.ts';
 
@@ -142,7 +135,7 @@ function countVerification({ minutes, lastUses }: VerificationTotals, event: Ver
  * packages/background).
  */
 async function writeVerifications(tx: EventTransaction, { rows: batch, totals }: EventRows<VerificationTotals>) {
-  await tx.copyIn(COPY_VERIFICATIONS, copyText(batch));
+  await tx.copyIn(COPY_VERIFICATIONS, batch);
   const minutes = [...totals.minutes.values()];
   const texts = (key: 'workspaceId' | 'keyId' | 'outcome' | 'apiId' | 'identityId' | 'externalId') =>
     textArrayLiteral(minutes.map((total) => total[key]));
