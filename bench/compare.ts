@@ -17,7 +17,16 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadEnv } from '@keyplane/config';
 import { createDatabase } from './database.ts';
-import { type Run, rate, run, SECONDS_PER_ROUND, signed, startCeiling, summarise } from './measure.ts';
+import {
+  gcPausedColumn,
+  type Run,
+  rate,
+  run,
+  SECONDS_PER_ROUND,
+  signed,
+  startCeiling,
+  summarise,
+} from './measure.ts';
 import { type SpawnedServer, spawnServer } from './server.ts';
 import { serverCases } from './serverCases.ts';
 
@@ -61,11 +70,12 @@ try {
     'p99 ms'.padStart(8),
     'server CPU us/req'.padStart(18),
     'main thread'.padStart(12),
+    'GC paused'.padStart(15),
   );
   for (const { name, procedure, body } of cases) {
     const text = JSON.stringify(body);
     const roundOf = ({ server }: (typeof servers)[0]) =>
-      run(`${server.url}/v2/${procedure}`, { headers, body: text }, server.pid);
+      run(`${server.url}/v2/${procedure}`, { headers, body: text }, server.pid, `${server.url}/metrics`);
     for (const server of servers) await roundOf(server);
     const ceilingRounds: Run[] = [];
     const rounds: [Run[], Run[]] = [[], []];
@@ -86,6 +96,7 @@ try {
         String(measured.p99).padStart(8),
         (measured.serverCpuMicros?.toFixed(1) ?? '-').padStart(18),
         (measured.mainThreadCpuMicros?.toFixed(1) ?? '-').padStart(12),
+        gcPausedColumn(measured).padStart(15),
       );
     }
     const mainThreadMicros = (round: Run) =>

@@ -20,6 +20,9 @@ export interface Run {
   serverCpuSeconds: number | undefined;
   /** Of that, its main thread's: the one that answers requests. */
   mainThreadCpuSeconds: number | undefined;
+  /** The server's garbage-collection pauses during the run, and their time (from its /metrics). */
+  gcPauses: number | undefined;
+  gcPauseSeconds: number | undefined;
 }
 
 export interface Measured {
@@ -33,6 +36,9 @@ export interface Measured {
   serverCpuMicros: number | undefined;
   /** Of that, its main thread's, which bounds a node's throughput. */
   mainThreadCpuMicros: number | undefined;
+  /** The share of the time the server was paused for its garbage collector, and the mean pause in ms. */
+  gcPausedShare: number | undefined;
+  gcMeanPauseMs: number | undefined;
 }
 
 /** Linux's accounting unit for process CPU time in /proc (USER_HZ, 100 on every mainstream kernel). */
@@ -52,11 +58,32 @@ function cpuSeconds(pid: number | undefined, mainThreadOnly = false): number | u
   }
 }
 
+/** prom-client's pause durations of the garbage collector, every kind of collection. */
+const GC_PAUSES = /^nodejs_gc_duration_seconds_(sum|count)\{[^}]*\} (\S+)$/gm;
+
+/**
+ * The garbage collector's pauses of a Keyplane server so far, from its `/metrics`; undefined
+ * without a URL (the ceiling has none). Each pause holds up every request in flight: on a loaded
+ * node they are much of the p99 (docs/performance.md).
+ */
+async function gcPausesSoFar(metricsUrl: string | undefined): Promise<{ count: number; seconds: number } | undefined> {
+  if (metricsUrl === undefined) return undefined;
+  const exposition = await (await fetch(metricsUrl)).text();
+  const pauses = { count: 0, seconds: 0 };
+  for (const [, field, value] of exposition.matchAll(GC_PAUSES)) {
+    if (field === 'sum') pauses.seconds += Number(value);
+    else pauses.count += Number(value);
+  }
+  return pauses;
+}
+
 export async function run(
   url: string,
   init: { headers: Record<string, string>; body: string },
   serverPid: number | undefined,
+  metricsUrl?: string,
 ) {
+  const gcBefore = await gcPausesSoFar(metricsUrl);
   const cpuBefore = cpuSeconds(serverPid);
   const mainThreadBefore = cpuSeconds(serverPid, true);
   const result = await autocannon({
@@ -69,6 +96,7 @@ export async function run(
   });
   const cpuAfter = cpuSeconds(serverPid);
   const mainThreadAfter = cpuSeconds(serverPid, true);
+  const gcAfter = await gcPausesSoFar(metricsUrl);
   const spent = (before: number | undefined, after: number | undefined) =>
     before === undefined || after === undefined ? undefined : after - before;
   return {
@@ -79,6 +107,8 @@ export async function run(
     non2xx: result.non2xx + result.errors,
     serverCpuSeconds: spent(cpuBefore, cpuAfter),
     mainThreadCpuSeconds: spent(mainThreadBefore, mainThreadAfter),
+    gcPauses: spent(gcBefore?.count, gcAfter?.count),
+    gcPauseSeconds: spent(gcBefore?.seconds, gcAfter?.seconds),
   } satisfies Run;
 }
 
@@ -88,19 +118,33 @@ export const signed = (value: number) => `${value > 0 ? '+' : ''}${value.toFixed
 
 export function summarise(runs: Run[]): Measured {
   const requests = runs.reduce((sum, round) => sum + round.requests, 0);
+  const seconds = runs.reduce((sum, round) => sum + round.seconds, 0);
+  const total = (values: (number | undefined)[]) =>
+    values.includes(undefined) ? undefined : values.reduce<number>((sum, value) => sum + (value ?? 0), 0);
+  const gcPauses = total(runs.map((round) => round.gcPauses));
+  const gcPauseSeconds = total(runs.map((round) => round.gcPauseSeconds));
   const perRequest = (cpu: (number | undefined)[]) =>
     cpu.includes(undefined)
       ? undefined
       : (cpu.reduce<number>((sum, seconds) => sum + (seconds ?? 0), 0) * 1e6) / requests;
   const p50s = runs.map((round) => round.p50).sort((a, b) => a - b);
   return {
-    requestsPerSecond: requests / runs.reduce((sum, round) => sum + round.seconds, 0),
+    requestsPerSecond: requests / seconds,
     p50: p50s[Math.floor(p50s.length / 2)] ?? 0,
     p99: Math.max(...runs.map((round) => round.p99)),
     non2xx: runs.reduce((sum, round) => sum + round.non2xx, 0),
     serverCpuMicros: perRequest(runs.map((round) => round.serverCpuSeconds)),
     mainThreadCpuMicros: perRequest(runs.map((round) => round.mainThreadCpuSeconds)),
+    gcPausedShare: gcPauseSeconds === undefined ? undefined : gcPauseSeconds / seconds,
+    gcMeanPauseMs: gcPauses && gcPauseSeconds !== undefined ? (gcPauseSeconds * 1000) / gcPauses : undefined,
   };
+}
+
+/** The garbage collector's column: the share of the time paused, and the mean pause. */
+export function gcPausedColumn(measured: Measured): string {
+  const { gcPausedShare, gcMeanPauseMs } = measured;
+  if (gcPausedShare === undefined) return '-';
+  return `${(gcPausedShare * 100).toFixed(1)}%, ${gcMeanPauseMs?.toFixed(1) ?? '-'} ms`;
 }
 
 /** The ceiling: a bare node:http server answering a fixed JSON body, in its own process. */

@@ -16,6 +16,7 @@ import { loadBenchEnv, loadEnv } from '@keyplane/config';
 import { createDatabase } from './database.ts';
 import {
   CONNECTIONS,
+  gcPausedColumn,
   type Measured,
   percent,
   ROUNDS,
@@ -72,7 +73,9 @@ try {
       if (round % 2 === 1) order.reverse();
       for (const index of order) {
         const { server } = configurations[index] as Configuration;
-        (rounds[index] as Run[]).push(await run(`${server.url}/v2/${procedure}`, { headers, body: text }, server.pid));
+        (rounds[index] as Run[]).push(
+          await run(`${server.url}/v2/${procedure}`, { headers, body: text }, server.pid, `${server.url}/metrics`),
+        );
       }
     }
     ceilingRuns.push(...adjacentCeiling);
@@ -103,6 +106,7 @@ try {
     'non-2xx'.padStart(8),
     'server CPU us/req'.padStart(18),
     'main thread'.padStart(12),
+    'GC paused'.padStart(15),
   );
   const rows = [
     { name: 'ceiling: bare node:http, fixed JSON', label: '', measured: allCeiling, ceiling: allCeiling },
@@ -120,11 +124,13 @@ try {
       String(measured.non2xx).padStart(8),
       (measured.serverCpuMicros?.toFixed(1) ?? '-').padStart(18),
       (measured.mainThreadCpuMicros?.toFixed(1) ?? '-').padStart(12),
+      gcPausedColumn(measured).padStart(15),
     );
   }
   console.log(
     '\nEach case is compared with the ceiling rounds run between its own (its "ceiling" column); "rounds" is the\n' +
-      'range of its rounds, each against the ceiling round just before it.',
+      'range of its rounds, each against the ceiling round just before it. "GC paused" is the share of the time\n' +
+      "the server's garbage collector held up every request in flight, and its mean pause.",
   );
   if (compareLogging) {
     console.log('\nRequest logging on against off (as npm start against LOG_REQUESTS=false, same rounds):');
