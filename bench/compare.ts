@@ -17,16 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadEnv } from '@keyplane/config';
 import { createDatabase } from './database.ts';
-import {
-  gcPausedColumn,
-  type Run,
-  rate,
-  run,
-  SECONDS_PER_ROUND,
-  signed,
-  startCeiling,
-  summarise,
-} from './measure.ts';
+import { gcPausedColumn, type Run, rate, run, SECONDS_PER_ROUND, signed, startCeiling, summarise } from './measure.ts';
 import { type SpawnedServer, spawnServer } from './server.ts';
 import { serverCases } from './serverCases.ts';
 
