@@ -115,10 +115,9 @@ export async function writeDroppingRefused<TEvent, TTotals>(
  * Spools each event before its answer and writes them to PostgreSQL in batches on a timer, off
  * the request path. Each event is made its row once: the spool's line and the batch's COPY row are
  * the same text, the batch keeping it as bytes off the heap, and the batch's totals grow as its
- * events arrive (docs/performance.md). A batch
- * that fails is put back in front of the buffer and retried with the next flush, unless the
- * database refused its values (see writeDroppingRefused). The spool hears which events are
- * settled, and deletes its files once all of theirs are.
+ * events arrive (docs/performance.md). A batch that fails is put back in front of the buffer and
+ * retried with the next flush, unless the database refused its values (see writeDroppingRefused).
+ * The spool hears which events are settled, and deletes its files once all of theirs are.
  */
 export function createEventRecorder<TEvent, TTotals>(
   spool: EventSpool,
