@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CopyRows } from './copyRows.ts';
-import { copyChunks, eventTransaction } from './eventTransaction.ts';
+import { copyChunks, copyMilliseconds, eventTransaction } from './eventTransaction.ts';
 import { type RatelimitEvent, ratelimitTable } from './ratelimitEvents.ts';
 import { rows, sql } from './sql.ts';
 import { createTestDatabase, type TestDatabase, testVerificationEvent, writeEvents } from './testing/index.ts';
@@ -25,6 +25,29 @@ describe('copyChunks', () => {
       seen.push(`${rows[0]}–${rows.at(-1)}`);
     }
     expect(seen).toEqual(['0–249', 'other work', '250–499', '500–599']);
+  });
+});
+
+describe('copyMilliseconds', () => {
+  it('writes a duration to the microsecond, rounded', () => {
+    expect([0, 0.0271004, 0.0005, 12.3456, 1.9999, 7, 86_400_000.25].map(copyMilliseconds)).toEqual([
+      '0.000',
+      '0.027',
+      '0.001',
+      '12.346',
+      '2.000',
+      '7.000',
+      '86400000.250',
+    ]);
+  });
+
+  it('writes what is no duration as its number, for PostgreSQL to judge', () => {
+    expect([-1, Number.NaN, Number.POSITIVE_INFINITY, 1e300].map(copyMilliseconds)).toEqual([
+      '-1',
+      'NaN',
+      'Infinity',
+      '1e+300',
+    ]);
   });
 });
 
@@ -88,10 +111,82 @@ describe('an event as its row', () => {
     const row = verificationTable.row(
       testVerificationEvent({ requestId: 'req_1', workspaceId: 'ws_1', apiId: 'api_1', keyId: 'key_1', tags: ['a'] }),
     );
-    for (const damaged of [row.slice(0, -3), row.slice(0, row.lastIndexOf('\t')), '\0\0\0\0', '', `${row}\textra`]) {
+    for (const damaged of [
+      row.slice(0, row.indexOf('\t')),
+      row.slice(0, row.lastIndexOf('\t')),
+      '\0\0\0\0',
+      '',
+      `${row}\textra`,
+    ]) {
       expect(verificationTable.parse(damaged)).toBeUndefined();
     }
     expect(ratelimitTable.parse(row)).toBeUndefined();
+  });
+});
+
+describe("a batch's rollups", () => {
+  // Events of groups taking turns, and minutes going back (a clock set back): each group's count
+  // must come out as the events it had, however its totals were filed.
+  const minute = Math.floor(Date.now() / 60_000) * 60_000;
+  const times = [minute, minute + 1000, minute - 60_000, minute + 2000, minute - 59_000, minute + 3000];
+
+  it('counts every verification in its minute, key and outcome', async () => {
+    const events = times.flatMap((time, index) =>
+      ['VALID', 'RATE_LIMITED', 'VALID'].map((outcome, turn) =>
+        testVerificationEvent({
+          requestId: `req_turns_${index}_${turn}`,
+          workspaceId: 'ws_turns',
+          apiId: 'api_turns',
+          keyId: `key_turns_${turn % 2}`,
+          time,
+          outcome,
+          spentCredits: 1,
+        }),
+      ),
+    );
+    await eventTransaction(database.orm, (tx) => writeEvents(tx, verificationTable, events));
+    const rolled = await rows(
+      database.orm.em.fork(),
+      sql<{ time: string; keyId: string; outcome: string; count: number; spent: number }>`
+        select time::text, key_id as "keyId", outcome, count::int, spent_credits::int as spent
+        from key_verifications_per_minute where workspace_id = 'ws_turns' order by time, key_id, outcome`,
+    );
+    expect(rolled).toEqual([
+      { time: String(minute - 60_000), keyId: 'key_turns_0', outcome: 'VALID', count: 4, spent: 4 },
+      { time: String(minute - 60_000), keyId: 'key_turns_1', outcome: 'RATE_LIMITED', count: 2, spent: 2 },
+      { time: String(minute), keyId: 'key_turns_0', outcome: 'VALID', count: 8, spent: 8 },
+      { time: String(minute), keyId: 'key_turns_1', outcome: 'RATE_LIMITED', count: 4, spent: 4 },
+    ]);
+  });
+
+  it('counts every rate-limit decision in its minute, identifier and outcome', async () => {
+    const events: RatelimitEvent[] = times.flatMap((time, index) =>
+      [true, false, true].map((passed, turn) => ({
+        time,
+        requestId: `req_turns_${index}_${turn}`,
+        workspaceId: 'ws_turns',
+        namespaceId: 'rlns_turns',
+        identifier: `user_${turn % 2}`,
+        passed,
+        limit: 10,
+        remaining: 0,
+        overrideId: null,
+        latencyMs: 1,
+      })),
+    );
+    await eventTransaction(database.orm, (tx) => writeEvents(tx, ratelimitTable, events));
+    const rolled = await rows(
+      database.orm.em.fork(),
+      sql<{ time: string; identifier: string; passed: boolean; count: number }>`
+        select time::text, identifier, passed, count::int
+        from ratelimit_events_per_minute where workspace_id = 'ws_turns' order by time, identifier, passed`,
+    );
+    expect(rolled).toEqual([
+      { time: String(minute - 60_000), identifier: 'user_0', passed: true, count: 4 },
+      { time: String(minute - 60_000), identifier: 'user_1', passed: false, count: 2 },
+      { time: String(minute), identifier: 'user_0', passed: true, count: 8 },
+      { time: String(minute), identifier: 'user_1', passed: false, count: 4 },
+    ]);
   });
 });
 

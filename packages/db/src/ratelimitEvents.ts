@@ -1,7 +1,23 @@
 import { scalarArrayLiteral, textArrayLiteral } from './arrayLiterals.ts';
 import type { EventRows, EventTable } from './eventTable.ts';
-import { copyRow, copyTimestamp, type EventTransaction, readCopyRow, readCopyTimestamp } from './eventTransaction.ts';
-import { bucketStart, type Granularity, minuteStart, rollupTable, rollupUpserts } from './rollups.ts';
+import {
+  copyMilliseconds,
+  copyText,
+  copyTimestamp,
+  type EventTransaction,
+  readCopyRow,
+  readCopyTimestamp,
+} from './eventTransaction.ts';
+import {
+  allTotals,
+  bucketStart,
+  type Granularity,
+  type MinuteTotals,
+  minuteStart,
+  rollupTable,
+  rollupUpserts,
+  totalsOf,
+} from './rollups.ts';
 import { rows, sql } from './sql.ts';
 
 export interface RatelimitEvent {
@@ -31,18 +47,11 @@ function ratelimitRollup(granularity: Granularity) {
 
 /** A decision as its COPY row, in the column order of {@link COPY_DECISIONS}. */
 function decisionRow(event: RatelimitEvent): string {
-  return copyRow([
-    copyTimestamp(event.time),
-    event.requestId,
-    event.workspaceId,
-    event.namespaceId,
-    event.identifier,
-    event.passed,
-    event.limit,
-    event.remaining,
-    event.overrideId,
-    event.latencyMs,
-  ]);
+  return (
+    `${copyTimestamp(event.time)}\t${copyText(event.requestId)}\t${copyText(event.workspaceId)}\t` +
+    `${copyText(event.namespaceId)}\t${copyText(event.identifier)}\t${event.passed}\t${event.limit}\t` +
+    `${event.remaining}\t${copyText(event.overrideId)}\t${copyMilliseconds(event.latencyMs)}`
+  );
 }
 
 function parseDecisionRow(row: string): RatelimitEvent | undefined {
@@ -78,18 +87,22 @@ interface MinuteTotal {
   count: number;
 }
 
-/** Decisions counted per minute bucket, namespace, identifier and outcome (their fields joined by a character no stored text holds). */
-export type RatelimitTotals = Map<string, MinuteTotal>;
+/** Decisions counted per minute bucket, namespace, identifier and outcome, filed by namespace and identifier. */
+export type RatelimitTotals = MinuteTotals<MinuteTotal>;
 
-function countDecision(totals: RatelimitTotals, event: RatelimitEvent): void {
+function countDecision(minutes: RatelimitTotals, event: RatelimitEvent): void {
   const time = minuteStart(event.time);
-  const group = `${event.workspaceId}\0${time}\0${event.namespaceId}\0${event.identifier}\0${event.passed}`;
-  const total = totals.get(group);
-  if (total) total.count++;
-  else {
-    const { workspaceId, namespaceId, identifier, passed } = event;
-    totals.set(group, { workspaceId, time, namespaceId, identifier, passed, count: 1 });
+  const { workspaceId, namespaceId, identifier, passed } = event;
+  const totals = totalsOf(minutes, namespaceId, identifier);
+  for (let index = totals.length - 1; index >= 0; index--) {
+    const total = totals[index] as MinuteTotal;
+    if (total.time !== time) break;
+    if (total.passed === passed && total.workspaceId === workspaceId) {
+      total.count++;
+      return;
+    }
   }
+  totals.push({ workspaceId, time, namespaceId, identifier, passed, count: 1 });
 }
 
 /**
@@ -98,7 +111,7 @@ function countDecision(totals: RatelimitTotals, event: RatelimitEvent): void {
  */
 async function writeDecisions(tx: EventTransaction, { rows: batch, totals }: EventRows<RatelimitTotals>) {
   await tx.copyIn(COPY_DECISIONS, batch);
-  const minutes = [...totals.values()];
+  const minutes = allTotals(totals);
   const texts = (key: 'workspaceId' | 'namespaceId' | 'identifier') =>
     textArrayLiteral(minutes.map((total) => total[key]));
   const scalars = (key: 'time' | 'passed' | 'count') => scalarArrayLiteral(minutes.map((total) => total[key]));

@@ -20,6 +20,36 @@ export function rollupTable(events: 'key_verifications' | 'ratelimit_events', gr
 /** The start of an event's minute bucket, as {@link bucketStart} computes it in SQL. */
 export const minuteStart = (timeMs: number): number => Math.floor(timeMs / WIDTH_MS.minute) * WIDTH_MS.minute;
 
+/**
+ * A batch's minute totals, filed under two of their fields whose strings the caches share (so
+ * their hashes are computed once), then in the order their minutes began. An event's total is
+ * searched among the current minute's, the last ones of its list: a key or an identifier has few
+ * groups a minute. One string key built of all its fields cost an event ten times as much.
+ * A group may get a second total (an event after its minute's were passed, as a clock set back
+ * makes): the rollup statements sum a group's totals, so counts stay exact.
+ */
+export type MinuteTotals<TTotal> = Map<string, Map<string, TTotal[]>>;
+
+/** The totals filed under `outer` and `inner`, an empty list made for them at first use. */
+export function totalsOf<TTotal>(totals: MinuteTotals<TTotal>, outer: string, inner: string): TTotal[] {
+  let byInner = totals.get(outer);
+  if (byInner === undefined) {
+    byInner = new Map();
+    totals.set(outer, byInner);
+  }
+  let list = byInner.get(inner);
+  if (list === undefined) {
+    list = [];
+    byInner.set(inner, list);
+  }
+  return list;
+}
+
+/** Every total, for the rollup statement. */
+export function allTotals<TTotal>(totals: MinuteTotals<TTotal>): TTotal[] {
+  return [...totals.values()].flatMap((byInner) => [...byInner.values()].flat());
+}
+
 /** The bucket start in unix milliseconds (UTC) of a time given in unix milliseconds. */
 export function bucketStart(granularity: Granularity, timeMs: RawBuilder<unknown>): RawBuilder<number> {
   if (granularity === 'month') {

@@ -1,7 +1,23 @@
 import { parseTextArrayLiteral, scalarArrayLiteral, textArrayLiteral } from './arrayLiterals.ts';
 import type { EventRows, EventTable } from './eventTable.ts';
-import { copyRow, copyTimestamp, type EventTransaction, readCopyRow, readCopyTimestamp } from './eventTransaction.ts';
-import { bucketStart, type Granularity, minuteStart, rollupTable, rollupUpserts } from './rollups.ts';
+import {
+  copyMilliseconds,
+  copyText,
+  copyTimestamp,
+  type EventTransaction,
+  readCopyRow,
+  readCopyTimestamp,
+} from './eventTransaction.ts';
+import {
+  allTotals,
+  bucketStart,
+  type Granularity,
+  type MinuteTotals,
+  minuteStart,
+  rollupTable,
+  rollupUpserts,
+  totalsOf,
+} from './rollups.ts';
 import { type EntityManager, rows, sql, typed } from './sql.ts';
 
 export interface VerificationEvent {
@@ -39,19 +55,12 @@ function verificationRollup(granularity: Granularity) {
 
 /** A verification as its COPY row, in the column order of {@link COPY_VERIFICATIONS}. */
 function verificationRow(event: VerificationEvent): string {
-  return copyRow([
-    copyTimestamp(event.time),
-    event.requestId,
-    event.workspaceId,
-    event.apiId,
-    event.keyId,
-    event.identityId,
-    event.externalId,
-    event.outcome,
-    textArrayLiteral(event.tags),
-    event.spentCredits,
-    event.latencyMs,
-  ]);
+  return (
+    `${copyTimestamp(event.time)}\t${copyText(event.requestId)}\t${copyText(event.workspaceId)}\t` +
+    `${copyText(event.apiId)}\t${copyText(event.keyId)}\t${copyText(event.identityId)}\t` +
+    `${copyText(event.externalId)}\t${copyText(event.outcome)}\t${copyText(textArrayLiteral(event.tags))}\t` +
+    `${event.spentCredits}\t${copyMilliseconds(event.latencyMs)}`
+  );
 }
 
 function parseVerificationRow(row: string): VerificationEvent | undefined {
@@ -95,29 +104,44 @@ interface MinuteTotal {
 }
 
 export interface VerificationTotals {
-  /** Per minute bucket, key, outcome, API and identity (their fields joined by a character no stored text holds). */
-  readonly minutes: Map<string, MinuteTotal>;
+  /** Per minute bucket, key, outcome, API and identity, filed by API and key. */
+  readonly minutes: MinuteTotals<MinuteTotal>;
   /** When each key was last used. */
   readonly lastUses: Map<string, number>;
 }
 
 function countVerification({ minutes, lastUses }: VerificationTotals, event: VerificationEvent): void {
   const time = minuteStart(event.time);
-  const group = `${event.workspaceId}\0${time}\0${event.keyId}\0${event.outcome}\0${event.apiId}\0${event.identityId ?? ''}\0${event.externalId ?? ''}`;
-  const total = minutes.get(group);
+  const identityId = event.identityId ?? '';
+  const externalId = event.externalId ?? '';
+  const totals = totalsOf(minutes, event.apiId, event.keyId);
+  let total: MinuteTotal | undefined;
+  for (let index = totals.length - 1; index >= 0; index--) {
+    const candidate = totals[index] as MinuteTotal;
+    if (candidate.time !== time) break;
+    if (
+      candidate.outcome === event.outcome &&
+      candidate.identityId === identityId &&
+      candidate.externalId === externalId &&
+      candidate.workspaceId === event.workspaceId
+    ) {
+      total = candidate;
+      break;
+    }
+  }
   if (total) {
     total.count++;
     total.spentCredits += event.spentCredits;
     total.latencySum += event.latencyMs;
   } else {
-    minutes.set(group, {
+    totals.push({
       workspaceId: event.workspaceId,
       time,
       keyId: event.keyId,
       outcome: event.outcome,
       apiId: event.apiId,
-      identityId: event.identityId ?? '',
-      externalId: event.externalId ?? '',
+      identityId,
+      externalId,
       count: 1,
       spentCredits: event.spentCredits,
       latencySum: event.latencyMs,
@@ -136,7 +160,7 @@ function countVerification({ minutes, lastUses }: VerificationTotals, event: Ver
  */
 async function writeVerifications(tx: EventTransaction, { rows: batch, totals }: EventRows<VerificationTotals>) {
   await tx.copyIn(COPY_VERIFICATIONS, batch);
-  const minutes = [...totals.minutes.values()];
+  const minutes = allTotals(totals.minutes);
   const texts = (key: 'workspaceId' | 'keyId' | 'outcome' | 'apiId' | 'identityId' | 'externalId') =>
     textArrayLiteral(minutes.map((total) => total[key]));
   const numbers = (key: 'time' | 'count' | 'spentCredits' | 'latencySum') =>
