@@ -6,7 +6,7 @@ import { writeSync } from 'node:fs';
  */
 const BATCH_MS = 25;
 /** A batch this large is written once the current turn of the event loop ends, without waiting longer. */
-const BATCH_CHARS = 64 * 1024;
+const BATCH_BYTES = 64 * 1024;
 /** How long a full pipe may hold up the exit (its reader may be gone for good). */
 const EXIT_WRITE_PATIENCE_MS = 2000;
 /** How long to wait before trying a full pipe again at the exit. */
@@ -20,7 +20,7 @@ const sleepSync = (ms: number) => Atomics.wait(sleepBuffer, 0, 0, ms);
  * stream that writes what the pipe takes at once and queues the rest until the reader catches up.
  */
 export interface OutputStream {
-  write(chunk: string, callback: (error?: Error | null) => void): boolean;
+  write(chunk: Uint8Array, callback: (error?: Error | null) => void): boolean;
   readonly writableLength: number;
   readonly fd?: number | null;
   on(event: 'error', listener: (error: Error) => void): unknown;
@@ -28,14 +28,16 @@ export interface OutputStream {
 
 export interface BufferedOutputOptions {
   stream?: OutputStream;
-  /** Text held while the reader is slow; lines past it are dropped (and counted) rather than held. */
-  maxPendingChars?: number;
+  /** Bytes held while the reader is slow; lines past it are dropped (and counted) rather than held. */
+  maxPendingBytes?: number;
   /** Called once the backlog is written, with the number of lines dropped while it lasted. */
   onDropped?: (lines: number) => void;
 }
 
 /**
- * Lines written in batches: a line waits up to BATCH_MS for others. A reader that is slow or
+ * Lines written in batches: a line waits up to BATCH_MS for others, as UTF-8 in a buffer outside
+ * the JS heap, so that lines waiting for their batch are nothing the garbage collector copies
+ * (docs/performance.md). A reader that is slow or
  * stopped never holds up the service: what its pipe does not take waits in the stream's queue, up
  * to a bound past which lines are dropped.
  *
@@ -47,10 +49,11 @@ export interface BufferedOutputOptions {
  */
 export class BufferedOutput {
   readonly #stream: OutputStream;
-  readonly #maxPendingChars: number;
+  readonly #maxPendingBytes: number;
   readonly #onDropped: ((lines: number) => void) | undefined;
-  #pending: string[] = [];
-  #pendingChars = 0;
+  /** The pending lines' bytes are its first #pendingBytes; a new one is taken for each batch, as the stream may keep the last. */
+  #pending: Buffer | undefined;
+  #pendingBytes = 0;
   #dropped = 0;
   /** Lets more lines join the pending ones before they are written. */
   #batchTimer: NodeJS.Timeout | undefined;
@@ -64,7 +67,7 @@ export class BufferedOutput {
 
   constructor(options: BufferedOutputOptions = {}) {
     this.#stream = options.stream ?? process.stdout;
-    this.#maxPendingChars = options.maxPendingChars ?? 16 * 1024 * 1024;
+    this.#maxPendingBytes = options.maxPendingBytes ?? 16 * 1024 * 1024;
     this.#onDropped = options.onDropped;
     this.#stream.on('error', () => {
       this.#closed = true;
@@ -74,13 +77,22 @@ export class BufferedOutput {
 
   write(line: string): void {
     if (this.#closed) return;
-    if (this.#pendingChars + this.#stream.writableLength + line.length > this.#maxPendingChars) {
+    // A UTF-16 code unit takes at most three bytes of UTF-8.
+    const room = this.#pendingBytes + line.length * 3;
+    let pending = this.#pending;
+    if (pending === undefined || room > pending.length) {
+      pending = Buffer.allocUnsafe(Math.max(room, BATCH_BYTES + BATCH_BYTES / 4, (pending?.length ?? 0) * 2));
+      this.#pending?.copy(pending, 0, 0, this.#pendingBytes);
+      this.#pending = pending;
+    }
+    const bytes = pending.write(line, this.#pendingBytes, 'utf8');
+    // Past the bound the line is not kept: the bytes just written are left to be overwritten.
+    if (this.#pendingBytes + this.#stream.writableLength + bytes > this.#maxPendingBytes) {
       this.#dropped++;
       return;
     }
-    this.#pending.push(line);
-    this.#pendingChars += line.length;
-    if (this.#pendingChars >= BATCH_CHARS) {
+    this.#pendingBytes += bytes;
+    if (this.#pendingBytes >= BATCH_BYTES) {
       clearTimeout(this.#batchTimer);
       this.#batchTimer = undefined;
       this.#endOfTurn ??= setImmediate(this.#writePending);
@@ -120,20 +132,17 @@ export class BufferedOutput {
   }
 
   #takePending(): Buffer {
-    const chunk = Buffer.from(this.#pending.join(''));
-    this.#pending = [];
-    this.#pendingChars = 0;
+    const chunk = this.#pending?.subarray(0, this.#pendingBytes) ?? Buffer.alloc(0);
+    this.#pending = undefined;
+    this.#pendingBytes = 0;
     return chunk;
   }
 
   readonly #writePending = (): void => {
     this.#cancelSchedule();
-    if (this.#pending.length > 0 && !this.#closed) {
-      const chunk = this.#pending.join('');
-      this.#pending = [];
-      this.#pendingChars = 0;
+    if (this.#pendingBytes > 0 && !this.#closed) {
       this.#unwritten++;
-      this.#stream.write(chunk, this.#written);
+      this.#stream.write(this.#takePending(), this.#written);
     } else if (this.#unwritten === 0) {
       this.#written();
     }
@@ -141,7 +150,7 @@ export class BufferedOutput {
 
   readonly #written = (): void => {
     if (this.#unwritten > 0) this.#unwritten--;
-    if (this.#unwritten > 0 || (this.#pending.length > 0 && !this.#closed)) return;
+    if (this.#unwritten > 0 || (this.#pendingBytes > 0 && !this.#closed)) return;
     if (this.#dropped > 0) {
       const dropped = this.#dropped;
       this.#dropped = 0;

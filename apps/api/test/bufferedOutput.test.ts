@@ -39,6 +39,37 @@ describe('a buffered output', () => {
     expect(written()).toBe(expected.join(''));
   });
 
+  it('writes a line longer than a whole batch, whole and in its place', async () => {
+    const output = new BufferedOutput({ stream: createWriteStream('', { fd, autoClose: false }) });
+    const long = `${'ü'.repeat(100_000)}\n`;
+    output.write('before\n');
+    output.write(long);
+    output.write('after\n');
+    await flushed(output);
+    expect(written()).toBe(`before\n${long}after\n`);
+  });
+
+  it('never changes a batch the stream still holds, whatever is written after it', async () => {
+    const held: { chunk: Uint8Array; text: string; done: () => void }[] = [];
+    const stream = {
+      writableLength: 0,
+      on: () => stream,
+      write(chunk: Uint8Array, done: () => void) {
+        held.push({ chunk, text: Buffer.from(chunk).toString(), done });
+        return true;
+      },
+    };
+    const output = new BufferedOutput({ stream });
+    output.write('first batch\n');
+    output.flush(() => {});
+    for (let n = 0; n < 5000; n++) output.write(`line ${n} of the next batches\n`);
+    output.flush(() => {});
+    expect(held.length).toBe(2);
+    expect(Buffer.from(held[0]?.chunk ?? []).toString()).toBe('first batch\n');
+    expect(held[0]?.text).toBe('first batch\n');
+    for (const { done } of held) done();
+  });
+
   it('holds a line back until others can join it, and flush writes it at once', async () => {
     const output = new BufferedOutput({ stream: createWriteStream('', { fd, autoClose: false }) });
     output.write('one\n');
@@ -51,7 +82,7 @@ describe('a buffered output', () => {
     const dropped: number[] = [];
     const output = new BufferedOutput({
       stream: createWriteStream('', { fd, autoClose: false }),
-      maxPendingChars: 20,
+      maxPendingBytes: 20,
       onDropped: (lines) => dropped.push(lines),
     });
     for (let n = 0; n < 8; n++) output.write(`line ${n}\n`);
