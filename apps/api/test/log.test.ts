@@ -52,6 +52,13 @@ describe('a request line', () => {
     expect(Object.keys(lines[0] ?? {})).toEqual(Object.keys(lines[1] ?? {}));
   });
 
+  it('writes its duration as the shortest number of its hundredths', () => {
+    const texts: string[] = [];
+    const logger = jsonLogger('info', { write: (line: string) => texts.push(line) });
+    for (const durationMs of [0.004, 0.396, 2, 61.0549, 1234.5]) logger.request({ ...outcome, durationMs });
+    expect(texts.map((text) => /"durationMs":([^,]+),/.exec(text)?.[1])).toEqual(['0', '0.4', '2', '61.05', '1234.5']);
+  });
+
   it("carries the caller's trace id when it has one, as info writes it", () => {
     const { lines, logger } = recorded();
     const fields = { ...outcome, durationMs: 1.23, traceId: '4bf92f3577b34da6a3ce929d0e0e4736' };
