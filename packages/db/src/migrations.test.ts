@@ -87,3 +87,25 @@ describe('Migration20261124170000_clamp_oversized_credits', () => {
     expect(await remainingOf(oversized)).toBe(MAX_CREDITS);
   });
 });
+
+describe('Migration20261127125252_event_rows_without_namespace_index', () => {
+  const migration = 'Migration20261127125252_event_rows_without_namespace_index';
+  const indexesOfDecisions = async () =>
+    (
+      await rows(
+        database.orm.em.fork(),
+        sql<{ name: string }>`select indexname as name from pg_indexes where tablename = 'ratelimit_events' order by 1`,
+      )
+    ).map(({ name }) => name);
+
+  it("drops the decisions' (namespace, time) index, and down makes it again", async () => {
+    await database.orm.migrator.down({ migrations: [migration] });
+    expect(await indexesOfDecisions()).toContain('ratelimit_events_namespace_id_time_index');
+    await database.orm.migrator.up({ migrations: [migration] });
+    expect(await indexesOfDecisions()).toEqual([
+      'ratelimit_events_pkey',
+      'ratelimit_events_time_index',
+      'ratelimit_events_workspace_id_time_index',
+    ]);
+  });
+});
