@@ -3,6 +3,7 @@ import {
   allRootKeyPermissions,
   isGrantablePermission,
   isGranted,
+  isGrantedOnAny,
   missingPermissions,
   type PermissionTuple,
   parsePermission,
@@ -44,6 +45,16 @@ describe('isGranted', () => {
     const anyApi: PermissionTuple = { resourceType: 'api', resourceId: '*', action: 'create_api' };
     expect(isGranted(['api.api_123.create_api'], anyApi)).toBe(false);
     expect(isGranted(['api.*.create_api'], anyApi)).toBe(true);
+  });
+});
+
+describe('isGrantedOnAny', () => {
+  it('answers whether some grant allows the action on a resource of the type, named or all', () => {
+    expect(isGrantedOnAny(['api.api_123.verify_key'], 'api', 'verify_key')).toBe(true);
+    expect(isGrantedOnAny(['apis.*.verify_key'], 'api', 'verify_key')).toBe(true);
+    expect(isGrantedOnAny(['api.*.read_key', 'ratelimit.*.verify_key'], 'api', 'verify_key')).toBe(false);
+    expect(isGrantedOnAny(['api.api_123'], 'api', 'verify_key')).toBe(false);
+    expect(isGrantedOnAny([], 'api', 'verify_key')).toBe(false);
   });
 });
 

@@ -136,6 +136,11 @@ export function isGranted(grants: readonly string[], required: PermissionTuple):
   return ids !== undefined && (ids.has('*') || ids.has(required.resourceId));
 }
 
+/** Whether the grants allow `action` on some resource of the type (one named, or all of them). */
+export function isGrantedOnAny(grants: readonly string[], resourceType: ResourceType, action: string): boolean {
+  return (grantIndexOf(grants).get(resourceType)?.get(action)?.size ?? 0) > 0;
+}
+
 /** The required permissions the grants do not cover, formatted for an error message. */
 export function missingPermissions(grants: readonly string[], required: readonly PermissionTuple[]): string[] {
   return required.filter((tuple) => !isGranted(grants, tuple)).map(formatPermission);

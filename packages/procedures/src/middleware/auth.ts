@@ -4,6 +4,7 @@ import {
   hashesEqual,
   hashKey,
   isGranted,
+  isGrantedOnAny,
   missingPermissions,
   openSignedSession,
   type PermissionTuple,
@@ -115,10 +116,7 @@ export function requirePermissions(principal: RootKeyPrincipal, required: readon
 
 /** Whether any grant, for any API or all of them, allows this action. */
 export function hasAnyApiGrant(principal: RootKeyPrincipal, action: string): boolean {
-  return principal.permissions.some((grant) => {
-    const tuple = parsePermission(grant);
-    return tuple?.resourceType === 'api' && tuple.action === action;
-  });
+  return isGrantedOnAny(principal.permissions, 'api', action);
 }
 
 /**
