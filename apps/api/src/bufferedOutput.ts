@@ -7,6 +7,8 @@ import { writeSync } from 'node:fs';
 const BATCH_MS = 25;
 /** A batch this large is written once the current turn of the event loop ends, without waiting longer. */
 const BATCH_BYTES = 64 * 1024;
+/** A batch's buffer starts this small, for a quiet service's line or two, and doubles as it fills. */
+const FIRST_BUFFER_BYTES = 4 * 1024;
 /** How long a full pipe may hold up the exit (its reader may be gone for good). */
 const EXIT_WRITE_PATIENCE_MS = 2000;
 /** How long to wait before trying a full pipe again at the exit. */
@@ -81,7 +83,7 @@ export class BufferedOutput {
     const room = this.#pendingBytes + line.length * 3;
     let pending = this.#pending;
     if (pending === undefined || room > pending.length) {
-      pending = Buffer.allocUnsafe(Math.max(room, BATCH_BYTES + BATCH_BYTES / 4, (pending?.length ?? 0) * 2));
+      pending = Buffer.allocUnsafe(Math.max(room, FIRST_BUFFER_BYTES, (pending?.length ?? 0) * 2));
       this.#pending?.copy(pending, 0, 0, this.#pendingBytes);
       this.#pending = pending;
     }
