@@ -584,10 +584,13 @@ describe.skipIf(!chromiumInstalled)('the dashboard in Chromium', () => {
   });
 
   it('signs out, ending the session on the server', async () => {
+    // The sign-in form's button, not a "Root key" label: the Root keys screen's search field has one too.
+    const signIn = page.getByRole('button', { name: 'Sign in' });
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.getByLabel('Root key').waitFor();
+    await signIn.waitFor();
+    expect(await page.context().cookies()).toEqual([]);
     await page.goto(`${server.url}/dashboard/apis`);
-    await page.getByLabel('Root key').waitFor();
+    await signIn.waitFor();
   });
 
   it('reported no script errors', () => {
