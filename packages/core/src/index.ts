@@ -50,7 +50,7 @@ export {
 export { type KeyCreationSetting, keyCreationPrecondition } from './keyPolicy.ts';
 export * from './keyPrefix.ts';
 export * from './keyStatus.ts';
-export { DEFAULT_KEY_BYTES, type GeneratedKey, generateKey, hashesEqual, hashKey } from './keys.ts';
+export { DEFAULT_KEY_BYTES, type GeneratedKey, generateKey, hashKey } from './keys.ts';
 export { type CreditsChange, type CreditsPatch, planCreditsChange } from './keyUpdates.ts';
 export * from './namespaceRatelimits.ts';
 export * from './permissions.ts';

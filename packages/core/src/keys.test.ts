@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { generateKey, hashesEqual, hashKey } from './keys.ts';
+import { generateKey, hashKey } from './keys.ts';
 
 describe('generateKey', () => {
   it('joins prefix and base58 random part with an underscore', () => {
@@ -24,13 +24,5 @@ describe('generateKey', () => {
   it('never repeats', () => {
     const keys = new Set(Array.from({ length: 5_000 }, () => generateKey({}).key));
     expect(keys.size).toBe(5_000);
-  });
-});
-
-describe('hashesEqual', () => {
-  it('compares whole strings', () => {
-    expect(hashesEqual('abc', 'abc')).toBe(true);
-    expect(hashesEqual('abc', 'abd')).toBe(false);
-    expect(hashesEqual('abc', 'abcd')).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { base58Encode } from './base58.ts';
 
 export const DEFAULT_KEY_BYTES = 16;
@@ -24,10 +24,4 @@ export function generateKey(options: { prefix?: string | null; byteLength?: numb
 export function hashKey(key: string): string {
   // The one-shot form: this runs twice per verification (the root key and the key).
   return hash('sha256', key, 'base64');
-}
-
-export function hashesEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
 }

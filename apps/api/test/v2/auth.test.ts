@@ -41,8 +41,11 @@ describe('401', () => {
     },
   );
 
+  // Each twice: first read from the database, then answered from this node's cache (at once, not as a promise).
   it('when the root key is unknown', async () => {
-    expectUnauthorized(await getApiWith({ Authorization: 'Bearer kproot_doesnotexist' }), /could not find/);
+    for (let time = 0; time < 2; time++) {
+      expectUnauthorized(await getApiWith({ Authorization: 'Bearer kproot_doesnotexist' }), /could not find/);
+    }
   });
 
   it('when the root key was revoked elsewhere (as by the CLI), within the one-second bound', async () => {
@@ -63,7 +66,9 @@ describe('401', () => {
 
   it('when the root key has expired', async () => {
     const { rootKey } = await workspace.rootKeyWith(['api.*.read_api'], { expiresAt: new Date(Date.now() - 1000) });
-    expectUnauthorized(await getApiWith({ Authorization: `Bearer ${rootKey}` }), /expired/);
+    for (let time = 0; time < 2; time++) {
+      expectUnauthorized(await getApiWith({ Authorization: `Bearer ${rootKey}` }), /expired/);
+    }
   });
 
   it('accepts a root key that expires in the future', async () => {

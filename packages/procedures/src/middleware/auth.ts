@@ -1,17 +1,17 @@
 import {
   forbidden,
   formatPermission,
-  hashesEqual,
   hashKey,
   isGranted,
   isGrantedOnAny,
+  type MaybePromise,
   missingPermissions,
   openSignedSession,
   type PermissionTuple,
   parsePermission,
   unauthorized,
 } from '@keyplane/core';
-import { findDashboardSession, findRootKeyByHash } from '@keyplane/db';
+import { findDashboardSession, findRootKeyByHash, type RootKeyRecord } from '@keyplane/db';
 import type { Context } from '../context.ts';
 
 export interface RootKeyPrincipal {
@@ -36,7 +36,7 @@ export const MANAGE_ROOT_KEYS: PermissionTuple = {
  * The caller: the root key of the Authorization header or, when there is none, the operator of
  * the dashboard session the request presented.
  */
-export async function authenticate(ctx: Context): Promise<RootKeyPrincipal> {
+export function authenticate(ctx: Context): MaybePromise<RootKeyPrincipal> {
   const presented = ctx.session?.presented;
   if (ctx.authorization === undefined && presented !== undefined) return authenticateSession(ctx, presented);
   if (ctx.authorization === undefined && ctx.session !== undefined) throw unauthorized(NOT_SIGNED_IN);
@@ -75,7 +75,7 @@ async function authenticateSession(ctx: Context, presented: string): Promise<Roo
 const BEARER = /^Bearer ([^\s]+)$/;
 
 /** Resolves the Authorization header to a live root key, or throws the contract's 401s. */
-export async function authenticateRootKey(ctx: Context): Promise<RootKeyPrincipal> {
+export function authenticateRootKey(ctx: Context): MaybePromise<RootKeyPrincipal> {
   if (ctx.authorization === undefined || ctx.authorization.trim() === '') {
     throw unauthorized('The Authorization header is missing. Send `Authorization: Bearer <ROOT_KEY>`.');
   }
@@ -84,21 +84,23 @@ export async function authenticateRootKey(ctx: Context): Promise<RootKeyPrincipa
   return authenticateRootKeyToken(ctx, token);
 }
 
-/** A root key presented as such (a Bearer token, or typed into the dashboard's sign-in). */
-export async function authenticateRootKeyToken(ctx: Context, token: string): Promise<RootKeyPrincipal> {
+/**
+ * A root key presented as such (a Bearer token, or typed into the dashboard's sign-in). A cached
+ * root key is answered at once, not as a promise: every root-key call runs this.
+ */
+export function authenticateRootKeyToken(ctx: Context, token: string): MaybePromise<RootKeyPrincipal> {
   const hash = hashKey(token);
-  const rootKey = await ctx.services.rootKeyCache.load(
-    hash,
-    async () => (await findRootKeyByHash(ctx.em, hash)) ?? null,
-  );
-  if (!rootKey || !hashesEqual(rootKey.hash, hash)) {
-    throw unauthorized('The provided root key is invalid. We could not find the requested key.');
-  }
+  const rootKey = ctx.services.rootKeyCache.lookUp(hash, async () => (await findRootKeyByHash(ctx.em, hash)) ?? null);
+  return rootKey instanceof Promise ? rootKey.then((found) => principalOf(ctx, found)) : principalOf(ctx, rootKey);
+}
+
+/** The principal of a root key found by its hash (the lookup compared the hashes), or the contract's 401s. */
+function principalOf(ctx: Context, rootKey: RootKeyRecord | null): RootKeyPrincipal {
+  if (!rootKey) throw unauthorized('The provided root key is invalid. We could not find the requested key.');
   if (rootKey.revokedAt !== null) throw unauthorized('The provided root key has been revoked.');
-  if (rootKey.expiresAt !== null && rootKey.expiresAt < Date.now()) {
-    throw unauthorized('The provided root key has expired.');
-  }
-  ctx.services.rootKeyUsage.touch(rootKey.id, Date.now());
+  const now = Date.now();
+  if (rootKey.expiresAt !== null && rootKey.expiresAt < now) throw unauthorized('The provided root key has expired.');
+  ctx.services.rootKeyUsage.touch(rootKey.id, now);
   return {
     rootKeyId: rootKey.id,
     workspaceId: rootKey.workspaceId,
