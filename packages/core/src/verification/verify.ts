@@ -1,3 +1,4 @@
+import type { MaybePromise } from '../cache.ts';
 import { preconditionFailed } from '../errors.ts';
 import { keyStandingFailure } from '../keyStatus.ts';
 import { evaluatePermissionQuery, parsePermissionQuery } from './permissionQuery.ts';
@@ -82,7 +83,8 @@ export interface LimitOutcome {
 
 /** The outside world verification needs, injected so the rules here stay pure and testable. */
 export interface VerifyPorts {
-  findKey(hash: string): Promise<VerificationKey | undefined>;
+  /** The key with this hash (null: none); a cached one at once, not as a promise. */
+  findKey(hash: string): MaybePromise<VerificationKey | null>;
   /** Throws when the caller may not verify keys of this API. */
   authorize(apiId: string): void;
   checkLimits(checks: LimitCheck[], hashTag: string): Promise<{ passed: boolean; results: LimitOutcome[] }>;
@@ -136,7 +138,8 @@ export async function verifyKey(
   workspaceId: string,
   ports: VerifyPorts,
 ): Promise<VerifyOutcome> {
-  const key = await ports.findKey(request.hash);
+  const lookedUp = ports.findKey(request.hash);
+  const key = lookedUp instanceof Promise ? await lookedUp : lookedUp;
   if (!key || key.workspaceId !== workspaceId) return { code: 'NOT_FOUND' };
   ports.authorize(key.apiId);
   const query = request.permissions === undefined ? undefined : parsePermissionQuery(request.permissions);

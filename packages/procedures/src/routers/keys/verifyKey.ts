@@ -123,14 +123,9 @@ export const verifyKey = rootKeyProcedure
         },
         rootKey.workspaceId,
         {
-          findKey: async (hash) => {
-            // Misses are cached too (as null), so a flood of garbage keys costs one query per key.
-            const found = await services.keyCache.load(
-              hash,
-              async () => (await findKeyForVerification(ctx.em, hash)) ?? null,
-            );
-            return found ?? undefined;
-          },
+          // Misses are cached too (as null), so a flood of garbage keys costs one query per key.
+          findKey: (hash) =>
+            services.keyCache.lookUp(hash, async () => (await findKeyForVerification(ctx.em, hash)) ?? null),
           authorize: (apiId) => requirePermissions(rootKey, [apiPermission(apiId, 'verify_key')]),
           checkLimits: (checks, hashTag) => services.rateLimiter.check(checks, { hashTag }),
           spendCredits: (keyId, cost, boundary) => services.credits.spend(keyId, cost, boundary),
