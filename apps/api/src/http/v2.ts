@@ -83,7 +83,6 @@ export function createV2Handler<TContext>(options: {
 
     let headers: Record<string, string> | undefined;
     const result = await dispatch({
-      router: options.router,
       table,
       path: call.procedure,
       input,
