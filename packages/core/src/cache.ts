@@ -30,13 +30,18 @@ export class FreshnessCache<TValue> {
 
   /** The value if present and fresh; `undefined` means "ask the source". */
   get(key: string): { value: TValue } | undefined {
+    const entry = this.#freshEntry(key);
+    return entry && { value: entry.value };
+  }
+
+  /** The key's entry if it is fresh; a stale one is dropped. */
+  #freshEntry(key: string): { value: TValue; expiresAt: number } | undefined {
     const entry = this.#entries.get(key);
-    if (!entry) return undefined;
-    if (entry.expiresAt <= this.#now()) {
+    if (entry && entry.expiresAt <= this.#now()) {
       this.#entries.delete(key);
       return undefined;
     }
-    return { value: entry.value };
+    return entry;
   }
 
   /**
@@ -52,10 +57,11 @@ export class FreshnessCache<TValue> {
    * awaits (and waits a microtask turn) only when the source has to be read.
    */
   lookUp(key: string, read: () => Promise<TValue>): MaybePromise<TValue> {
-    const cached = this.get(key);
-    if (cached) {
+    // Not through `get`: its wrapper object would be made twice on every verification.
+    const entry = this.#freshEntry(key);
+    if (entry) {
       this.counts.hits++;
-      return cached.value;
+      return entry.value;
     }
     const underWay = this.#loading.get(key);
     if (underWay && underWay.generation === this.#generation) {

@@ -211,6 +211,8 @@ export function identityRatelimitsOf(key: VerificationKey): RatelimitConfig[] {
  */
 function planRatelimits(key: VerificationKey, requested: RequestedRatelimit[]): PlannedLimit[] {
   const identityLimits = identityRatelimitsOf(key);
+  // Most verifications: no limit on the key or its identity, none asked for.
+  if (identityLimits.length === 0 && key.ratelimits.length === 0 && requested.length === 0) return [];
   const keyLimit = (name: string) => key.ratelimits.find((limit) => limit.name === name);
   const identityLimit = (name: string) => identityLimits.find((limit) => limit.name === name);
   const planned = new Map<string, PlannedLimit>();
