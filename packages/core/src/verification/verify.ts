@@ -81,14 +81,23 @@ export interface LimitOutcome {
   reset: number;
 }
 
-/** The outside world verification needs, injected so the rules here stay pure and testable. */
-export interface VerifyPorts {
+/**
+ * The outside world verification needs, injected so the rules here stay pure and testable. Built
+ * once, not per verification: what belongs to one call (its caller, its connection) comes as
+ * `call`, which verification hands to every port as it got it.
+ */
+export interface VerifyPorts<TCall> {
   /** The key with this hash (null: none); a cached one at once, not as a promise. */
-  findKey(hash: string): MaybePromise<VerificationKey | null>;
+  findKey(call: TCall, hash: string): MaybePromise<VerificationKey | null>;
   /** Throws when the caller may not verify keys of this API. */
-  authorize(apiId: string): void;
-  checkLimits(checks: LimitCheck[], hashTag: string): Promise<{ passed: boolean; results: LimitOutcome[] }>;
+  authorize(call: TCall, apiId: string): void;
+  checkLimits(
+    call: TCall,
+    checks: LimitCheck[],
+    hashTag: string,
+  ): Promise<{ passed: boolean; results: LimitOutcome[] }>;
   spendCredits(
+    call: TCall,
     keyId: string,
     cost: number,
     refillBoundary: number,
@@ -97,8 +106,8 @@ export interface VerifyPorts {
    * A limited key's balance for an outcome that spends nothing (a due refill applied), judged in
    * order with the key's concurrent spends; undefined when it cannot be read: the outcome stands.
    */
-  readCredits(keyId: string, refillBoundary: number): Promise<number | undefined>;
-  now(): number;
+  readCredits(call: TCall, keyId: string, refillBoundary: number): Promise<number | undefined>;
+  now(call: TCall): number;
 }
 
 export interface CheckedRatelimit {
@@ -133,15 +142,16 @@ interface PlannedLimit {
  * Verifies a key in the reference order: lookup (deleted, deleted API, other workspace), the
  * caller's permission, disabled, expired, permissions query, rate limits, credits.
  */
-export async function verifyKey(
+export async function verifyKey<TCall>(
   request: VerifyRequest,
   workspaceId: string,
-  ports: VerifyPorts,
+  ports: VerifyPorts<TCall>,
+  call: TCall,
 ): Promise<VerifyOutcome> {
-  const lookedUp = ports.findKey(request.hash);
+  const lookedUp = ports.findKey(call, request.hash);
   const key = lookedUp instanceof Promise ? await lookedUp : lookedUp;
   if (!key || key.workspaceId !== workspaceId) return { code: 'NOT_FOUND' };
-  ports.authorize(key.apiId);
+  ports.authorize(call, key.apiId);
   const query = request.permissions === undefined ? undefined : parsePermissionQuery(request.permissions);
   const found = (code: VerificationCode, extra: Partial<Extract<VerifyOutcome, { key: VerificationKey }>> = {}) => ({
     code,
@@ -150,12 +160,12 @@ export async function verifyKey(
     ...extra,
   });
 
-  const now = ports.now();
+  const now = ports.now(call);
   const refillBoundary = key.refill ? latestRefillBoundary(key.refill, now) : 0;
   // A failed outcome spends nothing but still shows a limited key's balance (not cached: read).
   const failed = async (code: VerificationCode, ratelimits?: CheckedRatelimit[]) => {
     if (!key.limitedCredits) return found(code, { ratelimits });
-    const credits = await ports.readCredits(key.id, refillBoundary);
+    const credits = await ports.readCredits(call, key.id, refillBoundary);
     return found(code, credits === undefined ? { ratelimits } : { ratelimits, credits });
   };
 
@@ -172,7 +182,7 @@ export async function verifyKey(
       durationMs: config.durationMs,
       cost,
     }));
-    const checked = await ports.checkLimits(checks, workspaceId);
+    const checked = await ports.checkLimits(call, checks, workspaceId);
     ratelimits = planned.map(({ config }, index) => {
       const result = checked.results[index] ?? { passed: false, remaining: 0, reset: now };
       return {
@@ -191,7 +201,7 @@ export async function verifyKey(
 
   if (!key.limitedCredits) return found('VALID', { ratelimits });
   const cost = request.creditCost ?? 1;
-  const spend = await ports.spendCredits(key.id, cost, refillBoundary);
+  const spend = await ports.spendCredits(call, key.id, cost, refillBoundary);
   if (spend.available === null) return found('VALID', { ratelimits });
   if (spend.remaining === null) return found('USAGE_EXCEEDED', { ratelimits, credits: spend.available });
   return found('VALID', { ratelimits, credits: spend.remaining, spentCredits: cost });

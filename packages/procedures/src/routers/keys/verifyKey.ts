@@ -5,10 +5,12 @@ import {
   hashKey,
   identityRatelimitsOf,
   VERIFICATION_CODES,
+  type VerifyPorts,
   verifyKey as verify,
 } from '@keyplane/core';
 import { findKeyForVerification, keyMigrationStore } from '@keyplane/db';
 import { z } from 'zod';
+import type { Context } from '../../context.ts';
 import {
   apiPermission,
   grantedResourceIds,
@@ -99,6 +101,29 @@ function soleVerifiableApi(rootKey: RootKeyPrincipal): string | undefined {
   return apiIds?.length === 1 ? apiIds[0] : undefined;
 }
 
+/** What one verification's ports need of its call: the procedure's context. */
+type VerifyCall = Pick<Context, 'em' | 'services' | 'requestId'> & { rootKey: RootKeyPrincipal };
+
+/** Verification's dependencies, built once: each call's own part comes with its context. */
+const VERIFY_PORTS: VerifyPorts<VerifyCall> = {
+  // Misses are cached too (as null), so a flood of garbage keys costs one query per key.
+  findKey: ({ services, em }, hash) =>
+    services.keyCache.lookUp(hash, async () => (await findKeyForVerification(em, hash)) ?? null),
+  authorize: ({ rootKey }, apiId) => requirePermissions(rootKey, [apiPermission(apiId, 'verify_key')]),
+  checkLimits: ({ services }, checks, hashTag) => services.rateLimiter.check(checks, { hashTag }),
+  spendCredits: ({ services }, keyId, cost, boundary) => services.credits.spend(keyId, cost, boundary),
+  // Spending nothing through the spender reads the balance in order with concurrent spends.
+  readCredits: ({ services, requestId }, keyId, boundary) =>
+    services.credits.spend(keyId, 0, boundary).then(
+      ({ available }) => available ?? undefined,
+      (error: unknown) => {
+        services.reportError('could not read the credits of a key for a failed verification', error, requestId);
+        return undefined;
+      },
+    ),
+  now: ({ services }) => services.now(),
+};
+
 export const verifyKey = rootKeyProcedure
   .meta({
     public: true,
@@ -113,39 +138,13 @@ export const verifyKey = rootKeyProcedure
     const { services, rootKey } = ctx;
     // A root key that may verify nothing at all learns nothing, not even NOT_FOUND.
     if (!hasAnyApiGrant(rootKey, 'verify_key')) throw forbidden(['api.*.verify_key']);
-    const run = () =>
-      verify(
-        {
-          hash: hashKey(input.key),
-          permissions: input.permissions,
-          creditCost: input.credits?.cost,
-          ratelimits: input.ratelimits,
-        },
-        rootKey.workspaceId,
-        {
-          // Misses are cached too (as null), so a flood of garbage keys costs one query per key.
-          findKey: (hash) =>
-            services.keyCache.lookUp(hash, async () => (await findKeyForVerification(ctx.em, hash)) ?? null),
-          authorize: (apiId) => requirePermissions(rootKey, [apiPermission(apiId, 'verify_key')]),
-          checkLimits: (checks, hashTag) => services.rateLimiter.check(checks, { hashTag }),
-          spendCredits: (keyId, cost, boundary) => services.credits.spend(keyId, cost, boundary),
-          // Spending nothing through the spender reads the balance in order with concurrent spends.
-          readCredits: (keyId, boundary) =>
-            services.credits.spend(keyId, 0, boundary).then(
-              ({ available }) => available ?? undefined,
-              (error: unknown) => {
-                services.reportError(
-                  'could not read the credits of a key for a failed verification',
-                  error,
-                  ctx.requestId,
-                );
-                return undefined;
-              },
-            ),
-          now: services.now,
-        },
-      );
-    let outcome = await run();
+    const request = {
+      hash: hashKey(input.key),
+      permissions: input.permissions,
+      creditCost: input.credits?.cost,
+      ratelimits: input.ratelimits,
+    };
+    let outcome = await verify(request, rootKey.workspaceId, VERIFY_PORTS, ctx);
     if (!outcome.key && input.migrationId) {
       // An imported key still carrying its old system's hash: rehash it now, then verify it as ours.
       const { migrationId } = input;
@@ -159,7 +158,7 @@ export const verifyKey = rootKeyProcedure
       if (rehashed) {
         // Its new hash may be cached here as unknown; the other nodes are settled before the answer.
         evict(services, { keyHashes: [rehashed] });
-        outcome = await run();
+        outcome = await verify(request, rootKey.workspaceId, VERIFY_PORTS, ctx);
       }
     }
     services.outcomes.verifications.add(outcome.code);
