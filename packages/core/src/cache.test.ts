@@ -11,7 +11,7 @@ function deferred<T>() {
   return { promise, resolve, reject };
 }
 
-describe('FreshnessCache.load', () => {
+describe('FreshnessCache.lookUp: reads', () => {
   it('reads once for concurrent misses of one key and serves the answer from memory after', async () => {
     const cache = new FreshnessCache<string>({ ttlMs: 1000, maxEntries: 10 });
     const answer = deferred<string>();
@@ -20,10 +20,10 @@ describe('FreshnessCache.load', () => {
       reads++;
       return answer.promise;
     };
-    const loads = [cache.load('k', read), cache.load('k', read), cache.load('k', read)];
+    const loads = [cache.lookUp('k', read), cache.lookUp('k', read), cache.lookUp('k', read)];
     answer.resolve('v1');
     expect(await Promise.all(loads)).toEqual(['v1', 'v1', 'v1']);
-    expect(await cache.load('k', read)).toBe('v1');
+    expect(await cache.lookUp('k', read)).toBe('v1');
     expect(reads).toBe(1);
     // Counted for the metrics: one read of the source, three loads answered without one.
     expect(cache.counts).toEqual({ hits: 3, misses: 1, invalidations: 0 });
@@ -32,10 +32,10 @@ describe('FreshnessCache.load', () => {
   it('does not share a read that began before an invalidation, nor store its answer', async () => {
     const cache = new FreshnessCache<string>({ ttlMs: 1000, maxEntries: 10 });
     const before = deferred<string>();
-    const first = cache.load('k', () => before.promise);
+    const first = cache.lookUp('k', () => before.promise);
     cache.delete('k');
     expect(cache.counts.invalidations).toBe(1);
-    const second = cache.load('k', async () => 'after');
+    const second = cache.lookUp('k', async () => 'after');
     before.resolve('before');
     expect(await first).toBe('before');
     expect(await second).toBe('after');
@@ -47,23 +47,23 @@ describe('FreshnessCache.load', () => {
     const cache = new FreshnessCache<string>({ ttlMs: 1000, maxEntries: 10, now: () => now });
     let reads = 0;
     const read = async () => `v${++reads}`;
-    expect(await cache.load('k', read)).toBe('v1');
+    expect(await cache.lookUp('k', read)).toBe('v1');
     now = 999;
-    expect(await cache.load('k', read)).toBe('v1');
+    expect(await cache.lookUp('k', read)).toBe('v1');
     now = 1000;
-    expect(await cache.load('k', read)).toBe('v2');
+    expect(await cache.lookUp('k', read)).toBe('v2');
   });
 
   it('lets every waiter see a failed read, and tries again on the next call', async () => {
     const cache = new FreshnessCache<string>({ ttlMs: 1000, maxEntries: 10 });
     const failing = deferred<string>();
     const settled = Promise.allSettled([
-      cache.load('k', () => failing.promise),
-      cache.load('k', () => failing.promise),
+      cache.lookUp('k', () => failing.promise),
+      cache.lookUp('k', () => failing.promise),
     ]);
     failing.reject(new Error('database down'));
     expect((await settled).map((result) => result.status)).toEqual(['rejected', 'rejected']);
-    expect(await cache.load('k', async () => 'back')).toBe('back');
+    expect(await cache.lookUp('k', async () => 'back')).toBe('back');
   });
 });
 
@@ -74,7 +74,7 @@ describe('FreshnessCache.lookUp', () => {
     const first = cache.lookUp('k', async () => 'v');
     expect(first).toBeInstanceOf(Promise);
     expect(await first).toBe('v');
-    await cache.load('none', async () => null);
+    await cache.lookUp('none', async () => null);
 
     expect(cache.lookUp('k', async () => 'other')).toBe('v');
     // A cached miss is a value too: the source has nothing, and need not be asked again.

@@ -4,12 +4,12 @@ export type MaybePromise<T> = T | Promise<T>;
 /**
  * A bounded in-process cache whose entries are fresh for `ttlMs`. `generation` guards against a
  * stale write: a reader notes it before going to the database and stores only if no invalidation
- * happened meanwhile. `load` does that for the caller and lets concurrent misses of one key share
+ * happened meanwhile. `lookUp` does that for the caller and lets concurrent misses of one key share
  * one read, so an expiring hot key (or a flood of one garbage key) costs the database one query.
  * `counts` are read by the metrics endpoint (docs/operations.md, Metrics).
  */
 export class FreshnessCache<TValue> {
-  /** Loads answered from the cache (or by a read already under way), and loads that read the source; invalidations. */
+  /** Look-ups answered from the cache (or by a read already under way), and look-ups that read the source; invalidations. */
   readonly counts = { hits: 0, misses: 0, invalidations: 0 };
   readonly #ttlMs: number;
   readonly #maxEntries: number;
@@ -47,14 +47,8 @@ export class FreshnessCache<TValue> {
   /**
    * The fresh value, else what `read` finds (stored for next time). A read already under way for
    * the key is shared, unless an invalidation came since it began: its answer may be the old state.
-   */
-  load(key: string, read: () => Promise<TValue>): Promise<TValue> {
-    return Promise.resolve(this.lookUp(key, read));
-  }
-
-  /**
-   * As `load`, but a fresh value comes at once, not as a promise: a caller on a hot path then
-   * awaits (and waits a microtask turn) only when the source has to be read.
+   * A fresh value comes at once, not as a promise: a caller on a hot path then awaits (and waits a
+   * microtask turn) only when the source has to be read.
    */
   lookUp(key: string, read: () => Promise<TValue>): MaybePromise<TValue> {
     // Not through `get`: its wrapper object would be made twice on every verification.
