@@ -1,4 +1,4 @@
-import { type EntityManager, rows, sql } from '@keyplane/db';
+import { type EntityManager, RATELIMIT_DECISIONS, rows, sql } from '@keyplane/db';
 
 export interface StoredKey {
   id: string;
@@ -203,8 +203,17 @@ export async function ratelimitEvents(em: EntityManager, namespaceId: string) {
       latency_ms: number;
     }>`
       select request_id, workspace_id, identifier, passed, "limit", remaining, override_id, latency_ms
-      from ratelimit_events where namespace_id = ${namespaceId} order by id`,
+      from (${sql.raw(RATELIMIT_DECISIONS)}) decisions where namespace_id = ${namespaceId} order by id, decision`,
   );
+}
+
+/** The rows ratelimit_events holds for a request: one per call, whatever its decisions. */
+export async function ratelimitRowCount(em: EntityManager, requestId: string): Promise<number> {
+  const [found] = await rows(
+    em,
+    sql<{ count: number }>`select count(*)::int as count from ratelimit_events where request_id = ${requestId}`,
+  );
+  return found?.count ?? 0;
 }
 
 /** The workspace a permission belongs to. */

@@ -7,6 +7,7 @@ import {
 import { DomainError } from '@keyplane/core';
 import pg from 'pg';
 import { type PoolUsage, poolUsageOf } from './poolUsage.ts';
+import { RATELIMIT_DECISIONS } from './ratelimitEvents.ts';
 import { GRANULARITIES, rollupTable } from './rollups.ts';
 import { databaseErrorCode } from './sql.ts';
 
@@ -44,7 +45,7 @@ const RATELIMIT_TABLES: Record<string, string> = {
   ratelimits_v1: `
     select floor(extract(epoch from e.time) * 1000)::int8 as time, e.request_id, e.workspace_id, e.namespace_id,
            e.identifier, e.passed, e."limit", e.remaining, e.override_id, e.latency_ms as latency
-    from ratelimit_events e
+    from (${RATELIMIT_DECISIONS}) e
     where e.workspace_id = $1::text and ($2::text[] is null or e.namespace_id = any($2::text[]))`,
   ...Object.fromEntries(
     GRANULARITIES.map((granularity) => [

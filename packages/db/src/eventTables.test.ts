@@ -89,21 +89,66 @@ describe('an event as its row', () => {
     }
   });
 
+  /** A rate-limit call of one decision, with `fields` in place of the defaults. */
+  const ratelimitCall = (fields: Partial<RatelimitEvent> = {}): RatelimitEvent => ({
+    time: 1_764_000_000_000,
+    requestId: 'req_1',
+    workspaceId: 'ws_1',
+    namespaceId: 'rlns_1',
+    identifier: 'user_1',
+    passed: true,
+    limit: 100,
+    remaining: 9,
+    overrideId: null,
+    latencyMs: 0.5,
+    ...fields,
+  });
+
   it('reads back as the same rate-limit decision, whatever its text holds', () => {
     for (const [index, text] of AWKWARD.entries()) {
-      const event: RatelimitEvent = {
+      const event = ratelimitCall({
         time: 1_764_000_000_000 + index,
         requestId: `req_${index}`,
-        workspaceId: 'ws_1',
-        namespaceId: 'rlns_1',
         identifier: text,
         passed: index % 2 === 0,
-        limit: 100,
         remaining: index,
         overrideId: index % 2 === 0 ? null : `rlor_${text}`,
-        latencyMs: 0.5,
-      };
+      });
       expect(ratelimitTable.parse(ratelimitTable.row(event))).toEqual(event);
+    }
+  });
+
+  it("reads back as the same rate-limit call, its further decisions' text whatever it holds", () => {
+    const event = ratelimitCall({
+      passed: false,
+      further: AWKWARD.map((text, index) => ({
+        namespaceId: `rlns_${index}`,
+        identifier: text,
+        limit: index + 1,
+        remaining: index,
+        overrideId: index % 2 === 0 ? null : `rlor_${text}`,
+      })),
+    });
+    expect(ratelimitTable.parse(ratelimitTable.row(event))).toEqual(event);
+  });
+
+  it('reads a rate-limit row spooled before calls had one row each (no further decisions) as one decision', () => {
+    const event = ratelimitCall({ latencyMs: 1.5 });
+    const row = ratelimitTable.row(event);
+    // The row as earlier versions wrote it: the same fields, without the last.
+    expect(row.endsWith('\t\\N')).toBe(true);
+    expect(ratelimitTable.parse(row.slice(0, row.lastIndexOf('\t')))).toEqual(event);
+  });
+
+  it('reads as nothing a rate-limit row whose further decisions are damaged', () => {
+    const row = ratelimitTable.row(
+      ratelimitCall({
+        further: [{ namespaceId: 'rlns_2', identifier: 'user_2', limit: 10, remaining: 9, overrideId: null }],
+      }),
+    );
+    const furtherAt = row.lastIndexOf('\t') + 1;
+    for (const damaged of ['[{"namespaceId":"rlns_2"}]', '{}', '[1]', '[{']) {
+      expect(ratelimitTable.parse(row.slice(0, furtherAt) + damaged)).toBeUndefined();
     }
   });
 
@@ -187,6 +232,43 @@ describe("a batch's rollups", () => {
       { time: String(minute), identifier: 'user_0', passed: true, count: 8 },
       { time: String(minute), identifier: 'user_1', passed: false, count: 4 },
     ]);
+  });
+
+  it("counts each of a call's decisions, its further ones too", async () => {
+    const decision = (identifier: string) => ({
+      namespaceId: 'rlns_calls',
+      identifier,
+      limit: 10,
+      remaining: 0,
+      overrideId: null,
+    });
+    const events: RatelimitEvent[] = [true, false].map((passed) => ({
+      ...decision('user_a'),
+      time: minute,
+      requestId: `req_calls_${passed}`,
+      workspaceId: 'ws_calls',
+      passed,
+      latencyMs: 1,
+      further: [decision('user_b'), decision('user_a')],
+    }));
+    await eventTransaction(database.orm, (tx) => writeEvents(tx, ratelimitTable, events));
+    const rolled = await rows(
+      database.orm.em.fork(),
+      sql<{ identifier: string; passed: boolean; count: number }>`
+        select identifier, passed, count::int
+        from ratelimit_events_per_hour where workspace_id = 'ws_calls' order by identifier, passed`,
+    );
+    expect(rolled).toEqual([
+      { identifier: 'user_a', passed: false, count: 2 },
+      { identifier: 'user_a', passed: true, count: 2 },
+      { identifier: 'user_b', passed: false, count: 1 },
+      { identifier: 'user_b', passed: true, count: 1 },
+    ]);
+    const [raw] = await rows(
+      database.orm.em.fork(),
+      sql<{ count: number }>`select count(*)::int as count from ratelimit_events where workspace_id = 'ws_calls'`,
+    );
+    expect(raw?.count).toBe(2);
   });
 });
 

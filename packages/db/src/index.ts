@@ -92,7 +92,13 @@ export {
   type NewPermission,
 } from './permissions.ts';
 export { ormPoolUsage, type PoolUsage, poolUsageOf } from './poolUsage.ts';
-export { type RatelimitEvent, type RatelimitTotals, ratelimitTable } from './ratelimitEvents.ts';
+export {
+  RATELIMIT_DECISIONS,
+  type RatelimitDecision,
+  type RatelimitEvent,
+  type RatelimitTotals,
+  ratelimitTable,
+} from './ratelimitEvents.ts';
 export {
   createRatelimitNamespaces,
   deleteRatelimitNamespace,

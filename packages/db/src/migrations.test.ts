@@ -109,3 +109,38 @@ describe('Migration20261127125252_event_rows_without_namespace_index', () => {
     ]);
   });
 });
+
+describe('Migration20261127175620_ratelimit_calls_one_row', () => {
+  const migration = 'Migration20261127175620_ratelimit_calls_one_row';
+
+  it("keeps a call's further decisions on the way down, as rows of their own", async () => {
+    const em = database.orm.em.fork();
+    const further = [
+      { namespaceId: 'rlns_down_b', identifier: 'user\t2', limit: 20, remaining: 19, overrideId: 'rlor_down' },
+      { namespaceId: 'rlns_down_c', identifier: 'user_3', limit: 30, remaining: 29, overrideId: null },
+    ];
+    await rows(
+      em,
+      sql`insert into ratelimit_events (time, request_id, workspace_id, namespace_id, identifier, passed, "limit",
+                                        remaining, override_id, latency_ms, further)
+          values (now(), 'req_down', 'ws_down', 'rlns_down_a', 'user_1', true, 10, 9, null, 1.5, ${JSON.stringify(further)})`,
+    );
+
+    await database.orm.migrator.down({ migrations: [migration] });
+    try {
+      const decisions = await rows(
+        em.fork(),
+        sql<{ namespace_id: string; identifier: string; limit: number; remaining: number; override_id: string | null }>`
+          select namespace_id, identifier, "limit", remaining, override_id from ratelimit_events
+          where request_id = 'req_down' order by namespace_id`,
+      );
+      expect(decisions).toEqual([
+        { namespace_id: 'rlns_down_a', identifier: 'user_1', limit: 10, remaining: 9, override_id: null },
+        { namespace_id: 'rlns_down_b', identifier: 'user\t2', limit: 20, remaining: 19, override_id: 'rlor_down' },
+        { namespace_id: 'rlns_down_c', identifier: 'user_3', limit: 30, remaining: 29, override_id: null },
+      ]);
+    } finally {
+      await database.orm.migrator.up({ migrations: [migration] });
+    }
+  });
+});

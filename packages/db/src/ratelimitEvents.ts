@@ -20,17 +20,28 @@ import {
 } from './rollups.ts';
 import { rows, sql } from './sql.ts';
 
-export interface RatelimitEvent {
-  time: number;
-  requestId: string;
-  workspaceId: string;
+/** One limit's decision within a call, as a call's further decisions are kept (the `further` column). */
+export interface RatelimitDecision {
   namespaceId: string;
   identifier: string;
-  passed: boolean;
   limit: number;
   remaining: number;
   overrideId: string | null;
+}
+
+/**
+ * One `ratelimit.limit` or `ratelimit.multiLimit` call: its first decision in fields of its own, the
+ * others (a multiLimit's) in `further`, all of them in one row (docs/architecture.md, Event tables).
+ * `passed` is the call's: in a rejected call nothing was counted.
+ */
+export interface RatelimitEvent extends RatelimitDecision {
+  time: number;
+  requestId: string;
+  workspaceId: string;
+  passed: boolean;
   latencyMs: number;
+  /** The call's decisions after the first, in request order; absent when it made one. */
+  further?: RatelimitDecision[];
 }
 
 /** Adds the batch's counts to one rollup table, locking rows in key order (see verificationEvents.ts). */
@@ -45,22 +56,40 @@ function ratelimitRollup(granularity: Granularity) {
     on conflict (workspace_id, time, namespace_id, identifier, passed) do update set count = r.count + excluded.count`;
 }
 
-/** A decision as its COPY row, in the column order of {@link COPY_DECISIONS}. */
+/** A call as its COPY row, in the column order of {@link COPY_DECISIONS}. */
 function decisionRow(event: RatelimitEvent): string {
+  const further = event.further === undefined || event.further.length === 0 ? null : JSON.stringify(event.further);
   return (
     `${copyTimestamp(event.time)}\t${copyText(event.requestId)}\t${copyText(event.workspaceId)}\t` +
     `${copyText(event.namespaceId)}\t${copyText(event.identifier)}\t${event.passed}\t${event.limit}\t` +
-    `${event.remaining}\t${copyText(event.overrideId)}\t${copyMilliseconds(event.latencyMs)}`
+    `${event.remaining}\t${copyText(event.overrideId)}\t${copyMilliseconds(event.latencyMs)}\t${copyText(further)}`
   );
 }
 
+/** Its row's fields; a spool written before calls had one row each holds rows without `further`. */
+const DECISION_COLUMNS = 11;
+
 function parseDecisionRow(row: string): RatelimitEvent | undefined {
-  const [time, requestId, workspaceId, namespaceId, identifier, passed, limit, remaining, overrideId, latencyMs] =
-    readCopyRow(row, 10) ?? [];
+  const fields = readCopyRow(row, DECISION_COLUMNS) ?? readCopyRow(row, DECISION_COLUMNS - 1);
+  const [
+    time,
+    requestId,
+    workspaceId,
+    namespaceId,
+    identifier,
+    passed,
+    limit,
+    remaining,
+    overrideId,
+    latencyMs,
+    further,
+  ] = fields ?? [];
   if (!time || !requestId || !workspaceId || !namespaceId || typeof identifier !== 'string' || !limit || !remaining)
     return undefined;
   if ((passed !== 'true' && passed !== 'false') || !latencyMs) return undefined;
-  const event = {
+  const furtherDecisions = further ? parseFurther(further) : undefined;
+  if (furtherDecisions === null) return undefined;
+  const event: RatelimitEvent = {
     time: readCopyTimestamp(time),
     requestId,
     workspaceId,
@@ -71,12 +100,50 @@ function parseDecisionRow(row: string): RatelimitEvent | undefined {
     remaining: Number(remaining),
     overrideId: overrideId ?? null,
     latencyMs: Number(latencyMs),
+    ...(furtherDecisions ? { further: furtherDecisions } : {}),
   };
   return Number.isNaN(event.time + event.limit + event.remaining + event.latencyMs) ? undefined : event;
 }
 
+/** The `further` field's decisions; null when it holds anything else (a damaged line). */
+function parseFurther(text: string): RatelimitDecision[] | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(parsed)) return null;
+  const decisions: RatelimitDecision[] = [];
+  for (const item of parsed as Partial<Record<keyof RatelimitDecision, unknown>>[]) {
+    const { namespaceId, identifier, limit, remaining, overrideId } = item ?? {};
+    if (typeof namespaceId !== 'string' || typeof identifier !== 'string') return null;
+    if (typeof limit !== 'number' || typeof remaining !== 'number') return null;
+    if (overrideId !== null && typeof overrideId !== 'string') return null;
+    decisions.push({ namespaceId, identifier, limit, remaining, overrideId });
+  }
+  return decisions;
+}
+
 const COPY_DECISIONS = `copy ratelimit_events (time, request_id, workspace_id, namespace_id, identifier, passed, "limit",
-                                            remaining, override_id, latency_ms) from stdin`;
+                                            remaining, override_id, latency_ms, further) from stdin`;
+
+/**
+ * One row per decision of the raw table, whichever of a call's row holds it: the first in the
+ * row's own columns, the others in `further` (its position in the call is `decision`, from 0).
+ */
+export const RATELIMIT_DECISIONS = `
+  select e.id, e.time, e.request_id, e.workspace_id, d.namespace_id, d.identifier, e.passed, d."limit",
+         d.remaining, d.override_id, e.latency_ms, d.decision
+  from ratelimit_events e
+  cross join lateral (
+    select e.namespace_id::text, e.identifier::text, e."limit", e.remaining, e.override_id::text, 0::int8
+    union all
+    select f.namespace_id, f.identifier, f."limit", f.remaining, f.override_id, f.decision
+    from rows from (
+      jsonb_to_recordset(e.further) as ("namespaceId" text, identifier text, "limit" int, remaining int, "overrideId" text)
+    ) with ordinality as f (namespace_id, identifier, "limit", remaining, override_id, decision)
+  ) as d (namespace_id, identifier, "limit", remaining, override_id, decision)`;
 
 interface MinuteTotal {
   workspaceId: string;
@@ -90,9 +157,10 @@ interface MinuteTotal {
 /** Decisions counted per minute bucket, namespace, identifier and outcome, filed by namespace and identifier. */
 export type RatelimitTotals = MinuteTotals<MinuteTotal>;
 
-function countDecision(minutes: RatelimitTotals, event: RatelimitEvent): void {
+function countDecision(minutes: RatelimitTotals, event: RatelimitEvent, decision: RatelimitDecision): void {
   const time = minuteStart(event.time);
-  const { workspaceId, namespaceId, identifier, passed } = event;
+  const { workspaceId, passed } = event;
+  const { namespaceId, identifier } = decision;
   const totals = totalsOf(minutes, namespaceId, identifier);
   for (let index = totals.length - 1; index >= 0; index--) {
     const total = totals[index] as MinuteTotal;
@@ -103,6 +171,12 @@ function countDecision(minutes: RatelimitTotals, event: RatelimitEvent): void {
     }
   }
   totals.push({ workspaceId, time, namespaceId, identifier, passed, count: 1 });
+}
+
+/** Counts each of a call's decisions. */
+function countCall(minutes: RatelimitTotals, event: RatelimitEvent): void {
+  countDecision(minutes, event, event);
+  if (event.further) for (const decision of event.further) countDecision(minutes, event, decision);
 }
 
 /**
@@ -128,11 +202,11 @@ async function writeDecisions(tx: EventTransaction, { rows: batch, totals }: Eve
   );
 }
 
-/** Rate-limit decisions, written to ratelimit_events and its rollups. */
+/** Rate-limit calls, a row each in ratelimit_events, and their decisions counted in its rollups. */
 export const ratelimitTable: EventTable<RatelimitEvent, RatelimitTotals> = {
   row: decisionRow,
   parse: parseDecisionRow,
   noTotals: () => new Map(),
-  count: countDecision,
+  count: countCall,
   write: writeDecisions,
 };

@@ -23,6 +23,7 @@ const NS_A = 'rlns_analytics_a';
 const NS_B = 'rlns_analytics_b';
 const NS_OTHER = 'rlns_analytics_other';
 const NOW = Date.now();
+const MULTI_LIMIT_CALL = 'req_analytics_multi_limit';
 
 const getRatelimits = (query: string, rootKey = workspace.rootKey) =>
   api.post<AnalyticsRow[]>('analytics.getRatelimits', { query }, rootKey);
@@ -50,13 +51,18 @@ beforeAll(async () => {
   workspace = await api.workspace();
   other = await api.workspace();
   const recorder = api.services.ratelimitEvents;
-  // Namespace A: 3 passed + 1 rejected for user_1, in two flushes; namespace B: 2 passed for user_2.
+  // Namespace A: 3 passed + 1 rejected for user_1, in two flushes; namespace B: 2 passed for user_2,
+  // one of them the further decision of a multiLimit call whose first is in namespace A.
   recorder.record(decision(workspace.workspaceId, NS_A));
   recorder.record(decision(workspace.workspaceId, NS_A, { passed: false, remaining: 0 }));
   await recorder.flush();
-  recorder.record(decision(workspace.workspaceId, NS_A));
+  recorder.record(
+    decision(workspace.workspaceId, NS_A, {
+      requestId: MULTI_LIMIT_CALL,
+      further: [{ namespaceId: NS_B, identifier: 'user_2', limit: 20, remaining: 19, overrideId: null }],
+    }),
+  );
   recorder.record(decision(workspace.workspaceId, NS_A, { overrideId: 'rlor_1' }));
-  recorder.record(decision(workspace.workspaceId, NS_B, { identifier: 'user_2' }));
   recorder.record(decision(workspace.workspaceId, NS_B, { identifier: 'user_2' }));
   for (let i = 0; i < 3; i++) recorder.record(decision(other.workspaceId, NS_OTHER, { identifier: 'secret_user' }));
   await recorder.flush();
@@ -87,6 +93,18 @@ describe('200', () => {
       override_id: 'rlor_1',
       latency: 2,
     });
+  });
+
+  it("shows each decision of a multiLimit call as a row of its own, with the call's request id", async () => {
+    expect(
+      await rowsOf(
+        `select namespace_id, identifier, passed, "limit", remaining from ratelimits_v1
+         where request_id = '${MULTI_LIMIT_CALL}' order by namespace_id`,
+      ),
+    ).toEqual([
+      { namespace_id: NS_A, identifier: 'user_1', passed: true, limit: 10, remaining: 9 },
+      { namespace_id: NS_B, identifier: 'user_2', passed: true, limit: 20, remaining: 19 },
+    ]);
   });
 
   it.each(['minute', 'hour', 'day', 'month'])('the per-%s rollup adds up across flushes', async (granularity) => {
@@ -209,6 +227,7 @@ describe('cross-workspace isolation', () => {
 
   it('a root key limited to one namespace sees only its rows', async () => {
     const { rootKey } = await workspace.rootKeyWith([`ratelimit.${NS_B}.read_analytics`]);
+    // One of them the further decision of a call whose first decision it may not see.
     expect(await rowsOf('select namespace_id, count(*) as n from ratelimits_v1 group by 1', rootKey)).toEqual([
       { namespace_id: NS_B, n: 2 },
     ]);

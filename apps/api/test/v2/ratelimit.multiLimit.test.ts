@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectInvalidInput, expectMissingPermissions, expectProblem, itNeedsARootKey } from '../assertions.ts';
-import { ratelimitEvents, storedNamespaces } from '../dbInspect.ts';
+import { ratelimitEvents, ratelimitRowCount, storedNamespaces } from '../dbInspect.ts';
 import { createNamespace } from '../fixtures.ts';
 import { type TestWorkspace, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
@@ -144,19 +144,22 @@ describe('200', () => {
     expect(replies.filter((reply) => reply.body.data.passed)).toHaveLength(10);
   });
 
-  it('records one event per entry, all failed when the call failed', async () => {
+  it('records one decision per entry, all failed when the call failed, in one row for the call', async () => {
     const id = await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'multi_events');
     const reply = await multiLimit([
       check('multi_events', { identifier: 'e1', limit: 5 }),
       check('multi_events', { identifier: 'e2', limit: 1, cost: 2 }),
+      check('multi_events', { identifier: 'e3\t"\\é', limit: 3 }),
     ]);
     await api.services.ratelimitEvents.flush();
     const events = (await ratelimitEvents(em(), id)).filter((event) => event.identifier !== 'probe');
     expect(events.map((event) => [event.identifier, event.passed, event.limit, event.remaining])).toEqual([
       ['e1', false, 5, 5],
       ['e2', false, 1, 0],
+      ['e3\t"\\é', false, 3, 3],
     ]);
     expect(new Set(events.map((event) => event.request_id))).toEqual(new Set([reply.body.meta.requestId]));
+    expect(await ratelimitRowCount(em(), reply.body.meta.requestId)).toBe(1);
   });
 
   it('accepts 100 checks', async () => {

@@ -1,8 +1,11 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import type { RatelimitDecision } from '../ratelimitEvents.ts';
 
 /**
- * One row per ratelimit.limit / multiLimit decision, written in batches off the request path.
- * Partitioned by day on `time`, like key_verifications (see KeyVerification.ts).
+ * One row per ratelimit.limit / multiLimit call, written in batches off the request path: its first
+ * decision in the row's own columns, a multiLimit's others in `further` (RATELIMIT_DECISIONS in
+ * ratelimitEvents.ts reads them as one row each). Partitioned by day on `time`, like
+ * key_verifications (see KeyVerification.ts).
  */
 export const RatelimitEventSchema = defineEntity({
   name: 'RatelimitEvent',
@@ -20,6 +23,8 @@ export const RatelimitEventSchema = defineEntity({
     remaining: p.integer(),
     overrideId: p.string().length(64).nullable(),
     latencyMs: p.double(),
+    // Null for a call of one limit: most calls pay for no JSON.
+    further: p.json<RatelimitDecision[]>().nullable(),
   },
   // No (namespace, time) index: every decision paid for it, a third of what PostgreSQL spends on
   // its row; a query for one namespace reads its workspace's rows of the time asked for

@@ -8,7 +8,13 @@ import {
   type RatelimitNamespaceSnapshot,
   ratelimitCounterKey,
 } from '@keyplane/core';
-import { type ChangeLog, createRatelimitNamespaces, findExactOverride, findRatelimitNamespace } from '@keyplane/db';
+import {
+  type ChangeLog,
+  createRatelimitNamespaces,
+  findExactOverride,
+  findRatelimitNamespace,
+  type RatelimitDecision,
+} from '@keyplane/db';
 import { z } from 'zod';
 import type { Context } from '../../context.ts';
 import { type RootKeyPrincipal, ratelimitPermission, requirePermissions } from '../../middleware/auth.ts';
@@ -150,9 +156,8 @@ const overrideFor = (ctx: LimitingContext, namespace: RatelimitNamespaceSnapshot
 
 /**
  * Checks the requests all-or-nothing (a rejected call consumes nothing, in any namespace) and
- * records one event per request: spooled before the answer, written to PostgreSQL off the request
- * path. An event's `passed` says whether the request was let through, so within a rejected batch
- * every event says false: nothing was counted.
+ * records one event for the call, holding every request's decision: spooled before the answer,
+ * written to PostgreSQL off the request path. Its `passed` says whether the call was let through.
  */
 export async function applyLimits(
   ctx: LimitingContext,
@@ -193,22 +198,8 @@ export async function applyLimits(
   services.outcomes.ratelimitDecisions.add(checked.passed ? 'passed' : 'refused');
   const latencyMs = performance.now() - started;
   const time = services.now();
-  let recorded: Promise<void> | undefined;
-  const limits = checks.map(({ request, namespaceId, plan }, index): LimitDecision => {
+  const limits = checks.map(({ request, plan }, index): LimitDecision => {
     const outcome = outcomes[index] ?? { passed: false, remaining: 0, reset: time };
-    if (!ctx.metricsDisabled)
-      recorded = services.ratelimitEvents.record({
-        time,
-        requestId: ctx.requestId,
-        workspaceId: rootKey.workspaceId,
-        namespaceId,
-        identifier: request.identifier,
-        passed: checked.passed,
-        limit: plan.limit,
-        remaining: outcome.remaining,
-        overrideId: plan.overrideId ?? null,
-        latencyMs,
-      });
     return {
       namespace: request.namespace,
       identifier: request.identifier,
@@ -219,8 +210,23 @@ export async function applyLimits(
       ...(plan.overrideId === undefined ? {} : { overrideId: plan.overrideId }),
     };
   });
-  // The events reach the spool before the answer is written, so a crash cannot lose them; the
-  // last one's promise covers those recorded before it.
-  await recorded;
+  if (!ctx.metricsDisabled) {
+    // One event for the call, each decision in it: the spool line, the row and its totals are one per call.
+    const decisions = checks.map(({ namespaceId, plan }, index): RatelimitDecision => {
+      const { identifier, remaining } = limits[index] as LimitDecision;
+      return { namespaceId, identifier, limit: plan.limit, remaining, overrideId: plan.overrideId ?? null };
+    });
+    // The event reaches the spool before the answer is written, so a crash cannot lose it.
+    await services.ratelimitEvents.record({
+      ...(decisions[0] as RatelimitDecision),
+      time,
+      requestId: ctx.requestId,
+      workspaceId: rootKey.workspaceId,
+      // Within a rejected call every decision says false: nothing was counted.
+      passed: checked.passed,
+      latencyMs,
+      ...(decisions.length > 1 ? { further: decisions.slice(1) } : {}),
+    });
+  }
   return { passed: checked.passed, limits };
 }
