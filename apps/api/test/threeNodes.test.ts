@@ -73,6 +73,17 @@ async function spread<P extends ProcedurePath>(
   return replies.map(({ body }) => body.data);
 }
 
+/** Rate-limit checks the nodes answered without Redis so far (keyplane_ratelimit_fallbacks_total). */
+async function fallbacksOn(at: readonly number[]): Promise<number> {
+  const counts = await Promise.all(
+    at.map(async (index) => {
+      const exposition = await (await fetch(`${node(index).url}/metrics`)).text();
+      return Number(/^keyplane_ratelimit_fallbacks_total (\S+)$/m.exec(exposition)?.[1] ?? Number.NaN);
+    }),
+  );
+  return counts.reduce((sum, count) => sum + count, 0);
+}
+
 async function readiness(): Promise<{ status: number; detail?: string }[]> {
   return Promise.all(
     nodes.map(async ({ url }) => {
@@ -443,9 +454,12 @@ describe('three server processes when one is killed (SIGKILL) mid-load', () => {
     expect(valid).toBeLessThanOrEqual(CREDITS);
     expect(CREDITS - valid).toBeLessThanOrEqual(failed(verifications).length);
     expect((await storedKey(database.orm.em.fork(), keyId))?.credits_remaining).toBe('0');
-    // The limit likewise: never more admitted answers than the limit; the window is spent.
+    // The limit likewise: never more admitted answers than the limit; the window is spent. Only a
+    // check Redis did not answer within the command timeout (a machine overloaded for 200 ms) is
+    // judged by its node instead, within the bound docs/scaling.md gives: none, as a rule.
     const admitted = answered(decisions).filter(({ reply }) => reply.body.data.success).length;
-    expect(admitted).toBeLessThanOrEqual(LIMIT);
+    const survivors = Array.from({ length: NODE_COUNT }, (_, index) => index).filter((index) => index !== victim);
+    expect(admitted).toBeLessThanOrEqual(LIMIT + (await fallbacksOn(survivors)));
     expect(LIMIT - admitted).toBeLessThanOrEqual(failed(decisions).length);
     expect((await call(0, 'ratelimit.limit', { ...body, cost: 0 })).body.data.remaining).toBe(0);
 

@@ -1,7 +1,43 @@
 import { Cluster, Redis } from 'ioredis';
 
-/** Bounds how long a request waits on Redis before the fallback answers. */
+/** Bounds how long a request waits on Redis before the fallback answers (see withinCommandTimeout). */
 const COMMAND_TIMEOUT_MS = 200;
+/**
+ * ioredis's own timeout, only so that a command to a peer that went silent is not kept for ever:
+ * callers stop waiting at COMMAND_TIMEOUT_MS already.
+ */
+const ABANDONED_COMMAND_MS = 2000;
+
+/**
+ * The command's answer, or an error once COMMAND_TIMEOUT_MS have passed without one.
+ * An answer that arrived while this process was stalled (CPU starved, a long collection) still
+ * counts: Node runs due timers before the I/O that arrived meanwhile, so the timeout gives that
+ * I/O its turn (setImmediate runs after it) before it decides. ioredis's own timeout decided at
+ * once, and a process stalled past 200 ms judged its checks without Redis though Redis had
+ * answered (docs/scaling.md, Three nodes under faults).
+ */
+export function withinCommandTimeout<T>(command: Promise<T>): Promise<T> {
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    const timer = setTimeout(() => {
+      setImmediate(() => {
+        if (!answered) reject(new Error(`Redis did not answer within ${COMMAND_TIMEOUT_MS} ms`));
+      });
+    }, COMMAND_TIMEOUT_MS);
+    command.then(
+      (value) => {
+        answered = true;
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        answered = true;
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
 
 /** A Redis Cluster, by some of its nodes: the client learns the others, and which serves each slot, from them. */
 export interface RedisCluster {
@@ -28,14 +64,15 @@ export function redisLocationOf(config: { redisUrl?: string; redisCluster?: Redi
 }
 
 /**
- * A connection for limits: commands fail at once while Redis is away (no offline queue, one retry,
- * a short timeout), so that a request is answered without Redis rather than kept waiting for it.
+ * A connection for limits: commands fail at once while Redis is away (no offline queue, one retry),
+ * and callers wait for them at most COMMAND_TIMEOUT_MS (withinCommandTimeout), so that a request is
+ * answered without Redis rather than kept waiting for it.
  * On a cluster every node's connection is made so, and each command goes to the master of its
  * key's slot (a call's keys share one slot: see docs/architecture.md, Redis Cluster).
  */
 export function connectRedis(location: RedisLocation): RedisClient {
   const options = {
-    commandTimeout: COMMAND_TIMEOUT_MS,
+    commandTimeout: ABANDONED_COMMAND_MS,
     // Off: callers already send one call per hash tag and wave, which auto-pipelining would not join
     // (each goes out from its own tick); it only added a pipeline object per call.
     enableAutoPipelining: false,
@@ -67,7 +104,7 @@ export function connectRedis(location: RedisLocation): RedisClient {
  */
 export async function pingRedis(client: RedisClient): Promise<void> {
   if (!(client instanceof Cluster)) {
-    await client.ping();
+    await withinCommandTimeout(client.ping());
     return;
   }
   if (client.status !== 'ready') throw new Error(`Redis Cluster connection is ${client.status}`);
@@ -88,7 +125,7 @@ export async function pingRedis(client: RedisClient): Promise<void> {
     [...masters].map(async (master) => {
       const node = master === undefined ? undefined : connected.get(master);
       if (node === undefined) throw new Error(`the Redis Cluster master ${master} is not connected`);
-      await node.ping();
+      await withinCommandTimeout(node.ping());
     }),
   );
 }

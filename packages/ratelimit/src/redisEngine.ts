@@ -1,6 +1,13 @@
 import { once } from 'node:events';
 import { type CountedWindow, MemoryRateLimitEngine } from './memoryEngine.ts';
-import { closeRedis, connectRedis, pingRedis, type RedisClient, type RedisLocation } from './redisClient.ts';
+import {
+  closeRedis,
+  connectRedis,
+  pingRedis,
+  type RedisClient,
+  type RedisLocation,
+  withinCommandTimeout,
+} from './redisClient.ts';
 import {
   RATE_LIMIT_COMMAND,
   RATE_LIMIT_SCRIPT,
@@ -167,13 +174,15 @@ export class RedisRateLimitEngine implements RateLimitEngine {
     let reply: ScriptReply;
     let answers: CheckResult[];
     try {
-      reply = await this.#client.keyplaneRateLimit(
-        counterKeys.length,
-        ...counterKeys,
-        String(this.#now?.() ?? ''),
-        String(specCount),
-        ...specArgs,
-        ...checkArgs,
+      reply = await withinCommandTimeout(
+        this.#client.keyplaneRateLimit(
+          counterKeys.length,
+          ...counterKeys,
+          String(this.#now?.() ?? ''),
+          String(specCount),
+          ...specArgs,
+          ...checkArgs,
+        ),
       );
       answers = readReply(reply, checks);
     } catch (error) {
@@ -232,10 +241,12 @@ export class RedisRateLimitEngine implements RateLimitEngine {
     try {
       await Promise.all(
         calls.map((windows) =>
-          this.#client.keyplaneWriteBack(
-            windows.length,
-            ...windows.map(({ key }) => key),
-            ...windows.flatMap(({ count, durationMs }) => [String(count), String(counterTtlMs(durationMs))]),
+          withinCommandTimeout(
+            this.#client.keyplaneWriteBack(
+              windows.length,
+              ...windows.map(({ key }) => key),
+              ...windows.flatMap(({ count, durationMs }) => [String(count), String(counterTtlMs(durationMs))]),
+            ),
           ),
         ),
       );
