@@ -56,8 +56,8 @@ function ratelimitRollup(granularity: Granularity) {
     on conflict (workspace_id, time, namespace_id, identifier, passed) do update set count = r.count + excluded.count`;
 }
 
-/** A call as its COPY row, in the column order of {@link COPY_DECISIONS}. */
-function decisionRow(event: RatelimitEvent): string {
+/** A call as its COPY row, in the column order of {@link COPY_CALLS}. */
+function callRow(event: RatelimitEvent): string {
   const further = event.further === undefined || event.further.length === 0 ? null : JSON.stringify(event.further);
   return (
     `${copyTimestamp(event.time)}\t${copyText(event.requestId)}\t${copyText(event.workspaceId)}\t` +
@@ -67,10 +67,10 @@ function decisionRow(event: RatelimitEvent): string {
 }
 
 /** Its row's fields; a spool written before calls had one row each holds rows without `further`. */
-const DECISION_COLUMNS = 11;
+const CALL_COLUMNS = 11;
 
-function parseDecisionRow(row: string): RatelimitEvent | undefined {
-  const fields = readCopyRow(row, DECISION_COLUMNS) ?? readCopyRow(row, DECISION_COLUMNS - 1);
+function parseCallRow(row: string): RatelimitEvent | undefined {
+  const fields = readCopyRow(row, CALL_COLUMNS) ?? readCopyRow(row, CALL_COLUMNS - 1);
   const [
     time,
     requestId,
@@ -125,7 +125,7 @@ function parseFurther(text: string): RatelimitDecision[] | null {
   return decisions;
 }
 
-const COPY_DECISIONS = `copy ratelimit_events (time, request_id, workspace_id, namespace_id, identifier, passed, "limit",
+const COPY_CALLS = `copy ratelimit_events (time, request_id, workspace_id, namespace_id, identifier, passed, "limit",
                                             remaining, override_id, latency_ms, further) from stdin`;
 
 /**
@@ -180,11 +180,11 @@ function countCall(minutes: RatelimitTotals, event: RatelimitEvent): void {
 }
 
 /**
- * One batch of decisions in the caller's transaction: the raw decisions (COPY), then their
+ * One batch of calls in the caller's transaction: their rows (COPY), then their decisions'
  * per-minute, hour, day and month rollups in one statement, from the batch's minute totals.
  */
-async function writeDecisions(tx: EventTransaction, { rows: batch, totals }: EventRows<RatelimitTotals>) {
-  await tx.copyIn(COPY_DECISIONS, batch);
+async function writeCalls(tx: EventTransaction, { rows: batch, totals }: EventRows<RatelimitTotals>) {
+  await tx.copyIn(COPY_CALLS, batch);
   const minutes = allTotals(totals);
   const texts = (key: 'workspaceId' | 'namespaceId' | 'identifier') =>
     textArrayLiteral(minutes.map((total) => total[key]));
@@ -204,9 +204,9 @@ async function writeDecisions(tx: EventTransaction, { rows: batch, totals }: Eve
 
 /** Rate-limit calls, a row each in ratelimit_events, and their decisions counted in its rollups. */
 export const ratelimitTable: EventTable<RatelimitEvent, RatelimitTotals> = {
-  row: decisionRow,
-  parse: parseDecisionRow,
+  row: callRow,
+  parse: parseCallRow,
   noTotals: () => new Map(),
   count: countCall,
-  write: writeDecisions,
+  write: writeCalls,
 };
