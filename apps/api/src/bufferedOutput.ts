@@ -7,8 +7,15 @@ import { writeSync } from 'node:fs';
 const BATCH_MS = 25;
 /** A batch this large is written once the current turn of the event loop ends, without waiting longer. */
 const BATCH_BYTES = 64 * 1024;
-/** A batch's buffer starts this small, for a quiet service's line or two, and doubles as it fills. */
-const FIRST_BUFFER_BYTES = 4 * 1024;
+/**
+ * A batch's buffer: room for a full batch and the rest of the turn that filled it. Buffers of this
+ * size are used again once written; allocating one per batch, and doubling it as it filled, cost a
+ * busy server more than formatting its lines (docs/performance.md). A larger batch gets a larger
+ * buffer of its own.
+ */
+const BUFFER_BYTES = 2 * BATCH_BYTES;
+/** Written buffers kept for the next batches: one being written and one filling is the usual case. */
+const SPARE_BUFFERS = 2;
 /** How long a full pipe may hold up the exit (its reader may be gone for good). */
 const EXIT_WRITE_PATIENCE_MS = 2000;
 /** How long to wait before trying a full pipe again at the exit. */
@@ -53,8 +60,10 @@ export class BufferedOutput {
   readonly #stream: OutputStream;
   readonly #maxPendingBytes: number;
   readonly #onDropped: ((lines: number) => void) | undefined;
-  /** The pending lines' bytes are its first #pendingBytes; a new one is taken for each batch, as the stream may keep the last. */
+  /** The pending lines' bytes are its first #pendingBytes; another is taken for each batch, as the stream keeps the last until written. */
   #pending: Buffer | undefined;
+  /** Buffers of BUFFER_BYTES the stream has written, for the next batches. */
+  readonly #spare: Buffer[] = [];
   #pendingBytes = 0;
   #dropped = 0;
   /** Lets more lines join the pending ones before they are written. */
@@ -83,7 +92,8 @@ export class BufferedOutput {
     const room = this.#pendingBytes + line.length * 3;
     let pending = this.#pending;
     if (pending === undefined || room > pending.length) {
-      pending = Buffer.allocUnsafe(Math.max(room, FIRST_BUFFER_BYTES, (pending?.length ?? 0) * 2));
+      const size = Math.max(room, BUFFER_BYTES, (pending?.length ?? 0) * 2);
+      pending = (size === BUFFER_BYTES && this.#spare.pop()) || Buffer.allocUnsafe(size);
       this.#pending?.copy(pending, 0, 0, this.#pendingBytes);
       this.#pending = pending;
     }
@@ -144,7 +154,11 @@ export class BufferedOutput {
     this.#cancelSchedule();
     if (this.#pendingBytes > 0 && !this.#closed) {
       this.#unwritten++;
-      this.#stream.write(this.#takePending(), this.#written);
+      const buffer = this.#pending as Buffer;
+      this.#stream.write(this.#takePending(), (error) => {
+        if (!error && buffer.length === BUFFER_BYTES && this.#spare.length < SPARE_BUFFERS) this.#spare.push(buffer);
+        this.#written();
+      });
     } else if (this.#unwritten === 0) {
       this.#written();
     }

@@ -70,6 +70,31 @@ describe('a buffered output', () => {
     for (const { done } of held) done();
   });
 
+  it('uses the memory of a batch again once the stream has written it, and not before', () => {
+    const held: { chunk: Uint8Array; done: (error?: Error | null) => void }[] = [];
+    const stream = {
+      writableLength: 0,
+      on: () => stream,
+      write(chunk: Uint8Array, done: (error?: Error | null) => void) {
+        held.push({ chunk, done });
+        return true;
+      },
+    };
+    const output = new BufferedOutput({ stream });
+    const text = (index: number) => Buffer.from(held[index]?.chunk ?? []).toString();
+    output.write('first\n');
+    output.flush(() => {});
+    output.write('second\n');
+    output.flush(() => {});
+    held[0]?.done();
+    output.write('third\n');
+    output.flush(() => {});
+    // The second batch is still held: the third took the first one's memory, written by then.
+    expect(held[2]?.chunk.buffer).toBe(held[0]?.chunk.buffer);
+    expect(held[2]?.chunk.buffer).not.toBe(held[1]?.chunk.buffer);
+    expect([text(1), text(2)]).toEqual(['second\n', 'third\n']);
+  });
+
   it('holds a line back until others can join it, and flush writes it at once', async () => {
     const output = new BufferedOutput({ stream: createWriteStream('', { fd, autoClose: false }) });
     output.write('one\n');
