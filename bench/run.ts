@@ -4,8 +4,9 @@
 // logging on, its stdout a pipe this process reads, as a process manager would.
 //   DATABASE_URL=postgresql://… REDIS_URL=redis://… npm run bench
 // Without DATABASE_URL an embedded PostgreSQL is started in a temporary directory.
-// BENCH_COMPARE_LOGGING=1 also runs every case on a second server with LOG_REQUESTS=false, its rounds
-// interleaved with the first one's, and prints what request logging costs.
+// BENCH_COMPARE_LOGGING=1 also runs every case with LOG_REQUESTS=false and prints what request
+// logging costs: two servers of each configuration, their rounds interleaved, so that the
+// difference two identical servers show is printed beside it.
 // The server's CPU time per request (Linux) moves far less between runs than req/s does when the
 // load generator, PostgreSQL and the server share a few cores: compare changes by it. "main thread"
 // is the part of it spent by the thread that answers requests, which bounds a node's throughput
@@ -32,67 +33,85 @@ import { type SpawnedServer, spawnServer } from './server.ts';
 import { serverCases } from './serverCases.ts';
 
 /** A server under measurement and the configuration it was started with. */
-interface Configuration {
+interface Instance {
   label: string;
   server: SpawnedServer;
 }
+
+const LOGGED = 'as npm start';
+const QUIET = 'LOG_REQUESTS=false';
 
 const env = loadEnv();
 const { BENCH_COMPARE_LOGGING: compareLogging } = loadBenchEnv();
 const database = await createDatabase();
 const serverEnv = { DATABASE_URL: database.url, ...(env.REDIS_URL ? { REDIS_URL: env.REDIS_URL } : {}) };
-const configurations: Configuration[] = [];
+// LOG_REQUESTS is on by default; spawnServer turns it off for the tests, so it is set back here.
+const configurationEnv: Record<string, Record<string, string>> = {
+  [LOGGED]: { ...serverEnv, LOG_REQUESTS: 'true' },
+  [QUIET]: { ...serverEnv, LOG_REQUESTS: 'false' },
+};
+// Compared, each configuration runs on two servers started in the order on, off, off, on (later
+// servers share the first one's database, workspace and keys): a server's own speed, which differs
+// between identical servers by as much as logging costs on a noisy host, then counts on both sides,
+// and the two servers of one configuration measured against each other show that difference.
+const labels = compareLogging ? [LOGGED, QUIET, QUIET, LOGGED] : [LOGGED];
+// An even number when compared, so that each server runs first in a round as often as last.
+const rounds = compareLogging ? ROUNDS + (ROUNDS % 2) : ROUNDS;
+const instances: Instance[] = [];
 const ceiling = await startCeiling();
 try {
-  // LOG_REQUESTS is on by default; spawnServer turns it off for the tests, so it is set back here.
-  configurations.push({ label: 'as npm start', server: await spawnServer({ ...serverEnv, LOG_REQUESTS: 'true' }) });
-  // The second server shares the first one's database, workspace and keys.
-  if (compareLogging) {
-    configurations.push({
-      label: 'LOG_REQUESTS=false',
-      server: await spawnServer({ ...serverEnv, LOG_REQUESTS: 'false' }),
-    });
-  }
-  const { cases, headers } = await serverCases((configurations[0] as Configuration).server);
+  for (const label of labels) instances.push({ label, server: await spawnServer(configurationEnv[label] ?? {}) });
+  const { cases, headers } = await serverCases((instances[0] as Instance).server);
   const ceilingRuns: Run[] = [];
   const results: {
     name: string;
     label: string;
     measured: Measured;
+    /** Each of the configuration's servers on its own. */
+    servers: Measured[];
     ceiling: Measured;
     roundRatios?: number[];
   }[] = [];
   for (const { name, procedure, body } of cases) {
     const text = JSON.stringify(body);
     const adjacentCeiling: Run[] = [];
-    const rounds = configurations.map((): Run[] => []);
-    for (let round = 0; round < ROUNDS; round++) {
+    const serverRuns = instances.map((): Run[] => []);
+    for (let round = 0; round < rounds; round++) {
       adjacentCeiling.push(await run(ceiling.url, { headers, body: '{}' }, ceiling.child.pid));
-      // Alternating which configuration runs first spreads the drift within a round over both.
-      const order = configurations.map((_, index) => index);
+      // Alternating the order by round spreads the drift within a round over every server.
+      const order = instances.map((_, index) => index);
       if (round % 2 === 1) order.reverse();
       for (const index of order) {
-        const { server } = configurations[index] as Configuration;
-        (rounds[index] as Run[]).push(
+        const { server } = instances[index] as Instance;
+        (serverRuns[index] as Run[]).push(
           await run(`${server.url}/v2/${procedure}`, { headers, body: text }, server.pid, `${server.url}/metrics`),
         );
       }
     }
     ceilingRuns.push(...adjacentCeiling);
-    configurations.forEach(({ label }, index) => {
-      const own = rounds[index] as Run[];
+    for (const label of new Set(labels)) {
+      const own = serverRuns.filter((_, index) => instances[index]?.label === label);
       // Each round against the ceiling round just before it: how far the ratio moves within one run.
-      const roundRatios = own.map((round, at) => rate(round) / rate(adjacentCeiling[at] as Run));
-      results.push({ name, label, measured: summarise(own), ceiling: summarise(adjacentCeiling), roundRatios });
-    });
+      const roundRatios = own.flatMap((runs) =>
+        runs.map((round, at) => rate(round) / rate(adjacentCeiling[at] as Run)),
+      );
+      results.push({
+        name,
+        label,
+        measured: summarise(own.flat()),
+        servers: own.map(summarise),
+        ceiling: summarise(adjacentCeiling),
+        roundRatios,
+      });
+    }
   }
   const allCeiling = summarise(ceilingRuns);
 
   console.log(
-    `\n${CONNECTIONS} connections; per case ${ROUNDS} rounds of ${SECONDS_PER_ROUND} s, each after a round of the ceiling; Redis: ${env.REDIS_URL ? 'yes' : 'no (in-process)'}`,
+    `\n${CONNECTIONS} connections; per case ${rounds} rounds of ${SECONDS_PER_ROUND} s, each after a round of the ceiling; Redis: ${env.REDIS_URL ? 'yes' : 'no (in-process)'}`,
   );
   console.log(
-    `Server: ${configurations.map(({ label }) => label).join(', then ')}${compareLogging ? ' (their order alternating by round)' : ' (request logging on)'}\n`,
+    `Server: ${compareLogging ? `${LOGGED} and ${QUIET}, two servers each, every round on all four in alternating order` : `${LOGGED} (request logging on)`}\n`,
   );
   const nameWidth = compareLogging ? 58 : 42;
   console.log(
@@ -108,7 +127,7 @@ try {
     'main thread'.padStart(12),
     'GC paused'.padStart(15),
   );
-  const rows = [
+  const rows: { name: string; label: string; measured: Measured; ceiling: Measured; roundRatios?: number[] }[] = [
     { name: 'ceiling: bare node:http, fixed JSON', label: '', measured: allCeiling, ceiling: allCeiling },
     ...results,
   ];
@@ -133,23 +152,32 @@ try {
       "the server's garbage collector held up every request in flight, and its mean pause.",
   );
   if (compareLogging) {
-    console.log('\nRequest logging on against off (as npm start against LOG_REQUESTS=false, same rounds):');
+    console.log(
+      `\nRequest logging on against off (${LOGGED} against ${QUIET}, same rounds), and how far apart the two servers\n` +
+        'of one configuration measured (the noise of the comparison):',
+    );
+    const difference = (measured: Measured, other: Measured) => {
+      const cpu =
+        measured.serverCpuMicros !== undefined && other.serverCpuMicros !== undefined
+          ? `, server CPU ${signed(measured.serverCpuMicros - other.serverCpuMicros)} us/req`
+          : '';
+      return `req/s ${signed((measured.requestsPerSecond / other.requestsPerSecond - 1) * 100)}%${cpu}`;
+    };
     for (const { name } of cases) {
-      const [logged, quiet] = configurations.map(
-        ({ label }) => results.find((result) => result.name === name && result.label === label)?.measured,
+      const [logged, quiet] = [LOGGED, QUIET].map((label) =>
+        results.find((result) => result.name === name && result.label === label),
       );
       if (!logged || !quiet) continue;
-      const cpu =
-        logged.serverCpuMicros !== undefined && quiet.serverCpuMicros !== undefined
-          ? `, server CPU ${signed(logged.serverCpuMicros - quiet.serverCpuMicros)} us/req`
-          : '';
-      console.log(
-        `  ${name.padEnd(42)} req/s ${signed((logged.requestsPerSecond / quiet.requestsPerSecond - 1) * 100)}%${cpu}`,
-      );
+      const apart = [logged, quiet]
+        .map(({ servers: [first, second] }) =>
+          first && second ? `${signed((first.requestsPerSecond / second.requestsPerSecond - 1) * 100)}%` : '-',
+        )
+        .join(', ');
+      console.log(`  ${name.padEnd(42)} ${difference(logged.measured, quiet.measured)}; servers apart: ${apart}`);
     }
   }
 } finally {
   ceiling.child.kill();
-  await Promise.all(configurations.map(({ server }) => server.stop()));
+  await Promise.all(instances.map(({ server }) => server.stop()));
   await database.drop();
 }
