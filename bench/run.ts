@@ -156,12 +156,14 @@ try {
       `\nRequest logging on against off (${LOGGED} against ${QUIET}, same rounds), and how far apart the two servers\n` +
         'of one configuration measured (the noise of the comparison):',
     );
+    const throughputChange = (measured: Measured, other: Measured) =>
+      `${signed((measured.requestsPerSecond / other.requestsPerSecond - 1) * 100)}%`;
     const difference = (measured: Measured, other: Measured) => {
       const cpu =
         measured.serverCpuMicros !== undefined && other.serverCpuMicros !== undefined
           ? `, server CPU ${signed(measured.serverCpuMicros - other.serverCpuMicros)} us/req`
           : '';
-      return `req/s ${signed((measured.requestsPerSecond / other.requestsPerSecond - 1) * 100)}%${cpu}`;
+      return `req/s ${throughputChange(measured, other)}${cpu}`;
     };
     for (const { name } of cases) {
       const [logged, quiet] = [LOGGED, QUIET].map((label) =>
@@ -169,9 +171,7 @@ try {
       );
       if (!logged || !quiet) continue;
       const apart = [logged, quiet]
-        .map(({ servers: [first, second] }) =>
-          first && second ? `${signed((first.requestsPerSecond / second.requestsPerSecond - 1) * 100)}%` : '-',
-        )
+        .map(({ servers: [first, second] }) => (first && second ? throughputChange(first, second) : '-'))
         .join(', ');
       console.log(`  ${name.padEnd(42)} ${difference(logged.measured, quiet.measured)}; servers apart: ${apart}`);
     }
