@@ -4,6 +4,7 @@ export * from './apiDeletion.ts';
 export { base58Encode } from './base58.ts';
 export { FreshnessCache, type MaybePromise } from './cache.ts';
 export * from './errors.ts';
+export * from './fairTurns.ts';
 export { type IdKind, newId } from './ids.ts';
 export {
   createKey,
