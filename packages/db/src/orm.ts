@@ -25,7 +25,9 @@ export function ormConfig(databaseUrl: string, options: OrmOptions = {}) {
     // The functions (keyplane_spend_credits, keyplane_create_event_partition) are written by hand in
     // their migrations: entities do not model them, and the schema diff must not propose to drop them.
     // The event tables' partitions need nothing here: entities without `partitionBy` leave them alone.
-    schemaGenerator: { ignoreRoutines: true },
+    // The analytics views (Migration20261128120000_analytics_views) live in schemas of their own,
+    // written by hand for the same reason.
+    schemaGenerator: { ignoreRoutines: true, ignoreSchema: ['keyplane_analytics', 'keyplane_analytics_scoped'] },
     migrations: {
       path: MIGRATIONS_DIR,
       pathTs: MIGRATIONS_DIR,
