@@ -115,6 +115,11 @@ export async function runNode(env: Env, beforeExit: () => Promise<void> = async 
     analyticsDatabaseUrl: env.ANALYTICS_DATABASE_URL,
     analyticsConnections: env.ANALYTICS_POOL_SIZE,
     analyticsConcurrentQueries: env.ANALYTICS_MAX_CONCURRENT_QUERIES,
+    analyticsLimits: {
+      timeoutMs: env.ANALYTICS_QUERY_TIMEOUT_MS,
+      workMemKb: env.ANALYTICS_WORK_MEM_MB * 1024,
+      tempFileLimitKb: env.ANALYTICS_TEMP_FILE_LIMIT_MB * 1024,
+    },
     webhooks: { allowPrivate: env.WEBHOOKS_ALLOW_PRIVATE, retryDelaysMs: env.WEBHOOKS_RETRY_DELAYS_MS },
   });
   // A node listening before its Redis connection is up would answer its first rate limits without

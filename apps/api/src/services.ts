@@ -14,15 +14,13 @@ import {
 } from '@keyplane/background';
 import {
   ANALYTICS_QUOTA_WINDOW_SECONDS,
-  AnalyticsConcurrency,
-  DEFAULT_ANALYTICS_CONCURRENT_QUERIES,
   DEFAULT_ANALYTICS_QUERIES_PER_HOUR,
   FreshnessCache,
   SIGN_IN_THROTTLE_WINDOW_SECONDS,
   Tally,
   WORKSPACE_RATE_LIMIT_WINDOW_SECONDS,
 } from '@keyplane/core';
-import { createAnalyticsDatabase, databaseIdOf, loadServerSecret, type Orm } from '@keyplane/db';
+import { type AnalyticsLimits, createAnalyticsDatabase, databaseIdOf, loadServerSecret, type Orm } from '@keyplane/db';
 import { clearCaches, evict, type Services } from '@keyplane/procedures';
 import { createQuotas, createRateLimitEngine, type RedisCluster, type RedisFailureMode } from '@keyplane/ratelimit';
 import type { Logger } from './log.ts';
@@ -82,8 +80,10 @@ export async function startServices(options: {
   analyticsDatabaseUrl?: string;
   /** Connections kept for analytics queries; omitted: 1. */
   analyticsConnections?: number;
-  /** Analytics queries one workspace may have under way at once on this node; omitted: 2. */
+  /** Analytics queries one workspace may have running at once on this node (more wait); omitted: 2. */
   analyticsConcurrentQueries?: number;
+  /** Analytics run time and database resources; omitted: ANALYTICS_LIMITS. */
+  analyticsLimits?: Partial<AnalyticsLimits>;
   /** Webhook deliveries (docs/webhooks.md); omitted: public targets only, the documented retry schedule. */
   webhooks?: { allowPrivate: boolean; retryDelaysMs?: number[] };
 }): Promise<RunningServices> {
@@ -168,10 +168,9 @@ export async function startServices(options: {
     }),
     analytics: createAnalyticsDatabase(options.analyticsDatabaseUrl ?? options.databaseUrl, {
       connections: options.analyticsConnections,
+      queriesPerWorkspace: options.analyticsConcurrentQueries,
+      limits: options.analyticsLimits,
     }),
-    analyticsConcurrency: new AnalyticsConcurrency(
-      options.analyticsConcurrentQueries ?? DEFAULT_ANALYTICS_CONCURRENT_QUERIES,
-    ),
     analyticsQueriesPerHour: options.analyticsQueriesPerHour ?? DEFAULT_ANALYTICS_QUERIES_PER_HOUR,
     analyticsRetentionDays: options.analyticsRetentionDays,
     outcomes: { verifications: new Tally(), ratelimitDecisions: new Tally() },
@@ -191,6 +190,25 @@ export async function startServices(options: {
       }
     },
   };
+  // Said once at start: what the analytics database lets queries do, where it is less than it could.
+  services.analytics.setup().then(
+    (setup) => {
+      if (!setup.role) {
+        logger.error(
+          'analytics queries run as the connecting user: the role keyplane_analytics is missing or not granted to it (docs/operations.md, Analytics role)',
+        );
+      }
+      if (!setup.tempFileLimit) {
+        logger.info(
+          'analytics queries run without temp_file_limit: the connecting user may not set it (docs/operations.md, Analytics role)',
+        );
+      }
+    },
+    (error: unknown) =>
+      logger.error('could not find out what the analytics database allows; will retry with the first query', {
+        error: String(error),
+      }),
+  );
   const listener = await listenForInvalidations(options.databaseUrl, {
     onChange: (change) => {
       counts.invalidationsReceived++;

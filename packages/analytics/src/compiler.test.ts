@@ -1,10 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { AnalyticsQueryError, compileAnalyticsQuery, createAnalyticsCompiler } from './index.ts';
+import { testOptions } from './testTables.ts';
 
-const OPTIONS = {
-  tables: { key_verifications_v1: 'select v.time, v.key_id from key_verifications v where v.workspace_id = $1' },
-  maxRows: 100,
-};
+const OPTIONS = testOptions();
 
 const compiler = createAnalyticsCompiler();
 afterAll(() => compiler.close());

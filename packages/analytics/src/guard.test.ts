@@ -1,19 +1,12 @@
 import { loadModule, parseSync } from 'libpg-query';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type AnalyticsErrorCode, AnalyticsQueryError, type CompiledQuery, compileAnalyticsQuery } from './index.ts';
+import { TEST_SCHEMA, TEST_TABLES, testOptions } from './testTables.ts';
 
-// Stand-ins shaped like the real definitions in packages/db: a physical table filtered by $1/$2.
-const TABLES = {
-  key_verifications_v1: `select floor(extract(epoch from v.time) * 1000)::int8 as time, v.workspace_id, v.api_id,
-      v.key_id, v.outcome, v.tags, v.latency_ms as latency
-    from key_verifications v where v.workspace_id = $1 and ($2::text[] is null or v.api_id = any($2::text[]))`,
-  key_verifications_per_day_v1: `select d.time, d.workspace_id, d.api_id, d.key_id, d.outcome, d.count
-    from key_verifications_per_day d where d.workspace_id = $1 and ($2::text[] is null or d.api_id = any($2::text[]))`,
-};
 const MAX_ROWS = 100;
 
 function compile(query: string): Promise<CompiledQuery> {
-  return compileAnalyticsQuery(query, { tables: TABLES, maxRows: MAX_ROWS });
+  return compileAnalyticsQuery(query, testOptions({ maxRows: MAX_ROWS }));
 }
 
 async function refusal(query: string): Promise<AnalyticsQueryError> {
@@ -35,35 +28,37 @@ async function expectRefused(query: string, code: AnalyticsErrorCode, reason?: R
 
 interface TableRead {
   relation: string;
-  filteredByWorkspace: boolean;
+  schema: string | undefined;
 }
 
-/**
- * Every relation the compiled SQL reads, and whether the SELECT reading it filters on the
- * workspace parameter: parsed from the output, so the test checks what PostgreSQL would run.
- */
+/** Every relation the compiled SQL reads: parsed from the output, so the test checks what PostgreSQL would run. */
 function tableReads(sql: string): TableRead[] {
   const reads: TableRead[] = [];
-  const visit = (value: unknown, select: unknown): void => {
+  const visit = (value: unknown): void => {
     if (Array.isArray(value)) {
-      for (const item of value) visit(item, select);
+      for (const item of value) visit(item);
       return;
     }
     if (typeof value !== 'object' || value === null) return;
     const record = value as Record<string, unknown>;
-    if ('SelectStmt' in record) {
-      visit(record.SelectStmt, record.SelectStmt);
-      return;
-    }
     if ('RangeVar' in record) {
-      const rangeVar = record.RangeVar as { relname: string };
-      const where = JSON.stringify((select as { whereClause?: unknown } | undefined)?.whereClause ?? null);
-      reads.push({ relation: rangeVar.relname, filteredByWorkspace: /"ParamRef":\{"number":1/.test(where) });
+      const rangeVar = record.RangeVar as { relname: string; schemaname?: string };
+      reads.push({ relation: rangeVar.relname, schema: rangeVar.schemaname });
     }
-    for (const child of Object.values(record)) visit(child, select);
+    for (const child of Object.values(record)) visit(child);
   };
-  visit(parseSync(sql), undefined);
+  visit(parseSync(sql));
   return reads;
+}
+
+/** The public tables the compiled SQL reads, each as the view of the schema that filters it. */
+function publicReads(sql: string): string[] {
+  return tableReads(sql)
+    .filter((read) => read.schema !== undefined)
+    .map((read) => {
+      expect(read.schema).toBe(TEST_SCHEMA);
+      return read.relation;
+    });
 }
 
 beforeAll(async () => {
@@ -103,38 +98,50 @@ describe('accepted queries', () => {
   ])('%s', async (query) => {
     const compiled = await compile(query);
     for (const read of tableReads(compiled.sql)) {
-      expect(['key_verifications', 'key_verifications_per_day', 'keys', 'recent', 'a', 'b']).toContain(read.relation);
-      if (read.relation.startsWith('key_verifications')) expect(read.filteredByWorkspace).toBe(true);
+      if (read.schema === undefined) expect(['keys', 'recent', 'a', 'b']).toContain(read.relation);
+      else
+        expect({ ...read, public: Object.hasOwn(TEST_TABLES, read.relation) }).toMatchObject({
+          schema: TEST_SCHEMA,
+          public: true,
+        });
     }
   });
 });
 
 describe('rewriting', () => {
-  it('replaces every public table reference by the filtered derived table, keeping the alias', async () => {
+  it("reads every public table as the views' schema has it, keeping the alias", async () => {
     const compiled = await compile(
       'select k.key_id from key_verifications_v1 k where k.key_id in (select key_id from key_verifications_v1) ' +
         'union all select key_id from key_verifications_per_day_v1',
     );
-    const reads = tableReads(compiled.sql);
-    expect(reads.map((read) => read.relation).sort()).toEqual([
-      'key_verifications',
-      'key_verifications',
-      'key_verifications_per_day',
+    expect(publicReads(compiled.sql).sort()).toEqual([
+      'key_verifications_per_day_v1',
+      'key_verifications_v1',
+      'key_verifications_v1',
     ]);
-    expect(reads.every((read) => read.filteredByWorkspace)).toBe(true);
-    expect(compiled.sql).toMatch(/\) AS k\b/);
+    expect(compiled.sql).toContain(`${TEST_SCHEMA}.key_verifications_v1 AS k`);
     expect(compiled.tables).toEqual(['key_verifications_v1', 'key_verifications_per_day_v1']);
   });
 
-  it('filters inside WITH queries, subqueries and both sides of joins too', async () => {
+  it('inside WITH queries, subqueries and both sides of joins too', async () => {
     const compiled = await compile(
       'with w as (select * from key_verifications_v1) select * from w, key_verifications_v1 a ' +
         'left join key_verifications_per_day_v1 b on a.key_id = b.key_id ' +
         'where exists (select 1 from key_verifications_v1 c where c.key_id = a.key_id)',
     );
-    const reads = tableReads(compiled.sql).filter((read) => read.relation !== 'w');
-    expect(reads).toHaveLength(4);
-    expect(reads.every((read) => read.filteredByWorkspace)).toBe(true);
+    expect(publicReads(compiled.sql)).toHaveLength(4);
+    expect(tableReads(compiled.sql).filter((read) => read.schema === undefined)).toEqual([
+      { relation: 'w', schema: undefined },
+    ]);
+  });
+
+  it('so that a WITH query named like a table it stands for cannot take its place', async () => {
+    // The views read these tables; the caller's query names them only as its own WITH queries.
+    const compiled = await compile(
+      'with key_verifications as (select 1 as x), ratelimit_events as (select 2 as y) ' +
+        'select count(*) from key_verifications_v1, key_verifications, ratelimit_events',
+    );
+    expect(publicReads(compiled.sql)).toEqual(['key_verifications_v1']);
   });
 
   it('never runs the caller text: comments are gone and the printed SQL parses to what was checked', async () => {
@@ -315,12 +322,12 @@ describe('escapes and quoting', () => {
     const compiled = await compile(
       "select 'a''b', E'c\\'d', $$e'f$$, 'g\\' from key_verifications_v1 where outcome = '*/ select 1 --'",
     );
-    expect(tableReads(compiled.sql).map((read) => read.relation)).toEqual(['key_verifications']);
+    expect(tableReads(compiled.sql)).toEqual([{ relation: 'key_verifications_v1', schema: TEST_SCHEMA }]);
   });
 
   it('treats a table name hidden in a string or comment as text', async () => {
     const compiled = await compile("select 'from keys' as x /* from root_keys */ from key_verifications_v1");
-    expect(tableReads(compiled.sql).map((read) => read.relation)).toEqual(['key_verifications']);
+    expect(tableReads(compiled.sql)).toEqual([{ relation: 'key_verifications_v1', schema: TEST_SCHEMA }]);
   });
 
   it('reads nested comments as PostgreSQL does', async () => {
@@ -328,5 +335,174 @@ describe('escapes and quoting', () => {
     const compiled = await compile('select 1 /* /* */ from keys */');
     expect(compiled.tables).toEqual([]);
     expect(compiled.sql).not.toContain('keys');
+  });
+});
+
+/** How many of the query's conditions the compiled SQL wraps in the fence. */
+async function fencesIn(query: string): Promise<number> {
+  const compiled = await compile(query);
+  return compiled.sql.split('pg_catalog.booland_statefunc(').length - 1;
+}
+
+describe('conditions', () => {
+  it.each([
+    // The issue's oracle: PostgreSQL deems it leakproof, yet it fails on the rows it matches.
+    [
+      "select count(*) from key_verifications_v1 where case when external_id = any(array['x']) then array[array[external_id], array[external_id, external_id]] is null else false end",
+      1,
+    ],
+    ["select count(*) from key_verifications_v1 where lower(key_id) = 'k'", 1],
+    ["select count(*) from key_verifications_v1 where key_id = 'k' and lower(outcome) = 'v'", 1],
+    ['select count(*) from key_verifications_v1 where key_id::int = 1', 1],
+    ["select count(*) from key_verifications_v1 where key_id = 'k' or outcome = 'x'", 1],
+    [
+      'select count(*) from key_verifications_v1 a join key_verifications_per_day_v1 b on a.key_id = lower(b.key_id)',
+      1,
+    ],
+    ['select key_id from key_verifications_v1 group by key_id having count(*) > 1', 1],
+    ["select key_id from key_verifications_v1 group by key_id having key_id = 'k'", 0],
+    // Columns of a WITH query, a derived table or a renamed table may be anything the caller computed.
+    ["with w as (select key_id from key_verifications_v1) select * from w where key_id = 'k'", 1],
+    ["select * from (select key_id from key_verifications_v1) s where s.key_id = 'k'", 1],
+    ["select * from key_verifications_v1 k (a, b) where b = 'k'", 1],
+    // A column of another query level may be one too.
+    [
+      "select * from (select key_id as time from key_verifications_v1) s where exists (select 1 from key_verifications_per_day_v1 d where d.key_id = 'k' and s.time = 'x')",
+      2,
+    ],
+  ])('wraps what could fail: %s', async (query, fences) => {
+    expect(await fencesIn(query)).toBe(fences);
+  });
+
+  it.each([
+    "select count(*) from key_verifications_v1 where key_id = 'k' and time >= 1000 and 1000 > time",
+    "select count(*) from key_verifications_v1 k where k.key_id <> 'k' and k.identity_id is null and k.outcome in ('VALID', 'X')",
+    'select count(*) from key_verifications_v1 where time between 1 and 2 and spent_credits = 5::int8',
+    'select count(*) from key_verifications_v1 a join key_verifications_per_day_v1 b on a.key_id = b.key_id',
+    'select count(*) from key_verifications_v1 a join key_verifications_per_day_v1 b using (key_id) where b.count > 1',
+  ])('leaves a public column compared with a constant or column as written, for the index: %s', async (query) => {
+    expect(await fencesIn(query)).toBe(0);
+  });
+
+  it('wraps each condition apart, as PostgreSQL would still move the others', async () => {
+    const compiled = await compile(
+      "select count(*) from key_verifications_v1 where key_id = 'k' and lower(outcome) = 'v' and (time > 1 and tags[1] = 'x')",
+    );
+    expect(compiled.sql.replace(/\s+/g, ' ')).toContain(
+      `WHERE key_id = 'k' AND pg_catalog.booland_statefunc(pg_catalog.lower(outcome) = 'v', true) AND "time" > 1 AND pg_catalog.booland_statefunc((tags)[1] = 'x', true)`,
+    );
+  });
+});
+
+/** A WITH query of `levels` levels, each concatenating the last one's value `width` times. */
+function nestedConcat(levels: number, width: number, value = 'key_id'): string {
+  const ctes: string[] = [];
+  let previous = value;
+  let source = 'key_verifications_v1';
+  for (let level = 0; level < levels; level++) {
+    ctes.push(`l${level} as (select concat(${Array(width).fill(previous).join(', ')}) as s from ${source})`);
+    previous = 's';
+    source = `l${level}`;
+  }
+  return `with ${ctes.join(', ')} select length(s) from ${source}`;
+}
+
+describe('values that grow', () => {
+  const VALUE = /can build a value of up to .+; an analytics value may be at most 1 MiB/;
+  const DIGITS = /number of up to [\d,]+ digits; an analytics number may have at most 1,000\./;
+
+  it.each([
+    ['nested concat in WITH queries (the issue’s query)', nestedConcat(5, 8), VALUE],
+    ['nested concat in WITH queries, narrow and deep', nestedConcat(13, 2), VALUE],
+    [
+      '|| in derived tables',
+      'select length(s || s || s || s) from (select s || s || s || s as s from (select s || s || s || s as s from (select tags || tags || tags || tags as s from key_verifications_v1) a) b) c',
+      VALUE,
+    ],
+    [
+      'concat_ws with a separator built before',
+      'with a as (select concat(tags, tags, tags, tags, tags, tags, tags, tags) as s from key_verifications_v1) select concat_ws(s, s, s) from a',
+      VALUE,
+    ],
+    [
+      'scalar subqueries',
+      'with a as (select concat(tags, tags, tags, tags, tags, tags) as s from key_verifications_v1) select concat((select s from a), (select s from a), (select s from a), (select s from a), (select s from a))',
+      VALUE,
+    ],
+    [
+      'a LATERAL subquery',
+      'select length(concat(x.s, x.s, x.s, x.s, x.s, x.s, x.s, x.s)) from key_verifications_v1 k, lateral (select concat(k.tags, k.tags, k.tags, k.tags) as s) x',
+      VALUE,
+    ],
+    [
+      'arrays of arrays',
+      'with a as (select array[tags, tags, tags, tags, tags, tags, tags, tags] as t from key_verifications_v1), b as (select array[t, t, t, t] as t from a) select cardinality(array[t, t, t, t]) from b',
+      VALUE,
+    ],
+    [
+      'rows of rows',
+      'with a as (select row(tags, tags, tags, tags, tags, tags, tags, tags) as r from key_verifications_v1), b as (select row(r, r, r, r) as r from a) select row(r, r, r, r) is null from b',
+      VALUE,
+    ],
+    [
+      'to_char with a format built before',
+      'with a as (select concat(tags, tags, tags, tags) as f from key_verifications_v1) select to_char(now(), f) from a',
+      VALUE,
+    ],
+    ["char(n)'s padding", "select 'x'::char(10000000)", VALUE],
+    // 1e100000 is a single digit to PostgreSQL; adding 1 makes it 100,001 of them.
+    ['a number written with a large exponent, added to', 'select 1e100000 + 1', DIGITS],
+    ['a string cast to numeric, added to', "select '1e100000'::numeric + 1", DIGITS],
+    [
+      'text cast to numeric',
+      'select external_id::numeric from key_verifications_v1',
+      /Casting text to numeric here can make a number of up to 147,455 digits/,
+    ],
+    [
+      'multiplications in WITH queries',
+      'with a as (select sum(time)::numeric as x from key_verifications_v1), b as (select x * x * x * x as x from a), c as (select x * x * x * x as x from b) select x * x from c',
+      DIGITS,
+    ],
+    ['division', "select '1e990'::numeric / '1e-990'::numeric", DIGITS],
+    [
+      'one row building much at once',
+      `with a as (select concat(${Array(12).fill('tags').join(', ')}) as s from key_verifications_v1) select ${Array(70).fill('length(concat(s, s))').join(' + ')} from a`,
+      /can build up to .+ of values for each row it reads; an analytics query may build at most 64 MiB per row/,
+    ],
+  ])('refuses %s', async (_name, query, reason) => {
+    await expectRefused(query, 'invalid_analytics_query', reason);
+  });
+
+  it('refuses ARRAY(SELECT …), which gathers every row into one value', async () => {
+    const error = await expectRefused(
+      'select cardinality(array(select a.key_id from key_verifications_v1 a, key_verifications_v1 b))',
+      'invalid_analytics_query',
+      /ARRAY\(SELECT …\) is not allowed/,
+    );
+    expect(error.position?.column).toBe(20);
+  });
+
+  it('points at the call that grows too large', async () => {
+    const error = await expectRefused(nestedConcat(5, 8), 'invalid_analytics_query', VALUE);
+    expect(error.position?.column).toBe(nestedConcat(5, 8).lastIndexOf('concat(') + 1);
+  });
+
+  it.each([
+    "select concat(key_id, '-', outcome), key_id || ':' || outcome, concat_ws(',', key_id, outcome) from key_verifications_v1",
+    'select round(avg(latency)::numeric, 2), sum(spent_credits) * 100.0 / count(*) from key_verifications_v1',
+    "select split_part(t, '=', 2)::numeric(20, 4) from key_verifications_v1, unnest(tags) as t",
+    "select to_char(to_timestamp(time / 1000.0), 'YYYY-MM-DD HH24:MI'), upper(outcome) from key_verifications_v1",
+    "with d as (select date_trunc('day', to_timestamp(time / 1000.0)) as day, count(*) as n from key_verifications_v1 group by 1) select day, n, n * 100.0 / sum(n) over () from d",
+    'select array[key_id, outcome], row(key_id, outcome), tags || array[key_id] from key_verifications_v1',
+    'select stddev(latency), variance(spent_credits), percentile_cont(0.99) within group (order by latency) from key_verifications_v1',
+    nestedConcat(2, 8),
+  ])('accepts %s', async (query) => {
+    await compile(query);
+  });
+
+  it("reports the largest row of the result, from its columns' bounds", async () => {
+    const compiled = await compile('select key_id, count(*) from key_verifications_v1 group by key_id');
+    // key_id: 64 characters of up to 4 bytes; count: a bigint; and what a row takes beyond its values.
+    expect(compiled.maxRowBytes).toBe(16 + (256 + 8) + (20 + 8));
   });
 });

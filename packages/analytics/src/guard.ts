@@ -16,17 +16,26 @@ import { deparseSync } from 'pgsql-deparser';
 import { ALLOWED_FUNCTIONS, ALLOWED_OPERATORS, ALLOWED_SQL_VALUE_FUNCTIONS, ALLOWED_TYPES } from './allowlist.ts';
 import { type AnalyticsErrorCode, AnalyticsQueryError, positionAt, positionAtByte } from './errors.ts';
 import { timeLowerBounds } from './timeBounds.ts';
+import { boundValues, type PublicColumn, type ValueLimits } from './valueBounds.ts';
+
+export interface PublicTable {
+  /** Its columns, in order, with the largest value each can hold. */
+  columns: readonly PublicColumn[];
+}
 
 export interface CompileOptions {
+  /** The public tables a caller may read, by name. */
+  tables: Readonly<Record<string, PublicTable>>;
   /**
-   * The public tables, each as the trusted SELECT that stands in for it: it reads the physical
-   * table and filters it to the caller's rows with the bind parameters `$1` (workspace) and `$2`
-   * (further restriction). Every reference to a public table becomes this SELECT as a derived
-   * table, so no part of the caller's query can see an unfiltered row.
+   * The schema holding the public tables, as database views that return the caller's rows only
+   * (docs/architecture.md, Analytics). Every reference to a public table is qualified with it, so
+   * that nothing the caller names (a WITH query, say) can stand in for the table.
    */
-  tables: Readonly<Record<string, string>>;
+  schema: string;
   /** The result's row limit: a missing, `ALL` or larger top-level LIMIT becomes this. */
   maxRows: number;
+  /** How large the values a query builds may get (see valueBounds.ts). */
+  values: ValueLimits;
 }
 
 export interface CompiledQuery {
@@ -36,6 +45,8 @@ export interface CompiledQuery {
   tables: string[];
   /** The LIMIT the query now has. */
   limit: number;
+  /** The most bytes a row of its result can hold (see valueBounds.ts). */
+  maxRowBytes: number;
   /**
    * The lower bounds the query puts on `time` (see timeBounds.ts), each as a SELECT of its value
    * alone, so that the caller can hold them against the retention before running the query.
@@ -81,7 +92,26 @@ const LOCATION_FIELDS: ReadonlySet<string> = new Set([
   'rexpr_list_end',
 ]);
 
-const trustedTrees = new Map<string, SelectStmt>();
+/**
+ * A caller's condition wrapped so that PostgreSQL never evaluates it below a view's security
+ * barrier: booland_statefunc(x, true) is x, but not leakproof. PostgreSQL moves a condition it
+ * deems leakproof into the view, before the view's own filter; and it deems leakproof some
+ * expressions that raise errors on the values they read (an ARRAY[…] of arrays of different
+ * lengths), which would let a caller learn about rows of another workspace from whether the query
+ * fails. Conditions that cannot fail (a public column compared with a constant) stay as written,
+ * so that PostgreSQL can use an index for them.
+ */
+const FENCE_TEMPLATE = 'select pg_catalog.booland_statefunc(null, true)';
+let fenceTree: FuncCall | undefined;
+
+/** The public tables a query level reads in its FROM clause, by the name its conditions use. */
+interface ConditionScope {
+  tables: Map<string, string>;
+  /** True when every FROM item of the level is a public table (an unqualified column is one of theirs). */
+  onlyTables: boolean;
+}
+
+const SAFE_COMPARISONS: ReadonlySet<string> = new Set(['=', '<>', '<', '>', '<=', '>=']);
 
 class Guard {
   private readonly query: string;
@@ -116,7 +146,12 @@ class Guard {
     assertShape(this, stmt);
     this.checkSelect(stmt.SelectStmt, undefined);
     this.assertAllChecked(stmt);
-    // Before the rewrites: the trusted derived tables bound no time.
+    const maxRowBytes = boundValues(stmt.SelectStmt, {
+      tables: this.options.tables,
+      limits: this.options.values,
+      refuse: (reason, location) => this.fail('invalid_analytics_query', reason, location),
+    });
+    // Before the rewrites, which wrap the conditions the time bounds are read from.
     const timeBounds = timeLowerBounds(stmt.SelectStmt).map(({ expression, location }) => ({
       sql: this.printExpression(parsed.version, expression),
       location,
@@ -125,7 +160,7 @@ class Guard {
     const limit = this.clampLimit(stmt.SelectStmt);
 
     const sql = this.print({ version: parsed.version, stmts: [{ stmt }] });
-    return { sql, tables: [...new Set(this.tablesUsed)], limit, timeBounds };
+    return { sql, tables: [...new Set(this.tablesUsed)], limit, timeBounds, maxRowBytes };
   }
 
   /** The tree as SQL, which must parse back to exactly the tree that was checked. */
@@ -213,6 +248,12 @@ class Guard {
       const from = select.fromClause;
       if (from)
         this.rewrites.push(() => from.splice(0, from.length, ...from.map((item) => this.rewriteFromItem(item))));
+      const conditions = this.conditionScope(from ?? [], scope);
+      this.rewrites.push(() => {
+        select.whereClause = fenced(select.whereClause, conditions, this.options.tables);
+        select.havingClause = fenced(select.havingClause, conditions, this.options.tables);
+        for (const item of from ?? []) fenceJoins(item, conditions, this.options.tables);
+      });
       this.checkExprs(select.targetList, scope);
       this.checkExprs(select.distinctClause, scope);
       this.checkExpr(select.whereClause, scope);
@@ -333,16 +374,15 @@ class Guard {
     this.checkAlias(table.alias);
   }
 
-  /** Replaces public table references (already checked) by their filtered derived tables, recursing into joins. */
+  /** Qualifies public table references (already checked) with the views' schema, recursing into joins. */
   private rewriteFromItem(item: Node): Node {
     if ('RangeVar' in item) {
       const name = item.RangeVar.relname ?? '';
-      const source = this.options.tables[name];
       // A WITH reference of the same name cannot exist (checkWith refuses such names), so only CTEs stay.
-      if (source === undefined || item.RangeVar.schemaname) return item;
+      if (!Object.hasOwn(this.options.tables, name) || item.RangeVar.schemaname) return item;
       this.tablesUsed.push(name);
-      const alias: Alias = item.RangeVar.alias ?? { aliasname: name };
-      return { RangeSubselect: { subquery: { SelectStmt: trustedTree(source) }, alias } };
+      item.RangeVar.schemaname = this.options.schema;
+      return item;
     }
     if ('JoinExpr' in item) {
       const join = item.JoinExpr;
@@ -350,6 +390,29 @@ class Guard {
       if (join.rarg) join.rarg = this.rewriteFromItem(join.rarg);
     }
     return item;
+  }
+
+  /** The public tables of a level's FROM clause, as its conditions name them (see ConditionScope). */
+  private conditionScope(from: Node[], scope: Scope | undefined): ConditionScope {
+    const conditions: ConditionScope = { tables: new Map(), onlyTables: true };
+    const visit = (item: Node): void => {
+      if ('RangeVar' in item) {
+        const { relname = '', alias } = item.RangeVar;
+        // A WITH query, or a table whose columns the alias renames, is not read as the public table.
+        if (resolvesToCte(scope, relname) || (alias?.colnames?.length ?? 0) > 0) {
+          conditions.onlyTables = false;
+          return;
+        }
+        conditions.tables.set(alias?.aliasname ?? relname, relname);
+      } else if ('JoinExpr' in item && !item.JoinExpr.alias && !item.JoinExpr.join_using_alias) {
+        if (item.JoinExpr.larg) visit(item.JoinExpr.larg);
+        if (item.JoinExpr.rarg) visit(item.JoinExpr.rarg);
+      } else {
+        conditions.onlyTables = false;
+      }
+    };
+    for (const item of from) visit(item);
+    return conditions;
   }
 
   private checkAlias(alias: Alias | undefined): void {
@@ -423,6 +486,13 @@ class Guard {
       this.checkExprs(node.MinMaxExpr.args, scope);
     } else if ('SubLink' in node) {
       const link = node.SubLink;
+      if (link.subLinkType === 'ARRAY_SUBLINK') {
+        this.fail(
+          'invalid_analytics_query',
+          'ARRAY(SELECT …) is not allowed: it gathers every row of the subquery into one value. Aggregate instead (count, min, max, …), or select the rows.',
+          link.location,
+        );
+      }
       this.accept(link);
       this.checkOperatorNames(link.operName, link.location);
       this.checkExpr(link.testexpr, scope);
@@ -689,16 +759,97 @@ function firstLocation(nodes: readonly unknown[]): number | undefined {
   return undefined;
 }
 
-/** The trusted SELECT of a public table, parsed once, copied for every reference. */
-function trustedTree(source: string): SelectStmt {
-  let tree = trustedTrees.get(source);
-  if (!tree) {
-    const stmt = parseSync(source).stmts?.[0]?.stmt;
-    if (!stmt || !('SelectStmt' in stmt)) throw new Error('A public table must be defined by a SELECT.');
-    tree = stmt.SelectStmt;
-    trustedTrees.set(source, tree);
+/** The conjuncts of an AND (nested ones too), or the condition alone. */
+function conjuncts(condition: Node): Node[] {
+  if ('BoolExpr' in condition && condition.BoolExpr.boolop === 'AND_EXPR') {
+    return (condition.BoolExpr.args ?? []).flatMap(conjuncts);
   }
-  return structuredClone(tree);
+  return [condition];
+}
+
+/** A condition with every conjunct that could fail on a row wrapped in the fence (see FENCE_TEMPLATE). */
+function fenced(
+  condition: Node | undefined,
+  scope: ConditionScope,
+  tables: Readonly<Record<string, PublicTable>>,
+): Node | undefined {
+  if (!condition || Object.keys(condition).length === 0) return condition;
+  const parts = conjuncts(condition).map((part) => (cannotFail(part, scope, tables) ? part : fence(part)));
+  if (parts.length === 1) return parts[0];
+  return { BoolExpr: { boolop: 'AND_EXPR', args: parts } };
+}
+
+function fenceJoins(item: Node, scope: ConditionScope, tables: Readonly<Record<string, PublicTable>>): void {
+  if (!('JoinExpr' in item)) return;
+  const join = item.JoinExpr;
+  if (join.larg) fenceJoins(join.larg, scope, tables);
+  if (join.rarg) fenceJoins(join.rarg, scope, tables);
+  join.quals = fenced(join.quals, scope, tables);
+}
+
+function fence(condition: Node): Node {
+  if (!fenceTree) {
+    const stmt = parseSync(FENCE_TEMPLATE).stmts?.[0]?.stmt;
+    const target = stmt && 'SelectStmt' in stmt ? stmt.SelectStmt.targetList?.[0] : undefined;
+    const value = target && 'ResTarget' in target ? target.ResTarget.val : undefined;
+    if (!value || !('FuncCall' in value)) throw new Error('the fence template is not a function call');
+    fenceTree = value.FuncCall;
+  }
+  const call = structuredClone(fenceTree);
+  call.args = [condition, ...(call.args ?? []).slice(1)];
+  return { FuncCall: call };
+}
+
+/**
+ * Conditions PostgreSQL may evaluate before the views' filter without any risk: a public table's
+ * column as it is, alone or compared with a constant or another such column. Their operators are
+ * the built-in comparisons, which PostgreSQL marks leakproof (they never fail) where it lets them
+ * through; constants are converted when the query is planned, whatever the rows.
+ */
+function cannotFail(node: Node, scope: ConditionScope, tables: Readonly<Record<string, PublicTable>>): boolean {
+  const column = (value: Node | undefined): boolean =>
+    value !== undefined && 'ColumnRef' in value && isPublicColumn(value.ColumnRef.fields ?? [], scope, tables);
+  const constant = (value: Node | undefined): boolean =>
+    value !== undefined &&
+    ('A_Const' in value ||
+      ('TypeCast' in value && value.TypeCast.arg !== undefined && 'A_Const' in value.TypeCast.arg));
+  const constants = (value: Node | undefined): boolean =>
+    value !== undefined && 'List' in value && (value.List.items ?? []).every(constant);
+  if (column(node)) return true;
+  if ('NullTest' in node) return column(node.NullTest.arg);
+  if (!('A_Expr' in node)) return false;
+  const { kind, lexpr, rexpr, name } = node.A_Expr;
+  const operator = (name ?? []).map((part) => ('String' in part ? part.String.sval : '')).join('.');
+  switch (kind) {
+    case 'AEXPR_OP':
+      return (
+        SAFE_COMPARISONS.has(operator) &&
+        ((column(lexpr) && (constant(rexpr) || column(rexpr))) || (constant(lexpr) && column(rexpr)))
+      );
+    case 'AEXPR_IN':
+      return column(lexpr) && constants(rexpr);
+    case 'AEXPR_BETWEEN':
+    case 'AEXPR_NOT_BETWEEN':
+      return column(lexpr) && constants(rexpr);
+    default:
+      return false;
+  }
+}
+
+function isPublicColumn(fields: Node[], scope: ConditionScope, tables: Readonly<Record<string, PublicTable>>): boolean {
+  const names = fields.map((field) => ('String' in field ? field.String.sval : undefined));
+  if (names.some((name) => name === undefined)) return false;
+  const hasColumn = (table: string | undefined, column: string) =>
+    table !== undefined && (tables[table]?.columns ?? []).some((candidate) => candidate.name === column);
+  if (names.length === 1) {
+    const [column = ''] = names as string[];
+    return scope.onlyTables && [...scope.tables.values()].some((table) => hasColumn(table, column));
+  }
+  if (names.length === 2) {
+    const [reference = '', column = ''] = names as string[];
+    return hasColumn(scope.tables.get(reference), column);
+  }
+  return false;
 }
 
 /** Structural equality of two parse trees, ignoring where in the text each node was. */

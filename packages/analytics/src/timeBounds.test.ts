@@ -1,13 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { compileAnalyticsQuery } from './index.ts';
-
-const TABLES = {
-  key_verifications_v1: 'select v.time, v.key_id, v.outcome from key_verifications v where v.workspace_id = $1',
-};
+import { testOptions } from './testTables.ts';
 
 /** The lower bounds on `time` the guard reports for a query, as the SQL that evaluates each. */
 async function boundsOf(query: string): Promise<string[]> {
-  const compiled = await compileAnalyticsQuery(query, { tables: TABLES, maxRows: 100 });
+  const compiled = await compileAnalyticsQuery(query, testOptions());
   return compiled.timeBounds.map((bound) => bound.sql);
 }
 
@@ -49,7 +46,7 @@ describe('lower bounds on time', () => {
 
   it('points at the condition in the query', async () => {
     const query = 'select *\nfrom key_verifications_v1\nwhere time >= 1000';
-    const compiled = await compileAnalyticsQuery(query, { tables: TABLES, maxRows: 100 });
+    const compiled = await compileAnalyticsQuery(query, testOptions());
     expect(compiled.timeBounds[0]?.location).toBe(query.indexOf('>='));
   });
 });

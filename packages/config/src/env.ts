@@ -133,6 +133,12 @@ const envSchema = z.object({
   ANALYTICS_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(1),
   /** Analytics queries one workspace may have under way at once, on each node. */
   ANALYTICS_MAX_CONCURRENT_QUERIES: z.coerce.number().int().min(1).max(1000).default(2),
+  /** How long an analytics query may run, in milliseconds; it may wait as long again for a connection. */
+  ANALYTICS_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
+  /** Memory for each sort or hash of an analytics query, in MB (PostgreSQL's work_mem); past it, it spills to disk. */
+  ANALYTICS_WORK_MEM_MB: z.coerce.number().int().min(1).max(16_384).default(4),
+  /** Temporary files one analytics query may write, in MB (PostgreSQL's temp_file_limit; see docs/operations.md). */
+  ANALYTICS_TEMP_FILE_LIMIT_MB: z.coerce.number().int().min(1).max(1_048_576).default(1024),
   /**
    * Behind a reverse proxy: take the client's address from the first X-Forwarded-For entry (what
    * throttles failed dashboard sign-ins by address), not from the connection, which is the proxy's.

@@ -1,41 +1,26 @@
 import { DomainError } from './errors.ts';
 
-/** Analytics queries one workspace may have under way at once on one node, by default. */
+/** Analytics queries one workspace may have running at once on one node, by default. */
 export const DEFAULT_ANALYTICS_CONCURRENT_QUERIES = 2;
 
 /**
- * Bounds the analytics queries each workspace has under way at once in this process, so that one
- * workspace cannot hold every analytics connection of a node. Counted per process rather than
- * across nodes: the connections it shares out belong to the process, and a slot cannot outlive the
- * process that holds it, so a crash never leaves a workspace refused.
+ * Analytics queries of one workspace that may wait at once on one node for one of its running ones
+ * to end; more are refused at once. Waiting costs the node nothing, where refusals sent straight
+ * back would let a workspace sending many at once keep it busy answering them.
  */
-export class AnalyticsConcurrency {
-  readonly maxPerWorkspace: number;
-  readonly #running = new Map<string, number>();
+export const ANALYTICS_WAITING_QUERIES = 100;
 
-  constructor(maxPerWorkspace: number) {
-    this.maxPerWorkspace = maxPerWorkspace;
-  }
-
-  /** Runs `query` in one of the workspace's slots; with none free, 429 query_concurrency_exceeded. */
-  async run<T>(workspaceId: string, query: () => Promise<T>): Promise<T> {
-    const running = this.#running.get(workspaceId) ?? 0;
-    if (running >= this.maxPerWorkspace) throw analyticsConcurrencyExceeded(this.maxPerWorkspace);
-    this.#running.set(workspaceId, running + 1);
-    try {
-      return await query();
-    } finally {
-      const left = (this.#running.get(workspaceId) ?? 1) - 1;
-      if (left === 0) this.#running.delete(workspaceId);
-      else this.#running.set(workspaceId, left);
-    }
-  }
-}
-
-export function analyticsConcurrencyExceeded(maxPerWorkspace: number): DomainError {
+/**
+ * 429 query_concurrency_exceeded: the workspace's own queries held all its slots for as long as this
+ * one could wait (`waitedMs`), or as many of its queries as may wait are waiting (undefined).
+ */
+export function analyticsConcurrencyExceeded(maxPerWorkspace: number, waitedMs: number | undefined): DomainError {
+  const running = `This workspace already has ${maxPerWorkspace} analytics ${maxPerWorkspace === 1 ? 'query' : 'queries'} running, as many as it may run at once`;
   return new DomainError(
     429,
     'user/too_many_requests/query_concurrency_exceeded',
-    `This workspace already has ${maxPerWorkspace} analytics ${maxPerWorkspace === 1 ? 'query' : 'queries'} running, as many as it may run at once. Retry when one has finished.`,
+    waitedMs === undefined
+      ? `${running}, and ${ANALYTICS_WAITING_QUERIES} more waiting. Retry when one has finished.`
+      : `${running}, and none of them made way for this one within ${Number((waitedMs / 1000).toFixed(1))} s. Retry when one has finished.`,
   );
 }

@@ -1,25 +1,29 @@
 import { describe, expect, it } from 'vitest';
-import { FairTurns } from './fairTurns.ts';
+import { FairTurns, type TakeOutcome } from './fairTurns.ts';
 
 const LONG_WAIT_MS = 60_000;
 
-/** Takes a turn for `tenant` and records, once served, who got it in `served`. */
-function queue(turns: FairTurns, tenant: string, served: string[], waitMs = LONG_WAIT_MS): Promise<boolean> {
-  return turns.take(tenant, waitMs).then((taken) => {
-    if (taken) served.push(tenant);
-    return taken;
+/** Takes a turn for `name`'s tenant (the part before `:`) and records, once served, `name` in `served`. */
+function queue(turns: FairTurns, name: string, served: string[], waitMs = LONG_WAIT_MS): Promise<TakeOutcome> {
+  return turns.take(name.split(':')[0] ?? '', waitMs).then((outcome) => {
+    if (outcome === 'taken') served.push(name);
+    return outcome;
   });
 }
+
+/** Lets every callback of resolved promises run. */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('FairTurns', () => {
   it('holds at most its capacity at once', async () => {
     const turns = new FairTurns(2);
     const served: string[] = [];
-    const waiting = [queue(turns, 'ws_a', served), queue(turns, 'ws_b', served), queue(turns, 'ws_c', served)];
-    await Promise.resolve();
+    await Promise.all([queue(turns, 'ws_a', served), queue(turns, 'ws_b', served)]);
+    const c = queue(turns, 'ws_c', served);
+    await settle();
     expect(served).toEqual(['ws_a', 'ws_b']);
-    turns.give();
-    expect(await waiting[2]).toBe(true);
+    turns.give('ws_a');
+    expect(await c).toBe('taken');
     expect(served).toEqual(['ws_a', 'ws_b', 'ws_c']);
   });
 
@@ -27,46 +31,72 @@ describe('FairTurns', () => {
     const turns = new FairTurns(1);
     const served: string[] = [];
     // ws_a runs one query and queues two more; then ws_b queues one.
-    await queue(turns, 'ws_a', served);
-    const a2 = queue(turns, 'ws_a', served);
-    const a3 = queue(turns, 'ws_a', served);
-    const b1 = queue(turns, 'ws_b', served);
-    turns.give();
-    await b1;
-    expect(served).toEqual(['ws_a', 'ws_b']);
-    turns.give();
-    await a2;
-    turns.give();
-    await a3;
-    expect(served).toEqual(['ws_a', 'ws_b', 'ws_a', 'ws_a']);
+    await queue(turns, 'ws_a:1', served);
+    const waiting = [queue(turns, 'ws_a:2', served), queue(turns, 'ws_a:3', served), queue(turns, 'ws_b:1', served)];
+    for (const tenant of ['ws_a', 'ws_b', 'ws_a']) {
+      turns.give(tenant);
+      await settle();
+    }
+    await Promise.all(waiting);
+    expect(served).toEqual(['ws_a:1', 'ws_b:1', 'ws_a:2', 'ws_a:3']);
   });
 
-  it('goes round the waiting tenants, each in turn, and a tenant’s own queries in arrival order', async () => {
+  it("goes round the waiting tenants, one turn each, and a tenant's own callers in arrival order", async () => {
     const turns = new FairTurns(1);
     const served: string[] = [];
     await queue(turns, 'holder', served);
     const waiting = ['ws_a:1', 'ws_a:2', 'ws_a:3', 'ws_b:1', 'ws_b:2', 'ws_c:1'].map((name) =>
-      turns.take(name.split(':')[0] ?? '', LONG_WAIT_MS).then(() => served.push(name)),
+      queue(turns, name, served),
     );
+    let holder = 'holder';
     for (let i = 0; i < waiting.length; i++) {
-      turns.give();
-      await Promise.resolve();
+      turns.give(holder);
+      await settle();
+      holder = (served.at(-1) ?? '').split(':')[0] ?? '';
     }
     await Promise.all(waiting);
     expect(served).toEqual(['holder', 'ws_a:1', 'ws_b:1', 'ws_c:1', 'ws_a:2', 'ws_b:2', 'ws_a:3']);
   });
 
-  it('lets a waiter give up after its wait, without taking a turn from anyone', async () => {
-    const turns = new FairTurns(1);
+  it('keeps a tenant to its limit: its further callers wait, and take one of its turns as it gives it back', async () => {
+    const turns = new FairTurns(3, { perTenant: 2 });
     const served: string[] = [];
-    await queue(turns, 'ws_a', served);
-    expect(await queue(turns, 'ws_b', served, 10)).toBe(false);
-    const c = queue(turns, 'ws_c', served);
-    turns.give();
-    expect(await c).toBe(true);
-    turns.give();
+    await queue(turns, 'ws_a:1', served);
+    await queue(turns, 'ws_a:2', served);
+    const third = queue(turns, 'ws_a:3', served);
+    await settle();
+    // A turn is free, but not for ws_a: another tenant takes it at once.
+    expect(await queue(turns, 'ws_b:1', served, 0)).toBe('taken');
+    turns.give('ws_b');
+    await settle();
+    expect(served).toEqual(['ws_a:1', 'ws_a:2', 'ws_b:1']);
+    turns.give('ws_a');
+    expect(await third).toBe('taken');
+  });
+
+  it('says why a caller got no turn within its wait, and lets it go without taking one from anyone', async () => {
+    const turns = new FairTurns(2, { perTenant: 1 });
+    const served: string[] = [];
+    await queue(turns, 'ws_a:1', served);
+    await queue(turns, 'ws_b:1', served);
+    expect(await queue(turns, 'ws_a:2', served, 10)).toBe('tenant at its limit');
+    expect(await queue(turns, 'ws_c:1', served, 10)).toBe('busy');
+    turns.give('ws_b');
     // The turn is free again: taken at once.
-    expect(await queue(turns, 'ws_d', served, 0)).toBe(true);
-    expect(served).toEqual(['ws_a', 'ws_c', 'ws_d']);
+    expect(await queue(turns, 'ws_d:1', served, 0)).toBe('taken');
+    expect(served).toEqual(['ws_a:1', 'ws_b:1', 'ws_d:1']);
+  });
+
+  it('refuses at once a caller past the callers a tenant may have waiting', async () => {
+    const turns = new FairTurns(1, { waitingPerTenant: 2 });
+    const served: string[] = [];
+    await queue(turns, 'ws_a:1', served);
+    const waiting = [queue(turns, 'ws_a:2', served), queue(turns, 'ws_a:3', served)];
+    expect(await queue(turns, 'ws_a:4', served)).toBe('too many waiting');
+    expect(await queue(turns, 'ws_b:1', served, 10)).toBe('busy');
+    turns.give('ws_a');
+    await settle();
+    turns.give('ws_a');
+    expect(await Promise.all(waiting)).toEqual(['taken', 'taken']);
   });
 });

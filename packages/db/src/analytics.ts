@@ -2,74 +2,154 @@ import {
   AnalyticsQueryError,
   type CompiledQuery as CompiledAnalyticsQuery,
   createAnalyticsCompiler,
+  type PublicColumn,
+  type PublicTable,
   positionAtByte,
 } from '@keyplane/analytics';
-import { DomainError } from '@keyplane/core';
+import {
+  ANALYTICS_WAITING_QUERIES,
+  analyticsConcurrencyExceeded,
+  DEFAULT_ANALYTICS_CONCURRENT_QUERIES,
+  DomainError,
+  FairTurns,
+} from '@keyplane/core';
 import pg from 'pg';
+import { textArrayLiteral } from './arrayLiterals.ts';
 import { type PoolUsage, poolUsageOf } from './poolUsage.ts';
-import { RATELIMIT_DECISIONS } from './ratelimitEvents.ts';
-import { GRANULARITIES, rollupTable } from './rollups.ts';
+import { GRANULARITIES } from './rollups.ts';
 import { databaseErrorCode } from './sql.ts';
 
 export type AnalyticsDataset = 'verifications' | 'ratelimits';
 
 /**
- * The public tables and the SELECT each stands for. `$1` is the caller's workspace and `$2` the
- * APIs (verifications) or namespaces (ratelimits) the root key is limited to, or NULL for all of
- * them. Every column is qualified, so nothing inside can bind to the caller's query around it.
- *
- * Columns (documented in the README): `time` is unix milliseconds everywhere, for raw events the
- * event time and for rollups the bucket start (UTC). Rollups show an absent identity or external
- * id as NULL, like the raw tables, and `latency_avg` in milliseconds.
+ * Where the public tables live: views that hold only the rows of the workspace (and APIs or
+ * namespaces) named in the transaction's settings, behind a security barrier (migration
+ * Migration20261128120000_analytics_views, docs/architecture.md#analytics).
  */
-const VERIFICATION_TABLES: Record<string, string> = {
-  key_verifications_v1: `
-    select floor(extract(epoch from e.time) * 1000)::int8 as time, e.request_id, e.workspace_id,
-           e.api_id as key_space_id, e.api_id, e.key_id, e.identity_id, e.external_id, e.outcome, e.tags,
-           e.spent_credits, e.latency_ms as latency
-    from key_verifications e
-    where e.workspace_id = $1::text and ($2::text[] is null or e.api_id = any($2::text[]))`,
+export const ANALYTICS_SCHEMA = 'keyplane_analytics';
+
+/** The role analytics transactions run as: it may read the public views and nothing else. */
+export const ANALYTICS_ROLE = 'keyplane_analytics';
+
+/** A text column of at most `characters` characters (of up to 4 bytes each). */
+const text = (name: string, characters: number): PublicColumn => ({ name, type: 'text', bytes: 4 * characters });
+const bigint = (name: string): PublicColumn => ({ name, type: 'bigint' });
+const double = (name: string): PublicColumn => ({ name, type: 'double' });
+const boolean = (name: string): PublicColumn => ({ name, type: 'boolean' });
+/** At most 20 tags of at most 512 characters (docs/contract.md, keys.verifyKey). */
+const tags: PublicColumn = { name: 'tags', type: 'text', bytes: 20 * (4 * 512 + 8) + 16 };
+
+/**
+ * The public tables and their columns (documented in the README), with the largest value each can
+ * hold: the guard works out from them how large the values of a query can grow. `time` is unix
+ * milliseconds everywhere, for raw events the event time and for rollups the bucket start (UTC).
+ */
+const VERIFICATION_TABLES: Record<string, PublicTable> = {
+  key_verifications_v1: {
+    columns: [
+      bigint('time'),
+      text('request_id', 64),
+      text('workspace_id', 64),
+      text('key_space_id', 64),
+      text('api_id', 64),
+      text('key_id', 64),
+      text('identity_id', 64),
+      text('external_id', 255),
+      text('outcome', 32),
+      tags,
+      bigint('spent_credits'),
+      double('latency'),
+    ],
+  },
   ...Object.fromEntries(
     GRANULARITIES.map((granularity) => [
       `key_verifications_per_${granularity}_v1`,
-      `select r.time, r.workspace_id, r.api_id as key_space_id, r.api_id, r.key_id,
-              nullif(r.identity_id, '') as identity_id, nullif(r.external_id, '') as external_id, r.outcome,
-              r.count, r.spent_credits, r.latency_sum / r.count as latency_avg
-       from ${rollupTable('key_verifications', granularity)} r
-       where r.workspace_id = $1::text and ($2::text[] is null or r.api_id = any($2::text[]))`,
+      {
+        columns: [
+          bigint('time'),
+          text('workspace_id', 64),
+          text('key_space_id', 64),
+          text('api_id', 64),
+          text('key_id', 64),
+          text('identity_id', 64),
+          text('external_id', 255),
+          text('outcome', 32),
+          bigint('count'),
+          bigint('spent_credits'),
+          double('latency_avg'),
+        ],
+      },
     ]),
   ),
 };
 
-const RATELIMIT_TABLES: Record<string, string> = {
-  ratelimits_v1: `
-    select floor(extract(epoch from e.time) * 1000)::int8 as time, e.request_id, e.workspace_id, e.namespace_id,
-           e.identifier, e.passed, e."limit", e.remaining, e.override_id, e.latency_ms as latency
-    from (${RATELIMIT_DECISIONS}) e
-    where e.workspace_id = $1::text and ($2::text[] is null or e.namespace_id = any($2::text[]))`,
+const RATELIMIT_TABLES: Record<string, PublicTable> = {
+  ratelimits_v1: {
+    columns: [
+      bigint('time'),
+      text('request_id', 64),
+      text('workspace_id', 64),
+      text('namespace_id', 64),
+      text('identifier', 512),
+      boolean('passed'),
+      bigint('limit'),
+      bigint('remaining'),
+      text('override_id', 64),
+      double('latency'),
+    ],
+  },
   ...Object.fromEntries(
     GRANULARITIES.map((granularity) => [
       `ratelimits_per_${granularity}_v1`,
-      `select r.time, r.workspace_id, r.namespace_id, r.identifier, r.passed, r.count
-       from ${rollupTable('ratelimit_events', granularity)} r
-       where r.workspace_id = $1::text and ($2::text[] is null or r.namespace_id = any($2::text[]))`,
+      {
+        columns: [
+          bigint('time'),
+          text('workspace_id', 64),
+          text('namespace_id', 64),
+          text('identifier', 512),
+          boolean('passed'),
+          bigint('count'),
+        ],
+      },
     ]),
   ),
 };
 
-const TABLES: Record<AnalyticsDataset, Record<string, string>> = {
+const TABLES: Record<AnalyticsDataset, Record<string, PublicTable>> = {
   verifications: VERIFICATION_TABLES,
   ratelimits: RATELIMIT_TABLES,
 };
 
-export const ANALYTICS_LIMITS = {
-  maxRows: 10_000,
-  /** The whole query's budget: waiting for a connection (half of it at most), checking the time range, running. */
-  timeoutMs: 5_000,
+export interface AnalyticsLimits {
+  maxRows: number;
+  /** A query's run time, from the moment it has a connection (waiting for one is bounded apart). */
+  timeoutMs: number;
   /** The reference answers 422 query_memory_limit_exceeded for results over 4 MiB. */
+  maxResultBytes: number;
+  /** Rows per FETCH at most: the result size is checked between fetches, so a huge result is never held whole. */
+  fetchSize: number;
+  /** The largest value (string, array, row) a query may build (see @keyplane/analytics valueBounds.ts). */
+  maxValueBytes: number;
+  /** The most significant digits a number of a query may have. */
+  maxNumberDigits: number;
+  /** What one row may cost at one level of a query: the bytes it builds and its numeric work. */
+  maxRowWork: number;
+  /** Memory for each sort or hash of a query, in kB (PostgreSQL's work_mem); past it, they spill to disk. */
+  workMemKb: number;
+  /** Temporary files a query may write, in kB (PostgreSQL's temp_file_limit), where the database lets it be set. */
+  tempFileLimitKb: number;
+}
+
+export const ANALYTICS_LIMITS: AnalyticsLimits = {
+  maxRows: 10_000,
+  timeoutMs: 5_000,
   maxResultBytes: 4 * 1024 * 1024,
-  /** Rows per FETCH: the result size is checked between fetches, so a huge result is never held whole. */
   fetchSize: 500,
+  maxValueBytes: 1024 * 1024,
+  maxNumberDigits: 1000,
+  maxRowWork: 64 * 1024 * 1024,
+  workMemKb: 4 * 1024,
+  tempFileLimitKb: 1024 * 1024,
 };
 
 /**
@@ -79,18 +159,15 @@ export const ANALYTICS_LIMITS = {
  */
 export const DEFAULT_ANALYTICS_CONNECTIONS = 1;
 
+/** Past its deadline by this much, a query still running is cancelled (pg_cancel_backend). */
+const CANCEL_AFTER_MS = 100;
 /**
- * Set in each analytics transaction (none needs a superuser): a modest memory for each sort or
- * hash, whatever the server's default, so a query spills to disk sooner than it takes the
- * database server's memory; UTC and standard strings so that values print the same on any server.
- * (Parallel workers need no setting: PostgreSQL never plans a cursor's query in parallel, so a
- * query takes one core of the database server at most.)
+ * Past its deadline by this much, a query still running is given up: the caller is answered 422,
+ * its connection closed and its backend terminated. A single function call PostgreSQL cannot
+ * interrupt (the guard keeps them small) ends meanwhile; the connection's turn is given back only
+ * once the backend has gone, so no more backends run than there are connections.
  */
-const TRANSACTION_SETTINGS = `
-  select set_config('statement_timeout', $1, true),
-         set_config('work_mem', '4MB', true),
-         set_config('TimeZone', 'UTC', true),
-         set_config('standard_conforming_strings', 'on', true)`;
+const ABANDON_AFTER_MS = 1_000;
 
 export interface AnalyticsQuery {
   dataset: AnalyticsDataset;
@@ -99,7 +176,7 @@ export interface AnalyticsQuery {
   restrictTo?: readonly string[];
   /** The caller's SQL. */
   query: string;
-  limits?: Partial<typeof ANALYTICS_LIMITS>;
+  limits?: Partial<AnalyticsLimits>;
   /**
    * Days of analytics the service keeps: a query whose lower bound on `time` lies further back is
    * refused (400 query_range_exceeds_retention). Undefined: no such check.
@@ -109,14 +186,25 @@ export interface AnalyticsQuery {
   admit?: () => Promise<void>;
 }
 
+/** What the database lets analytics transactions do (see `setup`). */
+export interface AnalyticsSetup {
+  /** The transaction runs as ANALYTICS_ROLE; false: as the connecting user (the role is missing, or not granted to it). */
+  role: boolean;
+  /** temp_file_limit is set (it needs a superuser, or PostgreSQL 15's GRANT SET ON PARAMETER). */
+  tempFileLimit: boolean;
+}
+
 export interface AnalyticsDatabase {
   /**
    * Runs a caller's analytics SELECT: checked and rewritten by @keyplane/analytics on its own
-   * thread (throws AnalyticsQueryError), then executed in a read-only transaction with a statement
-   * timeout, through a cursor so the result's size is bounded while it is read. Values come back as
-   * JSON (row_to_json), so bigint and numeric become numbers and timestamps ISO strings (UTC).
+   * thread (throws AnalyticsQueryError), then executed in a read-only transaction as the analytics
+   * role, over views that hold the workspace's rows only, with a statement timeout and a deadline,
+   * through a cursor so the result's size is bounded while it is read. Values come back as JSON
+   * (row_to_json), so bigint and numeric become numbers and timestamps ISO strings (UTC).
    */
   query(request: AnalyticsQuery): Promise<Record<string, unknown>[]>;
+  /** What the database lets analytics transactions do; found out once, on first use. */
+  setup(): Promise<AnalyticsSetup>;
   /** Closes the connections once the queries running on them have finished; queries not yet running fail. */
   close(): Promise<void>;
   /** Its connections, for the metrics. */
@@ -127,65 +215,125 @@ const DAY_MS = 86_400_000;
 
 /**
  * The connections analytics queries run on, and nothing else does: a node's verifications and
- * management calls never wait behind a caller's SQL. A query waits for a free connection in
- * arrival order, and the wait counts against its time budget, but it waits at most half of it:
- * one that gets no connection by then is refused, before it is compiled, runs or counts against
- * any quota, with 429 analytics_busy. So the queue never outgrows what the connections can serve,
- * and a query that runs has at least half its budget to do so (a 422 timeout means it is too
- * heavy, not that it queued).
+ * management calls never wait behind a caller's SQL. Queries take turns on them fairly among
+ * workspaces (FairTurns): a workspace sending query after query gets one turn in each round, so
+ * another workspace's query waits for the queries already running at most; and a workspace runs
+ * `queriesPerWorkspace` at once at most, its further queries waiting for one of them to end. A
+ * query that gets no connection within its run time plus the grace of a deadline (ABANDON_AFTER_MS)
+ * is refused before it is compiled, runs or counts against any quota: 429 query_concurrency_exceeded
+ * when its workspace's own queries held its slots, analytics_busy when other workspaces' queries
+ * held the connections. One that gets a connection has its whole run time.
  */
 export function createAnalyticsDatabase(
   databaseUrl: string,
-  options: { connections?: number } = {},
+  options: { connections?: number; queriesPerWorkspace?: number; limits?: Partial<AnalyticsLimits> } = {},
 ): AnalyticsDatabase {
   const connections = options.connections ?? DEFAULT_ANALYTICS_CONNECTIONS;
+  const queriesPerWorkspace = options.queriesPerWorkspace ?? DEFAULT_ANALYTICS_CONCURRENT_QUERIES;
+  const configured = { ...ANALYTICS_LIMITS, ...options.limits };
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: connections,
     application_name: 'keyplane_analytics',
-    connectionTimeoutMillis: ANALYTICS_LIMITS.timeoutMs,
+    connectionTimeoutMillis: configured.timeoutMs,
+  });
+  // Cancels and terminates the analytics backends that overrun their deadline; one connection.
+  const control = new pg.Pool({
+    connectionString: databaseUrl,
+    max: 1,
+    application_name: 'keyplane_analytics_control',
+    connectionTimeoutMillis: configured.timeoutMs,
   });
   // An idle connection the server dropped must not take the process down; the next query reconnects.
   pool.on('error', () => {});
-  const turns = new Turns(connections);
+  control.on('error', () => {});
+  const turns = new FairTurns(connections, {
+    perTenant: queriesPerWorkspace,
+    waitingPerTenant: ANALYTICS_WAITING_QUERIES,
+  });
   const compiler = createAnalyticsCompiler();
+  let knownSetup: Promise<AnalyticsSetup> | undefined;
+
+  const setup = () => {
+    knownSetup ??= probeSetup(pool).catch((error: unknown) => {
+      knownSetup = undefined;
+      throw error;
+    });
+    return knownSetup;
+  };
 
   return {
     async query(request) {
-      const limits = { ...ANALYTICS_LIMITS, ...request.limits };
-      const started = Date.now();
-      const maxWaitMs = limits.timeoutMs / 2;
-      if (!(await turns.take(maxWaitMs))) throw analyticsBusy(maxWaitMs);
+      const limits = { ...configured, ...request.limits };
+      const maxWaitMs = limits.timeoutMs + ABANDON_AFTER_MS;
+      const turn = await turns.take(request.workspaceId, maxWaitMs);
+      if (turn === 'busy') throw analyticsBusy(maxWaitMs);
+      if (turn === 'tenant at its limit') throw analyticsConcurrencyExceeded(queriesPerWorkspace, maxWaitMs);
+      if (turn === 'too many waiting') throw analyticsConcurrencyExceeded(queriesPerWorkspace, undefined);
+      const giveTurn = () => turns.give(request.workspaceId);
+      // Given back here, or by the reaper of a backend that overran its deadline.
+      let turnHeld = true;
       try {
-        const budget = {
-          timeoutMs: limits.timeoutMs,
-          deadline: started + limits.timeoutMs,
-          waitedMs: Date.now() - started,
-        };
+        const deadline = Date.now() + limits.timeoutMs;
+        const allowed = await setup();
         // Compiled only once it has a connection to run on: a query refused as busy costs no CPU.
         const compiled = await compiler.compile(request.query, {
           tables: TABLES[request.dataset],
+          schema: ANALYTICS_SCHEMA,
           maxRows: limits.maxRows,
+          values: {
+            maxValueBytes: limits.maxValueBytes,
+            maxNumberDigits: limits.maxNumberDigits,
+            maxRowWork: limits.maxRowWork,
+          },
         });
         const client = await pool.connect();
-        let reusable = true;
+        const pid = backendPid(client);
+        const running = runQuery(client, compiled, request, limits, deadline, allowed);
+        // The outcome of the run is read here or, once given up, dropped.
+        running.catch(() => {});
+        const cancelled = deadlineTimer(deadline + CANCEL_AFTER_MS, () => cancelBackend(control, pid));
+        const givenUp = deadlineTimer(deadline + ABANDON_AFTER_MS, () => Promise.resolve());
         try {
-          return await runQuery(client, compiled, request, limits, budget);
-        } catch (error) {
-          reusable = await client.query('rollback').then(
+          const outcome = await Promise.race([
+            running.then(
+              (rows) => ({ rows }),
+              (error: unknown) => ({ error }),
+            ),
+            givenUp.fired.then(() => 'given up' as const),
+          ]);
+          if (outcome === 'given up') {
+            // Its backend is terminated below: what it says as it goes is no one's concern.
+            client.on('error', () => {});
+            client.release(new Error('the analytics query ran past its deadline'));
+            turnHeld = false;
+            void terminateBackend(control, pid).finally(giveTurn);
+            throw timeoutError(limits.timeoutMs);
+          }
+          if ('rows' in outcome) {
+            client.release();
+            return outcome.rows;
+          }
+          const reusable = await client.query('rollback').then(
             () => true,
             () => false,
           );
-          throw translateQueryError(error, budget);
-        } finally {
           client.release(!reusable);
+          if (isRoleError(outcome.error)) knownSetup = undefined;
+          throw translateQueryError(outcome.error, limits.timeoutMs);
+        } finally {
+          givenUp.clear();
+          // A cancel sent must have arrived before the connection serves another query.
+          await cancelled.clear();
         }
       } finally {
-        turns.give();
+        if (turnHeld) giveTurn();
       }
     },
+    setup,
     async close() {
       await pool.end();
+      await control.end();
       await compiler.close();
     },
     poolUsage: () => poolUsageOf(pool),
@@ -193,90 +341,161 @@ export function createAnalyticsDatabase(
 }
 
 /**
- * At most `capacity` holders at once, served in arrival order; a caller that is not served within
- * its wait gives up. Holding a turn means a pool connection is free for the holder, so the pool's
- * own queue, which waits without a limit, is never used.
+ * Tries, in a transaction it rolls back, what each analytics transaction does: take the role, and
+ * set temp_file_limit.
  */
-class Turns {
-  #free: number;
-  readonly #waiting: { serve: () => void }[] = [];
-
-  constructor(capacity: number) {
-    this.#free = capacity;
-  }
-
-  /** Resolves true once the caller holds a turn (it must give it back), false after `waitMs` without one. */
-  take(waitMs: number): Promise<boolean> {
-    if (this.#free > 0) {
-      this.#free--;
-      return Promise.resolve(true);
+async function probeSetup(pool: pg.Pool): Promise<AnalyticsSetup> {
+  const client = await pool.connect();
+  const attempt = async (statement: string): Promise<boolean> => {
+    await client.query('begin');
+    try {
+      await client.query(statement);
+      return true;
+    } catch (error) {
+      const code = databaseErrorCode(error);
+      // Missing role, no membership, no right to set the parameter: the database's answer, not a failure.
+      if (code === '42704' || code === '42501') return false;
+      throw error;
+    } finally {
+      await client.query('rollback');
     }
-    return new Promise((resolve) => {
-      const waiter = {
-        serve: () => {
-          clearTimeout(timer);
-          resolve(true);
-        },
-      };
-      const timer = setTimeout(() => {
-        this.#waiting.splice(this.#waiting.indexOf(waiter), 1);
-        resolve(false);
-      }, waitMs);
-      this.#waiting.push(waiter);
-    });
-  }
-
-  give(): void {
-    const next = this.#waiting.shift();
-    if (next) next.serve();
-    else this.#free++;
+  };
+  try {
+    return {
+      tempFileLimit: await attempt(`select set_config('temp_file_limit', '1024', true)`),
+      role: await attempt(`set local role ${ANALYTICS_ROLE}`),
+    };
+  } finally {
+    client.release();
   }
 }
 
-/** A query's time: `timeoutMs` from when it asked for a connection, `waitedMs` of it spent getting one. */
-interface Budget {
-  timeoutMs: number;
-  deadline: number;
-  waitedMs: number;
+/** The backend process serving a connection (pg reads it from the server as the connection opens). */
+function backendPid(client: pg.PoolClient): number {
+  const pid = (client as unknown as { processID?: unknown }).processID;
+  if (typeof pid !== 'number') throw new Error('the analytics connection has no backend process id');
+  return pid;
+}
+
+/** Runs `action` at `when` unless cleared first; `clear` waits for an action already started. */
+function deadlineTimer(when: number, action: () => Promise<unknown>) {
+  let started: Promise<unknown> | undefined;
+  let fire: () => void = () => {};
+  const fired = new Promise<void>((resolve) => {
+    fire = resolve;
+  });
+  const timer = setTimeout(
+    () => {
+      started = action().catch(() => {});
+      fire();
+    },
+    Math.max(0, when - Date.now()),
+  );
+  return {
+    fired,
+    async clear() {
+      clearTimeout(timer);
+      await started;
+    },
+  };
+}
+
+async function cancelBackend(control: pg.Pool, pid: number): Promise<void> {
+  await control.query('select pg_cancel_backend($1)', [pid]);
+}
+
+/**
+ * Terminates the backend of a query given up, and resolves once it has gone: PostgreSQL ends it at
+ * its next check for interrupts, which a single long function call puts off.
+ */
+async function terminateBackend(control: pg.Pool, pid: number): Promise<void> {
+  try {
+    await control.query('select pg_terminate_backend($1)', [pid]);
+    for (let waitMs = 50; ; waitMs = Math.min(waitMs * 2, 1000)) {
+      const { rows } = await control.query('select 1 from pg_stat_activity where pid = $1', [pid]);
+      if (rows.length === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+    }
+  } catch {
+    // The database cannot be asked: the turn goes back rather than being lost for good.
+  }
+}
+
+/**
+ * The transaction's settings (none needs a superuser but temp_file_limit): the workspace and the
+ * APIs or namespaces the views show; a modest memory for each sort or hash, whatever the server's
+ * default, so a query spills to disk sooner than it takes the database server's memory; no JIT
+ * compilation, which PostgreSQL cannot interrupt and which can take seconds for a large query; UTC
+ * and standard strings so that values print the same on any server; the views' schema as the
+ * search path, so that messages name the public tables without a schema. (Parallel workers need
+ * no setting: PostgreSQL never plans a cursor's query in parallel, so a query takes one core of
+ * the database server at most.)
+ */
+function transactionSettings(
+  request: AnalyticsQuery,
+  limits: AnalyticsLimits,
+  setup: AnalyticsSetup,
+  timeoutMs: number,
+): { sql: string; values: string[] } {
+  const scope = request.restrictTo === undefined ? '*' : textArrayLiteral(request.restrictTo);
+  const settings: Array<[string, string]> = [
+    ['statement_timeout', String(timeoutMs)],
+    ['work_mem', `${limits.workMemKb}kB`],
+    ['jit', 'off'],
+    ['TimeZone', 'UTC'],
+    ['standard_conforming_strings', 'on'],
+    ['search_path', ANALYTICS_SCHEMA],
+    ['keyplane.analytics_workspace', request.workspaceId],
+    // The other dataset's rows stay hidden: '{}' holds no API or namespace.
+    ['keyplane.analytics_apis', request.dataset === 'verifications' ? scope : '{}'],
+    ['keyplane.analytics_namespaces', request.dataset === 'ratelimits' ? scope : '{}'],
+  ];
+  if (setup.tempFileLimit) settings.push(['temp_file_limit', `${limits.tempFileLimitKb}kB`]);
+  return {
+    sql: `select ${settings.map((_, index) => `set_config($${2 * index + 1}, $${2 * index + 2}, true)`).join(', ')}`,
+    values: settings.flat(),
+  };
 }
 
 async function runQuery(
   client: pg.PoolClient,
   compiled: CompiledAnalyticsQuery,
   request: AnalyticsQuery,
-  limits: typeof ANALYTICS_LIMITS,
-  budget: Budget,
+  limits: AnalyticsLimits,
+  deadline: number,
+  setup: AnalyticsSetup,
 ): Promise<Record<string, unknown>[]> {
-  // Each statement may take what is left of the budget, so the timeout bounds the whole query.
+  // Each statement may take what is left of the run time, so the timeout bounds the whole query.
   const remaining = () => {
-    const left = budget.deadline - Date.now();
-    if (left <= 0) throw timeoutError(budget);
-    return String(left);
+    const left = deadline - Date.now();
+    if (left <= 0) throw timeoutError(limits.timeoutMs);
+    return left;
   };
   await client.query('begin transaction read only');
-  await client.query(TRANSACTION_SETTINGS, [remaining()]);
+  const settings = transactionSettings(request, limits, setup, remaining());
+  await client.query(settings.sql, settings.values);
+  if (setup.role) await client.query(`set local role ${ANALYTICS_ROLE}`);
   if (request.retentionDays !== undefined) {
     await refuseBoundsBeforeRetention(client, request.query, compiled.timeBounds, request.retentionDays);
   }
   // Only a query that will run counts against the quota.
   await request.admit?.();
-  // A query that reads no table has no parameters; PostgreSQL refuses parameters it cannot type.
-  const parameters = compiled.tables.length > 0 ? [request.workspaceId, request.restrictTo ?? null] : [];
   await client.query(
     `declare analytics_result no scroll cursor for select row_to_json(q)::text as r from (${compiled.sql}) as q`,
-    parameters,
   );
+  // As many rows per FETCH as can never exceed the result's limit together.
+  const fetchSize = Math.max(1, Math.min(limits.fetchSize, Math.floor(limits.maxResultBytes / compiled.maxRowBytes)));
   const result: Record<string, unknown>[] = [];
   let bytes = 0;
   for (;;) {
-    await client.query(`select set_config('statement_timeout', $1, true)`, [remaining()]);
-    const fetched = await client.query<{ r: string }>(`fetch forward ${limits.fetchSize} from analytics_result`);
+    await client.query(`select set_config('statement_timeout', $1, true)`, [String(remaining())]);
+    const fetched = await client.query<{ r: string }>(`fetch forward ${fetchSize} from analytics_result`);
     for (const { r } of fetched.rows) {
       bytes += Buffer.byteLength(r);
       if (bytes > limits.maxResultBytes) throw memoryLimitError(limits.maxResultBytes);
       result.push(parseRow(r));
     }
-    if (fetched.rows.length < limits.fetchSize) {
+    if (fetched.rows.length < fetchSize) {
       await client.query('commit');
       return result;
     }
@@ -335,14 +554,11 @@ function parseRow(text: string): Record<string, unknown> {
   );
 }
 
-function timeoutError(budget: Budget): DomainError {
-  // Said when it was a noticeable part of the budget: the query itself had that much less time.
-  const waited =
-    budget.waitedMs >= 100 ? `, ${seconds(budget.waitedMs)} of it waiting for a free analytics connection` : '';
+function timeoutError(timeoutMs: number): DomainError {
   return new DomainError(
     422,
     'user/unprocessable_entity/query_execution_timeout',
-    `The query ran longer than ${seconds(budget.timeoutMs)}${waited}. Narrow the time range, filter by key, or read a rollup table (…_per_hour_v1, …_per_day_v1).`,
+    `The query ran longer than ${seconds(timeoutMs)}. Narrow the time range, filter by key, or read a rollup table (…_per_hour_v1, …_per_day_v1).`,
   );
 }
 
@@ -366,16 +582,28 @@ function memoryLimitError(maxBytes: number): DomainError {
   );
 }
 
+/** Taking the analytics role failed: it was dropped or revoked since the setup was found out. */
+function isRoleError(error: unknown): boolean {
+  const code = databaseErrorCode(error);
+  return (code === '42704' || code === '42501') && error instanceof Error && /role/.test(error.message);
+}
+
+/** The fence the guard wraps conditions in (guard.ts), named in PostgreSQL's message when a condition is not boolean. */
+const FENCED_CONDITION = /^function pg_catalog\.booland_statefunc\((.+), boolean\) does not exist$/;
+
+/** Schemas of the views, which PostgreSQL may name in a message: the caller knows the tables without them. */
+const VIEW_SCHEMAS = /\bkeyplane_analytics(?:_scoped)?\./g;
+
 /**
  * PostgreSQL errors caused by the caller's query become 400s with PostgreSQL's message (which
  * names only public columns and values the caller wrote); timeouts and resource limits 422s;
  * anything else stays an internal error.
  */
-function translateQueryError(error: unknown, budget: Budget): unknown {
+function translateQueryError(error: unknown, timeoutMs: number): unknown {
   if (error instanceof DomainError || error instanceof AnalyticsQueryError) return error;
   const code = databaseErrorCode(error);
   if (code === undefined) return error;
-  if (code === '57014') return timeoutError(budget);
+  if (code === '57014') return timeoutError(timeoutMs);
   if (code.startsWith('53') || code.startsWith('54')) {
     return new DomainError(
       422,
@@ -384,7 +612,12 @@ function translateQueryError(error: unknown, budget: Budget): unknown {
     );
   }
   if (/^(21|22|42|0A)/.test(code) && error instanceof Error) {
-    return new AnalyticsQueryError('invalid_analytics_query', `The query failed: ${firstLine(error.message)}.`);
+    const message = firstLine(error.message);
+    const fenced = FENCED_CONDITION.exec(message);
+    const reason = fenced
+      ? `a condition (WHERE, HAVING or JOIN … ON) must be of type boolean, not ${fenced[1]}`
+      : message.replace(VIEW_SCHEMAS, '');
+    return new AnalyticsQueryError('invalid_analytics_query', `The query failed: ${reason}.`);
   }
   return error;
 }

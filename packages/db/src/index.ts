@@ -1,8 +1,12 @@
 export {
   ANALYTICS_LIMITS,
+  ANALYTICS_ROLE,
+  ANALYTICS_SCHEMA,
   type AnalyticsDatabase,
   type AnalyticsDataset,
+  type AnalyticsLimits,
   type AnalyticsQuery,
+  type AnalyticsSetup,
   createAnalyticsDatabase,
   DEFAULT_ANALYTICS_CONNECTIONS,
 } from './analytics.ts';

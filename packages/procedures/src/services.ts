@@ -1,6 +1,5 @@
 import type { CreditSpender, RatelimitRecorder, RootKeyUsageTracker, VerificationRecorder } from '@keyplane/background';
 import type {
-  AnalyticsConcurrency,
   FreshnessCache,
   RatelimitNamespaceSnapshot,
   RatelimitOverrideRule,
@@ -39,10 +38,11 @@ export interface Services {
   verifications: VerificationRecorder;
   ratelimitEvents: RatelimitRecorder;
   rootKeyUsage: RootKeyUsageTracker;
-  /** The connections analytics queries run on, apart from every other call's. */
+  /**
+   * The connections analytics queries run on, apart from every other call's, taken in turns among
+   * workspaces, each with a bound on its queries running at once (429 query_concurrency_exceeded).
+   */
   analytics: AnalyticsDatabase;
-  /** Analytics queries each workspace has under way on this node (429 query_concurrency_exceeded past its bound). */
-  analyticsConcurrency: AnalyticsConcurrency;
   /** Analytics queries one workspace may run per hour (429 query_quota_exceeded past it). */
   analyticsQueriesPerHour: number;
   /** Days of analytics kept (400 query_range_exceeds_retention for queries reaching further back); undefined: kept forever. */

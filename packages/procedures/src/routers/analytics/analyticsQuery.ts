@@ -30,9 +30,9 @@ export function analyticsScope(principal: RootKeyPrincipal, resourceType: 'api' 
 
 /**
  * Runs the query for the caller's workspace, on the analytics connections; a refused query is a
- * 400 pointing into `body.query`. A workspace may have only so many queries under way at once on
- * this node (429 past it), and only a query that passed the checks counts against its hourly
- * quota (429 past it).
+ * 400 pointing into `body.query`. A workspace may have only so many queries running at once on
+ * this node (more wait their turn, 429 when none comes), and only a query that passed the checks
+ * counts against its hourly quota (429 past it).
  */
 export async function runAnalyticsQuery(
   ctx: Context & { rootKey: RootKeyPrincipal },
@@ -42,19 +42,17 @@ export async function runAnalyticsQuery(
 ): Promise<Record<string, unknown>[]> {
   const { services, rootKey } = ctx;
   try {
-    return await services.analyticsConcurrency.run(rootKey.workspaceId, () =>
-      services.analytics.query({
-        dataset,
-        workspaceId: rootKey.workspaceId,
-        restrictTo,
-        query,
-        retentionDays: services.analyticsRetentionDays,
-        admit: async () => {
-          const counted = await services.analyticsQuota.consume(rootKey.workspaceId, services.analyticsQueriesPerHour);
-          if (!counted.passed) throw analyticsQuotaExceeded(services.analyticsQueriesPerHour);
-        },
-      }),
-    );
+    return await services.analytics.query({
+      dataset,
+      workspaceId: rootKey.workspaceId,
+      restrictTo,
+      query,
+      retentionDays: services.analyticsRetentionDays,
+      admit: async () => {
+        const counted = await services.analyticsQuota.consume(rootKey.workspaceId, services.analyticsQueriesPerHour);
+        if (!counted.passed) throw analyticsQuotaExceeded(services.analyticsQueriesPerHour);
+      },
+    });
   } catch (error) {
     if (!(error instanceof AnalyticsQueryError)) throw error;
     throw new DomainError(400, `user/bad_request/${error.code}`, error.message, [
