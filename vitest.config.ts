@@ -6,7 +6,7 @@ import server from './apps/api/vitest.config.ts';
  * (`groupOrder`, vitest runs it before the others), one at a time, so that the rest of the suite
  * does not weigh on one phase of a measurement and not on the other.
  */
-const MEASURING_LATENCY = ['test/analyticsIsolation.test.ts'];
+const MEASURING_LATENCY = ['test/analyticsIsolation.test.ts', 'test/hostileTenant/analyticsLatency.test.ts'];
 
 export default defineConfig({
   test: {

@@ -310,42 +310,53 @@ describe('429', () => {
   const CONCURRENCY_TYPE = `${ERRORS_BASE_URL}/user/too_many_requests/query_concurrency_exceeded`;
   const BUSY_TYPE = `${ERRORS_BASE_URL}/user/too_many_requests/analytics_busy`;
 
-  it("past the workspace's bound on queries under way at once, not counting the refused ones", async () => {
+  it("past the workspace's bound on queries running at once, when none makes way within the wait, not counting the refused ones", async () => {
     const busy = await workspaceWithEvents(api);
-    await withAnalyticsQuota(api, 3, async () => {
-      const running = [getVerifications(ENDLESS_QUERY, busy.rootKey), getVerifications(ENDLESS_QUERY, busy.rootKey)];
+    await withAnalyticsQuota(api, 5, async () => {
+      // Two run; two more wait and run as those run out of time; the last two wait past their bound.
+      const sent = Array.from({ length: 6 }, () => getVerifications(ENDLESS_QUERY, busy.rootKey));
+      const answers = await Promise.all(sent.slice(4));
+      for (const refused of answers) {
+        expect(refused.status).toBe(429);
+        expect(refused.body.error.type).toBe(CONCURRENCY_TYPE);
+        expect(refused.body.error.detail).toBe(
+          'This workspace already has 2 analytics queries running, as many as it may run at once, and none of them made way for this one within 6 s. Retry when one has finished.',
+        );
+      }
       await untilAnalyticsRunning(api, 2);
-      const refused = await getVerifications('select 1', busy.rootKey);
-      expect(refused.status).toBe(429);
-      expect(refused.body.error.type).toBe(CONCURRENCY_TYPE);
-      expect(refused.body.error.detail).toContain('already has 2 analytics queries running');
-      expect((await getVerifications('select 1', busy.rootKey)).body.error.type).toBe(CONCURRENCY_TYPE);
       await cancelAnalytics(api);
-      expect((await Promise.all(running)).map((reply) => reply.status)).toEqual([422, 422]);
-      // The two that ran spent two of the three queries; the two refused spent nothing.
+      expect((await Promise.all(sent.slice(0, 4))).map((reply) => reply.status)).toEqual([422, 422, 422, 422]);
+      // The four that ran spent four of the five queries; the two refused spent nothing.
       expect((await getVerifications('select 1', busy.rootKey)).status).toBe(200);
       expect((await getVerifications('select 1', busy.rootKey)).body.error.type).toBe(QUOTA_TYPE);
     });
-  });
+  }, 30_000);
 
-  it('when no analytics connection comes free within half the budget, not counting it', async () => {
-    const heavy = [await workspaceWithEvents(api), await workspaceWithEvents(api), await workspaceWithEvents(api)];
+  it('when no analytics connection comes free within the run time and its grace, not counting it', async () => {
+    const heavy = await Promise.all(Array.from({ length: 6 }, () => workspaceWithEvents(api)));
     const waiting = await api.workspace();
     await withAnalyticsQuota(api, 1, async () => {
-      const running = heavy.map((busy) => getVerifications(ENDLESS_QUERY, busy.rootKey));
+      // Three run on the three connections; three more wait, and are served first when those time
+      // out, as they waited longer: the last one waits past its bound.
+      const running = heavy.slice(0, 3).map((busy) => getVerifications(ENDLESS_QUERY, busy.rootKey));
       await untilAnalyticsRunning(api, 3);
+      const queued = heavy.slice(3).map((busy) => getVerifications(ENDLESS_QUERY, busy.rootKey));
+      await new Promise((resolve) => setTimeout(resolve, 100));
       const refused = await getVerifications('select 1', waiting.rootKey);
       expect(refused.status).toBe(429);
       expect(refused.body.error.type).toBe(BUSY_TYPE);
       expect(refused.body.error.detail).toBe(
-        'Analytics is busy: no analytics connection came free in 2.5 s. Retry in a few seconds.',
+        'Analytics is busy: no analytics connection came free in 6 s. Retry in a few seconds.',
       );
-      await cancelAnalytics(api);
+      // The first three ran out of time; the three queued behind them run now.
       expect((await Promise.all(running)).map((reply) => reply.status)).toEqual([422, 422, 422]);
+      await untilAnalyticsRunning(api, 3);
+      await cancelAnalytics(api);
+      expect((await Promise.all(queued)).map((reply) => reply.status)).toEqual([422, 422, 422]);
       expect((await getVerifications('select 1', waiting.rootKey)).status).toBe(200);
       expect((await getVerifications('select 1', waiting.rootKey)).body.error.type).toBe(QUOTA_TYPE);
     });
-  });
+  }, 30_000);
 
   it("past the workspace's hourly quota, shared with getRatelimits, and only that workspace's", async () => {
     const limited = await api.workspace();
@@ -459,14 +470,19 @@ describe('cross-workspace isolation', () => {
     expect(counts?.events).toBeGreaterThanOrEqual(9);
   });
 
-  it("a workspace at its bound on queries under way at once holds back no other workspace's", async () => {
+  it("a workspace at its bound on queries running at once holds back no other workspace's", async () => {
     const busy = await workspaceWithEvents(api);
     const running = [getVerifications(ENDLESS_QUERY, busy.rootKey), getVerifications(ENDLESS_QUERY, busy.rootKey)];
     await untilAnalyticsRunning(api, 2);
-    expect((await getVerifications('select 1', busy.rootKey)).status).toBe(429);
+    // Its third waits for one of its two, though a connection is free; another workspace's runs at once.
+    const third = getVerifications('select 1 as one', busy.rootKey);
     expect(await rowsOf('select count(*) as n from key_verifications_v1')).toEqual([{ n: 5 }]);
+    expect(await Promise.race([third, new Promise((resolve) => setTimeout(() => resolve('waiting'), 300))])).toBe(
+      'waiting',
+    );
     await cancelAnalytics(api);
     await Promise.all(running);
+    expect(await third).toMatchObject({ status: 200, body: { data: [{ one: 1 }] } });
   });
 
   it('the other workspace sees its own events only', async () => {
