@@ -131,7 +131,7 @@ const envSchema = z.object({
   ANALYTICS_DATABASE_URL: optionalString.pipe(z.url({ protocol: /^postgres(ql)?$/ }).optional()),
   /** Connections each node keeps for analytics queries, apart from every other call's (each can keep a database core busy). */
   ANALYTICS_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(1),
-  /** Analytics queries one workspace may have under way at once, on each node. */
+  /** Analytics queries one workspace may run at once, on each node; its further ones wait their turn. */
   ANALYTICS_MAX_CONCURRENT_QUERIES: z.coerce.number().int().min(1).max(1000).default(2),
   /** How long an analytics query may run, in milliseconds; it may wait as long again for a connection. */
   ANALYTICS_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
