@@ -2,4 +2,4 @@ export { ALLOWED_FUNCTIONS, ALLOWED_OPERATORS, ALLOWED_TYPES } from './allowlist
 export { type AnalyticsCompiler, createAnalyticsCompiler } from './compiler.ts';
 export { type AnalyticsErrorCode, AnalyticsQueryError, positionAtByte, type QueryPosition } from './errors.ts';
 export { type CompiledQuery, type CompileOptions, compileAnalyticsQuery, type PublicTable } from './guard.ts';
-export { describeBytes, type PublicColumn, type ValueLimits } from './valueBounds.ts';
+export type { PublicColumn, ValueLimits } from './valueBounds.ts';

@@ -71,7 +71,10 @@ function numeric(top: number, bottom: number, digits = top - bottom + 1): ValueB
 
 const BOOLEAN: ValueBound = { bytes: 5, top: 0, bottom: 0, digits: 1 };
 const BIGINT: ValueBound = { bytes: 20, top: 18, bottom: 0, digits: 19 };
-/** float8 → numeric writes 15 significant digits, from 1e308 down to 1e-323 and its 15 digits. */
+/**
+ * A double precision as a numeric: 15 significant digits, the highest at most at 10^308, the lowest
+ * at least at 10^-338 (the smallest double, 4.9e-324, written with its 15 digits).
+ */
 const DOUBLE: ValueBound = { bytes: 25, top: 308, bottom: -338, digits: 17, float: true };
 /** Timestamps, dates, intervals: printed in under 64 bytes. */
 const TIME: ValueBound = { bytes: 64, top: 0, bottom: 0, digits: 1 };
@@ -79,7 +82,7 @@ const TIME: ValueBound = { bytes: 64, top: 0, bottom: 0, digits: 1 };
 const EXTRACTED = numeric(12, -6);
 const NOTHING: ValueBound = { bytes: 0, top: 0, bottom: 0, digits: 0 };
 
-export function columnBound(column: PublicColumn): ValueBound {
+function columnBound(column: PublicColumn): ValueBound {
   switch (column.type) {
     case 'bigint':
       return BIGINT;
@@ -116,7 +119,7 @@ const COMPARISONS: ReadonlySet<string> = new Set([
 const NUMBER = /[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?/gi;
 
 /** The numbers written in `text`, as one bound (zero when it holds none: a cast to numeric fails). */
-export function writtenNumbers(text: string): Omit<ValueBound, 'bytes'> {
+function writtenNumbers(text: string): Omit<ValueBound, 'bytes'> {
   let bound = { top: 0, bottom: 0, digits: 0 };
   for (const [match] of text.matchAll(NUMBER)) {
     const [mantissa = '', exponentText = '0'] = match.toLowerCase().replace(/^[+-]/, '').split('e');
@@ -147,7 +150,8 @@ function max(bounds: readonly ValueBound[]): ValueBound {
       top: Math.max(a.top, b.top),
       bottom: Math.min(a.bottom, b.bottom),
       digits: Math.max(a.digits, b.digits),
-      float: a.float === false || b.float === false ? false : a.float || b.float,
+      // PostgreSQL makes double precision the common type of a double and a numeric.
+      float: a.float || b.float,
     }),
     NOTHING,
   );
@@ -539,7 +543,11 @@ class BoundsWalker {
             ? { ...argument, float: false }
             : numeric(Math.min(argument.top, precision - scale - 1), Math.max(argument.bottom, -scale));
         const fromText = argument.digits >= ANY_NUMBER.digits;
-        element = this.checkNumber(numeric(bound.top, bound.bottom, bound.digits), location, fromText ? 'text cast' : 'cast');
+        element = this.checkNumber(
+          numeric(bound.top, bound.bottom, bound.digits),
+          location,
+          fromText ? 'text cast' : 'cast',
+        );
         break;
       }
       case 'int2':
@@ -556,7 +564,11 @@ class BoundsWalker {
         break;
       case 'varchar': {
         const length = modifiers[0];
-        element = { ...argument, float: false, bytes: length === undefined ? argument.bytes : Math.min(argument.bytes, 4 * length) };
+        element = {
+          ...argument,
+          float: false,
+          bytes: length === undefined ? argument.bytes : Math.min(argument.bytes, 4 * length),
+        };
         break;
       }
       case 'bpchar':
@@ -646,7 +658,12 @@ class BoundsWalker {
         return { bound: this.checkNumber(numeric(first.top + 19, first.bottom), location) };
       case 'avg':
         if (first.float) return { bound: DOUBLE };
-        return { bound: this.checkNumber(numeric(first.top + 1, Math.max(Math.min(first.bottom, -20), -DIVISION_SCALE)), location) };
+        return {
+          bound: this.checkNumber(
+            numeric(first.top + 1, Math.max(Math.min(first.bottom, -20), -DIVISION_SCALE)),
+            location,
+          ),
+        };
       case 'stddev':
       case 'stddev_pop':
       case 'stddev_samp':
@@ -656,14 +673,18 @@ class BoundsWalker {
         if (first.float) return { bound: DOUBLE };
         // Sums of squares: each row's value multiplied by itself.
         return {
-          bound: this.checkNumber(numeric(2 * first.top + 20, Math.max(Math.min(2 * first.bottom, -20), -DIVISION_SCALE)), location),
+          bound: this.checkNumber(
+            numeric(2 * first.top + 20, Math.max(Math.min(2 * first.bottom, -20), -DIVISION_SCALE)),
+            location,
+          ),
           work: productWork(first.digits, first.digits),
         };
       case 'round':
       case 'trunc': {
         if (first.float) return { bound: DOUBLE };
         // The scale (second argument, as written) pads the printed number with zeros, 2000 at most.
-        const scale = args.length > 1 ? Math.min(Math.max(second.top, 0) + 1 > 4 ? 2000 : 10 ** (second.top + 1), 2000) : 0;
+        const scale =
+          args.length > 1 ? Math.min(Math.max(second.top, 0) + 1 > 4 ? 2000 : 10 ** (second.top + 1), 2000) : 0;
         const rounded = numeric(first.top + 1, Math.max(first.bottom, -scale));
         return { bound: { ...rounded, bytes: rounded.bytes + scale } };
       }
@@ -678,7 +699,10 @@ class BoundsWalker {
       case 'mod':
         if (first.float || second.float) return { bound: DOUBLE };
         return {
-          bound: this.checkNumber(numeric(Math.min(first.top, second.top), Math.min(first.bottom, second.bottom)), location),
+          bound: this.checkNumber(
+            numeric(Math.min(first.top, second.top), Math.min(first.bottom, second.bottom)),
+            location,
+          ),
           work: productWork(first.digits, second.digits),
         };
       case 'extract':
@@ -790,7 +814,7 @@ function firstLocationOf(select: SelectStmt): number | undefined {
   return target && 'ResTarget' in target ? target.ResTarget.location : undefined;
 }
 
-export function describeBytes(bytes: number): string {
+function describeBytes(bytes: number): string {
   if (bytes >= 1024 * 1024 * 1024) return `${Number((bytes / 1024 / 1024 / 1024).toFixed(1))} GiB`;
   if (bytes >= 1024 * 1024) return `${Number((bytes / 1024 / 1024).toFixed(1))} MiB`;
   if (bytes >= 1024) return `${Number((bytes / 1024).toFixed(1))} KiB`;
