@@ -93,6 +93,7 @@ describe('FairTurns', () => {
     await queue(turns, 'ws_a:1', served);
     const waiting = [queue(turns, 'ws_a:2', served), queue(turns, 'ws_a:3', served)];
     expect(await queue(turns, 'ws_a:4', served)).toBe('too many waiting');
+    expect(turns.waiting).toBe(2);
     expect(await queue(turns, 'ws_b:1', served, 10)).toBe('busy');
     turns.give('ws_a');
     await settle();

@@ -78,6 +78,13 @@ export class FairTurns {
     });
   }
 
+  /** Callers waiting for a turn now. */
+  get waiting(): number {
+    let waiting = 0;
+    for (const waiters of this.#waiting.values()) waiting += waiters.length;
+    return waiting;
+  }
+
   /** Gives back a turn `tenant` held: to the next waiter as above, or to the free ones. */
   give(tenant: string): void {
     const held = this.#heldBy(tenant) - 1;

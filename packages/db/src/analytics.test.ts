@@ -244,3 +244,21 @@ describe('limits', () => {
     expect(answeredAt).toBeGreaterThanOrEqual(goneAt);
   }, 90_000);
 });
+
+describe('turns', () => {
+  it("count the queries waiting for one among the pool's waiting callers, for the metrics", async () => {
+    const endless = {
+      dataset: 'verifications',
+      workspaceId: WORKSPACE,
+      limits: { timeoutMs: 1_000 },
+      query: `select count(*) from ${Array.from({ length: 12 }, (_, i) => `key_verifications_v1 t${i}`).join(', ')}`,
+    } as const;
+    const running = analytics.query(endless).catch((error: unknown) => error);
+    const waiting = analytics.query(endless).catch((error: unknown) => error);
+    while (analytics.poolUsage().waiting === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(analytics.poolUsage()).toMatchObject({ waiting: 1, max: 1 });
+    expect(await running).toMatchObject({ type: 'user/unprocessable_entity/query_execution_timeout' });
+    expect(await waiting).toMatchObject({ type: 'user/unprocessable_entity/query_execution_timeout' });
+    expect(analytics.poolUsage().waiting).toBe(0);
+  }, 30_000);
+});

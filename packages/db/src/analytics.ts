@@ -336,7 +336,8 @@ export function createAnalyticsDatabase(
       await control.end();
       await compiler.close();
     },
-    poolUsage: () => poolUsageOf(pool),
+    // Queries wait for a turn rather than in the pool's own queue, which is never used.
+    poolUsage: () => ({ ...poolUsageOf(pool), waiting: turns.waiting }),
   };
 }
 
