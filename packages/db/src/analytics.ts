@@ -294,38 +294,35 @@ export function createAnalyticsDatabase(
         running.catch(() => {});
         const cancelled = deadlineTimer(deadline + CANCEL_AFTER_MS, () => cancelBackend(control, pid));
         const givenUp = deadlineTimer(deadline + ABANDON_AFTER_MS, () => Promise.resolve());
-        try {
-          const outcome = await Promise.race([
-            running.then(
-              (rows) => ({ rows }),
-              (error: unknown) => ({ error }),
-            ),
-            givenUp.fired.then(() => 'given up' as const),
-          ]);
-          if (outcome === 'given up') {
-            // Its backend is terminated below: what it says as it goes is no one's concern.
-            client.on('error', () => {});
-            client.release(new Error('the analytics query ran past its deadline'));
-            turnHeld = false;
-            void terminateBackend(control, pid).finally(giveTurn);
-            throw timeoutError(limits.timeoutMs);
-          }
-          if ('rows' in outcome) {
-            client.release();
-            return outcome.rows;
-          }
-          const reusable = await client.query('rollback').then(
-            () => true,
-            () => false,
-          );
-          client.release(!reusable);
-          if (isRoleError(outcome.error)) knownSetup = undefined;
-          throw translateQueryError(outcome.error, limits.timeoutMs);
-        } finally {
-          givenUp.clear();
-          // A cancel sent must have arrived before the connection serves another query.
-          await cancelled.clear();
+        const outcome = await Promise.race([
+          running.then(
+            (rows) => ({ rows }),
+            (error: unknown) => ({ error }),
+          ),
+          givenUp.fired.then(() => 'given up' as const),
+        ]);
+        await givenUp.clear();
+        // A cancel sent must have arrived before the connection does anything else.
+        await cancelled.clear();
+        if (outcome === 'given up') {
+          // Its backend is terminated below: what it says as it goes is no one's concern.
+          client.on('error', () => {});
+          client.release(new Error('the analytics query ran past its deadline'));
+          turnHeld = false;
+          void terminateBackend(control, pid).finally(giveTurn);
+          throw timeoutError(limits.timeoutMs);
         }
+        if ('rows' in outcome) {
+          client.release();
+          return outcome.rows;
+        }
+        const reusable = await client.query('rollback').then(
+          () => true,
+          () => false,
+        );
+        client.release(!reusable);
+        if (isRoleError(outcome.error)) knownSetup = undefined;
+        throw translateQueryError(outcome.error, limits.timeoutMs);
       } finally {
         if (turnHeld) giveTurn();
       }
