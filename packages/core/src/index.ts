@@ -65,6 +65,7 @@ export * from './verification/verify.ts';
 export {
   DEFAULT_CREDITS_LOW_THRESHOLD,
   DEFAULT_EXPIRING_NOTICE_MS,
+  DEFAULT_WEBHOOK_ENDPOINTS_PER_WORKSPACE,
   isPrivateAddress,
   newWebhookSecret,
   WEBHOOK_DISABLE_AFTER_MS,

@@ -27,6 +27,13 @@ export function webhookRetryDelay(attempt: number, delays: readonly number[], ra
   return Math.round(delay * (0.8 + 0.4 * random()));
 }
 
+/**
+ * Endpoints one workspace may have when the server sets no other bound
+ * (LIMIT_WEBHOOK_ENDPOINTS_PER_WORKSPACE, docs/contract.md#limits): each event is written once per
+ * matching endpoint, in the transaction of the change, so the bound caps the fan-out of one change.
+ */
+export const DEFAULT_WEBHOOK_ENDPOINTS_PER_WORKSPACE = 100;
+
 /** An endpoint failing without a success for this long is disabled, and says why. */
 export const WEBHOOK_DISABLE_AFTER_MS = 5 * 24 * 3_600_000;
 

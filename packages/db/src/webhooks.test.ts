@@ -47,7 +47,9 @@ describe('deleting an endpoint while a node sends one of its deliveries', () => 
         expiringNoticeMs: 86_400_000,
       },
       'whsec_test',
+      1,
     );
+    if (!endpoint) throw new Error('the endpoint was not created');
     expect(await enqueueTestEvent(database.orm.em.fork(), workspaceId, endpoint.id, {})).toBe(true);
 
     // A node's delivery transaction: the delivery claimed, its request on its way, then the attempt recorded.

@@ -1,4 +1,5 @@
 import { newId } from '@keyplane/core';
+import { amongIds, type PageQuery, startingAt } from './listing.ts';
 import { type EntityManager, epochMs, rows, sql } from './sql.ts';
 
 /** What a change tells the outbox (docs/webhooks.md): written in the change's own transaction. */
@@ -123,28 +124,45 @@ export interface WebhookEndpointSettings {
   expiringNoticeMs: number;
 }
 
+/**
+ * Creates an endpoint unless the workspace already has `maxEndpoints` (docs/contract.md#limits):
+ * undefined then, writing nothing. The count and the insert run under a lock of the workspace's
+ * endpoints, so concurrent creations cannot pass the bound together.
+ */
 export async function createWebhookEndpoint(
   em: EntityManager,
   workspaceId: string,
   settings: WebhookEndpointSettings,
   secret: string,
-): Promise<WebhookEndpointRecord> {
-  const [row] = await rows<EndpointRow>(
-    em,
-    sql`insert into webhook_endpoints (id, workspace_id, url, description, event_types, api_ids, secret, enabled,
-          credits_low_threshold, credits_low_percent, expiring_notice_ms, created_at)
-        values (${newId('webhookEndpoint')}, ${workspaceId}, ${settings.url}, ${settings.description},
-          ${settings.eventTypes}::text[], ${settings.apiIds}::text[], ${secret}, ${settings.enabled},
-          ${settings.creditsLowThreshold}, ${settings.creditsLowPercent}, ${settings.expiringNoticeMs}, now())
-        returning ${ENDPOINT_COLUMNS}`,
-  );
-  return endpointRecord(row as EndpointRow);
+  maxEndpoints: number,
+): Promise<WebhookEndpointRecord | undefined> {
+  return em.transactional(async (tx) => {
+    await rows(tx, sql`select pg_advisory_xact_lock(hashtextextended(${`webhook_endpoints:${workspaceId}`}, 0))`);
+    const [row] = await rows<EndpointRow>(
+      tx,
+      sql`insert into webhook_endpoints (id, workspace_id, url, description, event_types, api_ids, secret, enabled,
+            credits_low_threshold, credits_low_percent, expiring_notice_ms, created_at)
+          select ${newId('webhookEndpoint')}, ${workspaceId}, ${settings.url}, ${settings.description},
+            ${settings.eventTypes}::text[], ${settings.apiIds}::text[], ${secret}, ${settings.enabled},
+            ${settings.creditsLowThreshold}, ${settings.creditsLowPercent}, ${settings.expiringNoticeMs}, now()
+          where (select count(*) from webhook_endpoints where workspace_id = ${workspaceId}) < ${maxEndpoints}
+          returning ${ENDPOINT_COLUMNS}`,
+    );
+    return row && endpointRecord(row);
+  });
 }
 
-export async function listWebhookEndpoints(em: EntityManager, workspaceId: string): Promise<WebhookEndpointRecord[]> {
+/** A page of the workspace's endpoints in id (creation) order. */
+export async function listWebhookEndpoints(
+  em: EntityManager,
+  workspaceId: string,
+  query: PageQuery,
+): Promise<WebhookEndpointRecord[]> {
   const found = await rows<EndpointRow>(
     em,
-    sql`select ${ENDPOINT_COLUMNS} from webhook_endpoints where workspace_id = ${workspaceId} order by id`,
+    sql`select ${ENDPOINT_COLUMNS} from webhook_endpoints
+         where workspace_id = ${workspaceId} and ${startingAt('id', query.fromId)} and ${amongIds('id', query.ids)}
+         order by id limit ${query.count}`,
   );
   return found.map(endpointRecord);
 }
