@@ -1,4 +1,4 @@
-import { WEBHOOK_WORKERS } from '@keyplane/background';
+import { TARGET_NOT_ALLOWED, WEBHOOK_WORKERS } from '@keyplane/background';
 import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -361,7 +361,7 @@ describe('private targets', () => {
     );
     expect(log[0]?.attempts[0]).toMatchObject({
       statusCode: null,
-      error: expect.stringContaining('non-public address'),
+      error: TARGET_NOT_ALLOWED,
     });
     expect(receiver.received).toEqual([]);
   });

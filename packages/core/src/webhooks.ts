@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 // In a file of their own, so that the dashboard can offer them (packages/core/src/rules.ts).
 export {
@@ -34,43 +35,51 @@ export function webhookRetryDelay(attempt: number, delays: readonly number[], ra
  */
 export const DEFAULT_WEBHOOK_ENDPOINTS_PER_WORKSPACE = 100;
 
+/** How much of a receiver's answer the delivery log keeps, in bytes. */
+export const WEBHOOK_RESPONSE_LOG_BYTES = 1024;
+
+const utf8 = new TextDecoder('utf-8', { fatal: false });
+
+/**
+ * What the delivery log keeps of a receiver's answer: its first WEBHOOK_RESPONSE_LOG_BYTES bytes as
+ * text that can always be stored and shown, whatever the receiver sent. Bytes that are not UTF-8 (a
+ * character cut at the end included) and U+0000, which a PostgreSQL text cannot hold, become U+FFFD.
+ */
+export function webhookResponseExcerpt(bytes: Uint8Array): string {
+  return utf8.decode(bytes.subarray(0, WEBHOOK_RESPONSE_LOG_BYTES)).replaceAll('\u0000', '\uFFFD');
+}
+
 /** An endpoint failing without a success for this long is disabled, and says why. */
 export const WEBHOOK_DISABLE_AFTER_MS = 5 * 24 * 3_600_000;
 
-// Where a webhook must not go unless the operator allows it: the host itself, its private
-// networks and the cloud metadata services reachable through link-local addresses.
-const PRIVATE_RANGES = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 3],
-] as const) {
-  PRIVATE_RANGES.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 127],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const) {
-  PRIVATE_RANGES.addSubnet(network, prefix, 'ipv6');
+// Where a webhook may go unless the operator allows more (docs/webhooks.md#safety): only addresses
+// ipaddr.js classifies as ordinary unicast, and for IPv6 only inside global unicast 2000::/3. So
+// loopback, private, link-local, carrier-grade NAT, multicast, reserved and documentation ranges are
+// refused, and so is every IPv6 range that embeds an IPv4 address (the IPv4 address inside could be
+// any of those): IPv4-mapped, IPv4-compatible (::/96, outside 2000::/3), SIIT (RFC 6145), NAT64
+// (RFC 6052, RFC 8215), 6to4 and Teredo.
+const GLOBAL_UNICAST_IPV6 = ipaddr.IPv6.parseCIDR('2000::/3');
+
+/**
+ * Whether an IP address (IPv4 in any form ipaddr.js reads, or IPv6) is anything but an ordinary
+ * public unicast address; anything that is not an address at all counts as not public.
+ */
+export function isPrivateAddress(address: string): boolean {
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    parsed = ipaddr.parse(address);
+  } catch {
+    return true;
+  }
+  if (parsed.kind() === 'ipv4') return parsed.range() !== 'unicast';
+  const ipv6 = parsed as ipaddr.IPv6;
+  return !ipv6.match(GLOBAL_UNICAST_IPV6) || ipv6.range() !== 'unicast';
 }
 
-/** Whether an IP address is loopback, private, link-local or otherwise not on the public internet. */
-export function isPrivateAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return PRIVATE_RANGES.check(address, 'ipv4');
-  if (family !== 6) return true;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  if (mapped) return PRIVATE_RANGES.check(mapped, 'ipv4');
-  return PRIVATE_RANGES.check(address, 'ipv6');
+/** `localhost` and the names under it resolve to the host itself (RFC 6761), with or without the root's dot. */
+export function isLocalhostName(hostname: string): boolean {
+  const name = hostname.toLowerCase().replace(/\.+$/, '');
+  return name === 'localhost' || name.endsWith('.localhost');
 }
 
 /**
@@ -90,7 +99,7 @@ export function webhookUrlProblem(url: string, allowPrivate: boolean): string | 
   if (parsed.username || parsed.password) return '`url` must not carry a user name or password';
   if (allowPrivate) return null;
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  if (host === 'localhost' || host.endsWith('.localhost') || (isIP(host) !== 0 && isPrivateAddress(host))) {
+  if (isLocalhostName(host) || (isIP(host) !== 0 && isPrivateAddress(host))) {
     return '`url` points at a loopback, private or link-local address; webhooks go only to public addresses unless the server sets WEBHOOKS_ALLOW_PRIVATE=true';
   }
   return null;
