@@ -76,7 +76,8 @@ export async function startWebhookDelivery(
     orm.em.fork().transactional(async (tx) => {
       const [delivery] = await claimDueDeliveries(tx, 1);
       if (!delivery) return false;
-      await recordDeliveryAttempt(tx, delivery, await attempt(delivery));
+      const { refused } = await recordDeliveryAttempt(tx, delivery, await attempt(delivery));
+      if (refused !== undefined) options.onError?.(refused);
       return true;
     });
 

@@ -152,6 +152,7 @@ export {
   verificationTable,
 } from './verificationEvents.ts';
 export {
+  ATTEMPT_NOT_RECORDED,
   type AttemptOutcome,
   type ClaimedDelivery,
   claimDueDeliveries,

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { rows, sql } from './sql.ts';
 import { createTestDatabase, type TestDatabase } from './testing/index.ts';
 import {
+  ATTEMPT_NOT_RECORDED,
   claimDueDeliveries,
   createWebhookEndpoint,
   deleteWebhookEndpoint,
@@ -28,6 +29,64 @@ async function waitingForLocks(): Promise<number> {
   );
   return found?.n ?? 0;
 }
+
+const ENDPOINT_SETTINGS = {
+  url: 'http://127.0.0.1:9/hook',
+  description: null,
+  eventTypes: ['*'],
+  apiIds: null,
+  enabled: true,
+  creditsLowThreshold: null,
+  creditsLowPercent: null,
+  expiringNoticeMs: 86_400_000,
+};
+
+describe('an attempt whose answer the database refuses', () => {
+  it('is logged without it, and its delivery waits for its retry as after any failure', async () => {
+    const workspaceId = 'ws_unrecordable_answer';
+    await workspaceStore(database.orm.em.fork()).insertWorkspace({ id: workspaceId, name: 'webhooks' });
+    const endpoint = await createWebhookEndpoint(database.orm.em.fork(), workspaceId, ENDPOINT_SETTINGS, 'whsec_t', 1);
+    if (!endpoint) throw new Error('the endpoint was not created');
+    await enqueueTestEvent(database.orm.em.fork(), workspaceId, endpoint.id, {});
+    const retryAt = Date.now() + 3_600_000;
+
+    const refused = await database.orm.em.fork().transactional(async (tx) => {
+      const [delivery] = await claimDueDeliveries(tx, 1);
+      if (!delivery) throw new Error('no delivery was due');
+      // What a receiver answering NUL bytes got through before its answer was made storable.
+      const recorded = await recordDeliveryAttempt(tx, delivery, {
+        statusCode: 500,
+        error: null,
+        responseBody: 'before\u0000after',
+        durationMs: 3,
+        succeeded: false,
+        retryAt,
+        disableAfterMs: 86_400_000,
+      });
+      return recorded.refused;
+    });
+    expect(String(refused)).toMatch(/0x00/);
+
+    const [stored] = await rows(
+      database.orm.em.fork(),
+      sql<{ state: string; attempts: number; next_attempt_at: Date; failing: boolean }>`
+        select d.state, d.attempts, d.next_attempt_at, ep.failing_since is not null as failing
+          from webhook_deliveries d join webhook_endpoints ep on ep.id = d.endpoint_id
+         where d.endpoint_id = ${endpoint.id}`,
+    );
+    expect(stored).toMatchObject({ state: 'pending', attempts: 1, failing: true });
+    expect(new Date(stored?.next_attempt_at ?? 0).getTime()).toBe(retryAt);
+    const logged = await rows(
+      database.orm.em.fork(),
+      sql<{ status_code: number; error: string; response_body: string | null }>`
+        select a.status_code, a.error, a.response_body from webhook_attempts a
+          join webhook_deliveries d on d.id = a.delivery_id where d.endpoint_id = ${endpoint.id}`,
+    );
+    expect(logged).toEqual([{ status_code: 500, error: ATTEMPT_NOT_RECORDED, response_body: null }]);
+    // Not due again before its retry: no node claims it now.
+    expect(await database.orm.em.fork().transactional((tx) => claimDueDeliveries(tx, 10))).toEqual([]);
+  });
+});
 
 describe('deleting an endpoint while a node sends one of its deliveries', () => {
   it('waits for the delivery to be recorded, then deletes both, without a deadlock', async () => {

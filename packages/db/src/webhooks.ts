@@ -407,15 +407,35 @@ export interface AttemptOutcome {
   disableAfterMs: number;
 }
 
+/** What the log says of an attempt whose answer could not be stored (recordDeliveryAttempt). */
+export const ATTEMPT_NOT_RECORDED = 'the answer could not be recorded';
+
 /**
  * Logs an attempt and moves its delivery on, in the claiming transaction `tx`; a success ends the
- * endpoint's failure streak, a streak longer than `disableAfterMs` disables it and says why.
+ * endpoint's failure streak, a streak longer than `disableAfterMs` disables it and says why. When
+ * the database refuses what the attempt got, the attempt is logged again without it
+ * (ATTEMPT_NOT_RECORDED), inside a savepoint: the delivery moves on all the same, so a receiver's
+ * answer can never roll the claim back and have the delivery sent again at once, unlogged.
+ * Answers what the database refused, for the caller to report; nothing when all was recorded.
  */
 export async function recordDeliveryAttempt(
   tx: EntityManager,
   delivery: ClaimedDelivery,
   outcome: AttemptOutcome,
-): Promise<void> {
+): Promise<{ refused?: unknown }> {
+  await rows(tx, sql`savepoint record_attempt`);
+  try {
+    await writeAttempt(tx, delivery, outcome);
+    await rows(tx, sql`release savepoint record_attempt`);
+    return {};
+  } catch (refused) {
+    await rows(tx, sql`rollback to savepoint record_attempt`);
+    await writeAttempt(tx, delivery, { ...outcome, error: ATTEMPT_NOT_RECORDED, responseBody: null });
+    return { refused };
+  }
+}
+
+async function writeAttempt(tx: EntityManager, delivery: ClaimedDelivery, outcome: AttemptOutcome): Promise<void> {
   const state = outcome.succeeded ? 'succeeded' : outcome.retryAt === null ? 'failed' : 'pending';
   const retryAt = outcome.retryAt === null ? null : new Date(outcome.retryAt);
   await rows(
