@@ -16,6 +16,7 @@ export { type SpoolReplay, type SpoolReplayOptions, startSpoolReplay } from './s
 export {
   startWebhookDelivery,
   WEBHOOK_WORKERS,
+  WEBHOOK_WORKSPACE_IN_FLIGHT,
   type WebhookDelivery,
   type WebhookDeliveryOptions,
 } from './webhookDelivery.ts';

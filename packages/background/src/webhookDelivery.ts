@@ -4,6 +4,7 @@ import {
   type ClaimedDelivery,
   claimDueDeliveries,
   createOrm,
+  type EntityManager,
   enqueueDueExpiryEvents,
   hasDueDeliveries,
   recordDeliveryAttempt,
@@ -15,6 +16,16 @@ import { type ResolveHost, sendWebhook } from './webhookSend.ts';
  * the worker's own pool) while it waits for the receiver, so one slow receiver holds up one worker.
  */
 export const WEBHOOK_WORKERS = 4;
+/**
+ * Deliveries one workspace may have under way on a node at once: a workspace whose receivers hang
+ * or crawl holds at most this many of the node's workers, and the others serve everyone else.
+ */
+export const WEBHOOK_WORKSPACE_IN_FLIGHT = 2;
+/**
+ * How many of each workspace's oldest due deliveries a claim considers: those under way on any node
+ * count among them, so a workspace has about this many under way across all nodes at most.
+ */
+const CLAIM_CANDIDATES_PER_WORKSPACE = WEBHOOK_WORKERS;
 /** How often a node whose workers are idle looks for due deliveries, and for due expiry events. */
 const POLL_MS = 500;
 const EXPIRY_SCAN_MS = 10_000;
@@ -71,14 +82,48 @@ export async function startWebhookDelivery(
     };
   }
 
+  /** Deliveries under way on this node, by workspace. */
+  const inFlight = new Map<string, number>();
+  let claiming: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Claims the next delivery, workspaces taking turns, passing over those with
+   * WEBHOOK_WORKSPACE_IN_FLIGHT under way here; one claim at a time on a node, so that two workers
+   * cannot both take a workspace's last place.
+   */
+  function claimNext(tx: EntityManager): Promise<ClaimedDelivery | undefined> {
+    const claim = claiming.then(async () => {
+      const busy = [...inFlight].filter(([, count]) => count >= WEBHOOK_WORKSPACE_IN_FLIGHT).map(([id]) => id);
+      const [delivery] = await claimDueDeliveries(tx, {
+        count: 1,
+        perWorkspace: CLAIM_CANDIDATES_PER_WORKSPACE,
+        skipWorkspaces: busy,
+      });
+      if (delivery) inFlight.set(delivery.workspaceId, (inFlight.get(delivery.workspaceId) ?? 0) + 1);
+      return delivery;
+    });
+    claiming = claim.catch(() => undefined);
+    return claim;
+  }
+
+  function release(workspaceId: string): void {
+    const left = (inFlight.get(workspaceId) ?? 1) - 1;
+    if (left > 0) inFlight.set(workspaceId, left);
+    else inFlight.delete(workspaceId);
+  }
+
   /** Claims, sends and records one delivery in one transaction; false when none was due. */
   const deliverOne = () =>
     orm.em.fork().transactional(async (tx) => {
-      const [delivery] = await claimDueDeliveries(tx, 1);
+      const delivery = await claimNext(tx);
       if (!delivery) return false;
-      const { refused } = await recordDeliveryAttempt(tx, delivery, await attempt(delivery));
-      if (refused !== undefined) options.onError?.(refused);
-      return true;
+      try {
+        const { refused } = await recordDeliveryAttempt(tx, delivery, await attempt(delivery));
+        if (refused !== undefined) options.onError?.(refused);
+        return true;
+      } finally {
+        release(delivery.workspaceId);
+      }
     });
 
   async function work(): Promise<void> {

@@ -19,6 +19,7 @@ afterAll(async () => {
 
 const delivery = (url: string): ClaimedDelivery => ({
   id: 'whdl_test',
+  workspaceId: 'ws_test',
   attempt: 1,
   eventId: 'msg_test',
   payload: JSON.stringify({ type: 'webhook.test', timestamp: '2026-11-25T06:00:00.000Z', data: {} }),

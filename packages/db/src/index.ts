@@ -155,6 +155,7 @@ export {
   ATTEMPT_NOT_RECORDED,
   type AttemptOutcome,
   type ClaimedDelivery,
+  type ClaimOptions,
   claimDueDeliveries,
   createWebhookEndpoint,
   deleteWebhookEndpoint,

@@ -335,6 +335,7 @@ export async function redeliverWebhook(
 /** A delivery a node has claimed, with what it needs to send it. */
 export interface ClaimedDelivery {
   id: string;
+  workspaceId: string;
   /** This attempt's number, from 1. */
   attempt: number;
   eventId: string;
@@ -344,18 +345,34 @@ export interface ClaimedDelivery {
   secret: string;
 }
 
+export interface ClaimOptions {
+  /** How many deliveries to claim at most. */
+  count: number;
+  /**
+   * How many of each workspace's oldest due deliveries are candidates; those already claimed
+   * elsewhere count, so a workspace has at most about this many under way across all nodes.
+   */
+  perWorkspace: number;
+  /** Workspaces to pass over (those at their bound of deliveries under way on the caller's node). */
+  skipWorkspaces?: readonly string[];
+}
+
 /**
  * Locks up to `count` due deliveries in `tx` (SKIP LOCKED: other nodes claim others) for the
- * caller to send and record in the same transaction. A node killed mid-delivery rolls back: its
- * deliveries are free again at once and no attempt of theirs counts. Deliveries of a disabled
- * endpoint wait, and go out if it is enabled again. The endpoint is held too (KEY SHARE: its
- * updates and other nodes' deliveries go on), so that deleting it waits for the delivery rather
- * than take the endpoint first and deadlock with the attempt's update of it; an endpoint being
- * deleted is skipped.
+ * caller to send and record in the same transaction. Workspaces take turns: the candidates are the
+ * `perWorkspace` oldest due deliveries of each workspace with pending ones (found one index probe
+ * per workspace), taken first by their rank within their workspace, then by due time, so a
+ * workspace's backlog does not delay another's next event by more than a turn (docs/webhooks.md,
+ * Delivery). A node killed mid-delivery rolls back: its deliveries are free again at once and no
+ * attempt of theirs counts. Deliveries of a disabled endpoint wait, and go out if it is enabled
+ * again. The endpoint is held too (KEY SHARE: its updates and other nodes' deliveries go on), so
+ * that deleting it waits for the delivery rather than take the endpoint first and deadlock with the
+ * attempt's update of it; an endpoint being deleted is skipped.
  */
-export async function claimDueDeliveries(tx: EntityManager, count: number): Promise<ClaimedDelivery[]> {
+export async function claimDueDeliveries(tx: EntityManager, options: ClaimOptions): Promise<ClaimedDelivery[]> {
   const claimed = await rows<{
     id: string;
+    workspace_id: string;
     attempts: number;
     event_id: string;
     payload: string;
@@ -364,18 +381,43 @@ export async function claimDueDeliveries(tx: EntityManager, count: number): Prom
     secret: string;
   }>(
     tx,
-    sql`select d.id, d.attempts, ev.id as event_id, ev.payload::text as payload, ep.id as endpoint_id, ep.url, ep.secret
-          from webhook_deliveries d
+    sql`with recursive pending_workspaces as (
+          (select workspace_id from webhook_deliveries where state = 'pending' order by workspace_id limit 1)
+          union all
+          select (select d.workspace_id from webhook_deliveries d
+                   where d.state = 'pending' and d.workspace_id > w.workspace_id
+                   order by d.workspace_id limit 1)
+            from pending_workspaces w where w.workspace_id is not null
+        ),
+        candidates as (
+          select c.id, c.next_attempt_at, c.turn
+            from pending_workspaces w
+            cross join lateral (
+              select d.id, d.next_attempt_at, row_number() over (order by d.next_attempt_at) as turn
+                from webhook_deliveries d join webhook_endpoints ep on ep.id = d.endpoint_id
+               where d.state = 'pending' and d.workspace_id = w.workspace_id
+                 and d.next_attempt_at <= now() and ep.enabled
+               order by d.next_attempt_at
+               limit ${options.perWorkspace}
+            ) c
+           where w.workspace_id is not null
+             and w.workspace_id <> all(${[...(options.skipWorkspaces ?? [])]}::text[])
+        )
+        select d.id, d.workspace_id, d.attempts, ev.id as event_id, ev.payload::text as payload,
+               ep.id as endpoint_id, ep.url, ep.secret
+          from candidates c
+          join webhook_deliveries d on d.id = c.id
           join webhook_events ev on ev.id = d.event_id
           join webhook_endpoints ep on ep.id = d.endpoint_id
          where d.state = 'pending' and d.next_attempt_at <= now() and ep.enabled
-         order by d.next_attempt_at
-         limit ${count}
+         order by c.turn, c.next_attempt_at
+         limit ${options.count}
          for update of d skip locked
          for key share of ep skip locked`,
   );
   return claimed.map((row) => ({
     id: row.id,
+    workspaceId: row.workspace_id,
     attempt: row.attempts + 1,
     eventId: row.event_id,
     payload: row.payload,
