@@ -37,6 +37,7 @@ export async function startHostileReceiver() {
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   let open = 0;
+  let mostOpen = 0;
 
   const every = (socket: Socket, ms: number, tick: () => void) => {
     const timer = setInterval(() => (socket.destroyed ? clearInterval(timer) : tick()), ms);
@@ -105,6 +106,7 @@ export async function startHostileReceiver() {
   const server = createServer((socket) => {
     sockets.add(socket);
     open++;
+    mostOpen = Math.max(mostOpen, open);
     socket.on('error', () => {});
     socket.once('close', () => {
       sockets.delete(socket);
@@ -133,6 +135,8 @@ export async function startHostileReceiver() {
     requestsTo: (path: string) => requests.get(path) ?? 0,
     /** Connections the sender holds open right now. */
     openConnections: () => open,
+    /** The most connections the sender held open at once. */
+    mostOpenConnections: () => mostOpen,
     close: () =>
       new Promise<void>((resolve) => {
         for (const timer of timers) clearInterval(timer);
