@@ -74,6 +74,7 @@ export {
   WEBHOOK_RESPONSE_LOG_BYTES,
   WEBHOOK_RETRY_DELAYS_MS,
   type WebhookEventType,
+  webhookPayloadReader,
   webhookResponseExcerpt,
   webhookRetryDelay,
   webhookUrlProblem,

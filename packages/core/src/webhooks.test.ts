@@ -5,6 +5,7 @@ import {
   newWebhookSecret,
   WEBHOOK_RESPONSE_LOG_BYTES,
   WEBHOOK_RETRY_DELAYS_MS,
+  webhookPayloadReader,
   webhookResponseExcerpt,
   webhookRetryDelay,
   webhookUrlProblem,
@@ -165,6 +166,39 @@ describe('webhookResponseExcerpt', () => {
 
   it('keeps the first WEBHOOK_RESPONSE_LOG_BYTES bytes', () => {
     expect(excerpt('x'.repeat(WEBHOOK_RESPONSE_LOG_BYTES * 4))).toBe('x'.repeat(WEBHOOK_RESPONSE_LOG_BYTES));
+  });
+});
+
+describe('webhookPayloadReader', () => {
+  it.each([
+    [
+      'key.created',
+      { keyId: 'key_1', apiId: 'api_1' },
+      { resourceType: 'api', resourceId: 'api_1', action: 'read_key' },
+    ],
+    [
+      'key.credits.low',
+      { keyId: 'key_1', apiId: 'api_2' },
+      { resourceType: 'api', resourceId: 'api_2', action: 'read_key' },
+    ],
+    [
+      'rootkey.created',
+      { rootKeyId: 'rk_1' },
+      { resourceType: 'workspace', resourceId: '*', action: 'manage_root_keys' },
+    ],
+    [
+      'ratelimit.override.changed',
+      { namespaceId: 'rlns_1' },
+      { resourceType: 'ratelimit', resourceId: 'rlns_1', action: 'read_override' },
+    ],
+    ['webhook.test', { endpointId: 'whep_1' }, 'everyReader'],
+    // What the rule does not know is shown to nobody.
+    ['key.created', { keyId: 'key_1' }, 'nobody'],
+    ['key.created', { apiId: 7 }, 'nobody'],
+    ['ratelimit.override.changed', {}, 'nobody'],
+    ['workspace.renamed', { name: 'x' }, 'nobody'],
+  ])('%s with %j: %j', (type, data, reader) => {
+    expect(webhookPayloadReader(type, data)).toEqual(reader);
   });
 });
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import type { PermissionTuple } from './permissions.ts';
 
 // In a file of their own, so that the dashboard can offer them (packages/core/src/rules.ts).
 export {
@@ -47,6 +48,32 @@ const utf8 = new TextDecoder('utf-8', { fatal: false });
  */
 export function webhookResponseExcerpt(bytes: Uint8Array): string {
   return utf8.decode(bytes.subarray(0, WEBHOOK_RESPONSE_LOG_BYTES)).replaceAll('\u0000', '\uFFFD');
+}
+
+/**
+ * Who may see an event's payload in the delivery log (docs/webhooks.md#who-reads-the-delivery-log):
+ * reading an endpoint shows that its events were sent, but what they carry only to a reader who
+ * could read what the event is about. `everyReader` for what reveals nothing beyond the endpoint,
+ * a permission for the rest, `nobody` for an event this rule does not know.
+ */
+export function webhookPayloadReader(
+  type: string,
+  data: Record<string, unknown>,
+): 'everyReader' | 'nobody' | PermissionTuple {
+  const id = (field: string) => (typeof data[field] === 'string' ? data[field] : undefined);
+  if (type === 'webhook.test') return 'everyReader';
+  if (type.startsWith('key.')) {
+    const apiId = id('apiId');
+    return apiId === undefined ? 'nobody' : { resourceType: 'api', resourceId: apiId, action: 'read_key' };
+  }
+  if (type.startsWith('rootkey.')) return { resourceType: 'workspace', resourceId: '*', action: 'manage_root_keys' };
+  if (type.startsWith('ratelimit.override.')) {
+    const namespaceId = id('namespaceId');
+    return namespaceId === undefined
+      ? 'nobody'
+      : { resourceType: 'ratelimit', resourceId: namespaceId, action: 'read_override' };
+  }
+  return 'nobody';
 }
 
 /** An endpoint failing without a success for this long is disabled, and says why. */

@@ -287,6 +287,9 @@ function DeliveryEntry({ delivery }: { delivery: Delivery }) {
       </ol>
       <details>
         <summary>Payload</summary>
+        {delivery.payloadWithheld ? (
+          <p className="hint">The event's data is withheld: your root key may not read what the event is about.</p>
+        ) : null}
         <pre className="response-body">{JSON.stringify(delivery.payload, null, 2)}</pre>
       </details>
       <PermittedButton
