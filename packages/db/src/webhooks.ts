@@ -402,18 +402,23 @@ export async function claimDueDeliveries(tx: EntityManager, options: ClaimOption
             ) c
            where w.workspace_id is not null
              and w.workspace_id <> all(${[...(options.skipWorkspaces ?? [])]}::text[])
+        ),
+        claimed as (
+          select d.id, d.workspace_id, d.attempts, d.event_id, ep.id as endpoint_id, ep.url, ep.secret,
+                 c.turn, c.next_attempt_at
+            from candidates c
+            join webhook_deliveries d on d.id = c.id
+            join webhook_endpoints ep on ep.id = d.endpoint_id
+           where d.state = 'pending' and d.next_attempt_at <= now() and ep.enabled
+           order by c.turn, c.next_attempt_at
+           limit ${options.count}
+           for update of d skip locked
+           for key share of ep skip locked
         )
-        select d.id, d.workspace_id, d.attempts, ev.id as event_id, ev.payload::text as payload,
-               ep.id as endpoint_id, ep.url, ep.secret
-          from candidates c
-          join webhook_deliveries d on d.id = c.id
-          join webhook_events ev on ev.id = d.event_id
-          join webhook_endpoints ep on ep.id = d.endpoint_id
-         where d.state = 'pending' and d.next_attempt_at <= now() and ep.enabled
-         order by c.turn, c.next_attempt_at
-         limit ${options.count}
-         for update of d skip locked
-         for key share of ep skip locked`,
+        -- The events of the claimed deliveries alone, each by its key.
+        select claimed.*, ev.payload::text as payload
+          from claimed join webhook_events ev on ev.id = claimed.event_id
+         order by claimed.turn, claimed.next_attempt_at`,
   );
   return claimed.map((row) => ({
     id: row.id,
