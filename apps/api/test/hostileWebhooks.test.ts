@@ -295,9 +295,10 @@ describe('workspaces sharing the delivery workers of two nodes', () => {
     await until(hostile.openConnections, (open) => open >= WEBHOOK_WORKSPACE_IN_FLIGHT);
 
     await neighbourEventArrives('/neighbour-of-hanging');
-    // It went out while the hanging workspace's attempts were all still waiting for their answers.
-    expect(await countRows(em, hangingWorkspaceId, 'attempts')).toBe(0);
+    // It went out while some of the hanging workspace's deliveries were still waiting for their
+    // answers, and before all of them had had an attempt: not after the hanging ones timed out.
     expect(hostile.openConnections()).toBeGreaterThan(0);
+    expect(await countRows(em, hangingWorkspaceId, 'attempts')).toBeLessThan(8);
     expect(hostile.mostOpenConnections()).toBeLessThanOrEqual(2 * WEBHOOK_WORKSPACE_IN_FLIGHT);
   });
 
