@@ -47,10 +47,10 @@ export interface WebhookDelivery {
 
 /**
  * Delivers the outbox (docs/webhooks.md): every node runs this. Each worker claims one due
- * delivery with SKIP LOCKED in a transaction, sends it, and records the attempt (with the next
- * one's time, backoff and jitter) before it commits; a node killed mid-delivery rolls back and
- * another node sends it at once. Idle workers wait for one poll to find work. It also writes the
- * expiry events that have come due.
+ * delivery with SKIP LOCKED in a transaction, workspaces taking turns, sends it, and records the
+ * attempt (with the next one's time, backoff and jitter) before it commits; a node killed
+ * mid-delivery rolls back and another node sends it at once. Idle workers wait for one poll to find
+ * work. It also writes the expiry events that have come due.
  */
 export async function startWebhookDelivery(
   databaseUrl: string,
