@@ -120,7 +120,11 @@ export async function runNode(env: Env, beforeExit: () => Promise<void> = async 
       workMemKb: env.ANALYTICS_WORK_MEM_MB * 1024,
       tempFileLimitKb: env.ANALYTICS_TEMP_FILE_LIMIT_MB * 1024,
     },
-    webhooks: { allowPrivate: env.WEBHOOKS_ALLOW_PRIVATE, retryDelaysMs: env.WEBHOOKS_RETRY_DELAYS_MS },
+    webhooks: {
+      allowPrivate: env.WEBHOOKS_ALLOW_PRIVATE,
+      retryDelaysMs: env.WEBHOOKS_RETRY_DELAYS_MS,
+      endpointsPerWorkspace: env.LIMIT_WEBHOOK_ENDPOINTS_PER_WORKSPACE,
+    },
   });
   // A node listening before its Redis connection is up would answer its first rate limits without
   // Redis and fail its readiness probe: it waits a moment for Redis, not for ever.

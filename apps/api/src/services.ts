@@ -15,6 +15,7 @@ import {
 import {
   ANALYTICS_QUOTA_WINDOW_SECONDS,
   DEFAULT_ANALYTICS_QUERIES_PER_HOUR,
+  DEFAULT_WEBHOOK_ENDPOINTS_PER_WORKSPACE,
   FreshnessCache,
   SIGN_IN_THROTTLE_WINDOW_SECONDS,
   Tally,
@@ -85,7 +86,7 @@ export async function startServices(options: {
   /** Analytics run time and database resources; omitted: ANALYTICS_LIMITS. */
   analyticsLimits?: Partial<AnalyticsLimits>;
   /** Webhook deliveries (docs/webhooks.md); omitted: public targets only, the documented retry schedule. */
-  webhooks?: { allowPrivate: boolean; retryDelaysMs?: number[] };
+  webhooks?: { allowPrivate: boolean; retryDelaysMs?: number[]; endpointsPerWorkspace?: number };
 }): Promise<RunningServices> {
   const { logger, rateLimitRedisFailure = 'local' } = options;
   let lastFallbackLog = 0;
@@ -175,6 +176,7 @@ export async function startServices(options: {
     analyticsRetentionDays: options.analyticsRetentionDays,
     outcomes: { verifications: new Tally(), ratelimitDecisions: new Tally() },
     webhooksAllowPrivate: options.webhooks?.allowPrivate ?? false,
+    webhookEndpointsPerWorkspace: options.webhooks?.endpointsPerWorkspace ?? DEFAULT_WEBHOOK_ENDPOINTS_PER_WORKSPACE,
     sessionSigningKey: await loadServerSecret(options.orm.em.fork(), 'dashboard_session_signing', 32),
     reportError: (message, error, requestId) => logger.error(message, { requestId, error: String(error) }),
     now: Date.now,

@@ -7,8 +7,9 @@ import type { InputOf, ProcedurePath } from './procedures.ts';
 /**
  * Per test file: two real server processes on a database of their own, and on the environment's
  * Redis when it has one (CI does), as in production. The first one bootstraps the workspace.
+ * `extraEnv` is added to both nodes' environment.
  */
-export function useTwoNodes() {
+export function useTwoNodes(extraEnv: Record<string, string> = {}) {
   let database: TestDatabase | undefined;
   let nodes: { nodeA: SpawnedServer; nodeB: SpawnedServer; rootKey: string } | undefined;
   const ready = () => {
@@ -18,7 +19,7 @@ export function useTwoNodes() {
 
   beforeAll(async () => {
     database = await createTestDatabase(inject('databaseUrl'), inject('templateDatabase'));
-    const env = { DATABASE_URL: database.url, ...(REDIS_URL ? { REDIS_URL } : {}) };
+    const env = { DATABASE_URL: database.url, ...(REDIS_URL ? { REDIS_URL } : {}), ...extraEnv };
     const nodeA = await spawnServer(env);
     const nodeB = await spawnServer(env);
     if (!nodeA.rootKey) throw new Error('the first node did not bootstrap the database');
