@@ -20,7 +20,7 @@ export interface RootKeyPrincipal {
   permissions: readonly string[];
   /** Unix ms when the root key expires (for a dashboard session: its root key's); null: never. */
   expiresAt: number | null;
-  /** The workspace's API rate limit per minute, applied to root-key requests; null: none. */
+  /** The workspace's API rate limit per minute, applied to root-key and dashboard-session requests; null: none. */
   apiRequestsPerMinute: number | null;
   /** Set when the caller is the dashboard acting for a signed-in operator. */
   session?: { rootKeyName: string | null; expiresAt: number };
@@ -66,8 +66,8 @@ async function authenticateSession(ctx: Context, presented: string): Promise<Roo
     workspaceId: session.workspaceId,
     permissions: session.permissions,
     expiresAt: session.rootKeyExpiresAt,
-    // The operator's own console is not throttled by the limit set for the workspace's API clients.
-    apiRequestsPerMinute: null,
+    // A session is one more client of the workspace: a cookie must not be a way around its limit.
+    apiRequestsPerMinute: session.apiRequestsPerMinute,
     session: { rootKeyName: session.rootKeyName, expiresAt: session.expiresAt },
   };
 }
