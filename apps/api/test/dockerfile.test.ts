@@ -104,7 +104,7 @@ describe('docker/compose.yaml', () => {
     expect(env.DATABASE_URL).toMatch(/@postgres:5432\//);
     expect(env.REDIS_URL).toBe('redis://redis:6379');
     expect(env.MIGRATE_ON_START).toBe(false);
-    expect(env.TRUST_PROXY).toBe(true);
+    expect(env.TRUST_PROXY).toEqual({ hops: 1 });
   });
 
   it.each(nodes)(

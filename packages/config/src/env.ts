@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -90,6 +91,39 @@ const redisUrl = optionalString.transform((value, ctx): string | RedisCluster | 
 });
 
 /**
+ * Which proxies in front of the server are trusted to say who connected to them: none (`false`), a
+ * number of hops (`true` is one), or the proxies' own addresses and CIDR ranges.
+ */
+export type TrustProxy = false | { hops: number } | { proxies: string[] };
+
+/** `a.b.c.d[/n]` or an IPv6 address `[/n]`: n at most 32 or 128. */
+function isAddressOrRange(entry: string): boolean {
+  const [address = '', prefix, extra] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || extra !== undefined) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+const trustProxy = z
+  .string()
+  .default('false')
+  .transform((value, ctx): TrustProxy => {
+    const text = value.trim();
+    if (text === 'false' || text === '' || text === '0') return false;
+    if (text === 'true') return { hops: 1 };
+    if (/^\d{1,2}$/.test(text)) return { hops: Number(text) };
+    const proxies = text.split(',').map((entry) => entry.trim());
+    const invalid = proxies.find((entry) => !isAddressOrRange(entry));
+    if (invalid === undefined) return { proxies };
+    ctx.addIssue({
+      code: 'custom',
+      message: `must be false, true (one proxy), a number of proxies (1–99), or the proxies' addresses and CIDR ranges separated by commas; "${invalid}" is none of these`,
+    });
+    return z.NEVER;
+  });
+
+/**
  * The longest spool directory: each server process listens on `<dir>/<12 characters>.sock` there,
  * and a Unix socket path holds at most 103 bytes on macOS (107 on Linux).
  */
@@ -134,13 +168,10 @@ const envSchema = z.object({
   /** Analytics queries one workspace may have under way at once, on each node. */
   ANALYTICS_MAX_CONCURRENT_QUERIES: z.coerce.number().int().min(1).max(1000).default(2),
   /**
-   * Behind a reverse proxy: take the client's address from the first X-Forwarded-For entry (what
-   * throttles failed dashboard sign-ins by address), not from the connection, which is the proxy's.
+   * Behind reverse proxies: which X-Forwarded-For entry is the client's address (what throttles
+   * failed dashboard sign-ins), since the connection's is the proxy's (docs/operations.md#client-addresses).
    */
-  TRUST_PROXY: z
-    .enum(['true', 'false'])
-    .default('false')
-    .transform((value) => value === 'true'),
+  TRUST_PROXY: trustProxy,
   LOG_REQUESTS: z
     .enum(['true', 'false'])
     .default('true')

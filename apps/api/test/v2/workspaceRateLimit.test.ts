@@ -78,6 +78,7 @@ describe('200', () => {
     const broken: Quota = {
       consume: () => Promise.reject(new Error('the limiter failed')),
       peek: () => Promise.reject(new Error('the limiter failed')),
+      refund: () => Promise.reject(new Error('the limiter failed')),
     };
     for (let attempt = 0; attempt < 3; attempt++) {
       const reply = await postOn(
