@@ -32,6 +32,18 @@ describe('RATELIMIT_REDIS_FAILURE', () => {
   });
 });
 
+describe('SHUTDOWN_DRAIN_DELAY_MS', () => {
+  it('is 5 s unless set, within a stop of 25 s', () => {
+    expect(loadEnv({})).toMatchObject({ SHUTDOWN_DRAIN_DELAY_MS: 5000, SHUTDOWN_TIMEOUT_MS: 25_000 });
+    expect(loadEnv({ SHUTDOWN_DRAIN_DELAY_MS: '0' }).SHUTDOWN_DRAIN_DELAY_MS).toBe(0);
+  });
+
+  it('refuses what is no whole number of milliseconds, naming the variable', () => {
+    expect(() => loadEnv({ SHUTDOWN_DRAIN_DELAY_MS: '-1' })).toThrow(/SHUTDOWN_DRAIN_DELAY_MS/);
+    expect(() => loadEnv({ SHUTDOWN_DRAIN_DELAY_MS: '1.5' })).toThrow(/SHUTDOWN_DRAIN_DELAY_MS/);
+  });
+});
+
 describe('TRUST_PROXY', () => {
   it('trusts no proxy unless set', () => {
     expect(loadEnv({}).TRUST_PROXY).toBe(false);

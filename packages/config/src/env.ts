@@ -177,10 +177,16 @@ const envSchema = z.object({
     .default('true')
     .transform((value) => value === 'true'),
   /**
-   * How long a stop (SIGTERM) waits for the requests under way to be answered before it cuts them
-   * off and exits non-zero.
+   * How long a stop (SIGTERM) may take, from the signal: requests still under way then are cut off
+   * and the node exits non-zero.
    */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(25_000),
+  /**
+   * How long a stop keeps listening, readiness 503 and every answer closing its connection, so that
+   * balancers stop routing here before the node refuses connections; then it drains what is under
+   * way. Within SHUTDOWN_TIMEOUT_MS, which bounds the whole stop (docs/operations.md#rolling-restarts).
+   */
+  SHUTDOWN_DRAIN_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
   /**
    * Whether the server applies pending migrations as it starts (under an advisory lock, so nodes may
    * start together). `false` leaves them to `keyplane migrate` (an init job); the server then refuses

@@ -180,7 +180,11 @@ export function createHttp(deps: AppDeps) {
 
   const honoListener = getRequestListener(app.fetch);
 
+  const { readiness } = deps;
   async function listener(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    // A stopping node closes each connection after its answer, so that no client sends another
+    // request on one it is about to close (docs/operations.md#rolling-restarts).
+    if (readiness.isStopping()) response.setHeader('connection', 'close');
     if (!v2.accept(request, response)) await honoListener(request, response);
   }
 
