@@ -29,7 +29,7 @@ export const createEndpointInput = z.strictObject({
 /** The signing secret is answered here and by rotateSecret alone; it is never listed. */
 export const createEndpointOutput = z.object({ endpointId: z.string(), secret: z.string() });
 
-/** `webhook.*.create_endpoint` (403), the target (400), then each API named (404). */
+/** `webhook.*.create_endpoint` (403), the target (400), then each API named: `read_api` on it (403), live (404). */
 export const createEndpoint = rootKeyProcedure
   .meta({
     public: true,
@@ -42,7 +42,7 @@ export const createEndpoint = rootKeyProcedure
     requirePermissions(ctx.rootKey, [webhookPermission('*', 'create_endpoint')]);
     requireTargetUrl(input.url, ctx.services.webhooksAllowPrivate);
     const { workspaceId } = ctx.rootKey;
-    await requireApis(ctx.em, workspaceId, input.apiIds ?? []);
+    await requireApis(ctx, input.apiIds ?? []);
     const secret = newWebhookSecret();
     const endpoint = await createWebhookEndpoint(
       ctx.em,
