@@ -54,15 +54,15 @@ beforeAll(async () => {
   admin = bootstrapRootKey(server);
   const apiOf = async (name: string) =>
     (await succeeded<{ apiId: string }>(v2('apis.createApi', { name }, admin))).apiId;
-  const keyOf = async (apiId: string) =>
-    (await succeeded<{ keyId: string }>(v2('keys.createKey', { apiId, externalId: theirs.externalId }, admin))).keyId;
+  const keyOf = async (apiId: string, externalId: string) =>
+    (await succeeded<{ keyId: string }>(v2('keys.createKey', { apiId, externalId }, admin))).keyId;
   theirs.apiId = await apiOf('theirs');
-  theirs.keyId = await keyOf(theirs.apiId);
+  theirs.keyId = await keyOf(theirs.apiId, theirs.externalId);
   mine.apiId = await apiOf('mine');
-  mine.keyId = await keyOf(mine.apiId);
+  mine.keyId = await keyOf(mine.apiId, 'my_customer');
   mine.identityId = (
-    await succeeded<{ identityId: string }>(v2('identities.createIdentity', { externalId: 'my_customer' }, admin))
-  ).identityId;
+    await succeeded<{ identity: { id: string } }>(v2('keys.getKey', { keyId: mine.keyId }, admin))
+  ).identity.id;
   await succeeded(v2('permissions.createPermission', { name: 'exists', slug: 'their.slug' }, admin));
   await succeeded(v2('permissions.createRole', { name: 'their_role' }, admin));
   const limit = (namespace: string) => ({ namespace, identifier: 'probe', limit: 1, duration: 1000, cost: 0 });
@@ -102,6 +102,7 @@ beforeAll(async () => {
           'rbac.*.add_permission_to_role',
           'rbac.*.add_permission_to_key',
           'rbac.*.add_role_to_key',
+          'workspace.*.manage_root_keys',
         ],
       },
       admin,
@@ -225,5 +226,44 @@ describe('a permission slug the tenant may not read answers as one that never ex
     ['keys.addPermissions', (slug: string) => ({ keyId: mine.keyId, permissions: [slug] })],
   ])('%s', async (procedure, input) => {
     await expectAlike((slug) => v2(procedure, input(slug), tenant), 'their.slug', 'never.was');
+  });
+});
+
+describe('the audit log shows the tenant only what it may read', () => {
+  it('audit.listEvents: nothing of theirs, whatever it filters or searches by', async () => {
+    const events = async (input: Record<string, unknown>) => {
+      const { data } = await trpc('audit.listEvents', input, tenant);
+      return data as { data: { resources: Record<string, string> }[]; total: number };
+    };
+    const all = await events({});
+    const seen = JSON.stringify(all);
+    for (const hidden of [theirs.apiId, theirs.keyId, theirs.externalId, theirs.deliveryId]) {
+      expect(seen).not.toContain(hidden);
+    }
+    for (const [filter, value] of [
+      ['resourceId', theirs.keyId],
+      ['resourceId', theirs.apiId],
+      ['search', theirs.externalId],
+    ] as const) {
+      expect(await events({ [filter]: value })).toEqual(await events({ [filter]: `${value}x` }));
+    }
+    // Its own API's events, which it may read, are there.
+    expect(seen).toContain(mine.apiId);
+  });
+
+  it('audit.listEventNames: only the names of events it may see', async () => {
+    const { data } = await trpc('audit.listEventNames', undefined, tenant);
+    const { events } = data as { events: string[] };
+    for (const hidden of [
+      'webhooks.createEndpoint',
+      'webhooks.sendTest',
+      'ratelimit.setOverride',
+      'ratelimit.deleteNamespace',
+      'permissions.createPermission',
+      'permissions.createRole',
+    ]) {
+      expect(events).not.toContain(hidden);
+    }
+    expect(events).toEqual(expect.arrayContaining(['apis.createApi', 'keys.createKey', 'rootKeys.createRootKey']));
   });
 });
