@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpClient } from '../httpServer.ts';
 import { callInternal } from '../internal.ts';
 import { bootstrapRootKey, type ServerProcess, startServerProcess } from '../serverProcess.ts';
 import { HOOK_URL } from '../webhooks.ts';
@@ -22,22 +23,15 @@ interface Answer {
   data?: unknown;
 }
 
-/** POST /v2/<procedure>: status, error (when there is one) and data. */
+/** POST /v2/<procedure> (its answer checked against the OpenAPI document): status, error and data. */
 async function v2(procedure: string, input: unknown, rootKey: string): Promise<Answer> {
-  const response = await fetch(`${server.url}/v2/${procedure}`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}` },
-    body: JSON.stringify(input),
-  });
-  const body = (await response.json()) as { error?: unknown; data?: unknown };
-  return { status: response.status, error: body.error, data: body.data };
+  const { status, body } = await httpClient(server.url).post(procedure, input, rootKey);
+  return { status, error: body.error, data: body.data };
 }
 
 /** A procedure at /trpc (the internal ones), as the dashboard and the typed client call it. */
 async function trpc(procedure: string, input: unknown, rootKey: string): Promise<Answer> {
-  const reply = await callInternal({ fetch: (path, init) => fetch(`${server.url}${path}`, init) }, procedure, input, {
-    rootKey,
-  });
+  const reply = await callInternal(httpClient(server.url), procedure, input, { rootKey });
   // The request id differs from one answer to the next; everything else must not.
   const { requestId: _requestId, ...data } = (reply.error?.data ?? {}) as Record<string, unknown>;
   return { status: reply.status, error: reply.error && { ...reply.error, data }, data: reply.data };

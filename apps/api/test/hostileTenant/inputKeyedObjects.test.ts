@@ -1,20 +1,41 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { useWorkspaceWithApi } from '../fixtures.ts';
-import { useApi } from '../harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpClient } from '../httpServer.ts';
 import { callInternal } from '../internal.ts';
+import type { InputOf } from '../procedures.ts';
+import { bootstrapRootKey, type ServerProcess, startServerProcess } from '../serverProcess.ts';
 
 // A hostile tenant names things after the properties every JavaScript object has. Anything keyed
-// by what a caller sends is looked up in a Map (docs/contract.md#names), so such a name is an
+// by what a caller sends is looked up in a Map (docs/contract.md#field-bounds), so such a name is an
 // ordinary name: stored and answered as sent, or refused with a 4xx naming the field, never a 500.
+// On a real server process.
 
 const NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'prototype'];
 
-const api = useApi();
-const owner = useWorkspaceWithApi(api);
+let server: ServerProcess;
+let api: ReturnType<typeof httpClient>;
 let rootKey: string;
+let apiId: string;
 
-beforeAll(() => {
-  rootKey = owner.workspace.rootKey;
+const owner = {
+  get apiId() {
+    return apiId;
+  },
+  async newKey(input: Omit<InputOf<'keys.createKey'>, 'apiId'> = {}) {
+    const reply = await api.call('keys.createKey', { apiId, ...input }, rootKey);
+    if (reply.status !== 200) throw new Error(`createKey failed: ${JSON.stringify(reply.body)}`);
+    return reply.body.data;
+  },
+};
+
+beforeAll(async () => {
+  server = await startServerProcess();
+  api = httpClient(server.url);
+  rootKey = bootstrapRootKey(server);
+  apiId = (await api.call('apis.createApi', { name: 'named-like-properties' }, rootKey)).body.data.apiId;
+}, 60_000);
+
+afterAll(async () => {
+  await server?.stop();
 });
 
 /** An object's own fields, in a fixed order (PostgreSQL's jsonb keeps its own). */

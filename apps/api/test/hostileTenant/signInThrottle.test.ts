@@ -1,5 +1,6 @@
 import { SIGN_IN_FAILURES_ALLOWED } from '@keyplane/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpClient } from '../httpServer.ts';
 import { callInternal } from '../internal.ts';
 import { bootstrapRootKey, type ServerProcess, startServerProcess } from '../serverProcess.ts';
 
@@ -32,12 +33,7 @@ function useServer(trustProxy: string | undefined) {
       const { url } = ready();
       const headers: Record<string, string> = { 'x-keyplane-dashboard': '1' };
       if (forwardedFor !== undefined) headers['X-Forwarded-For'] = forwardedFor;
-      return callInternal(
-        { fetch: (path, init) => fetch(`${url}${path}`, init) },
-        'dashboard.signIn',
-        { rootKey },
-        { headers },
-      );
+      return callInternal(httpClient(url), 'dashboard.signIn', { rootKey }, { headers });
     },
   };
 }
