@@ -20,7 +20,7 @@ import {
 } from '@keyplane/db';
 import { z } from 'zod';
 import type { Context } from '../../context.ts';
-import { type RootKeyPrincipal, ratelimitPermission, requirePermissions } from '../../middleware/auth.ts';
+import { type RootKeyPrincipal, ratelimitPermission } from '../../middleware/auth.ts';
 import {
   MAX_INT4,
   ratelimitDurationSchema,
@@ -118,22 +118,19 @@ function resolveRequests(
   namespaces: Map<string, RatelimitNamespaceSnapshot | null>,
 ): MaybePromise<ResolvedRequest[]> {
   const { permissions } = ctx.rootKey;
-  // A root key whose grants name namespaces learns nothing of the others: a namespace it may
-  // neither limit on nor read gets the 403 of a missing one, whether it exists, was deleted or never was.
-  if (!isGranted(permissions, LIMIT_ANY)) {
-    const inReach = (id: string) =>
-      isGranted(permissions, ratelimitPermission(id, 'limit')) ||
-      isGranted(permissions, ratelimitPermission(id, 'read_namespace'));
-    const outOfReach = [...namespaces.values()].some((namespace) => namespace === null || !inReach(namespace.id));
-    if (outOfReach) throw forbidden(missingPermissions(permissions, [CREATE_ANY, LIMIT_ANY]));
-  }
   const known = [...namespaces.values()].filter((namespace) => namespace !== null);
-  if (known.some((namespace) => namespace.deleted)) throw namespaceGone();
+  if (known.some((namespace) => namespace.deleted)) {
+    refuseOutOfReach(permissions, namespaces);
+    throw namespaceGone();
+  }
   const missing = [...namespaces].filter(([, namespace]) => namespace === null).map(([name]) => name);
   // Each namespace once, however many names it was called by, so a 403 names each missing permission once.
   const required = [...new Set(known.map((namespace) => namespace.id))].map((id) => ratelimitPermission(id, 'limit'));
   if (missing.length > 0) required.unshift(CREATE_ANY, LIMIT_ANY);
-  requirePermissions(ctx.rootKey, required);
+  if (!required.every((permission) => isGranted(permissions, permission))) {
+    refuseOutOfReach(permissions, namespaces);
+    throw forbidden(missingPermissions(permissions, required));
+  }
 
   const resolved = () =>
     requests.map((request) => {
@@ -142,6 +139,24 @@ function resolveRequests(
       return { request, namespace };
     });
   return missing.length > 0 ? createMissing(ctx, missing, namespaces).then(resolved) : resolved();
+}
+
+/**
+ * Before a call is refused for a namespace (410, 403): a root key whose grants name namespaces
+ * learns nothing of the others, so a namespace it may neither limit on nor read gets the 403 of a
+ * missing one, whether it exists, was deleted or never was. Called only on the way to a refusal:
+ * a call that passes pays nothing for it.
+ */
+function refuseOutOfReach(
+  permissions: readonly string[],
+  namespaces: Map<string, RatelimitNamespaceSnapshot | null>,
+): void {
+  if (isGranted(permissions, LIMIT_ANY)) return;
+  const inReach = (id: string) =>
+    isGranted(permissions, ratelimitPermission(id, 'limit')) ||
+    isGranted(permissions, ratelimitPermission(id, 'read_namespace'));
+  const outOfReach = [...namespaces.values()].some((namespace) => namespace === null || !inReach(namespace.id));
+  if (outOfReach) throw forbidden(missingPermissions(permissions, [CREATE_ANY, LIMIT_ANY]));
 }
 
 /** Creates the namespaces named but missing, and puts them in `namespaces`. */
