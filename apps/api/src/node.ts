@@ -166,7 +166,8 @@ export async function runNode(env: Env, beforeExit: () => Promise<void> = async 
    * `deadline` (unix ms; they are then cut off).
    */
   async function drainConnections(deadline: number): Promise<boolean> {
-    const atMost = (ms: number) => Math.max(0, Math.min(ms, deadline - Date.now()));
+    const remaining = () => Math.max(0, deadline - Date.now());
+    const atMost = (ms: number) => Math.min(ms, remaining());
     // Closing a keep-alive connection now would cut the request a client may be sending on it.
     await sleep(atMost(env.SHUTDOWN_DRAIN_DELAY_MS));
     // net's close, not http's: http's would also close every connection that has no request under
@@ -176,7 +177,7 @@ export async function runNode(env: Env, beforeExit: () => Promise<void> = async 
     // A connection still idle now has no request coming: its client went elsewhere.
     const closingIdle = setInterval(() => server.closeIdleConnections(), IDLE_CLOSE_INTERVAL_MS);
     server.closeIdleConnections();
-    const drained = await Promise.race([closed, sleep(atMost(Number.POSITIVE_INFINITY), false)]);
+    const drained = await Promise.race([closed, sleep(remaining(), false)]);
     clearInterval(closingIdle);
     if (!drained) server.closeAllConnections();
     return drained;
