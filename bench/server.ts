@@ -24,13 +24,15 @@ export interface SpawnOptions {
 
 /**
  * Starts a Keyplane server as its own process (as in production: the load generator must not share
- * its event loop) and resolves once it listens. Request lines are off unless `env` turns them on.
+ * its event loop) and resolves once it listens. Request lines are off unless `env` turns them on,
+ * and a stop drains at once unless `env` sets SHUTDOWN_DRAIN_DELAY_MS.
  * Its stdout is a pipe that is always read, as a process manager reads it: as bytes, decoded only
  * for `onOutput`, since decoding millions of request lines here would take CPU from the load generator.
  */
 export async function spawnServer(env: Record<string, string>, options: SpawnOptions = {}): Promise<SpawnedServer> {
   const child: ChildProcess = spawn(process.execPath, [options.entry ?? SERVER_ENTRY], {
-    env: { PORT: '0', HOST: '127.0.0.1', LOG_REQUESTS: 'false', ...env },
+    // No balancer waits on these servers' readiness: a stop need not keep listening for one.
+    env: { PORT: '0', HOST: '127.0.0.1', LOG_REQUESTS: 'false', SHUTDOWN_DRAIN_DELAY_MS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const stdout = child.stdout as NodeJS.ReadableStream;

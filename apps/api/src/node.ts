@@ -1,3 +1,4 @@
+import { Server as NetServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { Env } from '@keyplane/config';
@@ -14,6 +15,8 @@ import { startServices } from './services.ts';
 const LOG_FLUSH_PATIENCE_MS = 5000;
 /** How often a stop closes the keep-alive connections that have gone idle. */
 const IDLE_CLOSE_INTERVAL_MS = 20;
+/** How long a stop waits, once it takes no more connections, for the requests of those just taken. */
+const LAST_REQUEST_GRACE_MS = 1000;
 
 /** How long start-up waits for Redis to answer before it listens anyway (not ready until Redis answers). */
 const REDIS_START_PATIENCE_MS = 5000;
@@ -165,16 +168,25 @@ export async function runNode(env: Env, beforeExit: () => Promise<void> = async 
   });
 
   /**
-   * Stops taking connections and answers every request already under way, closing keep-alive
-   * connections as soon as they are idle; resolves false if some were still running at the deadline
-   * (they are then cut off).
+   * The stop of docs/operations.md#rolling-restarts: answers every request that comes in for
+   * SHUTDOWN_DRAIN_DELAY_MS, each closing its connection, while balancers see readiness 503 and stop
+   * routing here; then stops taking connections and answers every request already under way,
+   * closing keep-alive connections that are idle. Resolves false if some were still running at
+   * `deadline` (unix ms; they are then cut off).
    */
-  async function drainConnections(deadlineMs: number): Promise<boolean> {
-    const closed = new Promise<true>((resolve) => server.close(() => resolve(true)));
-    // A keep-alive connection goes idle between two requests: close it then, not at the deadline.
+  async function drainConnections(deadline: number): Promise<boolean> {
+    const remaining = () => Math.max(0, deadline - Date.now());
+    const atMost = (ms: number) => Math.min(ms, remaining());
+    // Closing a keep-alive connection now would cut the request a client may be sending on it.
+    await sleep(atMost(env.SHUTDOWN_DRAIN_DELAY_MS));
+    // net's close, not http's: http's would also close every connection that has no request under
+    // way, among them one accepted a moment ago whose request is still on its way.
+    const closed = new Promise<true>((resolve) => NetServer.prototype.close.call(server, () => resolve(true)));
+    await Promise.race([closed, sleep(atMost(LAST_REQUEST_GRACE_MS))]);
+    // A connection still idle now has no request coming: its client went elsewhere.
     const closingIdle = setInterval(() => server.closeIdleConnections(), IDLE_CLOSE_INTERVAL_MS);
     server.closeIdleConnections();
-    const drained = await Promise.race([closed, sleep(deadlineMs, false)]);
+    const drained = await Promise.race([closed, sleep(remaining(), false)]);
     clearInterval(closingIdle);
     if (!drained) server.closeAllConnections();
     return drained;
@@ -185,9 +197,10 @@ export async function runNode(env: Env, beforeExit: () => Promise<void> = async 
     if (stopping) return;
     stopping = true;
     logger.info('shutting down', { signal });
+    const deadline = Date.now() + env.SHUTDOWN_TIMEOUT_MS;
     // Balancers polling readiness stop sending requests; those under way are answered.
     running.readiness.stopping();
-    const drained = await drainConnections(env.SHUTDOWN_TIMEOUT_MS);
+    const drained = await drainConnections(deadline);
     metricsServer?.close();
     if (!drained) logger.error('requests still under way at SHUTDOWN_TIMEOUT_MS were cut off', { signal });
     // Buffered events are written before the database goes away (and the spool emptied).

@@ -9,6 +9,8 @@ export interface Readiness {
   check(): Promise<string[]>;
   /** From now on the node is not ready: it is shutting down (a balancer stops sending it requests). */
   stopping(): void;
+  /** Whether `stopping` was called: every answer then closes its connection. */
+  isStopping(): boolean;
 }
 
 function withinTimeout(check: Promise<unknown>, what: string): Promise<string | undefined> {
@@ -52,5 +54,6 @@ export function createReadiness(options: {
     stopping() {
       stopping = true;
     },
+    isStopping: () => stopping,
   };
 }

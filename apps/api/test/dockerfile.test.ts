@@ -104,15 +104,18 @@ describe('docker/compose.yaml', () => {
     expect(env.DATABASE_URL).toMatch(/@postgres:5432\//);
     expect(env.REDIS_URL).toBe('redis://redis:6379');
     expect(env.MIGRATE_ON_START).toBe(false);
-    expect(env.TRUST_PROXY).toBe(true);
+    expect(env.TRUST_PROXY).toEqual({ hops: 1 });
   });
 
   it.each(nodes)(
-    'checks the health of %s by readiness, and gives it longer than SHUTDOWN_TIMEOUT_MS to stop',
+    'checks the health of %s by readiness, and gives it longer than SHUTDOWN_TIMEOUT_MS, drain delay included, to stop',
     (name) => {
       const node = services[name];
       expect(node?.healthcheck?.test.join(' ')).toContain('/v2/readiness');
       const shutdownMs = Number(node?.environment?.SHUTDOWN_TIMEOUT_MS);
+      const drainDelayMs = Number(node?.environment?.SHUTDOWN_DRAIN_DELAY_MS);
+      expect(drainDelayMs).toBeGreaterThan(0);
+      expect(shutdownMs).toBeGreaterThan(drainDelayMs);
       expect(Number.parseInt(node?.stop_grace_period ?? '0', 10) * 1000).toBeGreaterThan(shutdownMs);
     },
   );

@@ -1,4 +1,6 @@
+import { Agent, get as httpGet } from 'node:http';
 import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { rows, sql } from '@keyplane/db';
 import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -72,6 +74,49 @@ describe('a server stopped with SIGTERM under load', () => {
     );
     // Every answered verification's event was written before the process exited, once.
     expect(recorded.map(({ requestId }) => requestId).sort()).toEqual([...answered].sort());
+  }, 60_000);
+});
+
+/** GET `path` on a keep-alive connection: the status and the Connection header of the answer. */
+function getOn(agent: Agent, url: string, path: string): Promise<{ status: number; connection: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    const request = httpGet(`${url}${path}`, { agent }, (response) => {
+      response.resume();
+      response.once('end', () =>
+        resolve({ status: response.statusCode ?? 0, connection: response.headers.connection }),
+      );
+    });
+    request.once('error', reject);
+  });
+}
+
+describe('a server stopped with SIGTERM and a SHUTDOWN_DRAIN_DELAY_MS', () => {
+  it('keeps taking connections for the delay, readiness 503, every answer closing its connection', async () => {
+    const DELAY_MS = 3000;
+    const server = await spawnServer({
+      DATABASE_URL: database.url,
+      SHUTDOWN_DRAIN_DELAY_MS: String(DELAY_MS),
+      ...(REDIS_URL ? { REDIS_URL } : {}),
+    });
+    const agent = new Agent({ keepAlive: true });
+    try {
+      expect(await getOn(agent, server.url, '/v2/readiness')).toEqual({ status: 200, connection: 'keep-alive' });
+      const signalled = Date.now();
+      const stopped = server.stop();
+      let readiness = await getOn(agent, server.url, '/v2/readiness');
+      while (readiness.status === 200) readiness = await getOn(agent, server.url, '/v2/readiness');
+      expect(readiness).toEqual({ status: 503, connection: 'close' });
+      // The /v2 transport and everything else (/trpc, the dashboard, the API's description) alike.
+      expect(await getOn(agent, server.url, '/v2/liveness')).toEqual({ status: 200, connection: 'close' });
+      expect(await getOn(agent, server.url, '/openapi.json')).toEqual({ status: 200, connection: 'close' });
+      await sleep(Math.max(0, signalled + DELAY_MS - 1000 - Date.now()));
+      // Still listening a second before the delay ends.
+      expect(await getOn(agent, server.url, '/v2/liveness')).toEqual({ status: 200, connection: 'close' });
+      expect(await stopped).toBe(0);
+      await expect(getOn(agent, server.url, '/v2/liveness')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    } finally {
+      agent.destroy();
+    }
   }, 60_000);
 });
 

@@ -87,13 +87,10 @@ export interface TestServer {
 }
 
 /**
- * The production HTTP server (the listener `npm start` runs) on a loopback port of its own, driven
- * over a real socket: a test that passes went through the same code as a client's request.
+ * Requests to a server at `url` (`http://127.0.0.1:<port>`), answers checked against the OpenAPI
+ * document: for the test app's server and for server processes alike.
  */
-export async function serveHttp(deps: AppDeps): Promise<TestServer> {
-  const server = createHttpServer(deps);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+export function httpClient(url: string): Omit<TestServer, 'close'> {
   const fetchPath = (path: string, init?: RequestInit) => fetch(`${url}${path}`, init);
   const request = async <TData>(path: string, init: RequestInit) =>
     describedReplyOf<TData>(await fetchPath(path, init), path, init.method ?? 'GET');
@@ -110,6 +107,18 @@ export async function serveHttp(deps: AppDeps): Promise<TestServer> {
     post,
     call: <P extends ProcedurePath>(procedure: P, input: InputOf<P>, rootKey?: string) =>
       post(procedure, input, rootKey) as Promise<ReplyOf<P>>,
+  };
+}
+
+/**
+ * The production HTTP server (the listener `npm start` runs) on a loopback port of its own, driven
+ * over a real socket: a test that passes went through the same code as a client's request.
+ */
+export async function serveHttp(deps: AppDeps): Promise<TestServer> {
+  const server = createHttpServer(deps);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    ...httpClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
     close: () => new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve()))),
   };
 }

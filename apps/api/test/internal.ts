@@ -59,7 +59,7 @@ export const dashboardHeaders = (session: string) => ({
 });
 
 /** Signs in to the dashboard and answers the session cookie's value. */
-export async function signIn(api: Api, rootKey: string): Promise<string> {
+export async function signIn(api: Pick<Api, 'fetch'>, rootKey: string): Promise<string> {
   const reply = await callInternal(api, 'dashboard.signIn', { rootKey }, { headers: { 'x-keyplane-dashboard': '1' } });
   const cookie = reply.setCookie.find((header) => header.startsWith('keyplane_session='));
   if (reply.status !== 200 || !cookie) throw new Error(`sign-in failed: ${JSON.stringify(reply.error)}`);

@@ -133,7 +133,11 @@ export function itAnswers401WithoutAKnownRootKey<P extends KeyAccessProcedure>(a
   });
 }
 
-/** 403 naming the API's update_key when the root key has only `grants`, and the key keeps what it `holds`. */
+/**
+ * 403 naming update_key when the root key has only `grants`, and the key keeps what it `holds`:
+ * the API's own when the grants may read its keys, else the wildcard, since a key the root key may
+ * not read tells it nothing, not even its API (docs/contract.md#authorization-order).
+ */
 export function itNeedsUpdateKey<P extends KeyAccessProcedure>(
   access: KeyAccess<P>,
   title: string,
@@ -142,11 +146,35 @@ export function itNeedsUpdateKey<P extends KeyAccessProcedure>(
   it(title, async () => {
     const { keyId } = await access.newKey(request.holds);
     const { rootKey } = await access.workspace.rootKeyWith(request.grants);
+    const readsKeys = request.grants.some((grant) => /^apis?\.\*\.read_key$/.test(grant));
     expectMissingPermissions(
       await access.send(access.input(keyId, request.names), rootKey),
-      `api.${access.apiId}.update_key`,
+      readsKeys ? `api.${access.apiId}.update_key` : 'api.*.update_key',
     );
     expect(await access.attached(keyId)).toEqual(access.held(request.holds));
+  });
+}
+
+/**
+ * The same 403 for a key that does not exist as for a key of an API the root key may not touch,
+ * to a root key that may update keys of its own API only: neither answer tells whether the key
+ * exists (docs/contract.md#authorization-order).
+ */
+export function itAnswersKeysOutOfReachAlike<P extends KeyAccessProcedure>(
+  access: KeyAccess<P>,
+  request: { grants: string[]; names: string[]; missing: string[] },
+) {
+  it('for a key that does not exist and one of another API alike, to a root key of one API', async () => {
+    const { keyId } = await access.newKey();
+    const { rootKey } = await access.workspace.rootKeyWith([
+      'api.api_mine.update_key',
+      'api.api_mine.read_key',
+      ...request.grants,
+    ]);
+    const existing = await access.send(access.input(keyId, request.names), rootKey);
+    const missing = await access.send(access.input('key_missing', request.names), rootKey);
+    expect(existing.body.error).toEqual(missing.body.error);
+    expectMissingPermissions(missing, ...request.missing);
   });
 }
 

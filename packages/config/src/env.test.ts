@@ -32,6 +32,45 @@ describe('RATELIMIT_REDIS_FAILURE', () => {
   });
 });
 
+describe('SHUTDOWN_DRAIN_DELAY_MS', () => {
+  it('is 5 s unless set, within a stop of 25 s', () => {
+    expect(loadEnv({})).toMatchObject({ SHUTDOWN_DRAIN_DELAY_MS: 5000, SHUTDOWN_TIMEOUT_MS: 25_000 });
+    expect(loadEnv({ SHUTDOWN_DRAIN_DELAY_MS: '0' }).SHUTDOWN_DRAIN_DELAY_MS).toBe(0);
+  });
+
+  it('refuses what is no whole number of milliseconds, naming the variable', () => {
+    expect(() => loadEnv({ SHUTDOWN_DRAIN_DELAY_MS: '-1' })).toThrow(/SHUTDOWN_DRAIN_DELAY_MS/);
+    expect(() => loadEnv({ SHUTDOWN_DRAIN_DELAY_MS: '1.5' })).toThrow(/SHUTDOWN_DRAIN_DELAY_MS/);
+  });
+});
+
+describe('TRUST_PROXY', () => {
+  it('trusts no proxy unless set', () => {
+    expect(loadEnv({}).TRUST_PROXY).toBe(false);
+    expect(loadEnv({ TRUST_PROXY: 'false' }).TRUST_PROXY).toBe(false);
+  });
+
+  it('is one proxy for true, and a number of proxies for a number', () => {
+    expect(loadEnv({ TRUST_PROXY: 'true' }).TRUST_PROXY).toEqual({ hops: 1 });
+    expect(loadEnv({ TRUST_PROXY: '2' }).TRUST_PROXY).toEqual({ hops: 2 });
+  });
+
+  it("is the proxies' addresses and CIDR ranges, IPv4 and IPv6", () => {
+    expect(loadEnv({ TRUST_PROXY: '10.0.0.0/8, 192.0.2.1,fd00::/8, ::1' }).TRUST_PROXY).toEqual({
+      proxies: ['10.0.0.0/8', '192.0.2.1', 'fd00::/8', '::1'],
+    });
+  });
+
+  it.each(['yes', '10.0.0.0/33', 'fd00::/129', '10.0.0.1, proxy.internal', '10.0.0.0/8/1', '-1'])(
+    'refuses %s, naming the variable',
+    (value) => {
+      const load = () => loadEnv({ TRUST_PROXY: value });
+      expect(load).toThrow(EnvError);
+      expect(load).toThrow(/TRUST_PROXY/);
+    },
+  );
+});
+
 describe('EVENT_SPOOL_DIR', () => {
   it('is the spool directory under DATA_DIR when unset', () => {
     expect(loadEnv({ DATA_DIR: '/var/lib/keyplane' }).EVENT_SPOOL_DIR).toBe('/var/lib/keyplane/spool');

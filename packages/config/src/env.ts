@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -90,6 +91,39 @@ const redisUrl = optionalString.transform((value, ctx): string | RedisCluster | 
 });
 
 /**
+ * Which proxies in front of the server are trusted to say who connected to them: none (`false`), a
+ * number of hops (`true` is one), or the proxies' own addresses and CIDR ranges.
+ */
+export type TrustProxy = false | { hops: number } | { proxies: string[] };
+
+/** `a.b.c.d[/n]` or an IPv6 address `[/n]`: n at most 32 or 128. */
+function isAddressOrRange(entry: string): boolean {
+  const [address = '', prefix, extra] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || extra !== undefined) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+const trustProxy = z
+  .string()
+  .default('false')
+  .transform((value, ctx): TrustProxy => {
+    const text = value.trim();
+    if (text === 'false' || text === '' || text === '0') return false;
+    if (text === 'true') return { hops: 1 };
+    if (/^\d{1,2}$/.test(text)) return { hops: Number(text) };
+    const proxies = text.split(',').map((entry) => entry.trim());
+    const invalid = proxies.find((entry) => !isAddressOrRange(entry));
+    if (invalid === undefined) return { proxies };
+    ctx.addIssue({
+      code: 'custom',
+      message: `must be false, true (one proxy), a number of proxies (1–99), or the proxies' addresses and CIDR ranges separated by commas; "${invalid}" is none of these`,
+    });
+    return z.NEVER;
+  });
+
+/**
  * The longest spool directory: each server process listens on `<dir>/<12 characters>.sock` there,
  * and a Unix socket path holds at most 103 bytes on macOS (107 on Linux).
  */
@@ -140,22 +174,25 @@ const envSchema = z.object({
   /** Temporary files one analytics query may write, in MB (PostgreSQL's temp_file_limit; see docs/operations.md). */
   ANALYTICS_TEMP_FILE_LIMIT_MB: z.coerce.number().int().min(1).max(1_048_576).default(1024),
   /**
-   * Behind a reverse proxy: take the client's address from the first X-Forwarded-For entry (what
-   * throttles failed dashboard sign-ins by address), not from the connection, which is the proxy's.
+   * Behind reverse proxies: which X-Forwarded-For entry is the client's address (what throttles
+   * failed dashboard sign-ins), since the connection's is the proxy's (docs/operations.md#client-addresses).
    */
-  TRUST_PROXY: z
-    .enum(['true', 'false'])
-    .default('false')
-    .transform((value) => value === 'true'),
+  TRUST_PROXY: trustProxy,
   LOG_REQUESTS: z
     .enum(['true', 'false'])
     .default('true')
     .transform((value) => value === 'true'),
   /**
-   * How long a stop (SIGTERM) waits for the requests under way to be answered before it cuts them
-   * off and exits non-zero.
+   * How long a stop (SIGTERM) may take, from the signal: requests still under way then are cut off
+   * and the node exits non-zero.
    */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(25_000),
+  /**
+   * How long a stop keeps listening, readiness 503 and every answer closing its connection, so that
+   * balancers stop routing here before the node refuses connections; then it drains what is under
+   * way. Within SHUTDOWN_TIMEOUT_MS, which bounds the whole stop (docs/operations.md#rolling-restarts).
+   */
+  SHUTDOWN_DRAIN_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
   /**
    * Whether the server applies pending migrations as it starts (under an advisory lock, so nodes may
    * start together). `false` leaves them to `keyplane migrate` (an init job); the server then refuses

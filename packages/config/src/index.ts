@@ -5,5 +5,6 @@ export {
   EnvError,
   loadBenchEnv,
   loadEnv,
+  type TrustProxy,
   variablesRead,
 } from './env.ts';

@@ -55,16 +55,17 @@ export interface PermissionTuple {
   action: string;
 }
 
-const RESOURCE_TYPE_ALIASES: Record<string, ResourceType> = {
-  api: 'api',
-  apis: 'api',
-  identity: 'identity',
-  rbac: 'rbac',
-  ratelimit: 'ratelimit',
-  webhook: 'webhook',
-  webhooks: 'webhook',
-  workspace: 'workspace',
-};
+// A Map: the first segment is the caller's text, and `constructor` is no resource type.
+const RESOURCE_TYPE_ALIASES = new Map<string, ResourceType>([
+  ['api', 'api'],
+  ['apis', 'api'],
+  ['identity', 'identity'],
+  ['rbac', 'rbac'],
+  ['ratelimit', 'ratelimit'],
+  ['webhook', 'webhook'],
+  ['webhooks', 'webhook'],
+  ['workspace', 'workspace'],
+]);
 
 const SEGMENT = /^[a-zA-Z0-9_*]+$/;
 
@@ -85,7 +86,7 @@ function parseUncached(permission: string): PermissionTuple | null {
   const parts = permission.split('.');
   if (parts.length !== 3) return null;
   const [type, resourceId, action] = parts as [string, string, string];
-  const resourceType = RESOURCE_TYPE_ALIASES[type];
+  const resourceType = RESOURCE_TYPE_ALIASES.get(type);
   if (!resourceType || !SEGMENT.test(resourceId) || !SEGMENT.test(action)) return null;
   return { resourceType, resourceId, action };
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { newSignedSession, openSignedSession } from './sessions.ts';
+import { newSignedSession, openSignedSession, signInThrottleKey } from './sessions.ts';
 
 const signingKey = randomBytes(32);
 
@@ -31,5 +31,21 @@ describe('signed dashboard sessions', () => {
 
   it('mints a different token each time', () => {
     expect(newSignedSession(signingKey).token).not.toBe(newSignedSession(signingKey).token);
+  });
+});
+
+describe('signInThrottleKey', () => {
+  it.each([
+    ['198.51.100.7', '198.51.100.7'],
+    ['2001:db8:1:2:3:4:5:6', '2001:db8:1:2::/64'],
+    ['2001:db8:1:2::99', '2001:db8:1:2::/64'],
+    ['2001:DB8:0001:0002:ffff::1%eth0', '2001:db8:1:2::/64'],
+    ['2001:db8::1', '2001:db8:0:0::/64'],
+    ['::1', '0:0:0:0::/64'],
+    ['64:ff9b::192.0.2.1', '64:ff9b:0:0::/64'],
+    ['not an address', 'not an address'],
+    ['1:2:3', '1:2:3'],
+  ])('counts %s as %s', (address, key) => {
+    expect(signInThrottleKey(address)).toBe(key);
   });
 });

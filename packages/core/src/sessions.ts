@@ -27,3 +27,32 @@ export function openSignedSession(signingKey: Uint8Array, cookieValue: string): 
   const presented = Buffer.from(signature);
   return presented.length === expected.length && timingSafeEqual(presented, expected) ? token : undefined;
 }
+
+/**
+ * What failed dashboard sign-ins are counted by: an IPv4 address, or an IPv6 address's /64 network,
+ * since one subscriber's machines may take any address in theirs. Anything else counts as written.
+ */
+export function signInThrottleKey(address: string): string {
+  return ipv6Network64(address) ?? address;
+}
+
+/** `a:b:c:d::/64` for an IPv6 address (its zone dropped), undefined for anything else. */
+function ipv6Network64(address: string): string | undefined {
+  const bare = (address.split('%')[0] ?? '').toLowerCase();
+  if (!/^[0-9a-f:.]+$/.test(bare) || !bare.includes(':')) return undefined;
+  const [head = '', tail, extra] = bare.split('::');
+  if (extra !== undefined) return undefined;
+  // An IPv4 tail (`::1.2.3.4`) stands for the last two groups.
+  const groupsOf = (part: string) =>
+    part === '' ? [] : part.split(':').flatMap((group) => (group.includes('.') ? ['0', '0'] : [group]));
+  const left = groupsOf(head);
+  const right = tail === undefined ? [] : groupsOf(tail);
+  const missing = 8 - left.length - right.length;
+  if (tail === undefined ? missing !== 0 : missing < 1) return undefined;
+  const groups = [...left, ...Array<string>(missing).fill('0'), ...right];
+  if (groups.some((group) => !/^[0-9a-f]{1,4}$/.test(group))) return undefined;
+  return `${groups
+    .slice(0, 4)
+    .map((group) => Number.parseInt(group, 16).toString(16))
+    .join(':')}::/64`;
+}

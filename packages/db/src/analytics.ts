@@ -491,7 +491,10 @@ async function runQuery(
     for (const { r } of fetched.rows) {
       bytes += Buffer.byteLength(r);
       if (bytes > limits.maxResultBytes) throw memoryLimitError(limits.maxResultBytes);
-      result.push(parseRow(r));
+      const row = parseRow(r);
+      // JSON.parse keeps it as a field, but no object the answer is built from could.
+      if (Object.hasOwn(row, '__proto__')) throw prototypeColumnError();
+      result.push(row);
     }
     if (fetched.rows.length < fetchSize) {
       await client.query('commit');
@@ -549,6 +552,13 @@ function parseRow(text: string): Record<string, unknown> {
     typeof value === 'number' && !Number.isSafeInteger(value) && /^-?\d+$/.test(context?.source ?? '')
       ? context?.source
       : value,
+  );
+}
+
+function prototypeColumnError(): AnalyticsQueryError {
+  return new AnalyticsQueryError(
+    'invalid_analytics_query',
+    'The query answers a column named __proto__, which no JSON answer can carry: name it otherwise (AS …).',
   );
 }
 

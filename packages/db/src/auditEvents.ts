@@ -1,4 +1,5 @@
 import { newId } from '@keyplane/core';
+import type { RawBuilder } from 'kysely';
 import type { PageQuery } from './listing.ts';
 import { type EntityManager, sql, typed } from './sql.ts';
 
@@ -35,8 +36,89 @@ export async function recordAuditEvent(em: EntityManager, entry: AuditEntry): Pr
     .execute();
 }
 
+/**
+ * The ids of one kind a reader may read: undefined for every one (a `*` grant), else those its
+ * grants name (none: an empty list).
+ */
+export type ReadableIds = readonly string[] | undefined;
+
+/**
+ * What of the audit log a reader may see (docs/contract.md#audit-log): each event is about what it
+ * changed, and shows only to a reader that may read that. An event of an API to one that may read
+ * the API, of a key to one that may read the keys of its API, of an identity, namespace or webhook
+ * endpoint to one that may read it (an event naming none of them: to one that may read them all),
+ * of roles or permissions to one that may read those, and of the workspace itself (root keys,
+ * sign-ins, the CLI) to one that manages root keys. Anything else: to one that may read everything.
+ */
+export interface AuditVisibility {
+  apis: ReadableIds;
+  /** The APIs whose keys the reader may read. */
+  keysOfApis: ReadableIds;
+  identities: ReadableIds;
+  namespaces: ReadableIds;
+  endpoints: ReadableIds;
+  roles: boolean;
+  permissions: boolean;
+  workspace: boolean;
+  everything: boolean;
+}
+
+/** The API of the key the event names, whether or not the key is deleted (softly). */
+const KEY_API = sql<string | null>`(select k.api_id from keys k
+  where k.workspace_id = e.workspace_id and k.id = e.resources->>'keyId')`;
+
+/** The namespace of the override the event names. */
+const OVERRIDE_NAMESPACE = sql<string | null>`(select o.namespace_id from ratelimit_overrides o
+  join ratelimit_namespaces n on n.id = o.namespace_id
+  where n.workspace_id = e.workspace_id and o.id = e.resources->>'overrideId')`;
+
+/** `id` is one of `ids`: always for undefined (every one), never for null (unknown). */
+function among(id: RawBuilder<string | null>, ids: ReadableIds): RawBuilder<boolean> {
+  if (ids === undefined) return sql<boolean>`true`;
+  if (ids.length === 0) return sql<boolean>`false`;
+  return sql<boolean>`coalesce(${id} = any(${[...ids]}::text[]), false)`;
+}
+
+const resource = (field: string) => sql<string | null>`e.resources->>${field}`;
+const flag = (allowed: boolean) => (allowed ? sql<boolean>`true` : sql<boolean>`false`);
+
+/**
+ * Who may see an event, by the service that recorded it (`apis.createApi`: `apis`; `cli` for the
+ * command line's). An event of any other service shows only to a reader that may read everything.
+ */
+const VISIBILITY_BY_SERVICE = new Map<string, (visibility: AuditVisibility) => RawBuilder<boolean>>([
+  ['apis', ({ apis }) => among(resource('apiId'), apis)],
+  ['keys', ({ keysOfApis }) => among(sql`coalesce(${resource('apiId')}, ${KEY_API})`, keysOfApis)],
+  ['identities', ({ identities }) => among(resource('identityId'), identities)],
+  [
+    'ratelimit',
+    ({ namespaces }) => among(sql`coalesce(${resource('namespaceId')}, ${OVERRIDE_NAMESPACE})`, namespaces),
+  ],
+  ['webhooks', ({ endpoints }) => among(resource('endpointId'), endpoints)],
+  [
+    'permissions',
+    ({ roles, permissions }) =>
+      sql<boolean>`(case when e.event like '%Role%' then ${flag(roles)} else ${flag(permissions)} end)`,
+  ],
+  ['rootKeys', ({ workspace }) => flag(workspace)],
+  ['dashboard', ({ workspace }) => flag(workspace)],
+  ['cli', ({ workspace }) => flag(workspace)],
+]);
+
+/** The services whose events the audit log knows who may see. */
+export const AUDITED_SERVICES: readonly string[] = [...VISIBILITY_BY_SERVICE.keys()];
+
+function visibleTo(visibility: AuditVisibility): RawBuilder<boolean> {
+  const cases = [...VISIBILITY_BY_SERVICE].map(
+    ([service, visible]) => sql`when ${service} then ${visible(visibility)}`,
+  );
+  return sql<boolean>`case split_part(e.event, '.', 1) ${sql.join(cases, sql` `)} else ${flag(visibility.everything)} end`;
+}
+
 /** Which events of the audit log a list keeps. */
 export interface AuditEventFilters {
+  /** Only what this reader may see; undefined: everything (an operator's tools). */
+  visibleTo?: AuditVisibility;
   /** Case-insensitive "contains" on the event or any of its resource ids. */
   search?: string;
   /** Only changes made with this root key. */
@@ -56,6 +138,7 @@ export interface AuditEventQuery extends AuditEventFilters, Omit<PageQuery, 'ids
 /** The workspace's events a query's filters keep (its cursor and order aside). */
 function filteredEvents(em: EntityManager, workspaceId: string, query: AuditEventFilters) {
   let events = typed(em).selectFrom('audit_events as e').where('e.workspace_id', '=', workspaceId);
+  if (query.visibleTo !== undefined) events = events.where(visibleTo(query.visibleTo));
   if (query.rootKeyId !== undefined) events = events.where('e.root_key_id', '=', query.rootKeyId);
   if (query.event !== undefined) events = events.where('e.event', '=', query.event);
   if (query.resourceId !== undefined) {
@@ -90,8 +173,7 @@ export async function listAuditEvents(
     'e.root_key_id',
     'e.event',
     'e.resources',
-    sql<string | null>`(select k.api_id from keys k
-      where k.workspace_id = e.workspace_id and k.id = e.resources->>'keyId')`.as('key_api_id'),
+    KEY_API.as('key_api_id'),
   ]);
   if (query.fromId !== undefined) events = events.where('e.id', newest ? '<=' : '>=', query.fromId);
   const found = await events
@@ -120,14 +202,16 @@ export async function countAuditEvents(
   return counted.total;
 }
 
-/** The names of the events the workspace's audit log holds, for a filter to offer. */
-export async function listAuditEventNames(em: EntityManager, workspaceId: string): Promise<string[]> {
-  const found = await typed(em)
-    .selectFrom('audit_events')
-    .select('event')
+/** The names of the events of the workspace's audit log the reader may see, for a filter to offer. */
+export async function listAuditEventNames(
+  em: EntityManager,
+  workspaceId: string,
+  visibility?: AuditVisibility,
+): Promise<string[]> {
+  const found = await filteredEvents(em, workspaceId, { visibleTo: visibility })
+    .select('e.event')
     .distinct()
-    .where('workspace_id', '=', workspaceId)
-    .orderBy('event')
+    .orderBy('e.event')
     .execute();
   return found.map((row) => row.event);
 }

@@ -12,6 +12,8 @@ export interface DashboardSessionRecord {
   /** The root key's own state: a session lasts no longer than the key it was opened with. */
   rootKeyExpiresAt: number | null;
   rootKeyRevokedAt: number | null;
+  /** The workspace's API rate limit per minute, which the session is held to as its root key is; null: none. */
+  apiRequestsPerMinute: number | null;
 }
 
 export async function createDashboardSession(
@@ -50,6 +52,7 @@ export async function findDashboardSession(
       'r.permissions',
       'r.revoked_at',
       'r.id as root_key_id',
+      'w.api_requests_per_minute',
     ])
     // Under another name a timestamp is not converted to a Date: this one is read as milliseconds.
     .select(epochMs('r.expires_at').as('root_key_expires_at'))
@@ -67,6 +70,7 @@ export async function findDashboardSession(
       expiresAt: found.expires_at.getTime(),
       rootKeyExpiresAt: found.root_key_expires_at,
       rootKeyRevokedAt: unixMs(found.revoked_at),
+      apiRequestsPerMinute: found.api_requests_per_minute,
     }
   );
 }

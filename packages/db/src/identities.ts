@@ -4,7 +4,7 @@ import { RowExists } from './errors.ts';
 import type { ChangeLog } from './invalidation.ts';
 import { ratelimitsOf } from './keyFragments.ts';
 import type { KeyRatelimit } from './keys.ts';
-import { containsAny, type PageQuery, startingAt } from './listing.ts';
+import { amongIds, containsAny, type PageQuery, startingAt } from './listing.ts';
 import { namedBy } from './lookup.ts';
 import { replaceRatelimits } from './ratelimits.ts';
 import { type EntityManager, sql, typed } from './sql.ts';
@@ -110,6 +110,7 @@ export async function listIdentities(
   const found = await identities(em)
     .where('i.workspace_id', '=', workspaceId)
     .where('i.deleted_at', 'is', null)
+    .where(amongIds('i.id', query.ids))
     .where(startingAt('i.id', query.fromId))
     .where(containsAny(['i.id', 'i.external_id'], query.search))
     .orderBy('i.id')

@@ -22,10 +22,12 @@ export {
 } from './apis.ts';
 export { scalarArrayLiteral, textArrayLiteral } from './arrayLiterals.ts';
 export {
+  AUDITED_SERVICES,
   type AuditEntry,
   type AuditEventFilters,
   type AuditEventQuery,
   type AuditEventRecord,
+  type AuditVisibility,
   countAuditEvents,
   listAuditEventNames,
   listAuditEvents,

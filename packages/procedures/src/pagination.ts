@@ -1,7 +1,7 @@
 import { badRequest, forbidden, formatPermission, type PermissionTuple } from '@keyplane/core';
 import type { PageQuery } from '@keyplane/db';
 import { z } from 'zod';
-import { grantedResourceIds, type RootKeyPrincipal, requireReadOfEach } from './middleware/auth.ts';
+import { grantedResourceIds, type RootKeyPrincipal } from './middleware/auth.ts';
 
 export const MAX_PAGE_SIZE = 100;
 
@@ -65,31 +65,6 @@ export function toPage<TRow extends { id: string }, TItem>(
     data: rows.slice(0, limit).map(toItem),
     pagination: next ? { cursor: encodeCursor(workspaceId, next.id), hasMore: true } : { hasMore: false },
   };
-}
-
-/**
- * One page of a searchable list whose rows each need a read permission: the rows from the cursor
- * on, checked with `requireReadOfEach` (a 403 names the wildcard, never an id), shaped as a page.
- */
-export async function readablePage<TRow extends { id: string }, TItem>(
-  principal: RootKeyPrincipal,
-  input: { limit: number; cursor?: string; search?: string },
-  fetchRows: (query: PageQuery) => Promise<TRow[]>,
-  permissionFor: (id: string) => PermissionTuple,
-  toItem: (row: TRow) => TItem,
-) {
-  const { workspaceId } = principal;
-  const found = await fetchRows({
-    fromId: decodeCursor(workspaceId, input.cursor),
-    search: input.search,
-    count: input.limit + 1,
-  });
-  requireReadOfEach(
-    principal,
-    found.slice(0, input.limit).map((row) => row.id),
-    permissionFor,
-  );
-  return toPage(workspaceId, found, input.limit, toItem);
 }
 
 /**

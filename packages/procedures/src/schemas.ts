@@ -88,16 +88,37 @@ export const textSchema = z.string().check((ctx) => {
 });
 
 export const MAX_META_PROPERTIES = 100;
-export const metaSchema = z
-  .record(z.string(), z.unknown())
-  .refine((meta) => Object.keys(meta).length <= MAX_META_PROPERTIES, {
-    message: `must have at most ${MAX_META_PROPERTIES} properties`,
-  })
-  .superRefine((meta, ctx) => {
-    const problem = jsonStorageProblem(meta);
-    // Final: checks refined on top of this one (an identity's serialized size) recurse into the value.
-    if (problem) ctx.addIssue({ code: 'custom', message: problem, continue: false });
-  });
+
+/**
+ * A JSON object with an own `__proto__` field (JSON.parse makes one) would lose it in any plain
+ * object built from it, zod's records included: a 400 naming it, not a silent loss. Other names of
+ * Object.prototype (`constructor`, `toString`) are ordinary fields (docs/contract.md#field-bounds).
+ */
+function refusePrototypeField(value: unknown, ctx: z.RefinementCtx): unknown {
+  if (typeof value === 'object' && value !== null && Object.hasOwn(value, '__proto__')) {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'must not have a field named __proto__',
+      path: ['__proto__'],
+      input: value,
+    });
+  }
+  return value;
+}
+
+export const metaSchema = z.preprocess(
+  refusePrototypeField,
+  z
+    .record(z.string(), z.unknown())
+    .refine((meta) => Object.keys(meta).length <= MAX_META_PROPERTIES, {
+      message: `must have at most ${MAX_META_PROPERTIES} properties`,
+    })
+    .superRefine((meta, ctx) => {
+      const problem = jsonStorageProblem(meta);
+      // Final: checks refined on top of this one (an identity's serialized size) recurse into the value.
+      if (problem) ctx.addIssue({ code: 'custom', message: problem, continue: false });
+    }),
+);
 
 /**
  * An identity's meta is stored whole and read with every verification of its keys: at most 1 MB

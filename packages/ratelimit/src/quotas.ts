@@ -24,6 +24,13 @@ export interface Quota {
   consume(key: string, limit: number): Promise<QuotaState>;
   /** Where `key` stands, counting nothing. */
   peek(key: string, limit: number): Promise<QuotaState>;
+  /**
+   * Gives back one request counted against `key`, in the window running now: for a quota of
+   * failures that counts every attempt up front and returns those that did not fail. A refund in
+   * a window that counted nothing would start it below zero, so a caller refunds only while the
+   * window it counted in still runs.
+   */
+  refund(key: string, limit: number): Promise<void>;
 }
 
 export interface Quotas {
@@ -88,6 +95,10 @@ export function createQuotas(options: { redisUrl?: string; redisCluster?: RedisC
           const result = await limiterFor(limit).get(key);
           if (result === null) return { limit, remaining: limit, resetMs: 0, passed: true };
           return stateOf(limit, result, result.consumedPoints < limit);
+        },
+        async refund(key, limit) {
+          if (limit === 0) return;
+          await limiterFor(limit).reward(key, 1);
         },
       };
     },

@@ -70,6 +70,14 @@ describe('quotas on Redis', () => {
     expect(await api.peek('ws_1', 1)).toMatchObject({ remaining: 0, passed: false });
   });
 
+  it('give back a request counted, in the window that counted it', async () => {
+    const api = await readyQuota(REDIS_URL);
+    expect(await consumeTimes(api, 'ws_1', 2, 2)).toEqual([true, true]);
+    await api.refund('ws_1', 2);
+    expect(await api.peek('ws_1', 2)).toMatchObject({ remaining: 1, passed: true });
+    expect(await consumeTimes(api, 'ws_1', 2, 2)).toEqual([true, false]);
+  });
+
   it('refuse everything for a limit of 0', async () => {
     const api = await readyQuota(REDIS_URL);
     expect(await api.consume('ws_1', 0)).toMatchObject({ remaining: 0, passed: false });

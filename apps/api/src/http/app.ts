@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
+import type { TrustProxy } from '@keyplane/config';
 import { newId } from '@keyplane/core';
 import { lazyFork, type Orm } from '@keyplane/db';
 import { type AppRouter, appRouter, type Context, createContextInner, type Services } from '@keyplane/procedures';
@@ -11,7 +12,7 @@ import type { Logger } from '../log.ts';
 import type { NodeMetrics } from '../metrics.ts';
 import type { Readiness } from '../readiness.ts';
 import { API_REFERENCE_PAGE, scalarBundleResponse } from './apiReference.ts';
-import { clientAddressOf } from './clientAddress.ts';
+import { clientAddressReader } from './clientAddress.ts';
 import { createDashboardAssets } from './dashboardStatic.ts';
 import { exposition, type MetricsAccess, scrapeAllowed } from './metricsEndpoint.ts';
 import { openApiDescription } from './openapi.ts';
@@ -37,8 +38,8 @@ export interface AppDeps {
   router?: AppRouter;
   /** The dashboard's production build, served at /dashboard; omitted: no dashboard. */
   dashboardDir?: string;
-  /** Take the client's address from X-Forwarded-For (a reverse proxy sets it). */
-  trustProxy?: boolean;
+  /** Which reverse proxies' X-Forwarded-For entries say the client's address (TRUST_PROXY); omitted: none. */
+  trustProxy?: TrustProxy;
   /** Counts every request; omitted: nothing is counted (tests of other things). */
   metrics?: NodeMetrics;
   /** Serves `GET /metrics` on this listener; omitted: not here (METRICS_PORT serves it, or nothing does). */
@@ -80,6 +81,7 @@ export function createHttp(deps: AppDeps) {
     errorsBaseUrl: deps.errorsBaseUrl,
     contextFor,
   });
+  const clientAddressOf = clientAddressReader(deps.trustProxy ?? false);
   const recordRequest = requestRecorder({ logger: deps.logger, logRequests, metrics: deps.metrics });
   const v2 = createV2Transport({
     handleV2,
@@ -127,7 +129,7 @@ export function createHttp(deps: AppDeps) {
       createContext: ({ resHeaders }) =>
         contextFor(c.get('requestId'), {
           authorization,
-          clientAddress: clientAddressOf(c.env?.incoming, deps.trustProxy === true),
+          clientAddress: clientAddressOf(c.env?.incoming),
           metricsDisabled: metricsDisabledBy(c.req.header(METRICS_HEADER)),
           session: authorization === undefined ? cookieSessionCarrier(c.req.raw, resHeaders) : undefined,
           onWorkspaceRateLimit: (state) => {
@@ -178,7 +180,11 @@ export function createHttp(deps: AppDeps) {
 
   const honoListener = getRequestListener(app.fetch);
 
+  const { readiness } = deps;
   async function listener(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    // A stopping node closes each connection after its answer, so that no client sends another
+    // request on one it is about to close (docs/operations.md#rolling-restarts).
+    if (readiness.isStopping()) response.setHeader('connection', 'close');
     if (!v2.accept(request, response)) await honoListener(request, response);
   }
 

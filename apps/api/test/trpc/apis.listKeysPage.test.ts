@@ -199,11 +199,19 @@ describe('403', () => {
     const { rootKey } = await workspace.rootKeyWith(['api.api_other.read_key', 'api.api_other.read_api']);
     expect((await listPage({ apiId }, rootKey)).status).toBe(403);
   });
+
+  it('for an API that does not exist, before it is looked up', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['api.*.create_key']);
+    const reply = await listPage({ apiId: 'api_doesnotexist' }, rootKey);
+    expect(reply.error?.message).toBe(
+      "Missing permissions: 'api.api_doesnotexist.read_key', 'api.api_doesnotexist.read_api'.",
+    );
+  });
 });
 
 describe('404', () => {
-  it('for an API that does not exist, before checking permissions', async () => {
-    const { rootKey } = await workspace.rootKeyWith(['api.*.create_key']);
+  it('for an API that does not exist, to a root key that may read every API', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['api.*.read_key', 'api.*.read_api']);
     const reply = await listPage({ apiId: 'api_doesnotexist' }, rootKey);
     expect(reply.status).toBe(404);
   });

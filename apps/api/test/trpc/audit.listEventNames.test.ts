@@ -19,6 +19,15 @@ describe('200', () => {
     expect(reply.status).toBe(200);
     expect(reply.data.events).toEqual(['apis.createApi', 'ratelimit.createNamespace']);
   });
+
+  it('names only the events the root key may see (docs/contract.md#audit-log)', async () => {
+    const owner = await api.workspace();
+    const { apiId } = (await api.call('apis.createApi', { name: 'seen' }, owner.rootKey)).body.data;
+    await api.post('identities.createIdentity', { externalId: 'unseen' }, owner.rootKey);
+    await callInternal(api, 'ratelimit.createNamespace', { name: 'unseen.ns' }, { rootKey: owner.rootKey });
+    const { rootKey } = await owner.rootKeyWith(['workspace.*.manage_root_keys', `api.${apiId}.read_api`]);
+    expect((await names(rootKey)).data.events).toEqual(['apis.createApi']);
+  });
 });
 
 describe('400', () => {

@@ -1,3 +1,5 @@
+import { AUDITED_SERVICES } from '@keyplane/db';
+import { appRouter } from '@keyplane/procedures';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type TestWorkspace, useApi } from '../harness.ts';
 import { callInternal, callProcedure, signIn } from '../internal.ts';
@@ -52,6 +54,93 @@ describe('200', () => {
     const second = await list({ limit: 2, cursor: first.data.pagination.cursor });
     expect([...first.data.data, ...second.data.data].map((event) => event.id)).toEqual(all.slice(0, 4));
     expect(all).toEqual([...all].sort().reverse());
+  });
+});
+
+describe('200 for a reader scoped by its grants', () => {
+  /** A workspace of its own, with changes about two APIs and about what is no API's. */
+  async function workspaceWithTwoApis() {
+    const owner = await api.workspace();
+    const apiOf = async (name: string) => (await api.call('apis.createApi', { name }, owner.rootKey)).body.data.apiId;
+    const [mine, theirs] = [await apiOf('mine'), await apiOf('theirs')];
+    const keyOf = async (apiId: string, externalId: string) =>
+      (await api.call('keys.createKey', { apiId, externalId }, owner.rootKey)).body.data.keyId;
+    const [myKey, theirKey] = [await keyOf(mine, 'my_customer'), await keyOf(theirs, 'their_customer')];
+    await api.post('keys.updateKey', { keyId: theirKey, name: 'renamed' }, owner.rootKey);
+    await api.post('identities.createIdentity', { externalId: 'loose_customer' }, owner.rootKey);
+    await api.post('permissions.createRole', { name: 'auditor' }, owner.rootKey);
+    await callInternal(api, 'ratelimit.createNamespace', { name: 'audited.ns' }, { rootKey: owner.rootKey });
+    await api.post('webhooks.createEndpoint', { url: 'https://hooks.example.com/a', eventTypes: ['*'] }, owner.rootKey);
+    const reader = await owner.rootKeyWith([
+      'workspace.*.manage_root_keys',
+      `api.${mine}.read_api`,
+      `api.${mine}.read_key`,
+    ]);
+    return { owner, mine, theirs, myKey, theirKey, reader };
+  }
+
+  it("shows only the events about what it may read: its API and that API's keys, and the workspace's root keys", async () => {
+    const { mine, myKey, theirs, theirKey, reader } = await workspaceWithTwoApis();
+    const reply = await list({}, reader.rootKey);
+    expect(reply.status).toBe(200);
+    expect(reply.data.data.map((event) => [event.event, event.resources])).toEqual([
+      ['keys.createKey', { apiId: mine, externalId: 'my_customer', keyId: myKey }],
+      ['apis.createApi', { apiId: mine }],
+    ]);
+    expect(reply.data.total).toBe(2);
+    const seen = JSON.stringify(reply.data);
+    for (const hidden of [theirs, theirKey, 'their_customer', 'loose_customer']) expect(seen).not.toContain(hidden);
+  });
+
+  it('finds nothing of the rest, whatever it filters or searches by, and counts it nowhere', async () => {
+    const { theirs, theirKey, reader } = await workspaceWithTwoApis();
+    const none = { data: [], pagination: { hasMore: false }, total: 0 };
+    for (const input of [
+      { resourceId: theirs },
+      { resourceId: theirKey },
+      { search: 'their_customer' },
+      { search: 'loose' },
+      { event: 'keys.updateKey' },
+      { event: 'permissions.createRole' },
+      { event: 'webhooks.createEndpoint' },
+    ]) {
+      expect((await list(input, reader.rootKey)).data).toEqual(none);
+    }
+  });
+
+  it('sees the events of root keys and sign-ins, which managing root keys reads', async () => {
+    const { owner, reader } = await workspaceWithTwoApis();
+    const created = await callProcedure(
+      api,
+      'rootKeys.createRootKey',
+      { permissions: ['api.*.read_api'] },
+      { rootKey: owner.rootKey },
+    );
+    await signIn(api, owner.rootKey);
+    const events = (await list({}, reader.rootKey)).data.data.map((event) => [event.event, event.resources]);
+    expect(events.slice(0, 2)).toEqual([
+      ['dashboard.signIn', {}],
+      ['rootKeys.createRootKey', { rootKeyId: created.data.rootKeyId }],
+    ]);
+  });
+
+  it('a key of every API: every event of APIs and keys, and not those of identities, roles, namespaces or endpoints', async () => {
+    const { owner } = await workspaceWithTwoApis();
+    const { rootKey } = await owner.rootKeyWith(['workspace.*.manage_root_keys', 'api.*.read_api', 'api.*.read_key']);
+    const services = new Set((await list({}, rootKey)).data.data.map((event) => event.event.split('.')[0]));
+    expect([...services].sort()).toEqual(['apis', 'keys']);
+    const everything = new Set((await list({}, owner.rootKey)).data.data.map((event) => event.event.split('.')[0]));
+    expect([...everything].sort()).toEqual(['apis', 'identities', 'keys', 'permissions', 'ratelimit', 'webhooks']);
+  });
+
+  it('knows, for every change the server records, whose grants may see it', () => {
+    const audited = Object.entries(
+      appRouter._def.procedures as unknown as Record<string, { _def: { type: string; meta?: { audit?: boolean } } }>,
+    )
+      .filter(([, procedure]) => procedure._def.type === 'mutation' && procedure._def.meta?.audit !== false)
+      .map(([path]) => path.split('.')[0]);
+    expect(audited.length).toBeGreaterThan(0);
+    for (const service of audited) expect(AUDITED_SERVICES).toContain(service);
   });
 });
 

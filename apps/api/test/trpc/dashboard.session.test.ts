@@ -203,7 +203,7 @@ describe('429', () => {
   const THROTTLED = 'user/too_many_requests/sign_in_throttled';
   // Behind a trusted proxy each test signs in from an address of its own (X-Forwarded-For).
   const fromAddress = async (address: string) => {
-    const server = await serveOn(api, { trustProxy: true });
+    const server = await serveOn(api, { trustProxy: { hops: 1 } });
     onTestFinished(() => server.close());
     return (rootKey: string) =>
       callInternal(

@@ -63,6 +63,11 @@ describe('400', () => {
     [{ permissions: ['api.*.fly'] }, "'api.*.fly' is not a root-key permission"],
     [{ permissions: ['api.*.read_api', 'not a permission'] }, "'not a permission' is not a root-key permission"],
     [{ permissions: ['nothing.*.read'] }, "'nothing.*.read' is not a root-key permission"],
+    // Named like properties every object has: a resource type or an action like any other unknown one.
+    [{ permissions: ['constructor.*.read_api'] }, "'constructor.*.read_api' is not a root-key permission"],
+    [{ permissions: ['__proto__.*.read_api'] }, "'__proto__.*.read_api' is not a root-key permission"],
+    [{ permissions: ['hasOwnProperty.*.read_api'] }, "'hasOwnProperty.*.read_api' is not a root-key permission"],
+    [{ permissions: ['api.*.toString'] }, "'api.*.toString' is not a root-key permission"],
     [{ permissions: ['api.*.read_api'], expires: Date.now() - 1000 }, '`expires` must be in the future.'],
     [{ permissions: ['api.*.read_api'], extra: 1 }, 'extra'],
   ])('%j: %s', async (input, problem) => {

@@ -340,6 +340,14 @@ describe('403', () => {
     expect((await listKeys({ apiId }, rootKey)).status).toBe(403);
   });
 
+  it('before the API is looked up: one that does not exist as one that does', async () => {
+    const apiId = await createTestApi(api, workspace.rootKey);
+    const { rootKey } = await workspace.rootKeyWith(['api.*.create_key']);
+    expectMissingPermissions(await listKeys({ apiId }, rootKey), `api.${apiId}.read_key`, `api.${apiId}.read_api`);
+    const missing = await listKeys({ apiId: 'api_doesnotexist' }, rootKey);
+    expectMissingPermissions(missing, 'api.api_doesnotexist.read_key', 'api.api_doesnotexist.read_api');
+  });
+
   it('for the read grants before any decrypt check', async () => {
     const noVault = await api.workspace({ vault: false });
     const apiId = await createTestApi(api, noVault.rootKey);
@@ -367,8 +375,8 @@ describe('404', () => {
     expectProblem(await listKeys({ apiId: 'api_doesnotexist' }), 404, 'service/data/api_not_found');
   });
 
-  it('before checking permissions', async () => {
-    const { rootKey } = await workspace.rootKeyWith(['api.*.create_key']);
+  it('to a root key that may read it if it existed', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['api.api_doesnotexist.read_key', 'api.api_doesnotexist.read_api']);
     expect((await listKeys({ apiId: 'api_doesnotexist' }, rootKey)).status).toBe(404);
   });
 

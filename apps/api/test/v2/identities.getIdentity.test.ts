@@ -132,6 +132,16 @@ describe('403', () => {
     expect(reply.status).toBe(403);
     expect(JSON.stringify(reply.body)).not.toContain(hidden);
   });
+
+  it('for an externalId no identity has as for one it may not read, to a root key of some identities', async () => {
+    const readable = await newIdentity({ externalId: 'own_user' });
+    await newIdentity({ externalId: 'someone_else' });
+    const { rootKey } = await workspace.rootKeyWith([`identity.${readable}.read_identity`]);
+    const existing = await getIdentity({ identity: 'someone_else' }, rootKey);
+    const missing = await getIdentity({ identity: 'no_one_at_all' }, rootKey);
+    expect(existing.body.error).toEqual(missing.body.error);
+    expect(missing.body.error.detail).toBe("Missing permission: 'identity.*.read_identity'.");
+  });
 });
 
 describe('404', () => {
@@ -144,6 +154,11 @@ describe('404', () => {
         detail: 'This identity does not exist.',
       });
     }
+  });
+
+  it('for an id no identity has, to a root key granted that very id', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['identity.id_granted_gone.read_identity']);
+    expect((await getIdentity({ identity: 'id_granted_gone' }, rootKey)).status).toBe(404);
   });
 
   it('for a deleted identity, by id and by externalId', async () => {

@@ -59,12 +59,16 @@ describe('200', () => {
     ]);
   });
 
-  shared.itSucceedsWithExactly(access, 'with exactly update_key and add_permission_to_key when every slug exists', {
-    grants: [addToKey],
-    existing: { permissions: ['exists.already'] },
-    holds: {},
-    names: ['exists.already'],
-  });
+  shared.itSucceedsWithExactly(
+    access,
+    'with update_key, add_permission_to_key and read_permission when every slug exists',
+    {
+      grants: [addToKey, 'rbac.*.read_permission'],
+      existing: { permissions: ['exists.already'] },
+      holds: {},
+      names: ['exists.already'],
+    },
+  );
 
   shared.itShowsInVerificationAtOnce(access, 'verification sees the new permission at once (the cache is warm)', {
     holds: {},
@@ -112,7 +116,7 @@ describe('403', () => {
   it('without rbac.*.add_permission_to_key, naming it', async () => {
     await newKey({ permissions: ['present.slug'] });
     const { keyId } = await newKey();
-    const { rootKey } = await access.workspace.rootKeyWith(['api.*.update_key']);
+    const { rootKey } = await access.workspace.rootKeyWith(['api.*.update_key', 'rbac.*.read_permission']);
     expectMissingPermissions(await addPermissions(keyId, ['present.slug'], rootKey), addToKey);
   });
 
@@ -120,14 +124,30 @@ describe('403', () => {
     const { keyId } = await newKey();
     const { rootKey } = await access.workspace.rootKeyWith(['api.*.read_key']);
     const reply = await addPermissions(keyId, ['x.y'], rootKey);
-    expectMissingPermissions(reply, `api.${access.apiId}.update_key`, addToKey);
+    expectMissingPermissions(reply, `api.${access.apiId}.update_key`, addToKey, 'rbac.*.create_permission');
+  });
+
+  it('without rbac.*.read_permission, rbac.*.create_permission even for slugs that exist', async () => {
+    await newKey({ permissions: ['known.too'] });
+    const { keyId } = await newKey();
+    const { rootKey } = await access.workspace.rootKeyWith(['api.*.update_key', addToKey]);
+    // Otherwise a 200 for a slug that exists and a 403 for one that does not would tell which do.
+    expectMissingPermissions(await addPermissions(keyId, ['known.too'], rootKey), 'rbac.*.create_permission');
+    expectMissingPermissions(await addPermissions(keyId, ['unknown.too'], rootKey), 'rbac.*.create_permission');
+    expect(await keyPermissionSlugs(em(), keyId)).toEqual([]);
+  });
+
+  shared.itAnswersKeysOutOfReachAlike(access, {
+    grants: [addToKey],
+    names: ['a.b'],
+    missing: ['api.*.update_key', 'rbac.*.create_permission'],
   });
 
   it('without rbac.*.create_permission when a slug is new, creating and attaching nothing', async () => {
     await newKey({ permissions: ['known.slug'] });
     const { keyId } = await newKey();
     const before = await countRows(em(), 'permissions');
-    const { rootKey } = await access.workspace.rootKeyWith(['api.*.update_key', addToKey]);
+    const { rootKey } = await access.workspace.rootKeyWith(['api.*.update_key', addToKey, 'rbac.*.read_permission']);
     const reply = await addPermissions(keyId, ['known.slug', 'unknown.slug'], rootKey);
     expectMissingPermissions(reply, 'rbac.*.create_permission');
     expect(await countRows(em(), 'permissions')).toBe(before);
@@ -142,8 +162,8 @@ describe('403', () => {
 });
 
 describe('404', () => {
-  it('for a key that does not exist, before checking permissions', async () => {
-    const { rootKey } = await access.workspace.rootKeyWith([]);
+  it('for a key that does not exist, before any other missing permission, to a root key of every API', async () => {
+    const { rootKey } = await access.workspace.rootKeyWith(['api.*.update_key']);
     expectProblem(await addPermissions('key_missing', ['a'], rootKey), 404, 'service/data/key_not_found');
   });
 

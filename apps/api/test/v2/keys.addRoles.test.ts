@@ -98,6 +98,12 @@ describe('403', () => {
     expectMissingPermissions(await addRoles(keyId, ['reader'], rootKey), 'rbac.*.add_role_to_key');
     expect(await keyRoleNames(em(), keyId)).toEqual([]);
   });
+
+  shared.itAnswersKeysOutOfReachAlike(access, {
+    grants: ['rbac.*.add_role_to_key'],
+    names: ['reader'],
+    missing: ['api.*.update_key'],
+  });
 });
 
 describe('404', () => {

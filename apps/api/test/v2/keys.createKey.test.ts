@@ -15,7 +15,7 @@ import {
 import {
   createTestApi,
   ERRORS_BASE_URL,
-  type JsonText,
+  JsonText,
   TEST_MASTER_KEY,
   type TestWorkspace,
   useApi,
@@ -244,6 +244,13 @@ describe('400', () => {
     ['recoverable', 1],
   ])('rejects %s = %j', async (field, value) => {
     await expectInvalid(withApi({ [field]: value }), `body.${field}`);
+  });
+
+  it('rejects a meta field named __proto__, which no object built from it could keep', async () => {
+    await expectInvalid(
+      new JsonText(`{"apiId":"${apiId}","meta":{"__proto__":{"admin":true}}}`),
+      'body.meta.__proto__',
+    );
   });
 
   it.each([101, 5000])('rejects meta nested %i levels deep', async (levels) => {

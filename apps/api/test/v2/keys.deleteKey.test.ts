@@ -171,8 +171,8 @@ describe('404', () => {
     expectProblem(await deleteKey({ keyId: 'key_doesnotexist' }), 404, 'service/data/key_not_found');
   });
 
-  it('before checking permissions', async () => {
-    const { rootKey } = await workspace.rootKeyWith(['api.*.read_key']);
+  it('to a root key that may act on the keys of every API', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['api.*.delete_key']);
     expect((await deleteKey({ keyId: 'key_doesnotexist' }, rootKey)).status).toBe(404);
   });
 

@@ -216,11 +216,20 @@ describe('401', () => {
 });
 
 describe('403', () => {
-  it('without read_key, naming it', async () => {
+  it('without read_key, naming the wildcard: a key it may not read does not tell its API', async () => {
     const { keyId } = await newKey();
     const { rootKey } = await owner.workspace.rootKeyWith(['api.*.read_api', 'api.*.create_key']);
     const reply = await getKey({ keyId }, rootKey);
-    expectMissingPermissions(reply, `api.${owner.apiId}.read_key`);
+    expectMissingPermissions(reply, 'api.*.read_key');
+  });
+
+  it('for a key that does not exist as for a key of another API, to a root key of one API', async () => {
+    const { keyId } = await newKey();
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.api_other.read_key']);
+    const existing = await getKey({ keyId }, rootKey);
+    const missing = await getKey({ keyId: 'key_doesnotexist' }, rootKey);
+    expect(existing.body.error).toEqual(missing.body.error);
+    expectMissingPermissions(missing, 'api.*.read_key');
   });
 
   it('with read_key for another API only', async () => {
@@ -249,8 +258,8 @@ describe('404', () => {
     expectProblem(await getKey({ keyId: 'key_doesnotexist' }), 404, 'service/data/key_not_found');
   });
 
-  it('before checking permissions', async () => {
-    const { rootKey } = await owner.workspace.rootKeyWith(['api.*.read_api']);
+  it('to a root key that may read the keys of every API, and of none other', async () => {
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.*.read_key']);
     expect((await getKey({ keyId: 'key_doesnotexist' }, rootKey)).status).toBe(404);
   });
 

@@ -85,6 +85,12 @@ describe('403', () => {
     expectMissingPermissions(await removePermissions(keyId, ['kept.b'], rootKey), removeFromKey);
     expect(await keyPermissionSlugs(em(), keyId)).toEqual(['kept.b']);
   });
+
+  shared.itAnswersKeysOutOfReachAlike(access, {
+    grants: [removeFromKey],
+    names: ['kept.a'],
+    missing: ['api.*.update_key'],
+  });
 });
 
 describe('404', () => {

@@ -91,13 +91,19 @@ describe('403', () => {
     const reply = await removeRoles(keyId, ['reader'], rootKey);
     expectMissingPermissions(reply, `api.${access.apiId}.update_key`, 'rbac.*.remove_role_from_key');
   });
+
+  shared.itAnswersKeysOutOfReachAlike(access, {
+    grants: [],
+    names: ['reader'],
+    missing: ['api.*.update_key', 'rbac.*.remove_role_from_key'],
+  });
 });
 
 describe('404', () => {
   shared.itAnswersKeyNotFound(access, ['reader']);
 
-  it('for a key that does not exist, before any missing permission', async () => {
-    const { rootKey } = await access.workspace.rootKeyWith(['api.*.read_key']);
+  it('for a key that does not exist, before any other missing permission, to a root key of every API', async () => {
+    const { rootKey } = await access.workspace.rootKeyWith(['api.*.update_key']);
     expect((await removeRoles('key_missing', ['reader'], rootKey)).status).toBe(404);
   });
 

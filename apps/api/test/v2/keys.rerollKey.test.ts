@@ -273,8 +273,8 @@ describe('404', () => {
     expectProblem(await reroll({ keyId: 'key_doesnotexist', expiration: 0 }), 404, 'service/data/key_not_found');
   });
 
-  it('before checking permissions', async () => {
-    const { rootKey } = await workspace.rootKeyWith(['api.*.read_key']);
+  it('to a root key that may act on the keys of every API', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['api.*.create_key']);
     expect((await reroll({ keyId: 'key_doesnotexist', expiration: 0 }, rootKey)).status).toBe(404);
   });
 

@@ -53,10 +53,14 @@ describe('200', () => {
     ],
   });
 
-  it('with update_key and both link grants when every slug exists', async () => {
+  it('with update_key, both link grants and read_permission when every slug exists', async () => {
     await newKey({ permissions: ['existing.set'] });
     const { keyId } = await newKey();
-    const { rootKey } = await access.workspace.rootKeyWith(['api.*.update_key', ...linkGrants]);
+    const { rootKey } = await access.workspace.rootKeyWith([
+      'api.*.update_key',
+      ...linkGrants,
+      'rbac.*.read_permission',
+    ]);
     expect((await setPermissions(keyId, ['existing.set'], rootKey)).status).toBe(200);
     expect((await setPermissions(keyId, [], rootKey)).status).toBe(200);
   });
@@ -80,7 +84,9 @@ describe('401', () => {
 
 describe('403', () => {
   it.each([
-    ['api.API_ID.update_key', linkGrants],
+    ['api.API_ID.update_key', [...linkGrants, 'api.*.read_key']],
+    // A key it may not read: not even its API is named.
+    ['api.*.update_key', linkGrants],
     ['rbac.*.add_permission_to_key', ['api.*.update_key', 'rbac.*.remove_permission_from_key']],
     ['rbac.*.remove_permission_from_key', ['api.*.update_key', 'rbac.*.add_permission_to_key']],
   ])('without %s, naming it and changing nothing', async (missing, grants) => {
@@ -93,11 +99,25 @@ describe('403', () => {
   it('without rbac.*.create_permission when a slug is new, creating and changing nothing', async () => {
     const { keyId } = await newKey({ permissions: ['stays'] });
     const before = await countRows(em(), 'permissions');
-    const { rootKey } = await access.workspace.rootKeyWith(['api.*.update_key', ...linkGrants]);
+    const { rootKey } = await access.workspace.rootKeyWith([
+      'api.*.update_key',
+      ...linkGrants,
+      'rbac.*.read_permission',
+    ]);
     expectMissingPermissions(await setPermissions(keyId, ['never.created'], rootKey), 'rbac.*.create_permission');
     expect(await countRows(em(), 'permissions')).toBe(before);
     expect(await keyPermissionSlugs(em(), keyId)).toEqual(['stays']);
   });
+
+  it('without rbac.*.read_permission, rbac.*.create_permission even for slugs that exist', async () => {
+    await newKey({ permissions: ['exists.for.set'] });
+    const { keyId } = await newKey({ permissions: ['stays'] });
+    const { rootKey } = await access.workspace.rootKeyWith(['api.*.update_key', ...linkGrants]);
+    expectMissingPermissions(await setPermissions(keyId, ['exists.for.set'], rootKey), 'rbac.*.create_permission');
+    expect(await keyPermissionSlugs(em(), keyId)).toEqual(['stays']);
+  });
+
+  shared.itAnswersKeysOutOfReachAlike(access, { grants: linkGrants, names: [], missing: ['api.*.update_key'] });
 
   it('with rbac.*.create_permission a new slug is created', async () => {
     const { keyId } = await newKey();

@@ -103,13 +103,15 @@ describe('403', () => {
     const reply = await setRoles(keyId, ['admin'], rootKey);
     expectMissingPermissions(reply, `api.${access.apiId}.update_key`, ...roleLinkGrants);
   });
+
+  shared.itAnswersKeysOutOfReachAlike(access, { grants: roleLinkGrants, names: [], missing: ['api.*.update_key'] });
 });
 
 describe('404', () => {
   shared.itAnswersKeyNotFound(access, []);
 
-  it('for a key that does not exist, before any missing permission', async () => {
-    const { rootKey } = await access.workspace.rootKeyWith(['api.*.read_key']);
+  it('for a key that does not exist, before any other missing permission, to a root key of every API', async () => {
+    const { rootKey } = await access.workspace.rootKeyWith(['api.*.update_key']);
     expect((await setRoles('key_missing', [], rootKey)).status).toBe(404);
   });
 

@@ -275,8 +275,8 @@ describe('404', () => {
     );
   });
 
-  it('before checking permissions', async () => {
-    const { rootKey } = await owner.workspace.rootKeyWith(['api.*.read_key']);
+  it('to a root key that may act on the keys of every API', async () => {
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.*.update_key']);
     expect((await updateCredits({ keyId: 'key_doesnotexist', operation: 'set', value: 1 }, rootKey)).status).toBe(404);
   });
 

@@ -59,13 +59,14 @@ const fullKey = {
 };
 
 describe('200', () => {
-  it('replaces roles and permissions with update_key and the rbac actions, existing slugs needing no more', async () => {
+  it('replaces roles and permissions with update_key, the rbac actions and read_permission, existing slugs needing no more', async () => {
     await newKey({ permissions: ['updatekey.existing'] });
     const { keyId } = await newKey({ roles: ['reader'] });
     const { rootKey } = await owner.workspace.rootKeyWith([
       `api.${owner.apiId}.update_key`,
       ...roleLinkGrants,
       ...permissionLinkGrants,
+      'rbac.*.read_permission',
     ]);
     const reply = await updateKey({ keyId, roles: ['writer'], permissions: ['updatekey.existing'] }, rootKey);
     expect(reply.status).toBe(200);
@@ -513,11 +514,30 @@ describe('403', () => {
       expect(reply.status).toBe(403);
       expect(reply.body.error.detail).toBe(
         "Missing permissions: 'rbac.*.add_role_to_key', 'rbac.*.remove_role_from_key', " +
-          "'rbac.*.add_permission_to_key', 'rbac.*.remove_permission_from_key'.",
+          "'rbac.*.add_permission_to_key', 'rbac.*.remove_permission_from_key', 'rbac.*.create_permission'.",
       );
       expect(await keyRoleNames(em(), keyId)).toEqual(['reader']);
     },
   );
+
+  it('naming permission slugs without rbac.*.read_permission, rbac.*.create_permission even for slugs that exist', async () => {
+    await newKey({ permissions: ['updatekey.known'] });
+    const { keyId } = await newKey();
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.*.update_key', ...permissionLinkGrants]);
+    const reply = await updateKey({ keyId, permissions: ['updatekey.known'] }, rootKey);
+    expectMissingPermissions(reply, 'rbac.*.create_permission');
+    expect(await keyPermissionSlugs(em(), keyId)).toEqual([]);
+  });
+
+  it('for a key that does not exist as for a key of another API, to a root key of one API', async () => {
+    const { keyId } = await newKey({ name: 'unchanged' });
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.api_mine.update_key', 'api.api_mine.read_key']);
+    const existing = await updateKey({ keyId, name: 'changed' }, rootKey);
+    const missing = await updateKey({ keyId: 'key_doesnotexist', name: 'changed' }, rootKey);
+    expect(existing.body.error).toEqual(missing.body.error);
+    expectMissingPermissions(missing, 'api.*.update_key');
+    expect((await storedKey(em(), keyId))?.name).toBe('unchanged');
+  });
 
   it('roles need the role link actions, naming them and changing nothing else either', async () => {
     const { keyId } = await newKey({ name: 'unchanged', roles: ['reader'] });
@@ -569,8 +589,8 @@ describe('404', () => {
     expectProblem(await updateKey({ keyId: 'key_doesnotexist' }), 404, 'service/data/key_not_found');
   });
 
-  it('for a key that does not exist, before any missing permission', async () => {
-    const { rootKey } = await owner.workspace.rootKeyWith(['api.*.read_key']);
+  it('for a key that does not exist, before any other missing permission, to a root key of every API', async () => {
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.*.update_key']);
     expect((await updateKey({ keyId: 'key_doesnotexist', roles: [], permissions: [] }, rootKey)).status).toBe(404);
   });
 

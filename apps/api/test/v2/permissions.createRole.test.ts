@@ -91,9 +91,13 @@ describe('200', () => {
     expect((await createRole({ name: 'bare-empty', permissions: [] }, rootKey)).status).toBe(200);
   });
 
-  it('with create_role and add_permission_to_role when every slug exists', async () => {
+  it('with create_role, add_permission_to_role and read_permission when every slug exists', async () => {
     await createRole({ name: 'seed', permissions: ['seeded.slug'] });
-    const { rootKey } = await workspace.rootKeyWith(['rbac.*.create_role', 'rbac.*.add_permission_to_role']);
+    const { rootKey } = await workspace.rootKeyWith([
+      'rbac.*.create_role',
+      'rbac.*.add_permission_to_role',
+      'rbac.*.read_permission',
+    ]);
     expect((await createRole({ name: 'reuser', permissions: ['seeded.slug'] }, rootKey)).status).toBe(200);
   });
 
@@ -148,8 +152,25 @@ describe('403', () => {
     expect(await rolesNamed('denied-link')).toHaveLength(0);
   });
 
-  it('with a missing slug but without rbac.*.create_permission: nothing is created', async () => {
+  it('without rbac.*.read_permission, rbac.*.create_permission for any slug, whether it exists or not', async () => {
+    await createRole({ name: 'seed3', permissions: ['existing.slug3'] });
     const { rootKey } = await workspace.rootKeyWith(['rbac.*.create_role', 'rbac.*.add_permission_to_role']);
+    // Otherwise a 200 for a slug that exists and a 403 for one that does not would tell which do.
+    for (const slug of ['existing.slug3', 'absent.slug3']) {
+      expectMissingPermissions(
+        await createRole({ name: `blind-${slug}`, permissions: [slug] }, rootKey),
+        'rbac.*.create_permission',
+      );
+    }
+    expect(await permissionsWithSlug('absent.slug3')).toHaveLength(0);
+  });
+
+  it('with a missing slug but without rbac.*.create_permission: nothing is created', async () => {
+    const { rootKey } = await workspace.rootKeyWith([
+      'rbac.*.create_role',
+      'rbac.*.add_permission_to_role',
+      'rbac.*.read_permission',
+    ]);
     const reply = await createRole({ name: 'denied-create', permissions: ['present.slug', 'absent.slug'] }, rootKey);
     expectMissingPermissions(reply, 'rbac.*.create_permission');
     expect(await rolesNamed('denied-create')).toHaveLength(0);

@@ -128,6 +128,7 @@ describe('200', () => {
     const { rootKey } = await owner.workspace.rootKeyWith([
       'rbac.*.add_permission_to_role',
       'rbac.*.remove_permission_from_role',
+      'rbac.*.read_permission',
     ]);
     expect((await setRolePermissions({ roleId, permissions: ['e.2'] }, rootKey)).status).toBe(200);
     expect((await setRolePermissions({ roleId, permissions: [] }, rootKey)).status).toBe(200);
@@ -179,11 +180,28 @@ describe('403', () => {
     expect(await roleSlugs(roleId)).toEqual(['d.1']);
   });
 
+  it('without read_permission, create_permission for any slug, whether it exists or not', async () => {
+    const roleId = await createRole('blind', ['b.1']);
+    await createRole('seed-b2', ['b.2']);
+    const { rootKey } = await owner.workspace.rootKeyWith([
+      'rbac.*.add_permission_to_role',
+      'rbac.*.remove_permission_from_role',
+    ]);
+    for (const slug of ['b.2', 'b.absent']) {
+      expectMissingPermissions(
+        await setRolePermissions({ roleId, permissions: [slug] }, rootKey),
+        'rbac.*.create_permission',
+      );
+    }
+    expect(await roleSlugs(roleId)).toEqual(['b.1']);
+  });
+
   it('with a missing slug but without create_permission: nothing is created or changed', async () => {
     const roleId = await createRole('no-create', ['nc.1']);
     const { rootKey } = await owner.workspace.rootKeyWith([
       'rbac.*.add_permission_to_role',
       'rbac.*.remove_permission_from_role',
+      'rbac.*.read_permission',
     ]);
     const reply = await setRolePermissions({ roleId, permissions: ['nc.absent'] }, rootKey);
     expectMissingPermissions(reply, 'rbac.*.create_permission');

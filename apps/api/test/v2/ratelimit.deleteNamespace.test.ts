@@ -58,11 +58,21 @@ describe('401', () => {
 describe('403', () => {
   it('without ratelimit.<namespaceId>.delete_namespace or the wildcard, deleting nothing', async () => {
     const id = await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'kept');
-    for (const grants of [[], ['ratelimit.*.limit'], ['ratelimit.rlns_x.delete_namespace']]) {
+    for (const grants of [
+      [],
+      ['ratelimit.*.limit'],
+      ['ratelimit.rlns_x.delete_namespace'],
+      [`ratelimit.${id}.read_namespace`],
+    ]) {
       const { rootKey } = await workspace.rootKeyWith(grants);
       const reply = await deleteNamespace(api, rootKey, 'kept');
       expect(reply.status).toBe(403);
-      expect(reply.error?.message).toBe(`Missing permission: 'ratelimit.${id}.delete_namespace'.`);
+      // Its id only to a root key that may read it: to others, the answer for a namespace that never was.
+      const named = grants.some((grant) => grant.endsWith('.read_namespace')) ? id : '*';
+      expect(reply.error?.message).toBe(`Missing permission: 'ratelimit.${named}.delete_namespace'.`);
+      expect((await deleteNamespace(api, rootKey, named === '*' ? 'never_was' : 'kept')).error?.message).toBe(
+        reply.error?.message,
+      );
     }
     expect(await stateOf(workspace.workspaceId, 'kept')).toEqual([{ id, name: 'kept', deleted: false }]);
     const { rootKey } = await workspace.rootKeyWith([`ratelimit.${id}.delete_namespace`]);

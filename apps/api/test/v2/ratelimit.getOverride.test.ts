@@ -89,10 +89,20 @@ describe('401', () => {
 
 describe('403', () => {
   it('without read_override, naming it (the contract never masks a 403 as a 404)', async () => {
-    for (const grants of [[], ['ratelimit.*.set_override'], ['ratelimit.rlns_x.read_override']]) {
+    for (const grants of [
+      ['ratelimit.*.read_namespace'],
+      [],
+      ['ratelimit.*.set_override'],
+      ['ratelimit.rlns_x.read_override'],
+    ]) {
       const { rootKey } = await workspace.rootKeyWith(grants);
       const reply = await getOverride({ namespace: 'lookups', identifier: 'user_1' }, rootKey);
-      expectMissingPermissions(reply, `ratelimit.${namespaceId}.read_override`);
+      // Its id only to a root key that may read it: to others, the answer for a namespace that never was.
+      const readable = grants.includes('ratelimit.*.read_namespace');
+      expectMissingPermissions(
+        reply,
+        readable ? `ratelimit.${namespaceId}.read_override` : 'ratelimit.*.read_override',
+      );
     }
   });
 

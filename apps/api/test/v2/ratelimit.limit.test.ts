@@ -381,18 +381,36 @@ describe('401', () => {
 });
 
 describe('403', () => {
-  it('without a limit permission on an existing namespace, naming its id, and consumes nothing', async () => {
+  it('without a limit permission on an existing namespace, naming its id when it may read it, and consumes nothing', async () => {
     const id = await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'guarded');
     for (const grants of [
-      [],
-      ['ratelimit.*.create_namespace', 'ratelimit.*.set_override'],
-      ['ratelimit.rlns_x.limit'],
+      [`ratelimit.${id}.read_namespace`],
+      ['ratelimit.*.read_namespace', 'ratelimit.rlns_x.limit'],
     ]) {
       const { rootKey } = await workspace.rootKeyWith(grants);
       const reply = await limit(request('guarded', { limit: 1 }), rootKey);
       expectMissingPermissions(reply, `ratelimit.${id}.limit`);
     }
     expect((await limit(request('guarded', { limit: 1 }))).body.data.success).toBe(true);
+  });
+
+  it('for a namespace it may neither limit on nor read as for one that never was, naming the wildcards', async () => {
+    const id = await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'out_of_reach');
+    await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'gone_too');
+    expect((await deleteNamespace(api, workspace.rootKey, 'gone_too')).status).toBe(200);
+    for (const [grants, missing] of [
+      [[], ['ratelimit.*.create_namespace', 'ratelimit.*.limit']],
+      [['ratelimit.*.create_namespace', 'ratelimit.*.set_override'], ['ratelimit.*.limit']],
+      [['ratelimit.rlns_x.limit'], ['ratelimit.*.create_namespace', 'ratelimit.*.limit']],
+    ] as const) {
+      const { rootKey } = await workspace.rootKeyWith([...grants]);
+      const answers = await Promise.all(
+        ['out_of_reach', id, 'gone_too', 'never_was'].map((name) => limit(request(name, { limit: 1 }), rootKey)),
+      );
+      for (const reply of answers) expectMissingPermissions(reply, ...missing);
+    }
+    expect(await namespaceNamed(workspace.workspaceId, 'never_was')).toEqual([]);
+    expect((await limit(request('out_of_reach', { limit: 1 }))).body.data.success).toBe(true);
   });
 
   it('not with ratelimit.<namespaceId>.limit or ratelimit.*.limit', async () => {

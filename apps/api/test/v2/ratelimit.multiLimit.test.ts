@@ -195,10 +195,15 @@ describe('403', () => {
     const a = await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'perm_a');
     const b = await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'perm_b');
     const c = await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'perm_c');
-    const { rootKey } = await workspace.rootKeyWith([`ratelimit.${a}.limit`]);
+    const { rootKey } = await workspace.rootKeyWith([`ratelimit.${a}.limit`, 'ratelimit.*.read_namespace']);
     const batch = [check('perm_a'), check('perm_b'), check(c)];
     const reply = await multiLimit(batch, rootKey);
     expectMissingPermissions(reply, `ratelimit.${b}.limit`, `ratelimit.${c}.limit`);
+    expect(await remainingOf(check('perm_a'))).toBe(10);
+    // Namespaces it may not read are not named: the wildcards are, as for a namespace that does not exist.
+    const blind = await workspace.rootKeyWith([`ratelimit.${a}.limit`]);
+    const refused = await multiLimit(batch, blind.rootKey);
+    expectMissingPermissions(refused, 'ratelimit.*.create_namespace', 'ratelimit.*.limit');
     expect(await remainingOf(check('perm_a'))).toBe(10);
 
     const scoped = await workspace.rootKeyWith([

@@ -122,10 +122,17 @@ describe('401', () => {
 
 describe('403', () => {
   it('without ratelimit.<namespaceId>.set_override or the wildcard, naming it, storing nothing', async () => {
-    for (const grants of [[], ['ratelimit.*.limit', 'ratelimit.*.read_override'], ['ratelimit.rlns_x.set_override']]) {
+    for (const grants of [
+      ['ratelimit.*.read_namespace'],
+      [],
+      ['ratelimit.*.limit', 'ratelimit.*.read_override'],
+      ['ratelimit.rlns_x.set_override'],
+    ]) {
       const { rootKey } = await workspace.rootKeyWith(grants);
       const reply = await setOverride(override('forbidden'), rootKey);
-      expectMissingPermissions(reply, `ratelimit.${namespaceId}.set_override`);
+      // Its id only to a root key that may read it: to others, the answer for a namespace that never was.
+      const readable = grants.includes('ratelimit.*.read_namespace');
+      expectMissingPermissions(reply, readable ? `ratelimit.${namespaceId}.set_override` : 'ratelimit.*.set_override');
     }
     expect((await storedOverrides(em(), namespaceId)).filter((row) => row.identifier === 'forbidden')).toEqual([]);
   });

@@ -163,6 +163,23 @@ describe('403', () => {
     expect(await countWebhookRows(em(), 'webhook_endpoints')).toBe(before);
   });
 
+  it('for an API named in apiIds without read_api on it, before any API is looked up, creating nothing', async () => {
+    const apiId = await createTestApi(api, workspace.rootKey);
+    const { rootKey } = await workspace.rootKeyWith(['webhook.*.create_endpoint', 'api.api_mine.read_api']);
+    const before = await countWebhookRows(em(), 'webhook_endpoints');
+    // An API that exists and one that does not: the same answer, naming each.
+    expectMissingPermissions(
+      await createEndpoint({ url: HOOK_URL, eventTypes: ['*'], apiIds: [apiId, 'api_missing'] }, rootKey),
+      `api.${apiId}.read_api`,
+      'api.api_missing.read_api',
+    );
+    expect(await countWebhookRows(em(), 'webhook_endpoints')).toBe(before);
+    const reader = await workspace.rootKeyWith(['webhook.*.create_endpoint', `api.${apiId}.read_api`]);
+    expect((await createEndpoint({ url: HOOK_URL, eventTypes: ['*'], apiIds: [apiId] }, reader.rootKey)).status).toBe(
+      200,
+    );
+  });
+
   it('not with webhook.*.create_endpoint alone (or its plural spelling)', async () => {
     for (const grant of ['webhook.*.create_endpoint', 'webhooks.*.create_endpoint']) {
       const { rootKey } = await workspace.rootKeyWith([grant]);

@@ -166,6 +166,16 @@ describe('403', () => {
     }
   });
 
+  it('for an API named in apiIds without read_api on it, before it is looked up, changing nothing', async () => {
+    const { endpointId } = await createTestEndpoint(api, workspace.rootKey);
+    const { rootKey } = await workspace.rootKeyWith([`webhook.${endpointId}.update_endpoint`]);
+    expectMissingPermissions(
+      await updateEndpoint({ endpointId, apiIds: ['api_missing'] }, rootKey),
+      'api.api_missing.read_api',
+    );
+    expect((await storedEndpoint(em(), endpointId))?.api_ids).toBeNull();
+  });
+
   it('comes before the lookup: an unknown endpoint is a 403 without the permission', async () => {
     const { rootKey } = await workspace.rootKeyWith(['webhook.whep_known.update_endpoint']);
     expectMissingPermissions(

@@ -78,6 +78,7 @@ describe('200', () => {
     const broken: Quota = {
       consume: () => Promise.reject(new Error('the limiter failed')),
       peek: () => Promise.reject(new Error('the limiter failed')),
+      refund: () => Promise.reject(new Error('the limiter failed')),
     };
     for (let attempt = 0; attempt < 3; attempt++) {
       const reply = await postOn(
@@ -91,19 +92,24 @@ describe('200', () => {
       expect(reply.headers.get('RateLimit-Limit')).toBeNull();
     }
   });
-
-  it("does not throttle the operator's dashboard session", async () => {
-    const workspace = await limitedWorkspace(1);
-    const session = await signIn(api, workspace.rootKey);
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const reply = await callInternal(api, 'apis.listApis', {}, { session });
-      expect(reply.status).toBe(200);
-      expect(reply.headers.get('RateLimit-Limit')).toBeNull();
-    }
-  });
 });
 
 describe('429', () => {
+  it('holds a dashboard session to the limit too, counted with the root keys of its workspace', async () => {
+    const workspace = await limitedWorkspace(5);
+    const session = await signIn(api, workspace.rootKey);
+    expect((await createApi(workspace)).status).toBe(200);
+    const answers = [];
+    for (let attempt = 0; attempt < 6; attempt++)
+      answers.push(await callInternal(api, 'apis.listApis', {}, { session }));
+    expect(answers.map((reply) => reply.status)).toEqual([200, 200, 200, 200, 429, 429]);
+    expect(answers[3]?.headers.get('RateLimit-Remaining')).toBe('0');
+    expect(answers[4]?.error?.data.type).toBe('user/too_many_requests/workspace_rate_limited');
+    expect(Number(answers[4]?.headers.get('Retry-After'))).toBeGreaterThanOrEqual(1);
+    // The root key has nothing left either: one count for the workspace, whichever way it calls.
+    expectWorkspaceRateLimited(await createApi(workspace, 'after'));
+  });
+
   it('refuses the request past the limit, with Retry-After, and does nothing it asked for', async () => {
     const workspace = await limitedWorkspace(2);
     expect((await createApi(workspace, 'one')).status).toBe(200);

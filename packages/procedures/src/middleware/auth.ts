@@ -1,4 +1,5 @@
 import {
+  type DomainError,
   forbidden,
   formatPermission,
   hashKey,
@@ -20,7 +21,7 @@ export interface RootKeyPrincipal {
   permissions: readonly string[];
   /** Unix ms when the root key expires (for a dashboard session: its root key's); null: never. */
   expiresAt: number | null;
-  /** The workspace's API rate limit per minute, applied to root-key requests; null: none. */
+  /** The workspace's API rate limit per minute, applied to root-key and dashboard-session requests; null: none. */
   apiRequestsPerMinute: number | null;
   /** Set when the caller is the dashboard acting for a signed-in operator. */
   session?: { rootKeyName: string | null; expiresAt: number };
@@ -66,8 +67,8 @@ async function authenticateSession(ctx: Context, presented: string): Promise<Roo
     workspaceId: session.workspaceId,
     permissions: session.permissions,
     expiresAt: session.rootKeyExpiresAt,
-    // The operator's own console is not throttled by the limit set for the workspace's API clients.
-    apiRequestsPerMinute: null,
+    // A session is one more client of the workspace: a cookie must not be a way around its limit.
+    apiRequestsPerMinute: session.apiRequestsPerMinute,
     session: { rootKeyName: session.rootKeyName, expiresAt: session.expiresAt },
   };
 }
@@ -155,6 +156,22 @@ export function requireCreatePermission(principal: RootKeyPrincipal): void {
   requirePermissions(principal, [rbacPermission('create_permission')]);
 }
 
+/**
+ * What naming permission slugs needs before any is looked up: nothing for a caller that may read
+ * the workspace's permissions (`rbac.*.read_permission`; it is asked for `create_permission` once a
+ * slug turns out to be new), and `rbac.*.create_permission` for any other, whatever exists, so
+ * that no answer tells it which slugs do (docs/contract.md#authorization-order).
+ */
+export function slugCreationUpFront(
+  principal: RootKeyPrincipal,
+  slugs: readonly string[] | undefined,
+): PermissionTuple[] {
+  if (slugs === undefined || slugs.length === 0) return [];
+  return isGranted(principal.permissions, rbacPermission('read_permission'))
+    ? []
+    : [rbacPermission('create_permission')];
+}
+
 /** `identity.<identityId>.<action>`: granted by that exact tuple or by `identity.*.<action>`. */
 export function identityPermission(identityId: string, action: string): PermissionTuple {
   return { resourceType: 'identity', resourceId: identityId, action };
@@ -171,20 +188,40 @@ export function webhookPermission(endpointId: string, action: string): Permissio
 }
 
 /**
- * Reading a list needs the permission for every resource on the page (the one for that resource
- * or the wildcard). The 403 names the wildcard rather than the ids: the caller must not learn the
- * ids of resources it may not read.
+ * What the caller named and the lookup found (`found`), if it may act on it: else the 403 or 404
+ * it may be told (docs/contract.md#authorization-order). A caller is told that something does not
+ * exist only when it could act on it if it did: it holds every `wildcards` permission, or `named`,
+ * the permissions on the very id it named. Otherwise a missing thing and one it may not see
+ * (`visible`) get the same 403, naming wildcards and never an id it may not read: no answer depends
+ * on what exists out of its reach. `alsoRequired` is named in every 403 where it is missing.
  */
-export function requireReadOfEach(
+export function authorizeFound<T>(
   principal: RootKeyPrincipal,
-  ids: readonly string[],
-  permissionFor: (id: string) => PermissionTuple,
-): void {
-  const unreadable = ids.some((id) => !isGranted(principal.permissions, permissionFor(id)));
-  if (unreadable) throw forbidden([formatPermission(permissionFor('*'))]);
-}
-
-/** Identities may be named by externalId, so a 403 on them never names an internal id either. */
-export function requireIdentityReads(principal: RootKeyPrincipal, identityIds: readonly string[]): void {
-  requireReadOfEach(principal, identityIds, (id) => identityPermission(id, 'read_identity'));
+  lookup: {
+    found: T | undefined;
+    notFound: () => DomainError;
+    /** The permissions on what was found. */
+    required: (found: T) => readonly PermissionTuple[];
+    /** The same permissions on every instance (`*`). */
+    wildcards: readonly PermissionTuple[];
+    /** Whether the caller may read what was found, and so be told which instance it lacks. */
+    visible?: (found: T) => boolean;
+    named?: readonly PermissionTuple[];
+    alsoRequired?: readonly PermissionTuple[];
+  },
+): T {
+  const { permissions } = principal;
+  const lacking = (tuples: readonly PermissionTuple[]) => tuples.filter((tuple) => !isGranted(permissions, tuple));
+  const alsoMissing = lacking(lookup.alsoRequired ?? []).map(formatPermission);
+  const { found } = lookup;
+  if (found !== undefined) {
+    const missing = lacking(lookup.required(found));
+    if (missing.length + alsoMissing.length === 0) return found;
+    const named = lookup.visible?.(found) ? missing : missing.map((tuple) => ({ ...tuple, resourceId: '*' }));
+    throw forbidden([...named.map(formatPermission), ...alsoMissing]);
+  }
+  const missingWildcards = lacking(lookup.wildcards);
+  const couldAct = missingWildcards.length === 0 || (lookup.named !== undefined && lacking(lookup.named).length === 0);
+  if (couldAct) throw lookup.notFound();
+  throw forbidden([...missingWildcards.map(formatPermission), ...alsoMissing]);
 }

@@ -1,12 +1,14 @@
-import { keyNotFound, type PermissionTuple } from '@keyplane/core';
+import { isGranted, keyNotFound, type PermissionTuple } from '@keyplane/core';
 import { findKeyRecord, type KeyRecord, type LinkOperation } from '@keyplane/db';
 import type { Context } from '../context.ts';
-import { apiPermission, type RootKeyPrincipal, rbacPermission, requirePermissions } from './auth.ts';
+import { apiPermission, authorizeFound, type RootKeyPrincipal, rbacPermission } from './auth.ts';
 
 /**
- * The reference order for key procedures: look the key up (404 if it is not a live key of this
- * workspace), then check the root key's permission on the key's API (403), together with any
- * other permissions the procedure needs, so that one 403 names everything missing.
+ * A key procedure's key (docs/contract.md#authorization-order): the live key of this workspace on
+ * whose API the root key holds every one of `actions`, with `alsoRequired`, else one 403 naming
+ * everything missing. A 404 only for a caller holding `actions` on every API; to any other, a key
+ * that does not exist and one of an API whose keys it may not read are the same 403, naming the
+ * wildcards (`api.*.<action>`) and not the key's API.
  */
 export async function loadAuthorizedKey(
   ctx: Context & { rootKey: RootKeyPrincipal },
@@ -14,10 +16,14 @@ export async function loadAuthorizedKey(
   actions: readonly string[],
   alsoRequired: readonly PermissionTuple[] = [],
 ): Promise<KeyRecord> {
-  const key = await findKeyRecord(ctx.em, ctx.rootKey.workspaceId, keyId);
-  if (!key) throw keyNotFound(keyId);
-  requirePermissions(ctx.rootKey, [...actions.map((action) => apiPermission(key.apiId, action)), ...alsoRequired]);
-  return key;
+  return authorizeFound(ctx.rootKey, {
+    found: await findKeyRecord(ctx.em, ctx.rootKey.workspaceId, keyId),
+    notFound: () => keyNotFound(keyId),
+    required: (key) => actions.map((action) => apiPermission(key.apiId, action)),
+    wildcards: actions.map((action) => apiPermission('*', action)),
+    visible: (key) => isGranted(ctx.rootKey.permissions, apiPermission(key.apiId, 'read_key')),
+    alsoRequired,
+  });
 }
 
 const LINK_ACTIONS = {

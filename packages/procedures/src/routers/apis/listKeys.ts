@@ -23,8 +23,9 @@ export const listKeysInput = z.strictObject({
 export const listKeysOutput = listOutput(keyResponseOutput);
 
 /**
- * The API's live keys in id order. Unlike the reference product, a root key that may not read them
- * gets a 403, not a masked 404 (contract: we never mask a 403 as 404).
+ * The API's live keys in id order. `read_key` and `read_api` on the API named (403, before the
+ * lookup), then the API (404): unlike the reference product, a root key that may not read them gets
+ * a 403, not a masked 404 (contract: we never mask a 403 as 404).
  */
 export const listKeys = rootKeyProcedure
   .meta({
@@ -38,9 +39,10 @@ export const listKeys = rootKeyProcedure
   .query(async ({ ctx, input }) => {
     const { workspaceId } = ctx.rootKey;
     const fromId = decodeCursor(workspaceId, input.cursor);
+    // Before the lookup: whether an API exists is no answer for a caller that may not read it.
+    requirePermissions(ctx.rootKey, [apiPermission(input.apiId, 'read_key'), apiPermission(input.apiId, 'read_api')]);
     const api = await findApi(ctx.em, workspaceId, input.apiId);
     if (!api) throw apiNotFound(input.apiId);
-    requirePermissions(ctx.rootKey, [apiPermission(api.id, 'read_key'), apiPermission(api.id, 'read_api')]);
     const dataKey = input.decrypt ? await authorizeDecryption(ctx, api.id) : undefined;
     const keys = await listKeyDetails(ctx.em, workspaceId, {
       apiId: api.id,

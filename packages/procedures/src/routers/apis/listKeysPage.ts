@@ -29,16 +29,17 @@ export const listKeysPageOutput = z.object({
 /**
  * Internal (the dashboard's keys table): one numbered page of an API's keys, searched, filtered by
  * status and sorted by any column on the server, so order, filter and total hold across pages.
- * Permissions as apis.listKeys: the API's read_key and read_api, after a 404 for an unknown API.
+ * Permissions as apis.listKeys: the API's read_key and read_api (403), then the API (404).
  */
 export const listKeysPage = rootKeyProcedure
   .input(listKeysPageInput)
   .output(listKeysPageOutput)
   .query(async ({ ctx, input }) => {
     const { workspaceId } = ctx.rootKey;
+    // Before the lookup: whether an API exists is no answer for a caller that may not read it.
+    requirePermissions(ctx.rootKey, [apiPermission(input.apiId, 'read_key'), apiPermission(input.apiId, 'read_api')]);
     const api = await findApi(ctx.em, workspaceId, input.apiId);
     if (!api) throw apiNotFound(input.apiId);
-    requirePermissions(ctx.rootKey, [apiPermission(api.id, 'read_key'), apiPermission(api.id, 'read_api')]);
     const now = ctx.services.now();
     const page = await listKeyTablePage(ctx.em, workspaceId, {
       apiId: api.id,

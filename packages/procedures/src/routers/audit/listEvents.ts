@@ -4,6 +4,7 @@ import { MANAGE_ROOT_KEYS, requirePermissions } from '../../middleware/auth.ts';
 import { decodeCursor, listOutput, paginationInput, toPage } from '../../pagination.ts';
 import { resourceIdSchema, textSchema } from '../../schemas.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
+import { auditVisibility } from './auditVisibility.ts';
 
 export const listEventsInput = z
   .strictObject({
@@ -35,7 +36,10 @@ export const listEventsOutput = listOutput(
   total: z.number().int(),
 });
 
-/** Internal (the dashboard's audit view): the workspace's changes, newest (or oldest) first, filtered. */
+/**
+ * Internal (the dashboard's audit view): the workspace's changes the root key may see (those about
+ * what it may read: auditVisibility), newest (or oldest) first, filtered among themselves.
+ */
 export const listEvents = rootKeyProcedure
   .meta({ list: true })
   .input(listEventsInput)
@@ -45,6 +49,7 @@ export const listEvents = rootKeyProcedure
     const { workspaceId } = ctx.rootKey;
     const limit = input?.limit ?? 100;
     const filters = {
+      visibleTo: auditVisibility(ctx.rootKey),
       rootKeyId: input?.rootKeyId,
       event: input?.event,
       resourceId: input?.resourceId,

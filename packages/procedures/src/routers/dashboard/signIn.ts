@@ -6,6 +6,7 @@ import {
   SIGN_IN_FAILURES_ALLOWED,
   secondsUntil,
   signInThrottled,
+  signInThrottleKey,
 } from '@keyplane/core';
 import { createDashboardSession } from '@keyplane/db';
 import { z } from 'zod';
@@ -24,7 +25,8 @@ export const signInOutput = z.object({ workspaceId: z.string(), rootKeyId: z.str
  * Internal (the dashboard): trades a root key that may manage root keys for a session cookie, so
  * the browser keeps a revocable, expiring session instead of the key. 401 for a key that does not
  * authenticate, 403 for one without `workspace.*.manage_root_keys`. An address that failed
- * SIGN_IN_FAILURES_ALLOWED times in a window is refused (429) before its key is even looked at.
+ * SIGN_IN_FAILURES_ALLOWED times in a window, attempts under way included, is refused (429)
+ * before its key is even looked at.
  */
 export const signIn = publicProcedure
   .input(signInInput)
@@ -50,22 +52,36 @@ export const signIn = publicProcedure
     return { workspaceId: principal.workspaceId, rootKeyId: principal.rootKeyId, expiresAt };
   });
 
+/** A refund this close to the end of the window it was counted in could land in the next one. */
+const REFUND_MARGIN_MS = 1000;
+
 /**
- * Runs the sign-in's checks, counting a refusal (401, 403) against the caller's address; refused
- * at once (429) while the address is over its allowance. Without an address nothing is counted.
+ * Runs the sign-in's checks, counting every attempt against the caller's address (or its IPv6 /64)
+ * before it runs, so that parallel attempts cannot all be checked: past the allowance an attempt
+ * is refused at once (429) and its key is never looked at. An attempt that was not refused for its
+ * key (401, 403) is given back. Without an address nothing is counted.
  */
 async function throttlingFailures<T>(ctx: Context, signIn: () => Promise<T>): Promise<T> {
   const throttle = ctx.services.signInThrottle;
-  const address = ctx.clientAddress;
-  if (address === undefined) return signIn();
-  const standing = await throttle.peek(address, SIGN_IN_FAILURES_ALLOWED);
-  if (!standing.passed) throw signInThrottled(secondsUntil(standing.resetMs, 0));
+  if (ctx.clientAddress === undefined) return signIn();
+  const key = signInThrottleKey(ctx.clientAddress);
+  const counted = await throttle.consume(key, SIGN_IN_FAILURES_ALLOWED);
+  if (!counted.passed) throw signInThrottled(secondsUntil(counted.resetMs, 0));
+  const windowEnds = Date.now() + counted.resetMs;
+  let failed = false;
   try {
     return await signIn();
   } catch (error) {
-    if (error instanceof DomainError && (error.status === 401 || error.status === 403)) {
-      await throttle.consume(address, SIGN_IN_FAILURES_ALLOWED);
-    }
+    failed = error instanceof DomainError && (error.status === 401 || error.status === 403);
     throw error;
+  } finally {
+    if (!failed && Date.now() < windowEnds - REFUND_MARGIN_MS) {
+      // Not given back, an attempt only counts against the address: no reason to fail the sign-in.
+      await throttle
+        .refund(key, SIGN_IN_FAILURES_ALLOWED)
+        .catch((error: unknown) =>
+          ctx.services.reportError('a sign-in attempt could not be given back', error, ctx.requestId),
+        );
+    }
   }
 }

@@ -1,7 +1,6 @@
 import { listIdentities as listIdentityRecords } from '@keyplane/db';
 import { z } from 'zod';
-import { identityPermission } from '../../middleware/auth.ts';
-import { listOutput, paginationInput, readablePage } from '../../pagination.ts';
+import { grantedPage, listOutput, paginationInput } from '../../pagination.ts';
 import { textSchema } from '../../schemas.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 import { identityData, identityOutput } from '../keys/keyResponse.ts';
@@ -15,20 +14,20 @@ export const listIdentitiesInput = z.strictObject({
 export const listIdentitiesOutput = listOutput(identityOutput);
 
 /**
- * The workspace's live identities in id order. As in the reference, the permission is checked for
- * each identity on the page (`identity.<id>.read_identity` or the wildcard), so an empty page
- * needs none.
+ * The workspace's live identities in id order, those the root key may read: all with
+ * `identity.*.read_identity`, else the ones its `identity.<id>.read_identity` name (a key with
+ * neither gets 403), so that neither a page nor a search tells of identities it may not read.
  */
 export const listIdentities = rootKeyProcedure
   .meta({ public: true, list: true, description: "Lists the workspace's identities." })
   .input(listIdentitiesInput)
   .output(listIdentitiesOutput)
   .query(({ ctx, input }) =>
-    readablePage(
+    grantedPage(
       ctx.rootKey,
       input,
+      { resourceType: 'identity', action: 'read_identity' },
       (query) => listIdentityRecords(ctx.em, ctx.rootKey.workspaceId, query),
-      (identityId) => identityPermission(identityId, 'read_identity'),
       identityData,
     ),
   );

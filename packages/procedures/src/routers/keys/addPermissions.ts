@@ -1,6 +1,6 @@
 import { changeKeyPermissions } from '@keyplane/db';
 import { z } from 'zod';
-import { requireCreatePermission } from '../../middleware/auth.ts';
+import { requireCreatePermission, slugCreationUpFront } from '../../middleware/auth.ts';
 import { keyLinkPermissions, loadAuthorizedKey } from '../../middleware/keys.ts';
 import { permissionSchema, rbacNameSchema, resourceIdSchema } from '../../schemas.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
@@ -22,7 +22,12 @@ export const addPermissions = rootKeyProcedure
   .input(addPermissionsInput)
   .output(addPermissionsOutput)
   .mutation(async ({ ctx, input }) => {
-    const key = await loadAuthorizedKey(ctx, input.keyId, ['update_key'], keyLinkPermissions({ permissions: 'add' }));
+    const key = await loadAuthorizedKey(
+      ctx,
+      input.keyId,
+      ['update_key'],
+      [...keyLinkPermissions({ permissions: 'add' }), ...slugCreationUpFront(ctx.rootKey, input.permissions)],
+    );
     return changeKeyPermissions(ctx.em, ctx.changeLog, key, 'add', input.permissions, () =>
       requireCreatePermission(ctx.rootKey),
     );

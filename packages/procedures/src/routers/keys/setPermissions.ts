@@ -1,6 +1,6 @@
 import { changeKeyPermissions } from '@keyplane/db';
 import { z } from 'zod';
-import { requireCreatePermission } from '../../middleware/auth.ts';
+import { requireCreatePermission, slugCreationUpFront } from '../../middleware/auth.ts';
 import { keyLinkPermissions, loadAuthorizedKey } from '../../middleware/keys.ts';
 import { permissionSchema, rbacNameSchema, resourceIdSchema } from '../../schemas.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
@@ -22,7 +22,12 @@ export const setPermissions = rootKeyProcedure
   .input(setPermissionsInput)
   .output(setPermissionsOutput)
   .mutation(async ({ ctx, input }) => {
-    const key = await loadAuthorizedKey(ctx, input.keyId, ['update_key'], keyLinkPermissions({ permissions: 'set' }));
+    const key = await loadAuthorizedKey(
+      ctx,
+      input.keyId,
+      ['update_key'],
+      [...keyLinkPermissions({ permissions: 'set' }), ...slugCreationUpFront(ctx.rootKey, input.permissions)],
+    );
     return changeKeyPermissions(ctx.em, ctx.changeLog, key, 'set', input.permissions, () =>
       requireCreatePermission(ctx.rootKey),
     );

@@ -1,6 +1,6 @@
 import { updateKey as updateKeyRecord } from '@keyplane/db';
 import { z } from 'zod';
-import { requireCreatePermission } from '../../middleware/auth.ts';
+import { requireCreatePermission, slugCreationUpFront } from '../../middleware/auth.ts';
 import { keyLinkPermissions, loadAuthorizedKey } from '../../middleware/keys.ts';
 import {
   expiresSchema,
@@ -40,10 +40,13 @@ export const updateKey = rootKeyProcedure
       ctx,
       keyId,
       ['update_key'],
-      keyLinkPermissions({
-        roles: changes.roles === undefined ? undefined : 'set',
-        permissions: changes.permissions === undefined ? undefined : 'set',
-      }),
+      [
+        ...keyLinkPermissions({
+          roles: changes.roles === undefined ? undefined : 'set',
+          permissions: changes.permissions === undefined ? undefined : 'set',
+        }),
+        ...slugCreationUpFront(ctx.rootKey, changes.permissions),
+      ],
     );
     await updateKeyRecord(
       ctx.em,

@@ -1,6 +1,11 @@
 import { createRole as createRoleRecord } from '@keyplane/db';
 import { z } from 'zod';
-import { rbacPermission, requireCreatePermission, requirePermissions } from '../../middleware/auth.ts';
+import {
+  rbacPermission,
+  requireCreatePermission,
+  requirePermissions,
+  slugCreationUpFront,
+} from '../../middleware/auth.ts';
 import { rbacNameSchema, textSchema } from '../../schemas.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
@@ -22,6 +27,7 @@ export const createRole = rootKeyProcedure
     requirePermissions(ctx.rootKey, [
       rbacPermission('create_role'),
       ...(permissions.length > 0 ? [rbacPermission('add_permission_to_role')] : []),
+      ...slugCreationUpFront(ctx.rootKey, permissions),
     ]);
     const roleId = await createRoleRecord(
       ctx.em,

@@ -1,6 +1,11 @@
 import { setRolePermissions as setRolePermissionRecords } from '@keyplane/db';
 import { z } from 'zod';
-import { rbacPermission, requireCreatePermission, requirePermissions } from '../../middleware/auth.ts';
+import {
+  rbacPermission,
+  requireCreatePermission,
+  requirePermissions,
+  slugCreationUpFront,
+} from '../../middleware/auth.ts';
 import { permissionSchema, rbacNameSchema, resourceIdSchema } from '../../schemas.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
@@ -38,6 +43,7 @@ export const setRolePermissions = rootKeyProcedure
     requirePermissions(ctx.rootKey, [
       rbacPermission('add_permission_to_role'),
       rbacPermission('remove_permission_from_role'),
+      ...slugCreationUpFront(ctx.rootKey, input.permissions),
     ]);
     return setRolePermissionRecords(
       ctx.em,

@@ -1,10 +1,9 @@
 import { namespaceNotFound } from '@keyplane/core';
 import { deleteRatelimitNamespace } from '@keyplane/db';
 import { z } from 'zod';
-import { ratelimitPermission, requirePermissions } from '../../middleware/auth.ts';
 import { ratelimitNamespaceRefSchema } from '../../schemas.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
-import { requireLiveNamespace } from './namespaces.ts';
+import { authorizedNamespace } from './namespaces.ts';
 
 export const deleteNamespaceInput = z.strictObject({ namespace: ratelimitNamespaceRefSchema });
 
@@ -13,15 +12,13 @@ export const deleteNamespaceOutput = z.object({});
 /**
  * Internal (dashboard and typed client only; the reference has no public procedure for it):
  * soft-deletes a namespace, after which limiting on it answers 410 and its overrides are out of
- * reach. The namespace (404), then `ratelimit.<id>.delete_namespace` (403).
+ * reach. The namespace with `ratelimit.<id>.delete_namespace` (authorizedNamespace: 403 or 404).
  */
 export const deleteNamespace = rootKeyProcedure
   .input(deleteNamespaceInput)
   .output(deleteNamespaceOutput)
   .mutation(async ({ ctx, input }) => {
-    const { workspaceId } = ctx.rootKey;
-    const namespace = await requireLiveNamespace(ctx.em, workspaceId, input.namespace);
-    requirePermissions(ctx.rootKey, [ratelimitPermission(namespace.id, 'delete_namespace')]);
+    const namespace = await authorizedNamespace(ctx, input.namespace, 'delete_namespace');
     // A concurrent deletion may have won since the lookup.
     if (!(await deleteRatelimitNamespace(ctx.em, ctx.changeLog, namespace))) throw namespaceNotFound();
     return {};

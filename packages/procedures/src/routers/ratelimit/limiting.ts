@@ -2,7 +2,10 @@ import { performance } from 'node:perf_hooks';
 import {
   combineCounterChecks,
   findApplicableOverride,
+  forbidden,
+  isGranted,
   type MaybePromise,
+  missingPermissions,
   namespaceGone,
   planRatelimitCheck,
   type RatelimitNamespaceSnapshot,
@@ -17,7 +20,7 @@ import {
 } from '@keyplane/db';
 import { z } from 'zod';
 import type { Context } from '../../context.ts';
-import { type RootKeyPrincipal, ratelimitPermission, requirePermissions } from '../../middleware/auth.ts';
+import { type RootKeyPrincipal, ratelimitPermission } from '../../middleware/auth.ts';
 import {
   MAX_INT4,
   ratelimitDurationSchema,
@@ -25,6 +28,9 @@ import {
   ratelimitNamespaceRefSchema,
 } from '../../schemas.ts';
 import { namespaceCacheKey, overrideCacheKey } from '../../services.ts';
+
+const LIMIT_ANY = ratelimitPermission('*', 'limit');
+const CREATE_ANY = ratelimitPermission('*', 'create_namespace');
 
 /** One `ratelimit.limit` request (docs/contract.md#limiting), also an element of a `ratelimit.multiLimit` batch. */
 export const limitRequestSchema = z
@@ -97,26 +103,34 @@ function cachedNamespaces(
 
 /**
  * Resolves every request's namespace, creating the missing ones. Rejections come before any
- * change (a rejected request changes nothing): a deleted namespace is a 410 for the whole call,
- * then the permissions of all requests are checked together: `ratelimit.<id>.limit` (or the
- * wildcard) per existing namespace, and for missing ones `ratelimit.*.create_namespace` plus
- * `ratelimit.*.limit`, since no grant can name the id of a namespace that does not exist yet (the
- * reference creates the namespace first and may then answer 403 for the limit).
+ * change (a rejected request changes nothing): a root key without `ratelimit.*.limit` naming a
+ * namespace it may neither limit on nor read gets one 403 however that namespace stands (naming the
+ * wildcards); a deleted namespace is
+ * a 410 for the whole call; then the permissions of all requests are checked together:
+ * `ratelimit.<id>.limit` (or the wildcard) per existing namespace, and for missing ones
+ * `ratelimit.*.create_namespace` plus `ratelimit.*.limit`, since no grant can name the id of a
+ * namespace that does not exist yet (the reference creates the namespace first and may then answer
+ * 403 for the limit).
  */
 function resolveRequests(
   ctx: LimitingContext,
   requests: readonly RatelimitRequestInput[],
   namespaces: Map<string, RatelimitNamespaceSnapshot | null>,
 ): MaybePromise<ResolvedRequest[]> {
+  const { permissions } = ctx.rootKey;
   const known = [...namespaces.values()].filter((namespace) => namespace !== null);
-  if (known.some((namespace) => namespace.deleted)) throw namespaceGone();
+  if (known.some((namespace) => namespace.deleted)) {
+    refuseOutOfReach(permissions, namespaces);
+    throw namespaceGone();
+  }
   const missing = [...namespaces].filter(([, namespace]) => namespace === null).map(([name]) => name);
   // Each namespace once, however many names it was called by, so a 403 names each missing permission once.
   const required = [...new Set(known.map((namespace) => namespace.id))].map((id) => ratelimitPermission(id, 'limit'));
-  if (missing.length > 0) {
-    required.unshift(ratelimitPermission('*', 'create_namespace'), ratelimitPermission('*', 'limit'));
+  if (missing.length > 0) required.unshift(CREATE_ANY, LIMIT_ANY);
+  if (!required.every((permission) => isGranted(permissions, permission))) {
+    refuseOutOfReach(permissions, namespaces);
+    throw forbidden(missingPermissions(permissions, required));
   }
-  requirePermissions(ctx.rootKey, required);
 
   const resolved = () =>
     requests.map((request) => {
@@ -125,6 +139,24 @@ function resolveRequests(
       return { request, namespace };
     });
   return missing.length > 0 ? createMissing(ctx, missing, namespaces).then(resolved) : resolved();
+}
+
+/**
+ * Before a call is refused for a namespace (410, 403): a root key whose grants name namespaces
+ * learns nothing of the others, so a namespace it may neither limit on nor read gets the 403 of a
+ * missing one, whether it exists, was deleted or never was. Called only on the way to a refusal:
+ * a call that passes pays nothing for it.
+ */
+function refuseOutOfReach(
+  permissions: readonly string[],
+  namespaces: Map<string, RatelimitNamespaceSnapshot | null>,
+): void {
+  if (isGranted(permissions, LIMIT_ANY)) return;
+  const inReach = (id: string) =>
+    isGranted(permissions, ratelimitPermission(id, 'limit')) ||
+    isGranted(permissions, ratelimitPermission(id, 'read_namespace'));
+  const outOfReach = [...namespaces.values()].some((namespace) => namespace === null || !inReach(namespace.id));
+  if (outOfReach) throw forbidden(missingPermissions(permissions, [CREATE_ANY, LIMIT_ANY]));
 }
 
 /** Creates the namespaces named but missing, and puts them in `namespaces`. */

@@ -1,10 +1,9 @@
 import { listRatelimitOverrides } from '@keyplane/db';
 import { z } from 'zod';
-import { ratelimitPermission, requirePermissions } from '../../middleware/auth.ts';
 import { decodeCursor, listOutput, MAX_PAGE_SIZE, paginationInput, toPage } from '../../pagination.ts';
 import { ratelimitNamespaceRefSchema } from '../../schemas.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
-import { requireLiveNamespace } from './namespaces.ts';
+import { authorizedNamespace } from './namespaces.ts';
 import { overrideData, overrideOutput } from './overrideResponse.ts';
 
 export const listOverridesInput = z.strictObject({
@@ -16,15 +15,14 @@ export const listOverridesInput = z.strictObject({
 
 export const listOverridesOutput = listOutput(overrideOutput);
 
-/** The namespace's live overrides in id order. The namespace (404), then `ratelimit.<id>.read_override` (403). */
+/** The namespace's live overrides in id order, with `ratelimit.<id>.read_override` (authorizedNamespace: 403 or 404). */
 export const listOverrides = rootKeyProcedure
   .meta({ public: true, list: true, description: "Lists a namespace's overrides.", errors: [404] })
   .input(listOverridesInput)
   .output(listOverridesOutput)
   .query(async ({ ctx, input }) => {
     const { workspaceId } = ctx.rootKey;
-    const namespace = await requireLiveNamespace(ctx.em, workspaceId, input.namespace);
-    requirePermissions(ctx.rootKey, [ratelimitPermission(namespace.id, 'read_override')]);
+    const namespace = await authorizedNamespace(ctx, input.namespace, 'read_override');
     const found = await listRatelimitOverrides(ctx.em, namespace.id, {
       fromId: decodeCursor(workspaceId, input.cursor),
       count: input.limit + 1,

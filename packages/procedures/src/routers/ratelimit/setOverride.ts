@@ -1,6 +1,5 @@
 import { setRatelimitOverride } from '@keyplane/db';
 import { z } from 'zod';
-import { ratelimitPermission, requirePermissions } from '../../middleware/auth.ts';
 import {
   MAX_INT4,
   ratelimitDurationSchema,
@@ -8,7 +7,7 @@ import {
   ratelimitNamespaceRefSchema,
 } from '../../schemas.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
-import { requireLiveNamespace } from './namespaces.ts';
+import { authorizedNamespace } from './namespaces.ts';
 
 export const setOverrideInput = z.strictObject({
   namespace: ratelimitNamespaceRefSchema,
@@ -22,8 +21,8 @@ export const setOverrideInput = z.strictObject({
 export const setOverrideOutput = z.object({ overrideId: z.string() });
 
 /**
- * Upsert by (namespace, identifier): an existing override keeps its id. In the reference order:
- * the namespace (404, never created here), then `ratelimit.<id>.set_override` (403). Every node
+ * Upsert by (namespace, identifier): an existing override keeps its id. The namespace (never
+ * created here) with `ratelimit.<id>.set_override` (authorizedNamespace: 403 or 404). Every node
  * forgets its cached copy before this answers, so the next request on any node sees the change.
  */
 export const setOverride = rootKeyProcedure
@@ -35,8 +34,7 @@ export const setOverride = rootKeyProcedure
   .input(setOverrideInput)
   .output(setOverrideOutput)
   .mutation(async ({ ctx, input }) => {
-    const namespace = await requireLiveNamespace(ctx.em, ctx.rootKey.workspaceId, input.namespace);
-    requirePermissions(ctx.rootKey, [ratelimitPermission(namespace.id, 'set_override')]);
+    const namespace = await authorizedNamespace(ctx, input.namespace, 'set_override');
     const overrideId = await setRatelimitOverride(ctx.em, ctx.changeLog, namespace, {
       identifier: input.identifier,
       limit: input.limit,

@@ -30,8 +30,8 @@ export const createEndpointInput = z.strictObject({
 export const createEndpointOutput = z.object({ endpointId: z.string(), secret: z.string() });
 
 /**
- * `webhook.*.create_endpoint` (403), the target (400), each API named (404), then room for another
- * endpoint (412, docs/contract.md#limits).
+ * `webhook.*.create_endpoint` (403), the target (400), then each API named: `read_api` on it (403),
+ * live (404), then room for another endpoint (412, docs/contract.md#limits).
  */
 export const createEndpoint = rootKeyProcedure
   .meta({
@@ -45,7 +45,7 @@ export const createEndpoint = rootKeyProcedure
     requirePermissions(ctx.rootKey, [webhookPermission('*', 'create_endpoint')]);
     requireTargetUrl(input.url, ctx.services.webhooksAllowPrivate);
     const { workspaceId } = ctx.rootKey;
-    await requireApis(ctx.em, workspaceId, input.apiIds ?? []);
+    await requireApis(ctx, input.apiIds ?? []);
     const secret = newWebhookSecret();
     const limit = ctx.services.webhookEndpointsPerWorkspace;
     const endpoint = await createWebhookEndpoint(

@@ -9,6 +9,8 @@ import {
 } from '@keyplane/core';
 import { type EntityManager, findApi, findWebhookEndpoint, type WebhookEndpointRecord } from '@keyplane/db';
 import { z } from 'zod';
+import type { Context } from '../../context.ts';
+import { apiPermission, type RootKeyPrincipal, requirePermissions } from '../../middleware/auth.ts';
 import { apiIdSchema, MAX_INT4, resourceIdSchema, textSchema } from '../../schemas.ts';
 
 // What webhooks.createEndpoint and updateEndpoint take and every endpoint procedure answers.
@@ -100,10 +102,21 @@ export function requireTargetUrl(url: string, allowPrivate: boolean): void {
   if (problem) throw badRequest(problem, [{ location: 'body.url', message: problem }]);
 }
 
-/** A 404 naming the first of `apiIds` that is no live API of the workspace. */
-export async function requireApis(em: EntityManager, workspaceId: string, apiIds: readonly string[]): Promise<void> {
+/**
+ * The APIs an endpoint is to hear of: `api.<apiId>.read_api` for each (403 naming those missing,
+ * before any lookup: whether an API exists is no answer for a caller that may not read it), then a
+ * 404 naming the first that is no live API of the workspace.
+ */
+export async function requireApis(
+  ctx: Pick<Context, 'em'> & { rootKey: RootKeyPrincipal },
+  apiIds: readonly string[],
+): Promise<void> {
+  requirePermissions(
+    ctx.rootKey,
+    apiIds.map((apiId) => apiPermission(apiId, 'read_api')),
+  );
   for (const apiId of apiIds) {
-    if (!(await findApi(em, workspaceId, apiId))) throw apiNotFound(apiId);
+    if (!(await findApi(ctx.em, ctx.rootKey.workspaceId, apiId))) throw apiNotFound(apiId);
   }
 }
 

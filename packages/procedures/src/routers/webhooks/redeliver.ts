@@ -1,7 +1,7 @@
-import { webhookDeliveryNotFound } from '@keyplane/core';
+import { isGranted, webhookDeliveryNotFound } from '@keyplane/core';
 import { findWebhookDelivery, redeliverWebhook } from '@keyplane/db';
 import { z } from 'zod';
-import { requirePermissions, webhookPermission } from '../../middleware/auth.ts';
+import { authorizeFound, webhookPermission } from '../../middleware/auth.ts';
 import { resourceIdSchema } from '../../schemas.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 import { requireEnabled, requireEndpoint } from './endpoints.ts';
@@ -12,8 +12,10 @@ export const redeliverInput = z.strictObject({ deliveryId: resourceIdSchema });
 export const redeliverOutput = z.object({ deliveryId: z.string() });
 
 /**
- * Sends a delivery's event again, as a new delivery to the same endpoint. The delivery (404), then
- * `webhook.<endpointId>.update_endpoint` (403), then the endpoint must be enabled (412).
+ * Sends a delivery's event again, as a new delivery to the same endpoint. The delivery with
+ * `webhook.<endpointId>.update_endpoint` (a 404 only with `webhook.*.update_endpoint`; else a
+ * delivery missing and one of another endpoint are the same 403, naming the wildcard), then the
+ * endpoint must be enabled (412).
  */
 export const redeliver = rootKeyProcedure
   .meta({
@@ -25,9 +27,14 @@ export const redeliver = rootKeyProcedure
   .output(redeliverOutput)
   .mutation(async ({ ctx, input }) => {
     const { workspaceId } = ctx.rootKey;
-    const delivery = await findWebhookDelivery(ctx.em, workspaceId, input.deliveryId);
-    if (!delivery) throw webhookDeliveryNotFound(input.deliveryId);
-    requirePermissions(ctx.rootKey, [webhookPermission(delivery.endpointId, 'update_endpoint')]);
+    const update = (endpointId: string) => webhookPermission(endpointId, 'update_endpoint');
+    const delivery = authorizeFound(ctx.rootKey, {
+      found: await findWebhookDelivery(ctx.em, workspaceId, input.deliveryId),
+      notFound: () => webhookDeliveryNotFound(input.deliveryId),
+      required: ({ endpointId }) => [update(endpointId)],
+      wildcards: [update('*')],
+      visible: ({ endpointId }) => isGranted(ctx.rootKey.permissions, webhookPermission(endpointId, 'read_endpoint')),
+    });
     requireEnabled(await requireEndpoint(ctx.em, workspaceId, delivery.endpointId));
     // Undefined when the endpoint, and so the delivery, was deleted since it was looked up.
     const deliveryId = await redeliverWebhook(ctx.em, workspaceId, input.deliveryId);

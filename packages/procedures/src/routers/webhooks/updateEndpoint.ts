@@ -34,7 +34,10 @@ export const updateEndpointInput = z.strictObject({
 
 export const updateEndpointOutput = endpointOutput;
 
-/** `webhook.<endpointId>.update_endpoint` (403, before any lookup), the target (400), each API named, the endpoint (404). */
+/**
+ * `webhook.<endpointId>.update_endpoint` (403, before any lookup), the target (400), each API named
+ * (`read_api` on it, 403; live, 404), the endpoint (404).
+ */
 export const updateEndpoint = rootKeyProcedure
   .meta({
     public: true,
@@ -47,7 +50,7 @@ export const updateEndpoint = rootKeyProcedure
     requirePermissions(ctx.rootKey, [webhookPermission(input.endpointId, 'update_endpoint')]);
     if (input.url !== undefined) requireTargetUrl(input.url, ctx.services.webhooksAllowPrivate);
     const { workspaceId } = ctx.rootKey;
-    await requireApis(ctx.em, workspaceId, input.apiIds ?? []);
+    await requireApis(ctx, input.apiIds ?? []);
     const updated = await updateWebhookEndpoint(ctx.em, workspaceId, input.endpointId, {
       url: input.url,
       eventTypes: input.eventTypes,
