@@ -1,4 +1,10 @@
-import { newId, type RatelimitNamespaceSnapshot, type RatelimitOverrideRule, WILDCARD } from '@keyplane/core';
+import {
+  compilePatternOverrides,
+  newId,
+  type RatelimitNamespaceSnapshot,
+  type RatelimitOverrideRule,
+  WILDCARD,
+} from '@keyplane/core';
 import type { ChangeLog } from './invalidation.ts';
 import { amongIds, containsAny, type PageQuery, startingAt } from './listing.ts';
 import { namedBy } from './lookup.ts';
@@ -62,7 +68,7 @@ export async function findRatelimitNamespace(
     id: found.id,
     name: found.name,
     deleted: found.deleted_at !== null,
-    patternOverrides: (found.patterns ?? []).map(overrideRule),
+    patternOverrides: compilePatternOverrides((found.patterns ?? []).map(overrideRule)),
     exactOverrides: found.exact ?? 0,
   };
 }
