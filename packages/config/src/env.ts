@@ -89,6 +89,9 @@ const redisUrl = optionalString.transform((value, ctx): string | RedisCluster | 
   return { nodes, username: username || undefined, password };
 });
 
+/** A bound of docs/contract.md#limits: a whole number from 1 to `max`, `byDefault` when unset. */
+const limitOf = (byDefault: number, max: number) => z.coerce.number().int().min(1).max(max).default(byDefault);
+
 /**
  * The longest spool directory: each server process listens on `<dir>/<12 characters>.sock` there,
  * and a Unix socket path holds at most 103 bytes on macOS (107 on Linux).
@@ -190,6 +193,28 @@ const envSchema = z.object({
       .transform((list) => list.split(',').map(Number))
       .optional(),
   ),
+  // What one workspace may hold, and what one request may ask (docs/contract.md#limits; raising
+  // them: docs/operations.md#limits). Each is checked when rows are added, never when they are used.
+  /** Live rate-limit namespaces per workspace. */
+  LIMIT_RATELIMIT_NAMESPACES: limitOf(1000, 1_000_000),
+  /** Live overrides per namespace, exact and wildcard together. */
+  LIMIT_RATELIMIT_OVERRIDES: limitOf(10_000, 10_000_000),
+  /** Live wildcard overrides per namespace: each identifier without one of its own is matched against every one. */
+  LIMIT_RATELIMIT_WILDCARD_OVERRIDES: limitOf(100, 10_000),
+  /** Roles per workspace. */
+  LIMIT_ROLES: limitOf(1000, 1_000_000),
+  /** Permissions per workspace. */
+  LIMIT_PERMISSIONS: limitOf(10_000, 1_000_000),
+  /**
+   * Calls in one `/trpc` batch. At least 10: the dashboard and `@keyplane/client` send batches of up
+   * to 10 calls.
+   */
+  LIMIT_TRPC_BATCH_SIZE: z.coerce
+    .number()
+    .int()
+    .min(10, 'must be at least 10: the dashboard and @keyplane/client send batches of up to 10 calls')
+    .max(1000)
+    .default(10),
   /** The least severe log lines written (pino's levels); request lines are `info`. */
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
 });

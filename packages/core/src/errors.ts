@@ -1,3 +1,5 @@
+import type { LimitedResource } from './limits.ts';
+
 /** Where a bad input was found, for the `errors[]` of a 400 answer. */
 export interface FieldError {
   location: string;
@@ -136,6 +138,31 @@ export const permissionExists = (slug: string) =>
 
 export const namespaceExists = (name: string) =>
   conflict('ratelimit_namespace', `A namespace named '${name}' already exists.`);
+
+/** Who holds what, for each bound's wording. */
+const LIMITED: Record<LimitedResource, { holder: string; things: string }> = {
+  ratelimitNamespaces: { holder: 'A workspace', things: 'rate-limit namespaces' },
+  ratelimitOverrides: { holder: 'A namespace', things: 'overrides' },
+  ratelimitWildcardOverrides: { holder: 'A namespace', things: 'wildcard overrides' },
+  roles: { holder: 'A workspace', things: 'roles' },
+  permissions: { holder: 'A workspace', things: 'permissions' },
+  keyRoles: { holder: 'A key', things: 'roles' },
+  keyPermissions: { holder: 'A key', things: 'direct permissions' },
+};
+
+/**
+ * A change that would take a workspace, a namespace or a key past one of its bounds
+ * (docs/contract.md#limits). A 403, as the reference product answers its own limits; nothing is
+ * changed.
+ */
+export function limitExceeded(resource: LimitedResource, limit: number): DomainError {
+  const { holder, things } = LIMITED[resource];
+  return new DomainError(
+    403,
+    'service/limits/limit_exceeded',
+    `${holder} may hold at most ${limit} ${things}, and this request would exceed that. Delete some it no longer needs; the operator of this server can raise the limit.`,
+  );
+}
 
 /** Failed dashboard sign-ins one client address may make per window (SIGN_IN_THROTTLE_WINDOW_SECONDS). */
 export const SIGN_IN_FAILURES_ALLOWED = 10;

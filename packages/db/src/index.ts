@@ -36,7 +36,7 @@ export {
   loadServerSecret,
 } from './dashboardSessions.ts';
 export * from './entities/index.ts';
-export { RowExists, RowNotFound } from './errors.ts';
+export { LimitReached, RowExists, RowNotFound } from './errors.ts';
 export { createEventPartitions } from './eventPartitions.ts';
 export { type EventRows, type EventTable, rowsOf } from './eventTable.ts';
 export { type EventTransaction, eventTransaction } from './eventTransaction.ts';
@@ -61,11 +61,11 @@ export { creditsStateOf, findKeyDetails, type KeyDetails, type KeyPageQuery, lis
 export { deleteKey, keyCreditsStore, keyRerollStore } from './keyLifecycle.ts';
 export { createKeyMigration, keyMigrationStore } from './keyMigrations.ts';
 export {
-  type BeforeCreatingPermissions,
   changeKeyPermissions,
   changeKeyRoles,
   findKeyGrants,
   type LinkOperation,
+  type PermissionCreation,
   type PermissionRecord,
   type RoleRecord,
 } from './keyRbac.ts';

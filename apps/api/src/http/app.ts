@@ -28,6 +28,8 @@ export interface AppDeps {
   logger: Logger;
   errorsBaseUrl: string;
   maxBodyBytes: number;
+  /** The most calls one `/trpc` batch may hold (docs/contract.md#limits); omitted: DEFAULT_TRPC_BATCH_SIZE. */
+  maxBatchSize?: number;
   vaultMasterKey: Uint8Array | undefined;
   services: Services;
   /** Answers `GET /v2/readiness`. */
@@ -49,6 +51,9 @@ type Env = {
   Bindings: Partial<HttpBindings>;
   Variables: { requestId: string; failure?: unknown };
 };
+
+/** Calls in one `/trpc` batch unless configured (LIMIT_TRPC_BATCH_SIZE): what the dashboard and the client send at most. */
+export const DEFAULT_TRPC_BATCH_SIZE = 10;
 
 /** The reference's header for opting one call out of analytics. */
 const METRICS_HEADER = 'x-unkey-metrics';
@@ -124,6 +129,9 @@ export function createHttp(deps: AppDeps) {
       req: c.req.raw,
       router,
       allowMethodOverride: true,
+      // Each call of a batch runs at once, side by side: a bound on them is a bound on what one
+      // request can make the node do (docs/contract.md#limits). Larger batches are a 400.
+      maxBatchSize: deps.maxBatchSize ?? DEFAULT_TRPC_BATCH_SIZE,
       createContext: ({ resHeaders }) =>
         contextFor(c.get('requestId'), {
           authorization,

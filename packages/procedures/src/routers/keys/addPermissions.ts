@@ -1,6 +1,6 @@
 import { changeKeyPermissions } from '@keyplane/db';
 import { z } from 'zod';
-import { requireCreatePermission } from '../../middleware/auth.ts';
+import { permissionCreation } from '../../middleware/auth.ts';
 import { keyLinkPermissions, loadAuthorizedKey } from '../../middleware/keys.ts';
 import { permissionSchema, rbacNameSchema, resourceIdSchema } from '../../schemas.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
@@ -23,7 +23,12 @@ export const addPermissions = rootKeyProcedure
   .output(addPermissionsOutput)
   .mutation(async ({ ctx, input }) => {
     const key = await loadAuthorizedKey(ctx, input.keyId, ['update_key'], keyLinkPermissions({ permissions: 'add' }));
-    return changeKeyPermissions(ctx.em, ctx.changeLog, key, 'add', input.permissions, () =>
-      requireCreatePermission(ctx.rootKey),
+    return changeKeyPermissions(
+      ctx.em,
+      ctx.changeLog,
+      key,
+      'add',
+      input.permissions,
+      permissionCreation(ctx.rootKey, ctx.services.limits),
     );
   });

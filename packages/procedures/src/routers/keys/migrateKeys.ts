@@ -57,7 +57,7 @@ export const migrateKeys = rootKeyProcedure
   .mutation(async ({ ctx, input }) => {
     requirePermissions(ctx.rootKey, [apiPermission(input.apiId, 'create_key')]);
     return ctx.em.transactional((tx) =>
-      importKeys(keyMigrationStore(tx, ctx.changeLog), {
+      importKeys(keyMigrationStore(tx, ctx.changeLog, ctx.services.limits), {
         workspaceId: ctx.rootKey.workspaceId,
         migrationId: input.migrationId,
         apiId: input.apiId,

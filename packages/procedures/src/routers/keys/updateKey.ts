@@ -1,6 +1,6 @@
 import { updateKey as updateKeyRecord } from '@keyplane/db';
 import { z } from 'zod';
-import { requireCreatePermission } from '../../middleware/auth.ts';
+import { permissionCreation } from '../../middleware/auth.ts';
 import { keyLinkPermissions, loadAuthorizedKey } from '../../middleware/keys.ts';
 import {
   expiresSchema,
@@ -50,7 +50,7 @@ export const updateKey = rootKeyProcedure
       ctx.changeLog,
       key,
       { ...changes, expiresAt: expires === undefined || expires === null ? expires : new Date(expires) },
-      () => requireCreatePermission(ctx.rootKey),
+      permissionCreation(ctx.rootKey, ctx.services.limits),
     );
     return {};
   });

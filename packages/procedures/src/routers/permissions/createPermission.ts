@@ -18,5 +18,12 @@ export const createPermission = rootKeyProcedure
   .output(createPermissionOutput)
   .mutation(async ({ ctx, input }) => {
     requirePermissions(ctx.rootKey, [rbacPermission('create_permission')]);
-    return { permissionId: await createPermissionRecord(ctx.em, ctx.rootKey.workspaceId, input) };
+    return {
+      permissionId: await createPermissionRecord(
+        ctx.em,
+        ctx.rootKey.workspaceId,
+        input,
+        ctx.services.limits.permissions,
+      ),
+    };
   });

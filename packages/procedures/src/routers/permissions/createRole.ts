@@ -1,6 +1,6 @@
 import { createRole as createRoleRecord } from '@keyplane/db';
 import { z } from 'zod';
-import { rbacPermission, requireCreatePermission, requirePermissions } from '../../middleware/auth.ts';
+import { permissionCreation, rbacPermission, requirePermissions } from '../../middleware/auth.ts';
 import { rbacNameSchema, textSchema } from '../../schemas.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
@@ -27,7 +27,7 @@ export const createRole = rootKeyProcedure
       ctx.em,
       ctx.rootKey.workspaceId,
       { name: input.name, description: input.description, permissions },
-      () => requireCreatePermission(ctx.rootKey),
+      { roles: ctx.services.limits.roles, creation: permissionCreation(ctx.rootKey, ctx.services.limits) },
     );
     return { roleId };
   });

@@ -1,6 +1,6 @@
 import { setRolePermissions as setRolePermissionRecords } from '@keyplane/db';
 import { z } from 'zod';
-import { rbacPermission, requireCreatePermission, requirePermissions } from '../../middleware/auth.ts';
+import { permissionCreation, rbacPermission, requirePermissions } from '../../middleware/auth.ts';
 import { permissionSchema, rbacNameSchema, resourceIdSchema } from '../../schemas.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
@@ -45,6 +45,6 @@ export const setRolePermissions = rootKeyProcedure
       ctx.rootKey.workspaceId,
       input.roleId,
       input.permissions,
-      () => requireCreatePermission(ctx.rootKey),
+      permissionCreation(ctx.rootKey, ctx.services.limits),
     );
   });

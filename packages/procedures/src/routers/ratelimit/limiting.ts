@@ -137,7 +137,7 @@ async function createMissing(
   namespaces: Map<string, RatelimitNamespaceSnapshot | null>,
 ): Promise<void> {
   const { workspaceId } = ctx.rootKey;
-  await createRatelimitNamespaces(ctx.em, ctx.changeLog, workspaceId, missing);
+  await createRatelimitNamespaces(ctx.em, ctx.changeLog, workspaceId, missing, ctx.services.limits.ratelimitNamespaces);
   // Read past the cache: a concurrent first use may have created (or since deleted) one.
   for (const name of missing) {
     const created = await findRatelimitNamespace(ctx.em, workspaceId, name);

@@ -37,10 +37,16 @@ export const setOverride = rootKeyProcedure
   .mutation(async ({ ctx, input }) => {
     const namespace = await requireLiveNamespace(ctx.em, ctx.rootKey.workspaceId, input.namespace);
     requirePermissions(ctx.rootKey, [ratelimitPermission(namespace.id, 'set_override')]);
-    const overrideId = await setRatelimitOverride(ctx.em, ctx.changeLog, namespace, {
-      identifier: input.identifier,
-      limit: input.limit,
-      durationMs: input.duration,
-    });
+    const overrideId = await setRatelimitOverride(
+      ctx.em,
+      ctx.changeLog,
+      namespace,
+      {
+        identifier: input.identifier,
+        limit: input.limit,
+        durationMs: input.duration,
+      },
+      ctx.services.limits,
+    );
     return { overrideId };
   });
