@@ -82,7 +82,7 @@ export {
 } from './keyTable.ts';
 export { type KeyChanges, updateKey } from './keyUpdates.ts';
 export { lazyFork } from './lazyFork.ts';
-export { containsAny, type PageQuery, startingAt } from './listing.ts';
+export { type ChosenPage, containsAny, type PageQuery, startingAt } from './listing.ts';
 export { createOrm, migrate, type Orm, type OrmOptions, ormConfig, pendingMigrations } from './orm.ts';
 export {
   createPermission,
@@ -125,6 +125,7 @@ export {
 } from './roles.ts';
 export {
   findRootKeyByHash,
+  listRootKeyPage,
   listRootKeys,
   type RootKeyListing,
   type RootKeyRecord,

@@ -12,7 +12,7 @@ import {
   roleRecord,
 } from './keyRbac.ts';
 import { lockWorkspaceBounds, requireWithinLimit } from './limits.ts';
-import { containsAny, type PageQuery, startingAt } from './listing.ts';
+import { budgetedPageLength, type ChosenPage, containsAny, type PageQuery, startingAt } from './listing.ts';
 import { namedBy } from './lookup.ts';
 import { type EntityManager, sql, typed } from './sql.ts';
 
@@ -78,16 +78,42 @@ export async function findRole(em: EntityManager, workspaceId: string, role: str
   return found && roleRecord(found);
 }
 
-/** A page of the workspace's roles by id, each with its permissions. */
-export async function listRoles(em: EntityManager, workspaceId: string, page: PageQuery): Promise<RoleRecord[]> {
-  const found = await roles(em)
+/**
+ * A page of the workspace's roles by id, each with its permissions: at most `page.count - 1`
+ * roles holding at most `maxPermissions` permissions between them (one role at least, whatever it
+ * holds). The roles are chosen by how many permissions they hold before any permission is read.
+ */
+export async function listRoles(
+  em: EntityManager,
+  workspaceId: string,
+  page: PageQuery,
+  maxPermissions: number,
+): Promise<ChosenPage<RoleRecord>> {
+  const candidates = await typed(em)
+    .selectFrom('roles as r')
+    .select([
+      'r.id',
+      (eb) =>
+        eb
+          .selectFrom('roles_permissions as rp')
+          .whereRef('rp.role_id', '=', 'r.id')
+          .select(sql<number>`count(*)::int`.as('permission_count'))
+          .as('permission_count'),
+    ])
     .where('r.workspace_id', '=', workspaceId)
     .where(startingAt('r.id', page.fromId))
     .where(containsAny(['r.id', 'r.name', 'r.description'], page.search))
     .orderBy('r.id')
     .limit(page.count)
     .execute();
-  return found.map(roleRecord);
+  const length = budgetedPageLength(
+    candidates.map((candidate) => candidate.permission_count ?? 0),
+    page.count - 1,
+    maxPermissions,
+  );
+  const ids = candidates.slice(0, length).map((candidate) => candidate.id);
+  const found = ids.length === 0 ? [] : await roles(em).where('r.id', 'in', ids).orderBy('r.id').execute();
+  return { rows: found.map(roleRecord), nextId: candidates[length]?.id };
 }
 
 /**

@@ -1,9 +1,16 @@
 import { badRequest, forbidden, formatPermission, type PermissionTuple } from '@keyplane/core';
-import type { PageQuery } from '@keyplane/db';
+import type { ChosenPage, PageQuery } from '@keyplane/db';
 import { z } from 'zod';
 import { grantedResourceIds, type RootKeyPrincipal, requireReadOfEach } from './middleware/auth.ts';
 
 export const MAX_PAGE_SIZE = 100;
+
+/**
+ * The most permissions the items of one page carry between them, where items carry lists of them
+ * (roles, root keys): such a page ends early rather than carry up to 100 × 1000 of them
+ * (docs/contract.md#limits). A single item is always served whole.
+ */
+export const MAX_PAGE_PERMISSIONS = 1000;
 
 /** `limit` and `cursor` of every list procedure. */
 export const paginationInput = {
@@ -64,6 +71,17 @@ export function toPage<TRow extends { id: string }, TItem>(
   return {
     data: rows.slice(0, limit).map(toItem),
     pagination: next ? { cursor: encodeCursor(workspaceId, next.id), hasMore: true } : { hasMore: false },
+  };
+}
+
+/** A page of rows chosen by data access (a budgeted page), `nextId` starting the next one. */
+export function chosenPage<TRow, TItem>(workspaceId: string, page: ChosenPage<TRow>, toItem: (row: TRow) => TItem) {
+  return {
+    data: page.rows.map(toItem),
+    pagination:
+      page.nextId === undefined
+        ? { hasMore: false }
+        : { cursor: encodeCursor(workspaceId, page.nextId), hasMore: true },
   };
 }
 
