@@ -77,6 +77,7 @@ export {
   type KeyTableFilter,
   type KeyTablePage,
   type KeyTableQuery,
+  type KeyTableRow,
   type KeyTableSort,
   listKeyTablePage,
 } from './keyTable.ts';

@@ -12,6 +12,13 @@ export const MAX_PAGE_SIZE = 100;
  */
 export const MAX_PAGE_PERMISSIONS = 1000;
 
+/**
+ * The most bytes the items of one page take between them where an item can be large (a key or an
+ * identity with up to a megabyte of meta, and a key's permissions): such a page ends early
+ * (docs/contract.md#limits). A single item is always served whole.
+ */
+export const MAX_PAGE_BYTES = 2 * 1024 * 1024;
+
 /** `limit` and `cursor` of every list procedure. */
 export const paginationInput = {
   limit: z.number().int().min(1).max(MAX_PAGE_SIZE).default(MAX_PAGE_SIZE),
@@ -86,13 +93,14 @@ export function chosenPage<TRow, TItem>(workspaceId: string, page: ChosenPage<TR
 }
 
 /**
- * One page of a searchable list whose rows each need a read permission: the rows from the cursor
- * on, checked with `requireReadOfEach` (a 403 names the wildcard, never an id), shaped as a page.
+ * One page of a searchable list whose rows each need a read permission: the rows data access
+ * chose from the cursor on, checked with `requireReadOfEach` (a 403 names the wildcard, never an
+ * id), shaped as a page.
  */
 export async function readablePage<TRow extends { id: string }, TItem>(
   principal: RootKeyPrincipal,
   input: { limit: number; cursor?: string; search?: string },
-  fetchRows: (query: PageQuery) => Promise<TRow[]>,
+  fetchRows: (query: PageQuery) => Promise<ChosenPage<TRow>>,
   permissionFor: (id: string) => PermissionTuple,
   toItem: (row: TRow) => TItem,
 ) {
@@ -104,10 +112,10 @@ export async function readablePage<TRow extends { id: string }, TItem>(
   });
   requireReadOfEach(
     principal,
-    found.slice(0, input.limit).map((row) => row.id),
+    found.rows.map((row) => row.id),
     permissionFor,
   );
-  return toPage(workspaceId, found, input.limit, toItem);
+  return chosenPage(workspaceId, found, toItem);
 }
 
 /**

@@ -3,7 +3,7 @@ import { findApi, listKeyDetails } from '@keyplane/db';
 import { z } from 'zod';
 import { apiPermission, requirePermissions } from '../../middleware/auth.ts';
 import { authorizeDecryption } from '../../middleware/decryption.ts';
-import { decodeCursor, listOutput, paginationInput, toPage } from '../../pagination.ts';
+import { chosenPage, decodeCursor, listOutput, MAX_PAGE_BYTES, paginationInput } from '../../pagination.ts';
 import { apiIdSchema, textSchema } from '../../schemas.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 import { keyResponseData, keyResponseOutput } from '../keys/keyResponse.ts';
@@ -23,7 +23,8 @@ export const listKeysInput = z.strictObject({
 export const listKeysOutput = listOutput(keyResponseOutput);
 
 /**
- * The API's live keys in id order. Unlike the reference product, a root key that may not read them
+ * The API's live keys in id order; a page ends early once its keys would take more than
+ * MAX_PAGE_BYTES (docs/contract.md#limits). Unlike the reference product, a root key that may not read them
  * gets a 403, not a masked 404 (contract: we never mask a 403 as 404).
  */
 export const listKeys = rootKeyProcedure
@@ -42,13 +43,12 @@ export const listKeys = rootKeyProcedure
     if (!api) throw apiNotFound(input.apiId);
     requirePermissions(ctx.rootKey, [apiPermission(api.id, 'read_key'), apiPermission(api.id, 'read_api')]);
     const dataKey = input.decrypt ? await authorizeDecryption(ctx, api.id) : undefined;
-    const keys = await listKeyDetails(ctx.em, workspaceId, {
-      apiId: api.id,
-      fromId,
-      externalId: input.externalId,
-      search: input.search,
-      count: input.limit + 1,
-    });
+    const keys = await listKeyDetails(
+      ctx.em,
+      workspaceId,
+      { apiId: api.id, fromId, externalId: input.externalId, search: input.search, count: input.limit + 1 },
+      MAX_PAGE_BYTES,
+    );
     const now = ctx.services.now();
-    return toPage(workspaceId, keys, input.limit, (key) => keyResponseData(key, now, dataKey));
+    return chosenPage(workspaceId, keys, (key) => keyResponseData(key, now, dataKey));
   });
