@@ -3,7 +3,14 @@ import { performance } from 'node:perf_hooks';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { newId } from '@keyplane/core';
 import { lazyFork, type Orm } from '@keyplane/db';
-import { type AppRouter, appRouter, type Context, createContextInner, type Services } from '@keyplane/procedures';
+import {
+  type AppRouter,
+  appRouter,
+  type Context,
+  createContextInner,
+  oneAtATime,
+  type Services,
+} from '@keyplane/procedures';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -132,8 +139,8 @@ export function createHttp(deps: AppDeps) {
       // Each call of a batch runs at once, side by side: a bound on them is a bound on what one
       // request can make the node do (docs/contract.md#limits). Larger batches are a 400.
       maxBatchSize: deps.maxBatchSize ?? DEFAULT_TRPC_BATCH_SIZE,
-      createContext: ({ resHeaders }) =>
-        contextFor(c.get('requestId'), {
+      createContext: ({ resHeaders }) => ({
+        ...contextFor(c.get('requestId'), {
           authorization,
           clientAddress: clientAddressOf(c.env?.incoming, deps.trustProxy === true),
           metricsDisabled: metricsDisabledBy(c.req.header(METRICS_HEADER)),
@@ -142,6 +149,9 @@ export function createHttp(deps: AppDeps) {
             for (const [name, value] of Object.entries(workspaceRateLimitHeaders(state))) resHeaders.set(name, value);
           },
         }),
+        // The calls of one batch run one after the other: a batch costs what its calls cost in turn.
+        inTurn: oneAtATime(),
+      }),
       onError: ({ error }) => {
         if (error.code === 'INTERNAL_SERVER_ERROR') c.set('failure', error.cause ?? error);
       },
