@@ -148,6 +148,7 @@ const LIMITED: Record<LimitedResource, { holder: string; things: string }> = {
   permissions: { holder: 'A workspace', things: 'permissions' },
   keyRoles: { holder: 'A key', things: 'roles' },
   keyPermissions: { holder: 'A key', things: 'direct permissions' },
+  keyRolePermissions: { holder: "A key's roles", things: 'permissions between them' },
 };
 
 /**

@@ -4,6 +4,7 @@ import { KeyMigration } from './entities/index.ts';
 import type { ChangeLog } from './invalidation.ts';
 import { ensureRoles, findPermissions } from './keyRbac.ts';
 import { ensureIdentities, ensurePermissions } from './keys.ts';
+import { requireKeyRolesWithinLimit } from './limits.ts';
 import { type EntityManager, rows, sql, typed } from './sql.ts';
 
 /**
@@ -135,6 +136,7 @@ async function insertImportedKeys(
         select t."keyId", t."roleId", now() from jsonb_to_recordset(${JSON.stringify(roleLinks)}::jsonb)
           as t("keyId" text, "roleId" text)`,
     );
+    await requireKeyRolesWithinLimit(tx, [...new Set(roleLinks.map((link) => link.keyId))]);
   }
   if (permissionLinks.length > 0) {
     await rows(

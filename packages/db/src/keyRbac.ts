@@ -6,7 +6,12 @@ import type { ChangeLog, Invalidation } from './invalidation.ts';
 import { directPermissionSlugsOf, roleNamesOf, rolePermissionsOf } from './keyFragments.ts';
 import { findKeyRecord, type KeyRecord } from './keyRecords.ts';
 import { ensurePermissions, findRoleIds } from './keys.ts';
-import { lockWorkspaceBounds, requireWithinLimit } from './limits.ts';
+import {
+  lockWorkspaceBounds,
+  requireHoldersWithinLimit,
+  requireKeyRolesWithinLimit,
+  requireWithinLimit,
+} from './limits.ts';
 import { type EntityManager, rows, sql, typed } from './sql.ts';
 
 export interface PermissionRecord {
@@ -165,6 +170,7 @@ export async function linkKey(
   );
   const { resource, limit } = KEY_LINK_LIMITS[links];
   requireWithinLimit(resource, limit, counted?.total ?? 0, added);
+  if (links === 'roles') await requireKeyRolesWithinLimit(em, [keyId]);
 }
 
 /** Applies the operation to the role's permission links. */
@@ -174,7 +180,8 @@ export async function linkRole(
   operation: LinkOperation,
   permissionIds: string[],
 ): Promise<void> {
-  await applyLinks(em, 'rolePermissions', roleId, operation, permissionIds);
+  const added = await applyLinks(em, 'rolePermissions', roleId, operation, permissionIds);
+  if (added > 0) await requireHoldersWithinLimit(em, roleId);
 }
 
 // Raw: one statement shape for the three link tables, named at run time, and the insert is set-based.

@@ -2,7 +2,7 @@ import { type KeyCreationStore, type NewKey, newId, type WorkspaceLimits } from 
 import { findApi } from './apis.ts';
 import { RowNotFound } from './errors.ts';
 import type { ChangeLog } from './invalidation.ts';
-import { lockWorkspaceBounds, requireWithinLimit } from './limits.ts';
+import { lockWorkspaceBounds, requireKeyRolesWithinLimit, requireWithinLimit } from './limits.ts';
 import { type EntityManager, rows, sql, typed } from './sql.ts';
 import { vaultStore } from './vault.ts';
 import { enqueueKeyEvent } from './webhooks.ts';
@@ -94,6 +94,7 @@ async function insertKey(
       .insertInto('keys_roles')
       .values(roleIds.map((roleId) => ({ key_id: key.id, role_id: roleId, created_at: now })))
       .execute();
+    await requireKeyRolesWithinLimit(tx, [key.id]);
   }
   if (permissionIds.length > 0) {
     await db

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { bootstrapWorkspace } from '@keyplane/core';
 import { workspaceStore } from '@keyplane/db';
@@ -13,6 +14,9 @@ import { bootstrapRootKey, type ServerProcess, startServerProcess } from '../ser
  * seconds to minutes.
  */
 export const VICTIM_LATENCY_BOUND_MS = 1000;
+
+/** The most memory the node may have held at any time, largest requests included: an idle node holds a few hundred megabytes. */
+export const NODE_MEMORY_BOUND_BYTES = 1024 ** 3;
 
 /** How long each attack keeps sending its request, so that the victim's verifications overlap it. */
 const ATTACK_MS = 3000;
@@ -86,6 +90,13 @@ export function useHostileTenancy(env: Record<string, string> = {}) {
       return ready().hostileRootKey;
     },
     send,
+    /** The most memory the node's process has held since it started (Linux: VmHWM). */
+    async peakMemoryBytes(): Promise<number> {
+      const status = await readFile(`/proc/${ready().server.pid}/status`, 'utf8');
+      const peak = /^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1];
+      if (peak === undefined) throw new Error('no VmHWM in /proc/<pid>/status');
+      return Number(peak) * 1024;
+    },
     /** POST /v2/<procedure> as the hostile workspace, typed by the router. */
     call<P extends ProcedurePath>(procedure: P, input: InputOf<P>) {
       return callAt(ready().server.url, procedure, input, ready().hostileRootKey);

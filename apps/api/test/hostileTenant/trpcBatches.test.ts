@@ -1,6 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type Answer, expectVictimServed, useHostileTenancy } from './hostileTenant.ts';
+import { type Answer, expectVictimServed, NODE_MEMORY_BOUND_BYTES, useHostileTenancy } from './hostileTenant.ts';
 
 // docs/contract.md#limits: a /trpc batch holds at most LIMIT_TRPC_BATCH_SIZE calls (10 by
 // default), and every list answers a page bounded by its rows and by what they carry, so the
@@ -17,14 +16,6 @@ function batch(calls: [procedure: string, input: unknown][]): Promise<Answer> {
   const paths = calls.map(([procedure]) => procedure).join(',');
   const inputs = Object.fromEntries(calls.map(([, input], index) => [index, input]));
   return tenancy.send(`/trpc/${paths}?batch=1`, inputs);
-}
-
-/** The most memory the node's process has held since it started (Linux: VmHWM). */
-async function peakMemoryBytes(): Promise<number> {
-  const status = await readFile(`/proc/${tenancy.server.pid}/status`, 'utf8');
-  const peak = /^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1];
-  if (peak === undefined) throw new Error('no VmHWM in /proc/<pid>/status');
-  return Number(peak) * 1024;
 }
 
 let apiId: string;
@@ -106,6 +97,6 @@ describe('the largest batch of the heaviest reads', () => {
       3,
     );
     expectVictimServed(latencies);
-    expect(await peakMemoryBytes()).toBeLessThan(1024 ** 3);
+    expect(await tenancy.peakMemoryBytes()).toBeLessThan(NODE_MEMORY_BOUND_BYTES);
   }, 90_000);
 });
