@@ -139,16 +139,16 @@ export const permissionExists = (slug: string) =>
 export const namespaceExists = (name: string) =>
   conflict('ratelimit_namespace', `A namespace named '${name}' already exists.`);
 
-/** Who holds what, for each bound's wording. */
-const LIMITED: Record<LimitedResource, { holder: string; things: string }> = {
-  ratelimitNamespaces: { holder: 'A workspace', things: 'rate-limit namespaces' },
-  ratelimitOverrides: { holder: 'A namespace', things: 'overrides' },
-  ratelimitWildcardOverrides: { holder: 'A namespace', things: 'wildcard overrides' },
-  roles: { holder: 'A workspace', things: 'roles' },
-  permissions: { holder: 'A workspace', things: 'permissions' },
-  keyRoles: { holder: 'A key', things: 'roles' },
-  keyPermissions: { holder: 'A key', things: 'direct permissions' },
-  keyRolePermissions: { holder: "A key's roles", things: 'permissions between them' },
+/** Who holds what, for each bound's wording; `configured`: an operator sets it (LIMIT_*). */
+const LIMITED: Record<LimitedResource, { holder: string; things: string; configured: boolean }> = {
+  ratelimitNamespaces: { holder: 'A workspace', things: 'rate-limit namespaces', configured: true },
+  ratelimitOverrides: { holder: 'A namespace', things: 'overrides', configured: true },
+  ratelimitWildcardOverrides: { holder: 'A namespace', things: 'wildcard overrides', configured: true },
+  roles: { holder: 'A workspace', things: 'roles', configured: true },
+  permissions: { holder: 'A workspace', things: 'permissions', configured: true },
+  keyRoles: { holder: 'A key', things: 'roles', configured: false },
+  keyPermissions: { holder: 'A key', things: 'direct permissions', configured: false },
+  keyRolePermissions: { holder: "A key's roles", things: 'permissions between them', configured: false },
 };
 
 /**
@@ -157,11 +157,14 @@ const LIMITED: Record<LimitedResource, { holder: string; things: string }> = {
  * changed.
  */
 export function limitExceeded(resource: LimitedResource, limit: number): DomainError {
-  const { holder, things } = LIMITED[resource];
+  const { holder, things, configured } = LIMITED[resource];
+  const remedy = configured
+    ? 'Delete some that are no longer needed, or ask the operator of this server to raise the limit.'
+    : 'Take some away first.';
   return new DomainError(
     403,
     'service/limits/limit_exceeded',
-    `${holder} may hold at most ${limit} ${things}, and this request would exceed that. Delete some it no longer needs; the operator of this server can raise the limit.`,
+    `${holder} may hold at most ${limit} ${things}, and this request would exceed that. ${remedy}`,
   );
 }
 

@@ -1,6 +1,6 @@
 import { rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
-import { expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { expectLimitExceeded, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { countRows, keyPermissionSlugs, permissionWorkspaceId } from '../dbInspect.ts';
 import { createRolesWith } from '../fixtures.ts';
 import { useApi } from '../harness.ts';
@@ -103,6 +103,17 @@ describe('401', () => {
 });
 
 describe('403', () => {
+  it('past the 1000 direct permissions a key may hold, adding none of them', async () => {
+    const slugs = Array.from({ length: 1001 }, (_, index) => `many.${index}`);
+    const { keyId } = await newKey({ permissions: slugs.slice(0, 1000) });
+    expectLimitExceeded(
+      await addPermissions(keyId, slugs.slice(999)),
+      'A key may hold at most 1000 direct permissions',
+    );
+    expect(await keyPermissionSlugs(em(), keyId)).toHaveLength(1000);
+    expect((await addPermissions(keyId, slugs.slice(0, 1))).status).toBe(200);
+  });
+
   shared.itNeedsUpdateKey(access, 'without update_key, naming it', {
     grants: [addToKey, 'rbac.*.create_permission'],
     holds: {},

@@ -1,8 +1,14 @@
 import { decryptKeyMaterial, hashKey, loadDataKey } from '@keyplane/core';
 import { vaultStore } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { postOn } from '../appVariants.ts';
-import { expectInvalidInput, expectMissingPermissions, expectProblem, itNeedsARootKey } from '../assertions.ts';
+import { callOn, postOn } from '../appVariants.ts';
+import {
+  expectInvalidInput,
+  expectLimitExceeded,
+  expectMissingPermissions,
+  expectProblem,
+  itNeedsARootKey,
+} from '../assertions.ts';
 import {
   countRows,
   createRole,
@@ -318,6 +324,21 @@ describe('401', () => {
 });
 
 describe('403', () => {
+  it("to create permissions past the workspace's limit (LIMIT_PERMISSIONS), creating no key", async () => {
+    const bounded = await api.workspace();
+    const boundedApi = await createTestApi(api, bounded.rootKey);
+    const refused = await callOn(
+      api,
+      { limits: { permissions: 1 } },
+      'keys.createKey',
+      { apiId: boundedApi, permissions: ['docs.read', 'docs.write'] },
+      bounded.rootKey,
+    );
+    expectLimitExceeded(refused, 'A workspace may hold at most 1 permissions');
+    const listed = await api.call('apis.listKeys', { apiId: boundedApi }, bounded.rootKey);
+    expect(listed.body.data).toEqual([]);
+  });
+
   it('without create_key, naming it', async () => {
     const { rootKey } = await workspace.rootKeyWith(['api.*.read_api']);
     const reply = await createKey({}, rootKey);

@@ -3,7 +3,7 @@ import { hashKey } from '@keyplane/core';
 import { createKeyMigration, rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { callOn } from '../appVariants.ts';
-import { expectMissingPermissions, expectProblem, invalidInputCheck } from '../assertions.ts';
+import { expectLimitExceeded, expectMissingPermissions, expectProblem, invalidInputCheck } from '../assertions.ts';
 import { countRows, createRole, keyPermissionSlugs, keyRatelimits, keyRoleNames, storedKey } from '../dbInspect.ts';
 import { useWorkspaceWithApi } from '../fixtures.ts';
 import { createTestApi, useApi } from '../harness.ts';
@@ -359,6 +359,22 @@ describe('401', () => {
 });
 
 describe('403', () => {
+  it("to create roles past the workspace's limit (LIMIT_ROLES), migrating nothing", async () => {
+    const bounded = await api.workspace();
+    const boundedApi = await createTestApi(api, bounded.rootKey);
+    const boundedMigration = await createKeyMigration(em(), bounded.workspaceId);
+    const legacy = legacyKey();
+    const refused = await callOn(
+      api,
+      { limits: { roles: 1 } },
+      'keys.migrateKeys',
+      { migrationId: boundedMigration, apiId: boundedApi, keys: [{ hash: legacy.hex, roles: ['first', 'second'] }] },
+      bounded.rootKey,
+    );
+    expectLimitExceeded(refused, 'A workspace may hold at most 1 roles');
+    expect((await api.call('apis.listKeys', { apiId: boundedApi }, bounded.rootKey)).body.data).toEqual([]);
+  });
+
   it('without create_key, naming it, and migrates nothing', async () => {
     const legacy = legacyKey();
     const { rootKey } = await owner.workspace.rootKeyWith(['api.*.update_key', 'api.*.verify_key']);

@@ -1,5 +1,7 @@
+import { rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
-import { expectMissingPermissions } from '../assertions.ts';
+import { callOn } from '../appVariants.ts';
+import { expectLimitExceeded, expectMissingPermissions } from '../assertions.ts';
 import { countRows, keyPermissionSlugs, permissionIdOf, permissionWorkspaceId } from '../dbInspect.ts';
 import { useApi } from '../harness.ts';
 import * as shared from '../keyAccess.ts';
@@ -79,6 +81,25 @@ describe('401', () => {
 });
 
 describe('403', () => {
+  it("to create permissions past the workspace's limit (LIMIT_PERMISSIONS), changing nothing", async () => {
+    const { keyId } = await newKey({ permissions: ['untouched'] });
+    const [held] = await rows(
+      em(),
+      sql<{
+        count: number;
+      }>`select count(*)::int as count from permissions where workspace_id = ${access.workspace.workspaceId}`,
+    );
+    const refused = await callOn(
+      api,
+      { limits: { permissions: held?.count ?? 0 } },
+      'keys.setPermissions',
+      { keyId, permissions: ['untouched', 'brand.new'] },
+      access.workspace.rootKey,
+    );
+    expectLimitExceeded(refused, `A workspace may hold at most ${held?.count} permissions`);
+    expect(await keyPermissionSlugs(em(), keyId)).toEqual(['untouched']);
+  });
+
   it.each([
     ['api.API_ID.update_key', linkGrants],
     ['rbac.*.add_permission_to_key', ['api.*.update_key', 'rbac.*.remove_permission_from_key']],

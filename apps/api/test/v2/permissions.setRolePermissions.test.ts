@@ -1,7 +1,8 @@
 import { hashKey } from '@keyplane/core';
 import { rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { callOn } from '../appVariants.ts';
+import { expectInvalidInput, expectLimitExceeded, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { useWorkspaceWithApi } from '../fixtures.ts';
 import { createTestApi, MAX_BODY_BYTES, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
@@ -168,6 +169,25 @@ describe('401', () => {
 });
 
 describe('403', () => {
+  it("past the workspace's permissions (LIMIT_PERMISSIONS), changing nothing", async () => {
+    const bounded = await api.workspace();
+    const role = await api.call(
+      'permissions.createRole',
+      { name: 'bounded', permissions: ['docs.read'] },
+      bounded.rootKey,
+    );
+    const roleId = role.body.data.roleId;
+    const refused = await callOn(
+      api,
+      { limits: { permissions: 2 } },
+      'permissions.setRolePermissions',
+      { roleId, permissions: ['docs.read', 'docs.write', 'docs.delete'] },
+      bounded.rootKey,
+    );
+    expectLimitExceeded(refused, 'A workspace may hold at most 2 permissions');
+    expect(await roleSlugs(roleId)).toEqual(['docs.read']);
+  });
+
   it.each([
     ['rbac.*.add_permission_to_role', 'rbac.*.remove_permission_from_role'],
     ['rbac.*.remove_permission_from_role', 'rbac.*.add_permission_to_role'],
