@@ -33,11 +33,12 @@ export const MAX_KEY_ROLES = 100;
 export const MAX_KEY_PERMISSIONS = 1000;
 /**
  * The permissions a key's roles hold between them, each role's counted: what `keys.setRoles` and
- * its siblings answer (every role with its permissions), so 100 roles of 1000 permissions cannot
- * make every such answer 100,000 entries long. Checked when a key is given roles and when a role
- * that keys hold grows.
+ * its siblings answer (every role with its permissions), and with the key's direct permissions
+ * what every verification of it answers and every node caches. 100 roles of 1000 permissions
+ * would make each such answer 100,000 entries long. Checked when a key is given roles and when a
+ * role that keys hold grows.
  */
-export const MAX_KEY_ROLE_PERMISSIONS = 10_000;
+export const MAX_KEY_ROLE_PERMISSIONS = 2000;
 
 /** What a bound counts, for the 403 that names it. */
 export type LimitedResource = keyof WorkspaceLimits | 'keyRoles' | 'keyPermissions' | 'keyRolePermissions';
