@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { bootstrapWorkspace } from '@keyplane/core';
-import { workspaceStore } from '@keyplane/db';
+import { rows, sql, workspaceStore } from '@keyplane/db';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { callAt } from '../harness.ts';
 import type { InputOf, ProcedurePath } from '../procedures.ts';
@@ -35,15 +35,21 @@ export interface Answer {
 export function useHostileTenancy(env: Record<string, string> = {}) {
   let server: ServerProcess | undefined;
   let hostileRootKey: string | undefined;
+  let hostileWorkspaceId: string | undefined;
   let victim: { rootKey: string; key: string } | undefined;
   const ready = () => {
-    if (!server || !hostileRootKey || !victim) throw new Error('useHostileTenancy() is used before its beforeAll ran');
-    return { server, hostileRootKey, victim };
+    if (!server || !hostileRootKey || !hostileWorkspaceId || !victim) {
+      throw new Error('useHostileTenancy() is used before its beforeAll ran');
+    }
+    return { server, hostileRootKey, hostileWorkspaceId, victim };
   };
 
   beforeAll(async () => {
     server = await startServerProcess(env);
     hostileRootKey = bootstrapRootKey(server);
+    // The only workspace yet: the one the server bootstrapped.
+    const [bootstrapped] = await rows(server.database.orm.em.fork(), sql<{ id: string }>`select id from workspaces`);
+    hostileWorkspaceId = bootstrapped?.id;
     const workspace = await server.database.orm.em
       .fork()
       .transactional((tx) => bootstrapWorkspace(workspaceStore(tx), { name: 'victim' }));
@@ -88,6 +94,9 @@ export function useHostileTenancy(env: Record<string, string> = {}) {
     /** The hostile workspace's root key (every permission). */
     get hostileRootKey() {
       return ready().hostileRootKey;
+    },
+    get hostileWorkspaceId() {
+      return ready().hostileWorkspaceId;
     },
     send,
     /** The most memory the node's process has held since it started (Linux: VmHWM). */

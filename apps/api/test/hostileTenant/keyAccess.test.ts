@@ -86,3 +86,37 @@ describe('the most a key may hold', () => {
     expectVictimServed(latencies);
   }, 60_000);
 });
+
+describe('the most rate limits one verification checks', () => {
+  it('50 of the key, 50 of its identity and 50 asked for leave another workspace verifying within the bound', async () => {
+    const limits = (prefix: string) =>
+      Array.from({ length: 50 }, (_, index) => ({
+        name: `${prefix}-${index}`,
+        limit: 1_000_000_000,
+        duration: 60_000,
+        autoApply: true,
+      }));
+    const apiId = (await tenancy.call('apis.createApi', { name: 'limited' })).body.data.apiId;
+    await tenancy.call('identities.createIdentity', { externalId: 'limited-owner', ratelimits: limits('identity') });
+    const limited = await tenancy.call('keys.createKey', {
+      apiId,
+      externalId: 'limited-owner',
+      ratelimits: limits('key'),
+    });
+    const asked = Array.from({ length: 50 }, (_, index) => ({
+      name: `asked-${index}`,
+      cost: 1,
+      limit: 1_000_000_000,
+      duration: 60_000,
+    }));
+    const latencies = await tenancy.victimLatencies(
+      () => tenancy.send('/v2/keys.verifyKey', { key: limited.body.data.key, ratelimits: asked }),
+      (answer) => {
+        expect(answer.status).toBe(200);
+        expect(answer.body).toMatchObject({ data: { code: 'VALID' } });
+        expect((answer.body as { data: { ratelimits: unknown[] } }).data.ratelimits).toHaveLength(150);
+      },
+    );
+    expectVictimServed(latencies);
+  }, 60_000);
+});
