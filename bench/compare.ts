@@ -1,10 +1,10 @@
 // Compares this checkout's server with another commit's, on the cases of `npm run bench`, at one
 // time on one machine. On a small shared machine a case moves by tens of percent between runs
-// minutes apart (docs/performance.md), far more than most changes: here both servers run side
-// by side on one database, as npm start runs them (request logging on), and every round of a case
-// is a round of the ceiling, then one of each server in alternating order. A change is judged by
-// the differences of the rounds run next to each other, above all in the main thread's CPU per
-// request, the thread that answers requests.
+// minutes apart (docs/performance.md#how-to-measure), far more than most changes: here both
+// servers run side by side on one database, as npm start runs them (request logging on), and
+// every round of a case is a round of the ceiling, then one of each server in alternating order. A
+// change is judged by the differences of the rounds run next to each other, above all in the main
+// thread's CPU per request, the thread that answers requests.
 //   DATABASE_URL=postgresql://… REDIS_URL=redis://… npm run bench:compare -- [commit] [case]
 // The commit (HEAD when omitted: what is not committed yet against the last commit) is exported
 // with `git archive` to a temporary directory that shares this checkout's node_modules through

@@ -64,7 +64,7 @@ const GC_PAUSES = /^nodejs_gc_duration_seconds_(sum|count)\{[^}]*\} (\S+)$/gm;
 /**
  * The garbage collector's pauses of a Keyplane server so far, from its `/metrics`; undefined
  * without a URL (the ceiling has none). Each pause holds up every request in flight: on a loaded
- * node they are much of the p99 (docs/performance.md).
+ * node they are much of the p99 (docs/performance.md#what-holds-it-back).
  */
 async function gcPausesSoFar(metricsUrl: string | undefined): Promise<{ count: number; seconds: number } | undefined> {
   if (metricsUrl === undefined) return undefined;

@@ -10,7 +10,7 @@
 // The server's CPU time per request (Linux) moves far less between runs than req/s does when the
 // load generator, PostgreSQL and the server share a few cores: compare changes by it. "main thread"
 // is the part of it spent by the thread that answers requests, which bounds a node's throughput
-// (the rest is V8's helper threads and the event writer thread).
+// (the rest is V8's helper threads and Node's other threads).
 // The machine's speed drifts between runs and within one (shared hosts): each case runs in short
 // rounds, each right after a round of the ceiling, and is set against those ceiling rounds.
 import { loadBenchEnv, loadEnv } from '@keyplane/config';

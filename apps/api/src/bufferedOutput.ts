@@ -9,9 +9,8 @@ const BATCH_MS = 25;
 const BATCH_BYTES = 64 * 1024;
 /**
  * A batch's buffer: room for a full batch and the rest of the turn that filled it. Buffers of this
- * size are used again once written; allocating one per batch, and doubling it as it filled, cost a
- * busy server more than formatting its lines (docs/performance.md). A larger batch gets a larger
- * buffer of its own.
+ * size are used again once written rather than one allocated (and grown) per batch
+ * (docs/decisions/0003-buffered-log-writer.md). A larger batch gets a larger buffer of its own.
  */
 const BUFFER_BYTES = 2 * BATCH_BYTES;
 /** Written buffers kept for the next batches: one being written and one filling is the usual case. */
@@ -46,9 +45,9 @@ export interface BufferedOutputOptions {
 /**
  * Lines written in batches: a line waits up to BATCH_MS for others, as UTF-8 in a buffer outside
  * the JS heap, so that lines waiting for their batch are nothing the garbage collector copies
- * (docs/performance.md). A reader that is slow or
- * stopped never holds up the service: what its pipe does not take waits in the stream's queue, up
- * to a bound past which lines are dropped.
+ * (docs/decisions/0003-buffered-log-writer.md). A reader that is slow or stopped never holds up
+ * the service: what its pipe does not take waits in the stream's queue, up to a bound past which
+ * lines are dropped.
  *
  * `flush` waits until every line written before it is handed to the operating system. At the
  * process's exit (process.exit, the end of the event loop, an uncaught exception) the lines still

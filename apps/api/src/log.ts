@@ -73,8 +73,8 @@ function hundredths(ms: number): string {
 
 /**
  * One JSON object per line, `{"level":"info","time":"<ISO>",…fields,"message":"…"}`, by default on
- * standard output through a buffer written in batches (see BufferedOutput): a synchronous
- * write per line to a pipe cost the service about a fifth of its throughput.
+ * standard output through a buffer written in batches rather than a write per line to a pipe
+ * (docs/decisions/0003-buffered-log-writer.md).
  */
 export function jsonLogger(level: LevelWithSilent = 'info', destination?: DestinationStream): FlushableLogger {
   const time = isoTimeOncePerMillisecond();
@@ -98,8 +98,8 @@ export function jsonLogger(level: LevelWithSilent = 'info', destination?: Destin
     info: (message, fields) => logger.info(fields, message),
     error: (message, fields) => logger.error(fields, message),
     // The one line written for every request is built here rather than by pino: its fields are
-    // fixed and hold no secret, and pino's generic path (serialising, redacting) made request
-    // logging cost twice as much CPU (docs/architecture.md, Request log).
+    // fixed and hold no secret, and pino's generic path (serialising, redacting) would cost as much
+    // again as the line (docs/decisions/0016-hand-built-request-line.md).
     request: (line) => {
       if (!logger.isLevelEnabled('info')) return;
       const procedure = line.procedure === undefined ? '' : `,"procedure":${jsonString(line.procedure)}`;

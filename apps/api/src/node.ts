@@ -115,7 +115,11 @@ export async function runNode(env: Env, beforeExit: () => Promise<void> = async 
     analyticsDatabaseUrl: env.ANALYTICS_DATABASE_URL,
     analyticsConnections: env.ANALYTICS_POOL_SIZE,
     analyticsConcurrentQueries: env.ANALYTICS_MAX_CONCURRENT_QUERIES,
-    webhooks: { allowPrivate: env.WEBHOOKS_ALLOW_PRIVATE, retryDelaysMs: env.WEBHOOKS_RETRY_DELAYS_MS },
+    webhooks: {
+      allowPrivate: env.WEBHOOKS_ALLOW_PRIVATE,
+      retryDelaysMs: env.WEBHOOKS_RETRY_DELAYS_MS,
+      endpointsPerWorkspace: env.LIMIT_WEBHOOK_ENDPOINTS_PER_WORKSPACE,
+    },
     limits: workspaceLimitsOf(env),
   });
   // A node listening before its Redis connection is up would answer its first rate limits without

@@ -14,8 +14,9 @@ interface Series {
 /**
  * The request counter and latency histogram by route and status, kept in plain numbers and written
  * out in Prometheus text when scraped. prom-client's own counter and histogram hash their labels on
- * every observation (about 2 µs a request, a quarter of a verification's CPU); here a request costs
- * two map lookups and a bucket search. Routes and statuses come from bounded sets (metrics.ts).
+ * every observation; here a request costs two map lookups and a bucket search
+ * (docs/decisions/0004-hand-rendered-request-metrics.md). Routes and statuses come from bounded
+ * sets (metrics.ts).
  */
 export class RequestMetrics {
   readonly #byRoute = new Map<string, Map<number, Series>>();

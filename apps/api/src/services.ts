@@ -18,6 +18,7 @@ import {
   AnalyticsConcurrency,
   DEFAULT_ANALYTICS_CONCURRENT_QUERIES,
   DEFAULT_ANALYTICS_QUERIES_PER_HOUR,
+  DEFAULT_WEBHOOK_ENDPOINTS_PER_WORKSPACE,
   DEFAULT_WORKSPACE_LIMITS,
   FreshnessCache,
   SIGN_IN_THROTTLE_WINDOW_SECONDS,
@@ -99,7 +100,7 @@ export async function startServices(options: {
   /** Analytics queries one workspace may have under way at once on this node; omitted: 2. */
   analyticsConcurrentQueries?: number;
   /** Webhook deliveries (docs/webhooks.md); omitted: public targets only, the documented retry schedule. */
-  webhooks?: { allowPrivate: boolean; retryDelaysMs?: number[] };
+  webhooks?: { allowPrivate: boolean; retryDelaysMs?: number[]; endpointsPerWorkspace?: number };
   /** What one workspace may hold (docs/contract.md#limits); omitted: the defaults. */
   limits?: WorkspaceLimits;
 }): Promise<RunningServices> {
@@ -193,6 +194,7 @@ export async function startServices(options: {
     outcomes: { verifications: new Tally(), ratelimitDecisions: new Tally() },
     limits: options.limits ?? DEFAULT_WORKSPACE_LIMITS,
     webhooksAllowPrivate: options.webhooks?.allowPrivate ?? false,
+    webhookEndpointsPerWorkspace: options.webhooks?.endpointsPerWorkspace ?? DEFAULT_WEBHOOK_ENDPOINTS_PER_WORKSPACE,
     sessionSigningKey: await loadServerSecret(options.orm.em.fork(), 'dashboard_session_signing', 32),
     reportError: (message, error, requestId) => logger.error(message, { requestId, error: String(error) }),
     now: Date.now,

@@ -3,7 +3,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-// The patch to @trpc/server's build is worth a third of the server's throughput (patches/README.md).
+// The patch to @trpc/server's build carries much of the server's throughput
+// (docs/decisions/0002-trpc-server-patch.md).
 // An upgrade must not drop it without anyone noticing: patch-package fails the install when a patch
 // no longer applies, and these tests fail when the patch is gone, made for another version, or not
 // in effect in node_modules.

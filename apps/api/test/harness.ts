@@ -35,6 +35,8 @@ export interface ServerOptions {
   logger?: Logger;
   /** Connections kept for analytics queries (the server's default: 1). */
   analyticsConnections?: number;
+  /** Webhook endpoints one workspace may have (the server's default: LIMIT_WEBHOOK_ENDPOINTS_PER_WORKSPACE's). */
+  webhookEndpointsPerWorkspace?: number;
 }
 
 /**
@@ -61,6 +63,7 @@ export function useApi(options: ServerOptions = { vaultMasterKey: TEST_MASTER_KE
       logger: silentLogger,
       eventSpoolDir: spoolDir,
       analyticsConnections: options.analyticsConnections,
+      webhooks: { allowPrivate: false, endpointsPerWorkspace: options.webhookEndpointsPerWorkspace },
     });
     server = await serveHttp({
       orm: database.orm,

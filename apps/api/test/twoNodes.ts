@@ -6,10 +6,10 @@ import type { InputOf, ProcedurePath } from './procedures.ts';
 
 /**
  * Per test file: two real server processes on a database of their own, and on the environment's
- * Redis when it has one (CI does), as in production, both started with `env` besides. The first
- * one bootstraps the workspace.
+ * Redis when it has one (CI does), as in production. The first one bootstraps the workspace.
+ * `extraEnv` is added to both nodes' environment.
  */
-export function useTwoNodes(env: Record<string, string> = {}) {
+export function useTwoNodes(extraEnv: Record<string, string> = {}) {
   let database: TestDatabase | undefined;
   let nodes: { nodeA: SpawnedServer; nodeB: SpawnedServer; rootKey: string } | undefined;
   const ready = () => {
@@ -19,9 +19,9 @@ export function useTwoNodes(env: Record<string, string> = {}) {
 
   beforeAll(async () => {
     database = await createTestDatabase(inject('databaseUrl'), inject('templateDatabase'));
-    const nodeEnv = { DATABASE_URL: database.url, ...(REDIS_URL ? { REDIS_URL } : {}), ...env };
-    const nodeA = await spawnServer(nodeEnv);
-    const nodeB = await spawnServer(nodeEnv);
+    const env = { DATABASE_URL: database.url, ...(REDIS_URL ? { REDIS_URL } : {}), ...extraEnv };
+    const nodeA = await spawnServer(env);
+    const nodeB = await spawnServer(env);
     if (!nodeA.rootKey) throw new Error('the first node did not bootstrap the database');
     nodes = { nodeA, nodeB, rootKey: nodeA.rootKey };
   }, 60_000);

@@ -115,7 +115,11 @@ export async function storeFinishedDelivery(
 ) {
   const eventId = newId('webhookEvent');
   const deliveryId = newId('webhookDelivery');
-  const payload = { type: 'key.deleted', timestamp: '2026-11-25T06:00:00.000Z', data: { keyId: 'key_gone' } };
+  const payload = {
+    type: 'key.deleted',
+    timestamp: '2026-11-25T06:00:00.000Z',
+    data: { keyId: 'key_gone', apiId: 'api_gone', permanent: true },
+  };
   await em.transactional(async (tx) => {
     await rows(
       tx,

@@ -1,5 +1,5 @@
-import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
 import { isGrantablePermission } from '@keyplane/core';
+import { type CommanderError, Command as Parser } from 'commander';
 import { UsageError } from './errors.ts';
 
 export type Command =
@@ -18,35 +18,6 @@ export interface CommandLine {
   json: boolean;
 }
 
-const OPTIONS = {
-  json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-  name: { type: 'string' },
-  workspace: { type: 'string' },
-  permission: { type: 'string', multiple: true },
-  expires: { type: 'string' },
-  'per-minute': { type: 'string' },
-} as const satisfies ParseArgsOptionsConfig;
-
-type OptionName = keyof typeof OPTIONS;
-type CommandOption = Exclude<OptionName, 'json' | 'help'>;
-
-interface Options {
-  json: boolean;
-  help: boolean;
-  name?: string;
-  workspace?: string;
-  permission: string[];
-  expires?: string;
-  'per-minute'?: string;
-}
-
-interface CommandSpec {
-  options: readonly CommandOption[];
-  operands: readonly string[];
-  build(operands: string[], options: Options): Command;
-}
-
 /** The width of the name columns in the database. */
 const MAX_NAME_LENGTH = 255;
 /** The largest value of the database's integer column. */
@@ -54,164 +25,162 @@ const MAX_REQUESTS_PER_MINUTE = 2_147_483_647;
 /** The largest time a JavaScript Date can hold. */
 const MAX_DATE_MS = 8.64e15;
 
-const COMMANDS = new Map<string, CommandSpec>([
-  ['migrate', { options: [], operands: [], build: () => ({ name: 'migrate' }) }],
-  [
-    'bootstrap',
-    {
-      options: ['name'],
-      operands: [],
-      build: (_, options) => ({ name: 'bootstrap', workspaceName: checkedName(options.name) ?? 'default' }),
-    },
-  ],
-  [
-    'root-keys create',
-    {
-      options: ['workspace', 'name', 'permission', 'expires'],
-      operands: [],
-      build: (_, options) => ({
-        name: 'root-keys create',
-        workspaceId: requiredWorkspace(options),
-        keyName: checkedName(options.name),
-        permissions: options.permission.map(checkedPermission),
-        expiresAt: options.expires === undefined ? undefined : parseExpires(options.expires),
-      }),
-    },
-  ],
-  [
-    'root-keys revoke',
-    {
-      options: [],
-      operands: ['ROOT_KEY_ID'],
-      build: ([rootKeyId = '']) => ({ name: 'root-keys revoke', rootKeyId }),
-    },
-  ],
-  [
-    'root-keys list',
-    {
-      options: ['workspace'],
-      operands: [],
-      build: (_, options) => ({ name: 'root-keys list', workspaceId: requiredWorkspace(options) }),
-    },
-  ],
-  [
-    'vault enable',
-    {
-      options: [],
-      operands: ['WORKSPACE_ID'],
-      build: ([workspaceId = '']) => ({ name: 'vault enable', workspaceId }),
-    },
-  ],
-  [
-    'rate-limit set',
-    {
-      options: ['per-minute'],
-      operands: ['WORKSPACE_ID'],
-      build: ([workspaceId = ''], options) => ({
-        name: 'rate-limit set',
-        workspaceId,
-        requestsPerMinute: parseRequestsPerMinute(options['per-minute']),
-      }),
-    },
-  ],
-  [
-    'rate-limit clear',
-    {
-      options: [],
-      operands: ['WORKSPACE_ID'],
-      build: ([workspaceId = '']) => ({ name: 'rate-limit clear', workspaceId }),
-    },
-  ],
-]);
-
 export function parseCommandLine(argv: readonly string[]): CommandLine {
-  const { positionals, options, given } = readArguments(argv);
-  if (options.help || positionals[0] === 'help') return { command: { name: 'help' }, json: options.json };
-
-  const [commandName, spec, operands] = findCommand(positionals);
-  for (const { name, rawName } of given) {
-    if (!spec.options.some((allowed) => allowed === name)) {
-      throw new UsageError(`${rawName} is not an option of ${commandName}`);
-    }
+  let parsed: Command | undefined;
+  const program = buildParser((command) => {
+    parsed = command;
+  });
+  rejectOptionsTakenAsValues(program, argv);
+  try {
+    program.parse([...argv], { from: 'user' });
+  } catch (error) {
+    // Like `git --help`: a request for help wins over whatever else the line got wrong.
+    if (!program.opts<GlobalOptions>().help) throw error;
   }
-  const [missing] = spec.operands.slice(operands.length);
-  if (missing !== undefined) throw new UsageError(`${commandName} needs ${missing}`);
-  const [extra] = operands.slice(spec.operands.length);
-  if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}" for ${commandName}`);
-  const emptyOperand = spec.operands.find((_, index) => operands[index] === '');
-  if (emptyOperand !== undefined) throw new UsageError(`${emptyOperand} must not be empty`);
-
-  return { command: spec.build(operands, options), json: options.json };
+  const { json = false, help = false } = program.opts<GlobalOptions>();
+  if (help) return { command: { name: 'help' }, json };
+  if (parsed === undefined) throw new UsageError('missing command');
+  return { command: parsed, json };
 }
 
-function findCommand(positionals: string[]): [string, CommandSpec, string[]] {
-  const [first, second] = positionals;
-  if (first === undefined) throw new UsageError('missing command');
-  const pair = `${first} ${second}`;
-  const pairSpec = COMMANDS.get(pair);
-  if (pairSpec) return [pair, pairSpec, positionals.slice(2)];
-  const single = COMMANDS.get(first);
-  if (single) return [first, single, positionals.slice(1)];
+type GlobalOptions = {
+  json?: boolean;
+  help?: boolean;
+};
 
-  const subcommands = [...COMMANDS.keys()]
-    .filter((name) => name.startsWith(`${first} `))
-    .map((name) => name.slice(first.length + 1));
-  if (subcommands.length === 0) throw new UsageError(`unknown command "${first}"`);
-  const expected = `${first} needs one of: ${subcommands.join(', ')}`;
-  throw new UsageError(second === undefined ? expected : `unknown command "${pair}": ${expected}`);
+/**
+ * The command tree, built afresh for each line since commander keeps the parsed values on it.
+ * Commander prints nothing and never exits: every problem becomes a one-line UsageError (exit code 2,
+ * nothing on stdout), and help is usage.ts's text, printed by cli.ts.
+ */
+function buildParser(found: (command: Command) => void): Parser {
+  const program = new Parser('keyplane')
+    .helpOption(false)
+    .helpCommand(false)
+    .configureOutput({ writeOut: () => {}, writeErr: () => {} })
+    .exitOverride(failWith(''))
+    // Global options count anywhere on the line, before or after the command.
+    .option('--json')
+    .option('-h, --help');
+  rejectUnknownSubcommand(program);
+
+  subcommand(program, 'help')
+    .argument('[topic...]')
+    .action(() => found({ name: 'help' }));
+  subcommand(program, 'migrate').action(() => found({ name: 'migrate' }));
+  subcommand(program, 'bootstrap')
+    .option('--name <NAME>', '', once('--name', checkedName))
+    .action((options: { name?: string }) => found({ name: 'bootstrap', workspaceName: options.name ?? 'default' }));
+
+  const rootKeys = rejectUnknownSubcommand(subcommand(program, 'root-keys'));
+  subcommand(rootKeys, 'create')
+    .requiredOption('--workspace <WORKSPACE_ID>', '', once('--workspace', nonEmpty('--workspace')))
+    .option('--name <NAME>', '', once('--name', checkedName))
+    .option('--permission <PERMISSION>', '', (permission: string, previous: string[] = []) => [
+      ...previous,
+      checkedPermission(permission),
+    ])
+    .option('--expires <UNIX_MS>', '', once('--expires', parseExpires))
+    .action((options: { workspace: string; name?: string; permission?: string[]; expires?: Date }) =>
+      found({
+        name: 'root-keys create',
+        workspaceId: options.workspace,
+        keyName: options.name,
+        permissions: options.permission ?? [],
+        expiresAt: options.expires,
+      }),
+    );
+  subcommand(rootKeys, 'revoke')
+    .argument('<ROOT_KEY_ID>', '', nonEmpty('ROOT_KEY_ID'))
+    .action((rootKeyId: string) => found({ name: 'root-keys revoke', rootKeyId }));
+  subcommand(rootKeys, 'list')
+    .requiredOption('--workspace <WORKSPACE_ID>', '', once('--workspace', nonEmpty('--workspace')))
+    .action((options: { workspace: string }) => found({ name: 'root-keys list', workspaceId: options.workspace }));
+
+  const vault = rejectUnknownSubcommand(subcommand(program, 'vault'));
+  subcommand(vault, 'enable')
+    .argument('<WORKSPACE_ID>', '', nonEmpty('WORKSPACE_ID'))
+    .action((workspaceId: string) => found({ name: 'vault enable', workspaceId }));
+
+  const rateLimit = rejectUnknownSubcommand(subcommand(program, 'rate-limit'));
+  subcommand(rateLimit, 'set')
+    .argument('<WORKSPACE_ID>', '', nonEmpty('WORKSPACE_ID'))
+    .requiredOption('--per-minute <REQUESTS>', '', once('--per-minute', parseRequestsPerMinute))
+    .action((workspaceId: string, options: { perMinute: number }) =>
+      found({ name: 'rate-limit set', workspaceId, requestsPerMinute: options.perMinute }),
+    );
+  subcommand(rateLimit, 'clear')
+    .argument('<WORKSPACE_ID>', '', nonEmpty('WORKSPACE_ID'))
+    .action((workspaceId: string) => found({ name: 'rate-limit clear', workspaceId }));
+
+  return program;
+}
+
+/** A subcommand whose errors name it: `rate-limit clear: missing required argument 'WORKSPACE_ID'`. */
+function subcommand(parent: Parser, name: string): Parser {
+  const command = parent.command(name);
+  const path = parent.parent ? `${parent.name()} ${name}` : name;
+  return command.exitOverride(failWith(`${path}: `));
 }
 
 /**
- * `parseArgs` in strict mode reports problems in messages that span several lines and vary between
- * Node versions, so it runs leniently here and the tokens are checked with one-line messages.
+ * Commander's own error for a command that has subcommands is to print its help; here it names the
+ * subcommands instead, on one line.
  */
-function readArguments(argv: readonly string[]) {
-  const { tokens } = parseArgs({
-    args: [...argv],
-    options: OPTIONS,
-    strict: false,
-    allowPositionals: true,
-    tokens: true,
+function rejectUnknownSubcommand(command: Parser): Parser {
+  return command.argument('[command...]').action(([given]: string[]) => {
+    if (!command.parent) throw new UsageError(given === undefined ? 'missing command' : `unknown command "${given}"`);
+    const expected = `${command.name()} needs one of: ${command.commands.map((sub) => sub.name()).join(', ')}`;
+    throw new UsageError(given === undefined ? expected : `unknown command "${command.name()} ${given}": ${expected}`);
   });
-  const positionals: string[] = [];
-  const options: Options = { json: false, help: false, permission: [] };
-  const given: { name: CommandOption; rawName: string }[] = [];
-  for (const token of tokens) {
-    if (token.kind === 'positional') positionals.push(token.value);
-    if (token.kind !== 'option') continue;
-    const name = token.name;
-    if (!isOptionName(name)) throw new UsageError(`unknown option ${token.rawName}`);
-    if (name === 'json' || name === 'help') {
-      if (token.value !== undefined) throw new UsageError(`${token.rawName} does not take a value`);
-      options[name] = true;
-      continue;
+}
+
+/** Commander's messages start with `error: ` and put a suggestion on a line of its own. */
+function failWith(prefix: string) {
+  return (error: CommanderError): never => {
+    const message = error.message.replace(/^error: /, '').replaceAll(/\s*\n\s*/g, ' ');
+    throw new UsageError(`${prefix}${message}`);
+  };
+}
+
+/**
+ * Commander takes the argument after `--workspace` as its value even when it is another option:
+ * like node's strict parseArgs, `--workspace --json` is a forgotten value, `--name=-x` a deliberate one.
+ */
+function rejectOptionsTakenAsValues(program: Parser, argv: readonly string[]): void {
+  const optionsWithValues = new Set(
+    commandsOf(program).flatMap((command) =>
+      command.options.filter((option) => option.required).map(({ long }) => long),
+    ),
+  );
+  for (const [index, argument] of argv.entries()) {
+    if (argument === '--') return;
+    if (optionsWithValues.has(argument) && argv[index + 1]?.startsWith('-')) {
+      throw new UsageError(`${argument} needs a value`);
     }
-    // Like strict parseArgs: `--workspace --json` is a forgotten value, `--name=-x` a deliberate one.
-    if (token.value === undefined || (!token.inlineValue && token.value.startsWith('-'))) {
-      throw new UsageError(`${token.rawName} needs a value`);
-    }
-    if (name === 'permission') {
-      options.permission.push(token.value);
-    } else {
-      if (options[name] !== undefined) throw new UsageError(`${token.rawName} may be given only once`);
-      options[name] = token.value;
-    }
-    given.push({ name, rawName: token.rawName });
   }
-  return { positionals, options, given };
 }
 
-function isOptionName(name: string): name is OptionName {
-  return Object.hasOwn(OPTIONS, name);
+function commandsOf(command: Parser): Parser[] {
+  return [command, ...command.commands.flatMap(commandsOf)];
 }
 
-function requiredWorkspace(options: Options): string {
-  if (!options.workspace) throw new UsageError('--workspace WORKSPACE_ID is required');
-  return options.workspace;
+/** Commander keeps the last of a repeated option; a repeated `--name` is more likely a mistake. */
+function once<T>(flag: string, parse: (value: string) => T) {
+  return (value: string, previous: T | undefined): T => {
+    if (previous !== undefined) throw new UsageError(`${flag} may be given only once`);
+    return parse(value);
+  };
 }
 
-function checkedName(name: string | undefined): string | undefined {
-  if (name === undefined) return undefined;
+function nonEmpty(name: string) {
+  return (value: string): string => {
+    if (value === '') throw new UsageError(`${name} must not be empty`);
+    return value;
+  };
+}
+
+function checkedName(name: string): string {
   if (name.trim() === '' || name.length > MAX_NAME_LENGTH) {
     throw new UsageError(`--name must be 1 to ${MAX_NAME_LENGTH} characters`);
   }
@@ -225,8 +194,7 @@ function checkedPermission(permission: string): string {
   return permission;
 }
 
-function parseRequestsPerMinute(value: string | undefined): number {
-  if (value === undefined) throw new UsageError('--per-minute REQUESTS is required');
+function parseRequestsPerMinute(value: string): number {
   const requests = Number(value);
   if (!/^\d+$/.test(value) || requests > MAX_REQUESTS_PER_MINUTE) {
     throw new UsageError(`--per-minute must be a whole number from 0 to ${MAX_REQUESTS_PER_MINUTE}, got "${value}"`);

@@ -1,12 +1,16 @@
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { listenForInvalidations } from '@keyplane/background';
 import { allRootKeyPermissions, type Bootstrapped, bootstrapWorkspace, hashKey } from '@keyplane/core';
 import { findRootKeyByHash, listAuditEvents, rows, sql, workspaceStore } from '@keyplane/db';
 import { createEmptyDatabase, createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { type CommandLine, parseCommandLine } from '../src/args.ts';
+import { UsageError } from '../src/errors.ts';
+import { USAGE } from '../src/usage.ts';
 
 const CLI_ENTRY = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const MASTER_KEY = 'ab'.repeat(32);
@@ -19,20 +23,24 @@ interface CliRun {
 }
 
 let db: TestDatabase;
+/** Node's compile cache, shared by the spawned runs: each compiles the CLI's modules once, not once per run. */
+let compileCache: string;
 
 beforeAll(async () => {
   db = await createTestDatabase(inject('databaseUrl'), inject('templateDatabase'));
+  compileCache = mkdtempSync(join(tmpdir(), 'keyplane-cli-test-'));
 });
 
 afterAll(async () => {
   await db?.drop();
+  if (compileCache) rmSync(compileCache, { recursive: true, force: true });
 });
 
 /** Runs the real CLI in a child process with only the environment given here. */
 function keyplane(args: string[], extraEnv: Record<string, string> = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI_ENTRY, ...args], {
-      env: { HOME: tmpdir(), DATABASE_URL: db.url, ...extraEnv },
+      env: { HOME: tmpdir(), DATABASE_URL: db.url, NODE_COMPILE_CACHE: compileCache, ...extraEnv },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -375,27 +383,98 @@ describe('a change whose audit entry cannot be written', () => {
   });
 });
 
+/**
+ * Parses a line in this process, as runCli does before it touches the database: a UsageError is
+ * what cli.ts prints as one line on stderr with exit code 2 (the spawned cases below prove that).
+ * The parser itself must print nothing.
+ */
+function parseInProcess(args: string[]): CommandLine | UsageError {
+  const stdout = vi.spyOn(process.stdout, 'write');
+  const stderr = vi.spyOn(process.stderr, 'write');
+  try {
+    return parseCommandLine(args);
+  } catch (error) {
+    if (error instanceof UsageError) return error;
+    throw error;
+  } finally {
+    const written = [...stdout.mock.calls, ...stderr.mock.calls];
+    stdout.mockRestore();
+    stderr.mockRestore();
+    expect(written).toEqual([]);
+  }
+}
+
 describe('bad arguments', () => {
-  it.concurrent.each([
+  it.each([
+    ['no command at all', [], 'missing command'],
+    ['only options', ['--json'], 'missing command'],
     ['an unknown command', ['keys', 'list', '--json'], '"keys"'],
+    ['an unknown subcommand', ['root-keys', 'delete', 'rk_x'], '"root-keys delete"'],
+    ['a command group without its subcommand', ['rate-limit', '--json'], 'rate-limit needs one of: set, clear'],
+    ['an unknown option', ['bootstrap', '--force', '--json'], '--force'],
+    ['an unknown option before the command', ['--force', 'migrate'], '--force'],
+    ["another command's option", ['bootstrap', '--workspace', 'ws_x'], '--workspace'],
+    ['a misspelt option', ['bootstrap', '--nam', 'acme'], '--nam'],
+    ['a value for --json', ['bootstrap', '--json=yes'], '--json'],
     ['a missing --workspace', ['root-keys', 'list', '--json'], '--workspace'],
+    ['an empty --workspace', ['root-keys', 'list', '--workspace='], '--workspace'],
+    ['--workspace without its value at the end', ['root-keys', 'list', '--workspace'], '--workspace'],
+    ['--workspace followed by another option', ['root-keys', 'list', '--workspace', '--json'], '--workspace'],
+    ['--name followed by an unknown option', ['bootstrap', '--name', '-x'], '--name'],
+    ['--workspace given twice', ['root-keys', 'list', '--workspace', 'ws_a', '--workspace', 'ws_b'], '--workspace'],
+    ['--name given twice', ['bootstrap', '--name', 'a', '--name', 'b'], '--name'],
+    ['a blank --name', ['bootstrap', '--name', ' '], '--name'],
+    ['a --name beyond the column', ['bootstrap', '--name', 'n'.repeat(256)], '--name'],
     [
       'a permission that cannot be granted',
       ['root-keys', 'create', '--workspace', 'ws_x', '--permission', 'api.*.fly'],
       '"api.*.fly"',
     ],
     [
+      'a bad permission after a good one',
+      ['root-keys', 'create', '--workspace', 'ws_x', '--permission', 'api.*.read_api', '--permission', 'nope'],
+      '"nope"',
+    ],
+    [
       '--expires that is not integer milliseconds',
       ['root-keys', 'create', '--workspace', 'ws_x', '--expires', '1e12'],
       '"1e12"',
     ],
-    ['an unknown option', ['bootstrap', '--force', '--json'], '--force'],
+    ['a negative --expires', ['root-keys', 'create', '--workspace', 'ws_x', '--expires=-1'], '"-1"'],
+    ['an empty --expires', ['root-keys', 'create', '--workspace', 'ws_x', '--expires='], '""'],
+    [
+      '--expires beyond what a date holds',
+      ['root-keys', 'create', '--workspace', 'ws_x', '--expires', '8640000000000001'],
+      '"8640000000000001"',
+    ],
+    [
+      '--expires given twice',
+      ['root-keys', 'create', '--workspace', 'ws_x', '--expires', '1', '--expires', '2'],
+      '--expires',
+    ],
     ['a rate limit without --per-minute', ['rate-limit', 'set', 'ws_x'], '--per-minute'],
     ['a negative rate limit', ['rate-limit', 'set', 'ws_x', '--per-minute=-1'], '"-1"'],
     ['a fractional rate limit', ['rate-limit', 'set', 'ws_x', '--per-minute', '1.5'], '"1.5"'],
     ['a rate limit beyond the column', ['rate-limit', 'set', 'ws_x', '--per-minute', '2147483648'], '"2147483648"'],
     ['a rate limit with no workspace', ['rate-limit', 'clear'], 'WORKSPACE_ID'],
-  ])('exit with code 2 and one line on stderr naming the problem for %s', async (_, args, named) => {
+    ['a revocation with no root key', ['root-keys', 'revoke'], 'root-keys revoke'],
+    ['an empty root key id', ['root-keys', 'revoke', ''], 'ROOT_KEY_ID'],
+    ['an extra argument', ['vault', 'enable', 'ws_a', 'ws_b'], 'ws_b'],
+    ['an argument to a command that takes none', ['migrate', 'now'], 'now'],
+  ])('are refused with one line naming the problem for %s', (_, args, named) => {
+    const refused = parseInProcess(args);
+
+    expect(refused).toBeInstanceOf(UsageError);
+    expect(refused).toMatchObject({ message: expect.stringMatching(/^[^\n]+$/) });
+    expect(refused).toMatchObject({ message: expect.stringContaining(named) });
+  });
+
+  it.concurrent.each([
+    ['an unknown command', ['keys', 'list', '--json'], '"keys"'],
+    ['an unknown option', ['bootstrap', '--force', '--json'], '--force'],
+    ['a missing argument', ['rate-limit', 'clear', '--json'], 'WORKSPACE_ID'],
+    ['a value the command cannot take', ['root-keys', 'create', '--workspace', 'ws_x', '--expires', '1e12'], '"1e12"'],
+  ])('exit with code 2 and one line on stderr naming the problem in a real process for %s', async (_, args, named) => {
     const run = await keyplane(args);
 
     expectOneLineError(run, 2);
@@ -403,12 +482,70 @@ describe('bad arguments', () => {
   });
 });
 
+describe('arguments', () => {
+  it.each([
+    [['migrate'], { name: 'migrate' }],
+    [['bootstrap'], { name: 'bootstrap', workspaceName: 'default' }],
+    [['bootstrap', '--name=-dash-'], { name: 'bootstrap', workspaceName: '-dash-' }],
+    [['root-keys', 'revoke', 'rk_1'], { name: 'root-keys revoke', rootKeyId: 'rk_1' }],
+    [['root-keys', 'revoke', '--', '-rk'], { name: 'root-keys revoke', rootKeyId: '-rk' }],
+    [['root-keys', 'list', '--workspace=ws_1'], { name: 'root-keys list', workspaceId: 'ws_1' }],
+    [['vault', 'enable', 'ws_1'], { name: 'vault enable', workspaceId: 'ws_1' }],
+    [
+      ['rate-limit', 'set', '--per-minute', '0', 'ws_1'],
+      { name: 'rate-limit set', workspaceId: 'ws_1', requestsPerMinute: 0 },
+    ],
+    [['rate-limit', 'clear', 'ws_1'], { name: 'rate-limit clear', workspaceId: 'ws_1' }],
+  ])('%j is read as its command', (args, command) => {
+    expect(parseInProcess(args)).toEqual({ command, json: false });
+  });
+
+  it('reads every option of root-keys create, --permission as often as it is given, and --json anywhere', () => {
+    const parsed = parseInProcess([
+      '--json',
+      'root-keys',
+      'create',
+      '--permission',
+      'api.*.create_key',
+      '--workspace',
+      'ws_1',
+      '--permission=api.api_123.read_key',
+      '--name',
+      'ci',
+      '--expires',
+      '8640000000000000',
+    ]);
+
+    expect(parsed).toEqual({
+      command: {
+        name: 'root-keys create',
+        workspaceId: 'ws_1',
+        keyName: 'ci',
+        permissions: ['api.*.create_key', 'api.api_123.read_key'],
+        expiresAt: new Date(8.64e15),
+      },
+      json: true,
+    });
+    expect(parseInProcess(['root-keys', 'create', '--workspace', 'ws_1', '--json'])).toEqual({
+      command: { name: 'root-keys create', workspaceId: 'ws_1', permissions: [] },
+      json: true,
+    });
+  });
+});
+
 describe('help', () => {
+  it.each([[['--help']], [['-h']], [['help']], [['help', 'root-keys']], [['root-keys', 'create', '--help']]])(
+    '%j asks for help',
+    (args) => {
+      expect(parseInProcess(args)).toEqual({ command: { name: 'help' }, json: false });
+    },
+  );
+
   it('prints the usage on stdout', async () => {
     const run = await keyplane(['--help']);
 
     expect(run.exitCode).toBe(0);
     expect(run.stderr).toBe('');
-    expect(run.stdout).toContain('root-keys create --workspace');
+    expect(run.stdout).toBe(USAGE);
   });
 });

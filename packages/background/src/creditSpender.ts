@@ -29,12 +29,12 @@ const CONNECTIONS = 4;
 
 /**
  * The spender's connections. Their commits do not wait for PostgreSQL to flush its log to disk
- * (`synchronous_commit=off`): that wait was half of a spend transaction's cost, and a metered
- * verification waits for the transaction. A spend is still committed before it is answered, so
- * every node sees it at once under the same row lock, and nothing is lost when Keyplane stops or
- * crashes; only a crash of the PostgreSQL server itself can forget the spends of its last moments
- * (at most three `wal_writer_delay`s, 600 ms by default), which gives those credits back to their
- * keys and never overdraws one.
+ * (`synchronous_commit=off`): that wait was much of a spend transaction's cost, and a metered
+ * verification waits for the transaction (docs/decisions/0008-credit-spends-without-flush-wait.md).
+ * A spend is still committed before it is answered, so every node sees it at once under the same
+ * row lock, and nothing is lost when Keyplane stops or crashes; only a crash of the PostgreSQL
+ * server itself can forget the spends of its last moments (at most three `wal_writer_delay`s,
+ * 600 ms by default), which gives those credits back to their keys and never overdraws one.
  */
 export function creditSpenderPoolConfig(databaseUrl: string): pg.PoolConfig {
   return {

@@ -115,8 +115,9 @@ export async function writeDroppingRefused<TEvent, TTotals>(
  * Spools each event before its answer and writes them to PostgreSQL in batches on a timer, off
  * the request path. Each event is made its row once: the spool's line and the batch's COPY row are
  * the same text, the batch keeping it as bytes off the heap, and the batch's totals grow as its
- * events arrive (docs/performance.md). A batch that fails is put back in front of the buffer and
- * retried with the next flush, unless the database refused its values (see writeDroppingRefused).
+ * events arrive (docs/decisions/0014-events-spooled-then-copied-in-batches.md). A batch that fails
+ * is put back in front of the buffer and retried with the next flush, unless the database refused
+ * its values (see writeDroppingRefused).
  * The spool hears which events are settled, and deletes its files once all of theirs are.
  */
 export function createEventRecorder<TEvent, TTotals>(
@@ -126,8 +127,8 @@ export function createEventRecorder<TEvent, TTotals>(
   options: RecorderOptions = {},
 ): EventRecorder<TEvent> {
   const { table, tag } = stream;
-  // A batch's statement costs PostgreSQL ~1.7 ms beyond its rows (parse, plan, commit): at 1000
-  // events that was a seventh of an event's cost, at 5000 it is a few percent.
+  // Large batches: a batch's statement has a fixed cost beyond its rows (parse, plan, commit),
+  // which its events share (docs/decisions/0014-events-spooled-then-copied-in-batches.md).
   const maxBatch = options.maxBatch ?? 5000;
   const maxBuffered = options.maxBuffered ?? 100_000;
   /** The batches waiting to be written, oldest first; events are added to the last until it is full. */

@@ -15,8 +15,16 @@ export { createRootKeyUsageTracker, type RootKeyUsageTracker } from './rootKeyUs
 export { type SpoolReplay, type SpoolReplayOptions, startSpoolReplay } from './spoolReplay.ts';
 export {
   startWebhookDelivery,
-  WEBHOOK_RESPONSE_LOG_BYTES,
-  WEBHOOK_TIMEOUT_MS,
   WEBHOOK_WORKERS,
+  WEBHOOK_WORKSPACE_IN_FLIGHT,
   type WebhookDelivery,
+  type WebhookDeliveryOptions,
 } from './webhookDelivery.ts';
+export {
+  type ResolveHost,
+  type SendResult,
+  sendWebhook,
+  TARGET_NOT_ALLOWED,
+  WEBHOOK_BODY_READ_MS,
+  WEBHOOK_TIMEOUT_MS,
+} from './webhookSend.ts';

@@ -215,6 +215,11 @@ const envSchema = z.object({
     .min(10, 'must be at least 10: the dashboard and @keyplane/client send batches of up to 10 calls')
     .max(1000)
     .default(10),
+  /**
+   * Webhook endpoints one workspace may have (docs/contract.md#limits): every event is written once
+   * per matching endpoint in the transaction of the change, so this bounds what one change writes.
+   */
+  LIMIT_WEBHOOK_ENDPOINTS_PER_WORKSPACE: z.coerce.number().int().min(1).max(100_000).default(100),
   /** The least severe log lines written (pino's levels); request lines are `info`. */
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
 });

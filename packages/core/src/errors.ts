@@ -183,6 +183,12 @@ export function preconditionFailed(detail: string): DomainError {
   return new DomainError(412, 'service/application/precondition_failed', detail);
 }
 
+/** `webhooks.createEndpoint` in a workspace that has as many endpoints as it may (docs/contract.md#limits). */
+export const webhookEndpointLimitReached = (limit: number) =>
+  preconditionFailed(
+    `This workspace has ${limit} webhook endpoints, the most it may have: delete one before creating another.`,
+  );
+
 /** The 412 causes (docs/contract.md#key-preconditions), with the detail text each one answers. */
 export const PRECONDITION_DETAILS = {
   vaultNotSetUp: 'The vault is not set up for this workspace, so keys cannot be stored recoverably or decrypted.',

@@ -66,12 +66,17 @@ export * from './verification/verify.ts';
 export {
   DEFAULT_CREDITS_LOW_THRESHOLD,
   DEFAULT_EXPIRING_NOTICE_MS,
+  DEFAULT_WEBHOOK_ENDPOINTS_PER_WORKSPACE,
+  isLocalhostName,
   isPrivateAddress,
   newWebhookSecret,
   WEBHOOK_DISABLE_AFTER_MS,
   WEBHOOK_EVENT_TYPES,
+  WEBHOOK_RESPONSE_LOG_BYTES,
   WEBHOOK_RETRY_DELAYS_MS,
   type WebhookEventType,
+  webhookPayloadReader,
+  webhookResponseExcerpt,
   webhookRetryDelay,
   webhookUrlProblem,
 } from './webhooks.ts';

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import type { PermissionTuple } from './permissions.ts';
 
 // In a file of their own, so that the dashboard can offer them (packages/core/src/rules.ts).
 export {
@@ -27,43 +29,84 @@ export function webhookRetryDelay(attempt: number, delays: readonly number[], ra
   return Math.round(delay * (0.8 + 0.4 * random()));
 }
 
+/**
+ * Endpoints one workspace may have when the server sets no other bound
+ * (LIMIT_WEBHOOK_ENDPOINTS_PER_WORKSPACE, docs/contract.md#limits): each event is written once per
+ * matching endpoint, in the transaction of the change, so the bound caps the fan-out of one change.
+ */
+export const DEFAULT_WEBHOOK_ENDPOINTS_PER_WORKSPACE = 100;
+
+/** How much of a receiver's answer the delivery log keeps, in bytes. */
+export const WEBHOOK_RESPONSE_LOG_BYTES = 1024;
+
+const utf8 = new TextDecoder('utf-8', { fatal: false });
+
+/**
+ * What the delivery log keeps of a receiver's answer: its first WEBHOOK_RESPONSE_LOG_BYTES bytes as
+ * text that can always be stored and shown, whatever the receiver sent. Bytes that are not UTF-8 (a
+ * character cut at the end included) and U+0000, which a PostgreSQL text cannot hold, become U+FFFD.
+ */
+export function webhookResponseExcerpt(bytes: Uint8Array): string {
+  return utf8.decode(bytes.subarray(0, WEBHOOK_RESPONSE_LOG_BYTES)).replaceAll('\u0000', '\uFFFD');
+}
+
+/**
+ * Who may see an event's payload in the delivery log (docs/webhooks.md#who-reads-the-delivery-log):
+ * reading an endpoint shows that its events were sent, but what they carry only to a reader who
+ * could read what the event is about. `everyReader` for what reveals nothing beyond the endpoint,
+ * a permission for the rest, `nobody` for an event this rule does not know.
+ */
+export function webhookPayloadReader(
+  type: string,
+  data: Record<string, unknown>,
+): 'everyReader' | 'nobody' | PermissionTuple {
+  const id = (field: string) => (typeof data[field] === 'string' ? data[field] : undefined);
+  if (type === 'webhook.test') return 'everyReader';
+  if (type.startsWith('key.')) {
+    const apiId = id('apiId');
+    return apiId === undefined ? 'nobody' : { resourceType: 'api', resourceId: apiId, action: 'read_key' };
+  }
+  if (type.startsWith('rootkey.')) return { resourceType: 'workspace', resourceId: '*', action: 'manage_root_keys' };
+  if (type.startsWith('ratelimit.override.')) {
+    const namespaceId = id('namespaceId');
+    return namespaceId === undefined
+      ? 'nobody'
+      : { resourceType: 'ratelimit', resourceId: namespaceId, action: 'read_override' };
+  }
+  return 'nobody';
+}
+
 /** An endpoint failing without a success for this long is disabled, and says why. */
 export const WEBHOOK_DISABLE_AFTER_MS = 5 * 24 * 3_600_000;
 
-// Where a webhook must not go unless the operator allows it: the host itself, its private
-// networks and the cloud metadata services reachable through link-local addresses.
-const PRIVATE_RANGES = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 3],
-] as const) {
-  PRIVATE_RANGES.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 127],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const) {
-  PRIVATE_RANGES.addSubnet(network, prefix, 'ipv6');
+// Where a webhook may go unless the operator allows more (docs/webhooks.md#safety): only addresses
+// ipaddr.js classifies as ordinary unicast, and for IPv6 only inside global unicast 2000::/3. So
+// loopback, private, link-local, carrier-grade NAT, multicast, reserved and documentation ranges are
+// refused, and so is every IPv6 range that embeds an IPv4 address (the IPv4 address inside could be
+// any of those): IPv4-mapped, IPv4-compatible (::/96, outside 2000::/3), SIIT (RFC 6145), NAT64
+// (RFC 6052, RFC 8215), 6to4 and Teredo.
+const GLOBAL_UNICAST_IPV6 = ipaddr.IPv6.parseCIDR('2000::/3');
+
+/**
+ * Whether an IP address (IPv4 in any form ipaddr.js reads, or IPv6) is anything but an ordinary
+ * public unicast address; anything that is not an address at all counts as not public.
+ */
+export function isPrivateAddress(address: string): boolean {
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    parsed = ipaddr.parse(address);
+  } catch {
+    return true;
+  }
+  if (parsed.kind() === 'ipv4') return parsed.range() !== 'unicast';
+  const ipv6 = parsed as ipaddr.IPv6;
+  return !ipv6.match(GLOBAL_UNICAST_IPV6) || ipv6.range() !== 'unicast';
 }
 
-/** Whether an IP address is loopback, private, link-local or otherwise not on the public internet. */
-export function isPrivateAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return PRIVATE_RANGES.check(address, 'ipv4');
-  if (family !== 6) return true;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  if (mapped) return PRIVATE_RANGES.check(mapped, 'ipv4');
-  return PRIVATE_RANGES.check(address, 'ipv6');
+/** `localhost` and the names under it resolve to the host itself (RFC 6761), with or without the root's dot. */
+export function isLocalhostName(hostname: string): boolean {
+  const name = hostname.toLowerCase().replace(/\.+$/, '');
+  return name === 'localhost' || name.endsWith('.localhost');
 }
 
 /**
@@ -83,7 +126,7 @@ export function webhookUrlProblem(url: string, allowPrivate: boolean): string | 
   if (parsed.username || parsed.password) return '`url` must not carry a user name or password';
   if (allowPrivate) return null;
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  if (host === 'localhost' || host.endsWith('.localhost') || (isIP(host) !== 0 && isPrivateAddress(host))) {
+  if (isLocalhostName(host) || (isIP(host) !== 0 && isPrivateAddress(host))) {
     return '`url` points at a loopback, private or link-local address; webhooks go only to public addresses unless the server sets WEBHOOKS_ALLOW_PRIVATE=true';
   }
   return null;

@@ -2,17 +2,17 @@ const NEWLINE = 0x0a;
 /** Room for this many bytes of rows when a batch starts: a few dozen events. It doubles as it fills. */
 const INITIAL_BYTES = 16 * 1024;
 /**
- * Rows are encoded this many at a time: a call into Buffer's native code per row cost more than the
- * garbage collector saved (callgrind, docs/performance.md), and so few rows waiting as strings are
- * rarely alive when a scavenge comes.
+ * Rows are encoded this many at a time: a call into Buffer's native code per row costs more than
+ * the garbage collector saves, and so few rows waiting as strings are rarely alive when a
+ * scavenge comes (docs/decisions/0007-copy-rows-off-heap.md).
  */
 const ROWS_PER_WRITE = 64;
 
 /**
  * Rows of COPY's text format, each ended by its newline, kept as the UTF-8 bytes COPY sends. Held
  * outside the JS heap, a batch waiting for its flush is nothing the garbage collector copies, and
- * writing it builds no text (docs/performance.md). Bytes once added never change, so those already
- * handed to a socket stay valid while rows are added.
+ * writing it builds no text (docs/decisions/0007-copy-rows-off-heap.md). Bytes once added never
+ * change, so those already handed to a socket stay valid while rows are added.
  */
 export class CopyRows implements Iterable<string> {
   #bytes = Buffer.allocUnsafe(INITIAL_BYTES);

@@ -10,7 +10,8 @@ export interface EventRows<TTotals> {
 /**
  * One kind of analytics event and the table it is written to. Each event is made its COPY row once,
  * when it is recorded: the spool keeps that row, and the batch keeps and sends its bytes. The batch's totals
- * grow as its events arrive. Writing a batch therefore builds nothing per event (docs/performance.md).
+ * grow as its events arrive. Writing a batch therefore builds nothing per event
+ * (docs/decisions/0014-events-spooled-then-copied-in-batches.md).
  */
 export interface EventTable<TEvent, TTotals> {
   /** The event as a row of COPY's text format, without its newline. */

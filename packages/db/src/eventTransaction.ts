@@ -44,7 +44,7 @@ const ROWS_PER_TURN = 250;
 /**
  * A batch's bytes as COPY sends them, a slice at a time, with a turn of the event loop between
  * slices: a batch of 5,000 events is a megabyte, and the answers waiting behind its writes
- * should not wait for all of it (docs/performance.md).
+ * should not wait for all of it (docs/decisions/0014-events-spooled-then-copied-in-batches.md).
  */
 export async function* copyChunks(rows: CopyRows): AsyncGenerator<Buffer> {
   for (let start = 0; start < rows.length; start += ROWS_PER_TURN) {
@@ -61,8 +61,10 @@ const UNESCAPES: Record<string, string> = { n: '\n', r: '\r', t: '\t' };
 const HAS_ESCAPE = /[\\\n\r\t]/;
 
 /**
- * Text as a field of COPY's text format; null as `\N`. A row is a template literal of its fields:
- * an array of values mapped and joined cost a row 2.6 times as much (docs/performance.md).
+ * Text as a field of COPY's text format; null as `\N`. A row is a template literal of its fields,
+ * cheaper than an array of values mapped and joined; as a row lives one turn before its batch
+ * keeps its bytes, being a tree of pieces until then costs nothing
+ * (docs/decisions/0014-events-spooled-then-copied-in-batches.md).
  */
 export function copyText(value: string | null): string {
   if (value === null) return '\\N';
@@ -101,8 +103,8 @@ function readCopyField(field: string): string | null {
  * (a data error: the event is dropped like any refused value).
  */
 export function copyTimestamp(timeMs: number): string {
-  // The events of a batch share a handful of milliseconds: formatting each anew was a third of the
-  // CPU of writing events (a profile of npm run bench:pipeline).
+  // The events of a batch share a handful of milliseconds: each is formatted once, not per event
+  // (docs/decisions/0014-events-spooled-then-copied-in-batches.md).
   if (timeMs === lastTimestamp.timeMs) return lastTimestamp.field;
   lastTimestamp.timeMs = timeMs;
   lastTimestamp.field = formatTimestamp(timeMs);

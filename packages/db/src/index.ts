@@ -154,8 +154,10 @@ export {
   verificationTable,
 } from './verificationEvents.ts';
 export {
+  ATTEMPT_NOT_RECORDED,
   type AttemptOutcome,
   type ClaimedDelivery,
+  type ClaimOptions,
   claimDueDeliveries,
   createWebhookEndpoint,
   deleteWebhookEndpoint,

@@ -23,8 +23,9 @@ const FORK_ON_FIRST_USE: ProxyHandler<LazyForkState> = {
 };
 
 /**
- * A request's entity manager, forked on first use. Forking costs more than a whole cached
- * verification, which never touches the database; every other request forks as before.
+ * A request's entity manager, forked on first use: a cached verification never touches the
+ * database and need not pay for a fork; every other request forks as before
+ * (docs/decisions/0005-lazy-fork.md).
  */
 export function lazyFork(orm: Orm): EntityManager {
   return new Proxy<LazyForkState>({ orm, fork: undefined }, FORK_ON_FIRST_USE) as unknown as EntityManager;

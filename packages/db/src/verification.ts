@@ -3,11 +3,10 @@ import type pg from 'pg';
 import { permissionSlugsOf, ratelimitsOf, roleNamesOf } from './keyFragments.ts';
 import { type EntityManager, epochMs, sql } from './sql.ts';
 
-// Raw: the hot path, run by every verification that misses the cache. The same single statement
-// through the typed builder measured about three times the CPU per lookup, most of it the builder's
-// value conversion. And named, so each connection parses and plans it once: planning its subqueries
-// was most of what a lookup cost PostgreSQL (pgbench, one connection: 0.73 ms a lookup re-planned
-// each time, 0.13 ms prepared; docs/scaling.md, What saturates first).
+// Raw: the hot path, run by every verification that misses the cache, and through the typed
+// builder its value conversion cost more CPU than the rest of the lookup. And named, so each
+// connection parses and plans it once: planning its subqueries was most of what a lookup cost
+// PostgreSQL (docs/decisions/0017-raw-prepared-key-lookup.md).
 
 interface VerificationRow {
   id: string;

@@ -1,4 +1,5 @@
 import { newId } from '@keyplane/core';
+import { amongIds, type PageQuery, startingAt } from './listing.ts';
 import { type EntityManager, epochMs, rows, sql } from './sql.ts';
 
 /** What a change tells the outbox (docs/webhooks.md): written in the change's own transaction. */
@@ -123,28 +124,45 @@ export interface WebhookEndpointSettings {
   expiringNoticeMs: number;
 }
 
+/**
+ * Creates an endpoint unless the workspace already has `maxEndpoints` (docs/contract.md#limits):
+ * undefined then, writing nothing. The count and the insert run under a lock of the workspace's
+ * endpoints, so concurrent creations cannot pass the bound together.
+ */
 export async function createWebhookEndpoint(
   em: EntityManager,
   workspaceId: string,
   settings: WebhookEndpointSettings,
   secret: string,
-): Promise<WebhookEndpointRecord> {
-  const [row] = await rows<EndpointRow>(
-    em,
-    sql`insert into webhook_endpoints (id, workspace_id, url, description, event_types, api_ids, secret, enabled,
-          credits_low_threshold, credits_low_percent, expiring_notice_ms, created_at)
-        values (${newId('webhookEndpoint')}, ${workspaceId}, ${settings.url}, ${settings.description},
-          ${settings.eventTypes}::text[], ${settings.apiIds}::text[], ${secret}, ${settings.enabled},
-          ${settings.creditsLowThreshold}, ${settings.creditsLowPercent}, ${settings.expiringNoticeMs}, now())
-        returning ${ENDPOINT_COLUMNS}`,
-  );
-  return endpointRecord(row as EndpointRow);
+  maxEndpoints: number,
+): Promise<WebhookEndpointRecord | undefined> {
+  return em.transactional(async (tx) => {
+    await rows(tx, sql`select pg_advisory_xact_lock(hashtextextended(${`webhook_endpoints:${workspaceId}`}, 0))`);
+    const [row] = await rows<EndpointRow>(
+      tx,
+      sql`insert into webhook_endpoints (id, workspace_id, url, description, event_types, api_ids, secret, enabled,
+            credits_low_threshold, credits_low_percent, expiring_notice_ms, created_at)
+          select ${newId('webhookEndpoint')}, ${workspaceId}, ${settings.url}, ${settings.description},
+            ${settings.eventTypes}::text[], ${settings.apiIds}::text[], ${secret}, ${settings.enabled},
+            ${settings.creditsLowThreshold}, ${settings.creditsLowPercent}, ${settings.expiringNoticeMs}, now()
+          where (select count(*) from webhook_endpoints where workspace_id = ${workspaceId}) < ${maxEndpoints}
+          returning ${ENDPOINT_COLUMNS}`,
+    );
+    return row && endpointRecord(row);
+  });
 }
 
-export async function listWebhookEndpoints(em: EntityManager, workspaceId: string): Promise<WebhookEndpointRecord[]> {
+/** A page of the workspace's endpoints in id (creation) order. */
+export async function listWebhookEndpoints(
+  em: EntityManager,
+  workspaceId: string,
+  query: PageQuery,
+): Promise<WebhookEndpointRecord[]> {
   const found = await rows<EndpointRow>(
     em,
-    sql`select ${ENDPOINT_COLUMNS} from webhook_endpoints where workspace_id = ${workspaceId} order by id`,
+    sql`select ${ENDPOINT_COLUMNS} from webhook_endpoints
+         where workspace_id = ${workspaceId} and ${startingAt('id', query.fromId)} and ${amongIds('id', query.ids)}
+         order by id limit ${query.count}`,
   );
   return found.map(endpointRecord);
 }
@@ -317,6 +335,7 @@ export async function redeliverWebhook(
 /** A delivery a node has claimed, with what it needs to send it. */
 export interface ClaimedDelivery {
   id: string;
+  workspaceId: string;
   /** This attempt's number, from 1. */
   attempt: number;
   eventId: string;
@@ -326,18 +345,34 @@ export interface ClaimedDelivery {
   secret: string;
 }
 
+export interface ClaimOptions {
+  /** How many deliveries to claim at most. */
+  count: number;
+  /**
+   * How many of each workspace's oldest due deliveries are candidates; those already claimed
+   * elsewhere count, so a workspace has at most about this many under way across all nodes.
+   */
+  perWorkspace: number;
+  /** Workspaces to pass over (those at their bound of deliveries under way on the caller's node). */
+  skipWorkspaces?: readonly string[];
+}
+
 /**
  * Locks up to `count` due deliveries in `tx` (SKIP LOCKED: other nodes claim others) for the
- * caller to send and record in the same transaction. A node killed mid-delivery rolls back: its
- * deliveries are free again at once and no attempt of theirs counts. Deliveries of a disabled
- * endpoint wait, and go out if it is enabled again. The endpoint is held too (KEY SHARE: its
- * updates and other nodes' deliveries go on), so that deleting it waits for the delivery rather
- * than take the endpoint first and deadlock with the attempt's update of it; an endpoint being
- * deleted is skipped.
+ * caller to send and record in the same transaction. Workspaces take turns: the candidates are the
+ * `perWorkspace` oldest due deliveries of each workspace with pending ones (found one index probe
+ * per workspace), taken first by their rank within their workspace, then by due time, so a
+ * workspace's backlog does not delay another's next event by more than a turn (docs/webhooks.md,
+ * Delivery). A node killed mid-delivery rolls back: its deliveries are free again at once and no
+ * attempt of theirs counts. Deliveries of a disabled endpoint wait, and go out if it is enabled
+ * again. The endpoint is held too (KEY SHARE: its updates and other nodes' deliveries go on), so
+ * that deleting it waits for the delivery rather than take the endpoint first and deadlock with the
+ * attempt's update of it; an endpoint being deleted is skipped.
  */
-export async function claimDueDeliveries(tx: EntityManager, count: number): Promise<ClaimedDelivery[]> {
+export async function claimDueDeliveries(tx: EntityManager, options: ClaimOptions): Promise<ClaimedDelivery[]> {
   const claimed = await rows<{
     id: string;
+    workspace_id: string;
     attempts: number;
     event_id: string;
     payload: string;
@@ -346,18 +381,48 @@ export async function claimDueDeliveries(tx: EntityManager, count: number): Prom
     secret: string;
   }>(
     tx,
-    sql`select d.id, d.attempts, ev.id as event_id, ev.payload::text as payload, ep.id as endpoint_id, ep.url, ep.secret
-          from webhook_deliveries d
-          join webhook_events ev on ev.id = d.event_id
-          join webhook_endpoints ep on ep.id = d.endpoint_id
-         where d.state = 'pending' and d.next_attempt_at <= now() and ep.enabled
-         order by d.next_attempt_at
-         limit ${count}
-         for update of d skip locked
-         for key share of ep skip locked`,
+    sql`with recursive pending_workspaces as (
+          (select workspace_id from webhook_deliveries where state = 'pending' order by workspace_id limit 1)
+          union all
+          select (select d.workspace_id from webhook_deliveries d
+                   where d.state = 'pending' and d.workspace_id > w.workspace_id
+                   order by d.workspace_id limit 1)
+            from pending_workspaces w where w.workspace_id is not null
+        ),
+        candidates as (
+          select c.id, c.next_attempt_at, c.turn
+            from pending_workspaces w
+            cross join lateral (
+              select d.id, d.next_attempt_at, row_number() over (order by d.next_attempt_at) as turn
+                from webhook_deliveries d join webhook_endpoints ep on ep.id = d.endpoint_id
+               where d.state = 'pending' and d.workspace_id = w.workspace_id
+                 and d.next_attempt_at <= now() and ep.enabled
+               order by d.next_attempt_at
+               limit ${options.perWorkspace}
+            ) c
+           where w.workspace_id is not null
+             and w.workspace_id <> all(${[...(options.skipWorkspaces ?? [])]}::text[])
+        ),
+        claimed as (
+          select d.id, d.workspace_id, d.attempts, d.event_id, ep.id as endpoint_id, ep.url, ep.secret,
+                 c.turn, c.next_attempt_at
+            from candidates c
+            join webhook_deliveries d on d.id = c.id
+            join webhook_endpoints ep on ep.id = d.endpoint_id
+           where d.state = 'pending' and d.next_attempt_at <= now() and ep.enabled
+           order by c.turn, c.next_attempt_at
+           limit ${options.count}
+           for update of d skip locked
+           for key share of ep skip locked
+        )
+        -- The events of the claimed deliveries alone, each by its key.
+        select claimed.*, ev.payload::text as payload
+          from claimed join webhook_events ev on ev.id = claimed.event_id
+         order by claimed.turn, claimed.next_attempt_at`,
   );
   return claimed.map((row) => ({
     id: row.id,
+    workspaceId: row.workspace_id,
     attempt: row.attempts + 1,
     eventId: row.event_id,
     payload: row.payload,
@@ -389,15 +454,35 @@ export interface AttemptOutcome {
   disableAfterMs: number;
 }
 
+/** What the log says of an attempt whose answer could not be stored (recordDeliveryAttempt). */
+export const ATTEMPT_NOT_RECORDED = 'the answer could not be recorded';
+
 /**
  * Logs an attempt and moves its delivery on, in the claiming transaction `tx`; a success ends the
- * endpoint's failure streak, a streak longer than `disableAfterMs` disables it and says why.
+ * endpoint's failure streak, a streak longer than `disableAfterMs` disables it and says why. When
+ * the database refuses what the attempt got, the attempt is logged again without it
+ * (ATTEMPT_NOT_RECORDED), inside a savepoint: the delivery moves on all the same, so a receiver's
+ * answer can never roll the claim back and have the delivery sent again at once, unlogged.
+ * Answers what the database refused, for the caller to report; nothing when all was recorded.
  */
 export async function recordDeliveryAttempt(
   tx: EntityManager,
   delivery: ClaimedDelivery,
   outcome: AttemptOutcome,
-): Promise<void> {
+): Promise<{ refused?: unknown }> {
+  await rows(tx, sql`savepoint record_attempt`);
+  try {
+    await writeAttempt(tx, delivery, outcome);
+    await rows(tx, sql`release savepoint record_attempt`);
+    return {};
+  } catch (refused) {
+    await rows(tx, sql`rollback to savepoint record_attempt`);
+    await writeAttempt(tx, delivery, { ...outcome, error: ATTEMPT_NOT_RECORDED, responseBody: null });
+    return { refused };
+  }
+}
+
+async function writeAttempt(tx: EntityManager, delivery: ClaimedDelivery, outcome: AttemptOutcome): Promise<void> {
   const state = outcome.succeeded ? 'succeeded' : outcome.retryAt === null ? 'failed' : 'pending';
   const retryAt = outcome.retryAt === null ? null : new Date(outcome.retryAt);
   await rows(

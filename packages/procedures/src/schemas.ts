@@ -80,7 +80,7 @@ function jsonStorageProblem(value: unknown): string | undefined {
  * Free text stored in a column. A plain check rather than superRefine: superRefine gives every
  * value it checks a closure of its own, and on the hot path (the names and identifiers of every
  * rate-limit check) V8 kept those closures alive through its young-generation collections, which
- * then took five times as long (docs/performance.md).
+ * each had to copy them (docs/performance.md#what-holds-it-back).
  */
 export const textSchema = z.string().check((ctx) => {
   const problem = unstorableText(ctx.value);

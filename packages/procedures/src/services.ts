@@ -52,6 +52,8 @@ export interface Services {
   limits: WorkspaceLimits;
   /** Webhook endpoints may target loopback, private and link-local addresses (WEBHOOKS_ALLOW_PRIVATE). */
   webhooksAllowPrivate: boolean;
+  /** Webhook endpoints one workspace may have (LIMIT_WEBHOOK_ENDPOINTS_PER_WORKSPACE; 412 past it). */
+  webhookEndpointsPerWorkspace: number;
   /** Signs dashboard session cookies; the same on every node (kept in the database). */
   sessionSigningKey: Uint8Array;
   /** A failure that must not fail the request it happened in (the change itself has committed). */

@@ -56,7 +56,7 @@ const domainErrors = t.middleware(async ({ next }) => {
 /**
  * Error conversion, authentication (with the workspace API rate limit), settling what the call
  * changed of the nodes' caches, and the audit log in one step: each middleware level costs a context
- * copy, and verification is the hot path.
+ * copy, and verification is the hot path (docs/decisions/0006-merged-authenticated-middleware.md).
  */
 const authenticated = t.middleware(({ ctx, next, type, path, meta, getRawInput }) => {
   const call = async () => {

@@ -126,7 +126,8 @@ export class RedisRateLimitEngine implements RateLimitEngine {
       this.#pending.set(hashTag, [check]);
       // Sent once the microtask queue has drained (a tick queued from a microtask runs only then):
       // the requests of one wave, answered together, have by then all made their checks, however
-      // many steps in. setImmediate would add a whole turn of a busy event loop (~0.4 ms).
+      // many steps in. setImmediate would add a whole turn of a busy event loop to every check
+      // (docs/decisions/0009-own-sliding-window-script.md).
       process.nextTick(() => this.#flush(hashTag));
     });
   }

@@ -51,7 +51,7 @@ export function createV2Transport(options: {
   // The /v2 calls that arrive in one turn of the event loop are answered together, once that turn's
   // I/O is read: their pipelines then run interleaved, a stage for every call in a row, so the
   // pipeline's code and data stay in the CPU caches. Answered one by one, the HTTP parsing of each
-  // next request evicts them, and a verification costs nearly twice the CPU (npm run bench).
+  // next request evicts them (docs/decisions/0001-own-v2-transport.md).
   let arrived: ArrivedCall[] = [];
   const answerArrived = () => {
     const batch = arrived;

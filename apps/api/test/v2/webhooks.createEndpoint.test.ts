@@ -1,6 +1,11 @@
-import { DEFAULT_CREDITS_LOW_THRESHOLD, DEFAULT_EXPIRING_NOTICE_MS } from '@keyplane/core';
+import {
+  DEFAULT_CREDITS_LOW_THRESHOLD,
+  DEFAULT_EXPIRING_NOTICE_MS,
+  DEFAULT_WEBHOOK_ENDPOINTS_PER_WORKSPACE,
+} from '@keyplane/core';
+import { rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, itNeedsARootKey } from '../assertions.ts';
+import { expectInvalidInput, expectMissingPermissions, expectProblem, itNeedsARootKey } from '../assertions.ts';
 import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 import { auditEntries, countWebhookRows, HOOK_URL, storedEndpoint } from '../webhooks.ts';
@@ -183,6 +188,38 @@ describe('404', () => {
     const apiId = await createTestApi(api, workspace.rootKey);
     expect((await api.call('apis.deleteApi', { apiId }, workspace.rootKey)).status).toBe(200);
     expect((await createEndpoint({ url: HOOK_URL, eventTypes: ['*'], apiIds: [apiId] })).status).toBe(404);
+  });
+});
+
+describe('412', () => {
+  it('once the workspace has as many endpoints as it may, however many are created at once', async () => {
+    const full = await api.workspace();
+    const limit = DEFAULT_WEBHOOK_ENDPOINTS_PER_WORKSPACE;
+    const replies = await Promise.all(
+      Array.from({ length: limit + 10 }, () => createEndpoint({ url: HOOK_URL, eventTypes: ['*'] }, full.rootKey)),
+    );
+    expect(replies.filter((reply) => reply.status === 200)).toHaveLength(limit);
+    const refused = replies.filter((reply) => reply.status !== 200);
+    expect(refused).toHaveLength(10);
+    for (const reply of refused) {
+      expectProblem(reply, 412, 'service/application/precondition_failed');
+      expect(reply.body.error.detail).toBe(
+        `This workspace has ${limit} webhook endpoints, the most it may have: delete one before creating another.`,
+      );
+    }
+    const stored = await rows(
+      em(),
+      sql<{ n: number }>`select count(*)::int as n from webhook_endpoints where workspace_id = ${full.workspaceId}`,
+    );
+    expect(stored[0]?.n).toBe(limit);
+
+    // Deleting one makes room for one; another workspace is not bounded by this one's endpoints.
+    const [first] = replies.filter((reply) => reply.status === 200);
+    if (first?.status !== 200) throw new Error('no endpoint was created');
+    await api.call('webhooks.deleteEndpoint', { endpointId: first.body.data.endpointId }, full.rootKey);
+    expect((await createEndpoint({ url: HOOK_URL, eventTypes: ['*'] }, full.rootKey)).status).toBe(200);
+    expect((await createEndpoint({ url: HOOK_URL, eventTypes: ['*'] }, full.rootKey)).status).toBe(412);
+    expect((await createEndpoint({ url: HOOK_URL, eventTypes: ['*'] })).status).toBe(200);
   });
 });
 

@@ -1,6 +1,7 @@
+import { rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectInvalidInput, expectMissingPermissions, expectProblem, itNeedsARootKey } from '../assertions.ts';
-import { type TestWorkspace, useApi } from '../harness.ts';
+import { createTestApi, createTestKey, type TestWorkspace, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 import { createTestEndpoint, sendTestEvent, storeFinishedDelivery } from '../webhooks.ts';
 
@@ -60,6 +61,7 @@ describe('200', () => {
         eventId,
         eventType: 'key.deleted',
         payload,
+        payloadWithheld: false,
         state: 'failed',
         attempts: failedAttempts.map((attempt) => ({ attemptedAt: expect.any(Number), ...attempt })),
         nextAttemptAt: null,
@@ -93,6 +95,121 @@ describe('200', () => {
     const endpoints = new Set((await listDeliveries({})).body.data.map((delivery) => delivery.endpointId));
     expect(endpoints).toContain(endpointId);
     expect(endpoints).toContain(otherEndpointId);
+  });
+});
+
+describe("200: an event's data only for a reader who may read what it is about", () => {
+  let readerWorkspace: TestWorkspace;
+  let hookId: string;
+  let apiA: string;
+  let apiB: string;
+  let namespaceId: string;
+  /** What the events carry that a reader without the rights must not learn. */
+  const secrets = ['key-name-in-a', 'ext_in_a', 'key-name-in-b', 'ext_in_b', 'user_overridden', '"permissions"'];
+
+  beforeAll(async () => {
+    readerWorkspace = await api.workspace();
+    const owner = readerWorkspace.rootKey;
+    ({ endpointId: hookId } = await createTestEndpoint(api, owner, { eventTypes: ['*'] }));
+    apiA = await createTestApi(api, owner);
+    apiB = await createTestApi(api, owner);
+    await createTestKey(api, owner, { apiId: apiA, name: 'key-name-in-a', externalId: 'ext_in_a' });
+    await createTestKey(api, owner, { apiId: apiB, name: 'key-name-in-b', externalId: 'ext_in_b' });
+    // Limiting makes the namespace.
+    await api.call(
+      'ratelimit.limit',
+      { namespace: 'hostile', identifier: 'anyone', limit: 5, duration: 60_000 },
+      owner,
+    );
+    const override = await api.call(
+      'ratelimit.setOverride',
+      { namespace: 'hostile', identifier: 'user_overridden', limit: 1, duration: 60_000 },
+      owner,
+    );
+    if (override.status !== 200) throw new Error(JSON.stringify(override.body));
+    const [namespace] = await rows(
+      em(),
+      sql<{ id: string }>`select id from ratelimit_namespaces
+                           where workspace_id = ${readerWorkspace.workspaceId} and name = 'hostile'`,
+    );
+    namespaceId = namespace?.id ?? '';
+    await api.call('webhooks.sendTest', { endpointId: hookId }, owner);
+  });
+
+  /** What a reader with these grants (and webhook.*.read_endpoint) sees: the answer's text, and each delivery in words. */
+  async function seenBy(grants: string[]) {
+    const { rootKey } = await readerWorkspace.rootKeyWith(['webhook.*.read_endpoint', ...grants]);
+    const reply = await listDeliveries({ endpointId: hookId }, rootKey);
+    expect(reply.status).toBe(200);
+    const seen = reply.body.data.map((delivery) => {
+      if (delivery.payloadWithheld) return `${delivery.eventType} (withheld)`;
+      const data = delivery.payload.data as { apiId?: string };
+      return data.apiId === undefined
+        ? delivery.eventType
+        : `${delivery.eventType} in ${data.apiId === apiA ? 'A' : 'B'}`;
+    });
+    return { text: JSON.stringify(reply.body), seen };
+  }
+
+  it('reading the endpoint alone shows that events were sent, and their data only for the test event', async () => {
+    const { text, seen } = await seenBy([]);
+    for (const secret of secrets) expect(text).not.toContain(secret);
+    expect(seen).toContain('webhook.test');
+    expect(seen.filter((about) => about.startsWith('key.created'))).toEqual([
+      'key.created (withheld)',
+      'key.created (withheld)',
+    ]);
+    expect(seen).toContain('ratelimit.override.changed (withheld)');
+    expect(seen).toContain('rootkey.created (withheld)');
+  });
+
+  it('withholds the data but keeps the type and time', async () => {
+    const { rootKey } = await readerWorkspace.rootKeyWith(['webhook.*.read_endpoint']);
+    const [withheld] = (await listDeliveries({ endpointId: hookId }, rootKey)).body.data.filter(
+      (delivery) => delivery.eventType === 'key.created',
+    );
+    expect(withheld?.payloadWithheld).toBe(true);
+    expect(withheld?.payload).toEqual({ type: 'key.created', timestamp: expect.any(String) });
+  });
+
+  it("read_key on one API shows that API's key events, not another's", async () => {
+    const { text, seen } = await seenBy([`api.${apiA}.read_key`]);
+    expect(text).toContain('key-name-in-a');
+    expect(text).not.toContain('key-name-in-b');
+    expect(text).not.toContain('ext_in_b');
+    expect(seen.filter((about) => about.startsWith('key.created'))).toEqual([
+      'key.created (withheld)',
+      'key.created in A',
+    ]);
+  });
+
+  it('read_key on every API shows every key event, and nothing else', async () => {
+    const { text } = await seenBy(['api.*.read_key']);
+    for (const secret of ['key-name-in-a', 'ext_in_a', 'key-name-in-b', 'ext_in_b']) expect(text).toContain(secret);
+    expect(text).not.toContain('user_overridden');
+  });
+
+  it("read_override on the namespace shows the override's event", async () => {
+    expect((await seenBy([`ratelimit.${namespaceId}.read_override`])).text).toContain('user_overridden');
+    expect((await seenBy(['ratelimit.rlns_other.read_override'])).text).not.toContain('user_overridden');
+  });
+
+  it('the right to manage root keys shows the root-key events, with their permissions', async () => {
+    const { rootKey } = await readerWorkspace.rootKeyWith(['webhook.*.read_endpoint', 'workspace.*.manage_root_keys']);
+    const created = (await listDeliveries({ endpointId: hookId }, rootKey)).body.data.filter(
+      (delivery) => delivery.eventType === 'rootkey.created',
+    );
+    expect(created.length).toBeGreaterThan(0);
+    for (const delivery of created) {
+      expect(delivery.payloadWithheld).toBe(false);
+      expect(delivery.payload.data).toMatchObject({ permissions: expect.any(Array) });
+    }
+  });
+
+  it('a root key with every permission sees every event whole', async () => {
+    const all = (await listDeliveries({ endpointId: hookId }, readerWorkspace.rootKey)).body.data;
+    expect(all.length).toBeGreaterThan(4);
+    expect(all.filter((delivery) => delivery.payloadWithheld)).toEqual([]);
   });
 });
 

@@ -1,7 +1,7 @@
 import { DEFAULT_EXPIRING_NOTICE_MS } from '@keyplane/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectInvalidInput, expectMissingPermissions, itNeedsARootKey } from '../assertions.ts';
-import { createTestApi, type TestWorkspace, useApi } from '../harness.ts';
+import { createTestApi, type TestWorkspace, useApi, walkList } from '../harness.ts';
 import { createTestEndpoint, disableAsFailing, HOOK_URL } from '../webhooks.ts';
 
 const api = useApi();
@@ -31,7 +31,8 @@ describe('200', () => {
   it('answers every endpoint of the workspace in creation order, with its settings and state', async () => {
     const reply = await listEndpoints();
     expect(reply.status).toBe(200);
-    expect(Object.keys(reply.body).sort()).toEqual(['data', 'meta']);
+    expect(Object.keys(reply.body).sort()).toEqual(['data', 'meta', 'pagination']);
+    expect(reply.body.pagination).toEqual({ hasMore: false });
     expect(reply.body.data.map((endpoint) => endpoint.endpointId)).toEqual(created);
     const [, second] = reply.body.data;
     expect(second).toEqual({
@@ -49,6 +50,23 @@ describe('200', () => {
       updatedAt: null,
     });
     expect(reply.body.data[2]?.enabled).toBe(false);
+  });
+
+  it('answers a page at a time, every endpoint once across the pages, in creation order', async () => {
+    const first = await api.call('webhooks.listEndpoints', { limit: 2 }, workspace.rootKey);
+    expect(first.body.data.map((endpoint) => endpoint.endpointId)).toEqual(created.slice(0, 2));
+    expect(first.body.pagination).toEqual({ cursor: expect.any(String), hasMore: true });
+    const walked = await walkList(api, 'webhooks.listEndpoints', workspace.rootKey, { limit: 1 });
+    expect(walked.map((endpoint) => endpoint.endpointId)).toEqual(created);
+  });
+
+  it('pages through only the endpoints a root key with per-endpoint grants may read', async () => {
+    const { rootKey } = await workspace.rootKeyWith([
+      `webhook.${created[0]}.read_endpoint`,
+      `webhook.${created[2]}.read_endpoint`,
+    ]);
+    const walked = await walkList(api, 'webhooks.listEndpoints', rootKey, { limit: 1 });
+    expect(walked.map((endpoint) => endpoint.endpointId)).toEqual([created[0], created[2]]);
   });
 
   it('never answers a secret', async () => {
@@ -78,7 +96,22 @@ describe('200', () => {
 
 describe('400', () => {
   it('rejects unknown fields', async () => {
-    expectInvalidInput(await api.post('webhooks.listEndpoints', { limit: 1 }, workspace.rootKey), 'body.limit');
+    expectInvalidInput(await api.post('webhooks.listEndpoints', { search: 'x' }, workspace.rootKey), 'body.search');
+  });
+
+  it.each([[0], [101], [1.5]])('rejects the limit %j', async (limit) => {
+    expectInvalidInput(await api.post('webhooks.listEndpoints', { limit }, workspace.rootKey), 'body.limit');
+  });
+
+  it("rejects a cursor that is not one of ours, or is another workspace's", async () => {
+    expectInvalidInput(await api.post('webhooks.listEndpoints', { cursor: 'bogus' }, workspace.rootKey), 'body.cursor');
+    const other = await api.workspace();
+    await createTestEndpoint(api, other.rootKey);
+    await createTestEndpoint(api, other.rootKey);
+    const theirs = await api.call('webhooks.listEndpoints', { limit: 1 }, other.rootKey);
+    const cursor = theirs.body.pagination.cursor;
+    expect(cursor).toEqual(expect.any(String));
+    expectInvalidInput(await api.post('webhooks.listEndpoints', { cursor }, workspace.rootKey), 'body.cursor');
   });
 });
 

@@ -11,6 +11,7 @@ import { type BadgeTone, StatusBadge } from '../components/StatusBadge.tsx';
 import { formatDuration, formatTime } from '../format.ts';
 import { Link, navigate } from '../router.tsx';
 import { type RouterOutputs, trpc } from '../trpc.ts';
+import { useWholeList } from '../useWholeList.ts';
 import { type WebhookEndpoint, WebhookEndpointDialog, webhookApiChoices } from './WebhookEndpointDialog.tsx';
 import { endpointStatus, eventTypesText } from './Webhooks.tsx';
 
@@ -22,8 +23,8 @@ const PENDING_REFRESH_MS = 2000;
 
 /** One endpoint: its settings, what can be done to it, and its delivery log. */
 export function WebhookDetail({ endpointId }: { endpointId: string }) {
-  const endpoints = useQuery(trpc.webhooks.listEndpoints.queryOptions());
-  const endpoint = endpoints.data?.find((candidate) => candidate.endpointId === endpointId);
+  const endpoints = useWholeList(trpc.webhooks.listEndpoints, {});
+  const endpoint = endpoints.data?.rows.find((candidate) => candidate.endpointId === endpointId);
 
   return (
     <>
@@ -286,6 +287,9 @@ function DeliveryEntry({ delivery }: { delivery: Delivery }) {
       </ol>
       <details>
         <summary>Payload</summary>
+        {delivery.payloadWithheld ? (
+          <p className="hint">The event's data is withheld: your root key may not read what the event is about.</p>
+        ) : null}
         <pre className="response-body">{JSON.stringify(delivery.payload, null, 2)}</pre>
       </details>
       <PermittedButton

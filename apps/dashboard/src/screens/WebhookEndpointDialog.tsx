@@ -10,7 +10,7 @@ import { FormDialog } from '../components/FormDialog.tsx';
 import { BlockSkeleton } from '../components/Skeleton.tsx';
 import { type RouterOutputs, trpc } from '../trpc.ts';
 
-export type WebhookEndpoint = RouterOutputs['webhooks']['listEndpoints'][number];
+export type WebhookEndpoint = RouterOutputs['webhooks']['listEndpoints']['data'][number];
 
 type EventTypeChoice = WebhookEventType | '*';
 

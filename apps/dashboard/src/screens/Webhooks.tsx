@@ -1,4 +1,3 @@
-import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { DataTable } from '../components/DataTable.tsx';
 import { PermittedButton } from '../components/PermittedButton.tsx';
@@ -6,6 +5,7 @@ import { SecretPanel } from '../components/SecretPanel.tsx';
 import { type BadgeTone, StatusBadge } from '../components/StatusBadge.tsx';
 import { Link, navigate } from '../router.tsx';
 import { trpc } from '../trpc.ts';
+import { useWholeList } from '../useWholeList.ts';
 import { type WebhookEndpoint, WebhookEndpointDialog } from './WebhookEndpointDialog.tsx';
 
 /** Enabled, disabled by its operator, or disabled by the service because it kept failing. */
@@ -23,7 +23,7 @@ export const eventTypesText = (eventTypes: readonly string[]) =>
 
 /** The workspace's webhook endpoints (the ones the root key may read) and creating one. */
 export function Webhooks() {
-  const endpoints = useQuery(trpc.webhooks.listEndpoints.queryOptions());
+  const endpoints = useWholeList(trpc.webhooks.listEndpoints, {});
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<{ endpointId: string; secret: string } | null>(null);
 
@@ -59,7 +59,7 @@ export function Webhooks() {
         caption="Webhook endpoints"
         columns={['Endpoint', 'Event types', 'Status']}
         query={endpoints}
-        rows={endpoints.data}
+        rows={endpoints.data?.rows}
         loadingLabel="webhook endpoints"
         emptyMessage="No endpoints yet. Create one to hear about your keys as things happen."
         rowKey={(endpoint) => endpoint.endpointId}

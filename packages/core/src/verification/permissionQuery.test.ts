@@ -131,6 +131,22 @@ describe('parsePermissionQuery syntax errors', () => {
     expect(error.fieldErrors).toEqual([{ location: 'body.permissions', message: detail }]);
   });
 
+  // Each is next to an allowed range (a-z, A-Z, 0-9 and ':', '.', '_', '-', '*', '/'), or is a
+  // whitespace character that is not a separator.
+  it.each([
+    ['a@b', "'@'"],
+    ['a[b', "'['"],
+    ['a^b', "'^'"],
+    ['a`b', "'`'"],
+    ['a{b', "'{'"],
+    ['a;b', "';'"],
+    ['a+b', "'+'"],
+    ['a\u000bb', 'U+000B'],
+    ['a\u000cb', 'U+000C'],
+  ])('rejects %j, just outside the allowed characters', (query, named) => {
+    expect(syntaxErrorOf(query).message).toBe(`Invalid character ${named} found in query at position 1.`);
+  });
+
   it('reports an invalid character before any grammar error', () => {
     expect(syntaxErrorOf('AND ) #').message).toBe("Invalid character '#' found in query at position 6.");
   });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { applyRefill, latestRefillBoundary, type RefillConfig, type RefillSchedule, refillDue } from './refill.ts';
 
 const HOUR = 3_600_000;
@@ -51,6 +51,29 @@ describe('latestRefillBoundary, monthly', () => {
 
   it.each([[null], [0], [32], [1.5], [Number.NaN]])('rejects refillDay %s', (refillDay) => {
     expect(() => latestRefillBoundary({ interval: 'monthly', refillDay }, Date.UTC(2027, 0, 1))).toThrow(RangeError);
+  });
+});
+
+describe('boundaries are UTC whatever the time zone of the process', () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
+  // West of UTC the local date is still the previous day (month, year) at these instants, east of
+  // it already the next one: a rule that read local time would place the boundary a day or month off.
+  it.each([
+    ['America/Adak', Date.UTC(2027, 6, 1, 5), 30],
+    ['Pacific/Kiritimati', Date.UTC(2027, 5, 15, 20), 16],
+  ])('in %s', (zone, instant, localDay) => {
+    vi.stubEnv('TZ', zone);
+    expect(new Date(instant).getDate()).toBe(localDay);
+
+    expect(latestRefillBoundary(daily, Date.UTC(2027, 6, 1, 5))).toBe(Date.UTC(2027, 6, 1));
+    expect(latestRefillBoundary(daily, Date.UTC(2027, 5, 15, 20))).toBe(Date.UTC(2027, 5, 15));
+    expect(latestRefillBoundary(monthlyOn(1), Date.UTC(2027, 6, 1, 5))).toBe(Date.UTC(2027, 6, 1));
+    expect(latestRefillBoundary(monthlyOn(1), Date.UTC(2028, 0, 1, 3))).toBe(Date.UTC(2028, 0, 1));
+    expect(latestRefillBoundary(monthlyOn(31), Date.UTC(2027, 5, 30, 20))).toBe(Date.UTC(2027, 5, 30));
+    expect(refillDue(monthlyOn(1), Date.UTC(2027, 5, 1), Date.UTC(2027, 6, 1, 5))).toBe(true);
   });
 });
 

@@ -70,6 +70,12 @@ export const WebhookDeliverySchema = defineEntity({
   },
   indexes: [
     { name: 'webhook_deliveries_due_index', properties: ['nextAttemptAt'], where: { state: 'pending' } },
+    // Claims take a few due deliveries of each workspace in turn (claimDueDeliveries).
+    {
+      name: 'webhook_deliveries_due_by_workspace_index',
+      properties: ['workspaceId', 'nextAttemptAt'],
+      where: { state: 'pending' },
+    },
     { properties: ['endpoint', 'id'] },
   ],
 });

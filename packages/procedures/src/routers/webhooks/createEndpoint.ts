@@ -1,4 +1,4 @@
-import { DEFAULT_EXPIRING_NOTICE_MS, newWebhookSecret } from '@keyplane/core';
+import { DEFAULT_EXPIRING_NOTICE_MS, newWebhookSecret, webhookEndpointLimitReached } from '@keyplane/core';
 import { createWebhookEndpoint } from '@keyplane/db';
 import { z } from 'zod';
 import { requirePermissions, webhookPermission } from '../../middleware/auth.ts';
@@ -29,12 +29,15 @@ export const createEndpointInput = z.strictObject({
 /** The signing secret is answered here and by rotateSecret alone; it is never listed. */
 export const createEndpointOutput = z.object({ endpointId: z.string(), secret: z.string() });
 
-/** `webhook.*.create_endpoint` (403), the target (400), then each API named (404). */
+/**
+ * `webhook.*.create_endpoint` (403), the target (400), each API named (404), then room for another
+ * endpoint (412, docs/contract.md#limits).
+ */
 export const createEndpoint = rootKeyProcedure
   .meta({
     public: true,
     description: 'Creates a webhook endpoint and answers its signing secret, which is shown only this once.',
-    errors: [404],
+    errors: [404, 412],
   })
   .input(createEndpointInput)
   .output(createEndpointOutput)
@@ -44,6 +47,7 @@ export const createEndpoint = rootKeyProcedure
     const { workspaceId } = ctx.rootKey;
     await requireApis(ctx.em, workspaceId, input.apiIds ?? []);
     const secret = newWebhookSecret();
+    const limit = ctx.services.webhookEndpointsPerWorkspace;
     const endpoint = await createWebhookEndpoint(
       ctx.em,
       workspaceId,
@@ -57,6 +61,8 @@ export const createEndpoint = rootKeyProcedure
         expiringNoticeMs: input.expiringNoticeMs,
       },
       secret,
+      limit,
     );
+    if (!endpoint) throw webhookEndpointLimitReached(limit);
     return { endpointId: endpoint.id, secret };
   });

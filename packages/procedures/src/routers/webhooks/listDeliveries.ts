@@ -1,6 +1,7 @@
+import { isGranted, webhookPayloadReader } from '@keyplane/core';
 import { listWebhookDeliveries, type WebhookDeliveryRecord } from '@keyplane/db';
 import { z } from 'zod';
-import { requirePermissions, webhookPermission } from '../../middleware/auth.ts';
+import { type RootKeyPrincipal, requirePermissions, webhookPermission } from '../../middleware/auth.ts';
 import { decodeCursor, listOutput, paginationInput, toPage } from '../../pagination.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 import { endpointIdSchema, requireEndpoint } from './endpoints.ts';
@@ -18,8 +19,13 @@ const deliveryOutput = z
     endpointId: z.string(),
     eventId: z.string(),
     eventType: z.string(),
-    /** The body sent: `{ type, timestamp, data }`. */
+    /** The body sent: `{ type, timestamp, data }`; without `data` when `payloadWithheld`. */
     payload: z.record(z.string(), z.unknown()),
+    /**
+     * True when the caller may not read what the event is about (docs/webhooks.md#who-reads-the-delivery-log),
+     * so its `data` is left out.
+     */
+    payloadWithheld: z.boolean(),
     state: z.enum(['pending', 'succeeded', 'failed']),
     attempts: z.array(
       z.object({
@@ -41,14 +47,25 @@ const deliveryOutput = z
 
 export const listDeliveriesOutput = listOutput(deliveryOutput);
 
-const deliveryData = ({ id, ...delivery }: WebhookDeliveryRecord): z.infer<typeof deliveryOutput> => ({
-  deliveryId: id,
-  ...delivery,
-});
+/** A delivery as `principal` may see it: the event's `data` only when it may read what the event is about. */
+function deliveryData(principal: RootKeyPrincipal) {
+  return ({ id, payload, ...delivery }: WebhookDeliveryRecord): z.infer<typeof deliveryOutput> => {
+    const data = typeof payload.data === 'object' && payload.data !== null ? payload.data : {};
+    const reader = webhookPayloadReader(delivery.eventType, data as Record<string, unknown>);
+    const readable = reader === 'everyReader' || (reader !== 'nobody' && isGranted(principal.permissions, reader));
+    return {
+      deliveryId: id,
+      ...delivery,
+      payload: readable ? payload : { type: payload.type, timestamp: payload.timestamp },
+      payloadWithheld: !readable,
+    };
+  };
+}
 
 /**
  * The workspace's deliveries, newest first. One endpoint's need `webhook.<endpointId>.read_endpoint`
  * (403, before any lookup) and the endpoint (404); every endpoint's need `webhook.*.read_endpoint`.
+ * Each event's `data` is shown only to a caller who may read what it is about (webhookPayloadReader).
  */
 export const listDeliveries = rootKeyProcedure
   .meta({
@@ -68,5 +85,5 @@ export const listDeliveries = rootKeyProcedure
       fromId: decodeCursor(workspaceId, input.cursor),
       count: input.limit + 1,
     });
-    return toPage(workspaceId, found, input.limit, deliveryData);
+    return toPage(workspaceId, found, input.limit, deliveryData(ctx.rootKey));
   });
