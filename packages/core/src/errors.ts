@@ -153,17 +153,14 @@ const LIMITED: Record<LimitedResource, { holder: string; things: string; configu
 
 /**
  * A change that would take a workspace, a namespace or a key past one of its bounds
- * (docs/contract.md#limits). A 403, as the reference product answers its own limits; nothing is
- * changed.
+ * (docs/contract.md#limits): a 412, as for every bound reached, naming the bound; nothing is changed.
  */
 export function limitExceeded(resource: LimitedResource, limit: number): DomainError {
   const { holder, things, configured } = LIMITED[resource];
   const remedy = configured
     ? 'Delete some that are no longer needed, or ask the operator of this server to raise the limit.'
     : 'Take some away first.';
-  return new DomainError(
-    403,
-    'service/limits/limit_exceeded',
+  return preconditionFailed(
     `${holder} may hold at most ${limit} ${things}, and this request would exceed that. ${remedy}`,
   );
 }

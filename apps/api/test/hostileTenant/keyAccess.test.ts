@@ -20,8 +20,10 @@ let key: string;
 const roleNames = Array.from({ length: ROLES }, (_, index) => `role-${index}`);
 
 const isLimitExceeded = (answer: Answer) => {
-  expect(answer.status).toBe(403);
-  expect(answer.body).toMatchObject({ error: { type: expect.stringMatching(/\/service\/limits\/limit_exceeded$/) } });
+  expect(answer.status).toBe(412);
+  expect(answer.body).toMatchObject({
+    error: { type: expect.stringMatching(/\/service\/application\/precondition_failed$/) },
+  });
 };
 
 beforeAll(async () => {

@@ -64,12 +64,12 @@ beforeAll(async () => {
 }, 120_000);
 
 describe('the most wildcard overrides a namespace may hold', () => {
-  it('refuses one more with 403 limit_exceeded, storing nothing; exact overrides and changes still pass', async () => {
+  it('refuses one more with 412 precondition_failed, storing nothing; exact overrides and changes still pass', async () => {
     const refused = await setOverride('middle', SHAPES.middle(WILDCARD_LIMIT));
-    expect(refused.status).toBe(403);
+    expect(refused.status).toBe(412);
     expect(refused.body).toMatchObject({
       error: {
-        type: expect.stringMatching(/\/service\/limits\/limit_exceeded$/),
+        type: expect.stringMatching(/\/service\/application\/precondition_failed$/),
         detail: expect.stringContaining('at most 100 wildcard overrides'),
       },
     });

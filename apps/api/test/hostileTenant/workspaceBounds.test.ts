@@ -42,7 +42,7 @@ async function freshWorkspace() {
   return { workspaceId: created.workspaceId, rootKey: created.rootKey };
 }
 
-/** Sends the writes all at once, alternating the nodes; answers their statuses, each a 200 or a 403 limit_exceeded. */
+/** Sends the writes all at once, alternating the nodes; answers their statuses, each a 200 or a 412 precondition_failed. */
 async function concurrently(rootKey: string, write: (index: number) => [procedure: string, body: unknown]) {
   const answers = await Promise.all(
     Array.from({ length: CONCURRENT }, (_, index) => {
@@ -52,8 +52,8 @@ async function concurrently(rootKey: string, write: (index: number) => [procedur
   );
   for (const answer of answers) {
     if (answer.status !== 200) {
-      expect(answer.status).toBe(403);
-      expect(answer.body.error?.type).toMatch(/\/service\/limits\/limit_exceeded$/);
+      expect(answer.status).toBe(412);
+      expect(answer.body.error?.type).toMatch(/\/service\/application\/precondition_failed$/);
     }
   }
   return answers.filter((answer) => answer.status === 200).length;

@@ -359,22 +359,6 @@ describe('401', () => {
 });
 
 describe('403', () => {
-  it("to create roles past the workspace's limit (LIMIT_ROLES), migrating nothing", async () => {
-    const bounded = await api.workspace();
-    const boundedApi = await createTestApi(api, bounded.rootKey);
-    const boundedMigration = await createKeyMigration(em(), bounded.workspaceId);
-    const legacy = legacyKey();
-    const refused = await callOn(
-      api,
-      { limits: { roles: 1 } },
-      'keys.migrateKeys',
-      { migrationId: boundedMigration, apiId: boundedApi, keys: [{ hash: legacy.hex, roles: ['first', 'second'] }] },
-      bounded.rootKey,
-    );
-    expectLimitExceeded(refused, 'A workspace may hold at most 1 roles');
-    expect((await api.call('apis.listKeys', { apiId: boundedApi }, bounded.rootKey)).body.data).toEqual([]);
-  });
-
   it('without create_key, naming it, and migrates nothing', async () => {
     const legacy = legacyKey();
     const { rootKey } = await owner.workspace.rootKeyWith(['api.*.update_key', 'api.*.verify_key']);
@@ -430,6 +414,24 @@ describe('404', () => {
       404,
       'service/data/api_not_found',
     );
+  });
+});
+
+describe('412', () => {
+  it("to create roles past the workspace's limit (LIMIT_ROLES), migrating nothing", async () => {
+    const bounded = await api.workspace();
+    const boundedApi = await createTestApi(api, bounded.rootKey);
+    const boundedMigration = await createKeyMigration(em(), bounded.workspaceId);
+    const legacy = legacyKey();
+    const refused = await callOn(
+      api,
+      { limits: { roles: 1 } },
+      'keys.migrateKeys',
+      { migrationId: boundedMigration, apiId: boundedApi, keys: [{ hash: legacy.hex, roles: ['first', 'second'] }] },
+      bounded.rootKey,
+    );
+    expectLimitExceeded(refused, 'A workspace may hold at most 1 roles');
+    expect((await api.call('apis.listKeys', { apiId: boundedApi }, bounded.rootKey)).body.data).toEqual([]);
   });
 });
 

@@ -81,25 +81,6 @@ describe('401', () => {
 });
 
 describe('403', () => {
-  it("to create permissions past the workspace's limit (LIMIT_PERMISSIONS), changing nothing", async () => {
-    const { keyId } = await newKey({ permissions: ['untouched'] });
-    const [held] = await rows(
-      em(),
-      sql<{
-        count: number;
-      }>`select count(*)::int as count from permissions where workspace_id = ${access.workspace.workspaceId}`,
-    );
-    const refused = await callOn(
-      api,
-      { limits: { permissions: held?.count ?? 0 } },
-      'keys.setPermissions',
-      { keyId, permissions: ['untouched', 'brand.new'] },
-      access.workspace.rootKey,
-    );
-    expectLimitExceeded(refused, `A workspace may hold at most ${held?.count} permissions`);
-    expect(await keyPermissionSlugs(em(), keyId)).toEqual(['untouched']);
-  });
-
   it.each([
     ['api.API_ID.update_key', linkGrants],
     ['rbac.*.add_permission_to_key', ['api.*.update_key', 'rbac.*.remove_permission_from_key']],
@@ -135,6 +116,27 @@ describe('403', () => {
 
 describe('404', () => {
   shared.itAnswersKeyNotFound(access, []);
+});
+
+describe('412', () => {
+  it("to create permissions past the workspace's limit (LIMIT_PERMISSIONS), changing nothing", async () => {
+    const { keyId } = await newKey({ permissions: ['untouched'] });
+    const [held] = await rows(
+      em(),
+      sql<{
+        count: number;
+      }>`select count(*)::int as count from permissions where workspace_id = ${access.workspace.workspaceId}`,
+    );
+    const refused = await callOn(
+      api,
+      { limits: { permissions: held?.count ?? 0 } },
+      'keys.setPermissions',
+      { keyId, permissions: ['untouched', 'brand.new'] },
+      access.workspace.rootKey,
+    );
+    expectLimitExceeded(refused, `A workspace may hold at most ${held?.count} permissions`);
+    expect(await keyPermissionSlugs(em(), keyId)).toEqual(['untouched']);
+  });
 });
 
 describe('cross-workspace isolation', () => {

@@ -490,24 +490,6 @@ describe('401', () => {
 });
 
 describe('403', () => {
-  it("to create permissions past the workspace's limit (LIMIT_PERMISSIONS), changing nothing", async () => {
-    const bounded = await api.workspace();
-    const { keyId } = await createTestKey(api, bounded.rootKey, {
-      apiId: await createTestApi(api, bounded.rootKey),
-      name: 'unchanged',
-    });
-    const refused = await callOn(
-      api,
-      { limits: { permissions: 1 } },
-      'keys.updateKey',
-      { keyId, name: 'changed', permissions: ['docs.read', 'docs.write'] },
-      bounded.rootKey,
-    );
-    expectLimitExceeded(refused, 'A workspace may hold at most 1 permissions');
-    expect((await storedKey(em(), keyId))?.name).toBe('unchanged');
-    expect(await keyPermissionSlugs(em(), keyId)).toEqual([]);
-  });
-
   it('without update_key, naming it, and changes nothing', async () => {
     const { keyId } = await newKey({ name: 'unchanged' });
     const { rootKey } = await owner.workspace.rootKeyWith(['api.*.read_key', 'api.*.create_key']);
@@ -620,6 +602,26 @@ describe('404', () => {
     expect(await keyPermissionSlugs(em(), keyId)).toEqual(['documents.read']);
     expect(await countRows(em(), 'permissions')).toBe(permissionsBefore);
     expect(await countRows(em(), 'identities')).toBe(identitiesBefore);
+  });
+});
+
+describe('412', () => {
+  it("to create permissions past the workspace's limit (LIMIT_PERMISSIONS), changing nothing", async () => {
+    const bounded = await api.workspace();
+    const { keyId } = await createTestKey(api, bounded.rootKey, {
+      apiId: await createTestApi(api, bounded.rootKey),
+      name: 'unchanged',
+    });
+    const refused = await callOn(
+      api,
+      { limits: { permissions: 1 } },
+      'keys.updateKey',
+      { keyId, name: 'changed', permissions: ['docs.read', 'docs.write'] },
+      bounded.rootKey,
+    );
+    expectLimitExceeded(refused, 'A workspace may hold at most 1 permissions');
+    expect((await storedKey(em(), keyId))?.name).toBe('unchanged');
+    expect(await keyPermissionSlugs(em(), keyId)).toEqual([]);
   });
 });
 

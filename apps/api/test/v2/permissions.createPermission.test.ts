@@ -82,28 +82,6 @@ describe('401', () => {
 });
 
 describe('403', () => {
-  it("past the workspace's permissions (LIMIT_PERMISSIONS), storing nothing; a taken slug is still a 409", async () => {
-    const bounded = await api.workspace();
-    const create = (slug: string) =>
-      callOn(
-        api,
-        { limits: { permissions: 1 } },
-        'permissions.createPermission',
-        { name: slug, slug },
-        bounded.rootKey,
-      );
-    expect((await create('docs.read')).status).toBe(200);
-    expectLimitExceeded(await create('docs.write'), 'A workspace may hold at most 1 permissions');
-    expect((await create('docs.read')).status).toBe(409);
-    const [held] = await rows(
-      em(),
-      sql<{
-        count: number;
-      }>`select count(*)::int as count from permissions where workspace_id = ${bounded.workspaceId}`,
-    );
-    expect(held?.count).toBe(1);
-  });
-
   it('without rbac.*.create_permission, naming it and creating nothing', async () => {
     const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_permission', 'api.*.create_key']);
     const reply = await createPermission({ name: 'n', slug: 'forbidden.slug' }, rootKey);
@@ -139,6 +117,30 @@ describe('409', () => {
       const found = await rows(em(), sql`select 1 from permissions where slug = ${slug}`);
       expect(found).toHaveLength(1);
     }
+  });
+});
+
+describe('412', () => {
+  it("past the workspace's permissions (LIMIT_PERMISSIONS), storing nothing; a taken slug is still a 409", async () => {
+    const bounded = await api.workspace();
+    const create = (slug: string) =>
+      callOn(
+        api,
+        { limits: { permissions: 1 } },
+        'permissions.createPermission',
+        { name: slug, slug },
+        bounded.rootKey,
+      );
+    expect((await create('docs.read')).status).toBe(200);
+    expectLimitExceeded(await create('docs.write'), 'A workspace may hold at most 1 permissions');
+    expect((await create('docs.read')).status).toBe(409);
+    const [held] = await rows(
+      em(),
+      sql<{
+        count: number;
+      }>`select count(*)::int as count from permissions where workspace_id = ${bounded.workspaceId}`,
+    );
+    expect(held?.count).toBe(1);
   });
 });
 

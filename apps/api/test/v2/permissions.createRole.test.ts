@@ -134,25 +134,6 @@ describe('401', () => {
 });
 
 describe('403', () => {
-  it("past the workspace's roles (LIMIT_ROLES) or permissions (LIMIT_PERMISSIONS), creating nothing", async () => {
-    const bounded = await api.workspace();
-    const create = (limits: { roles?: number; permissions?: number }, body: InputOf<'permissions.createRole'>) =>
-      callOn(api, { limits }, 'permissions.createRole', body, bounded.rootKey);
-    expect((await create({ roles: 1 }, { name: 'first' })).status).toBe(200);
-    expectLimitExceeded(await create({ roles: 1 }, { name: 'second' }), 'A workspace may hold at most 1 roles');
-    expectLimitExceeded(
-      await create({ permissions: 1 }, { name: 'third', permissions: ['docs.read', 'docs.write'] }),
-      'A workspace may hold at most 1 permissions',
-    );
-    const [held] = await rows(
-      em(),
-      sql<{ roles: number; permissions: number }>`select
-        (select count(*)::int from roles where workspace_id = ${bounded.workspaceId}) as roles,
-        (select count(*)::int from permissions where workspace_id = ${bounded.workspaceId}) as permissions`,
-    );
-    expect(held).toEqual({ roles: 1, permissions: 0 });
-  });
-
   it('without rbac.*.create_role, naming it', async () => {
     const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_role']);
     const reply = await createRole({ name: 'denied' }, rootKey);
@@ -205,6 +186,27 @@ describe('409', () => {
     );
     expect(replies.map((reply) => reply.status)).toEqual([200, 200, 200, 200]);
     for (const slug of shared) expect(await permissionsWithSlug(slug)).toHaveLength(1);
+  });
+});
+
+describe('412', () => {
+  it("past the workspace's roles (LIMIT_ROLES) or permissions (LIMIT_PERMISSIONS), creating nothing", async () => {
+    const bounded = await api.workspace();
+    const create = (limits: { roles?: number; permissions?: number }, body: InputOf<'permissions.createRole'>) =>
+      callOn(api, { limits }, 'permissions.createRole', body, bounded.rootKey);
+    expect((await create({ roles: 1 }, { name: 'first' })).status).toBe(200);
+    expectLimitExceeded(await create({ roles: 1 }, { name: 'second' }), 'A workspace may hold at most 1 roles');
+    expectLimitExceeded(
+      await create({ permissions: 1 }, { name: 'third', permissions: ['docs.read', 'docs.write'] }),
+      'A workspace may hold at most 1 permissions',
+    );
+    const [held] = await rows(
+      em(),
+      sql<{ roles: number; permissions: number }>`select
+        (select count(*)::int from roles where workspace_id = ${bounded.workspaceId}) as roles,
+        (select count(*)::int from permissions where workspace_id = ${bounded.workspaceId}) as permissions`,
+    );
+    expect(held).toEqual({ roles: 1, permissions: 0 });
   });
 });
 

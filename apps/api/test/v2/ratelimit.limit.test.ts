@@ -381,17 +381,6 @@ describe('401', () => {
 });
 
 describe('403', () => {
-  it("to create a namespace past the workspace's limit (LIMIT_RATELIMIT_NAMESPACES), creating and counting nothing", async () => {
-    const bounded = await api.workspace();
-    const variant = { limits: { ratelimitNamespaces: 1 } };
-    expect((await callOn(api, variant, 'ratelimit.limit', request('first'), bounded.rootKey)).status).toBe(200);
-    const refused = await callOn(api, variant, 'ratelimit.limit', request('second'), bounded.rootKey);
-    expectLimitExceeded(refused, 'A workspace may hold at most 1 rate-limit namespaces');
-    expect((await storedNamespaces(em(), bounded.workspaceId)).map((namespace) => namespace.name)).toEqual(['first']);
-    // An existing namespace is limited as before.
-    expect((await callOn(api, variant, 'ratelimit.limit', request('first'), bounded.rootKey)).status).toBe(200);
-  });
-
   it('without a limit permission on an existing namespace, naming its id, and consumes nothing', async () => {
     const id = await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'guarded');
     for (const grants of [
@@ -454,6 +443,19 @@ describe('410', () => {
     ]);
     await api.services.ratelimitEvents.flush();
     expect((await ratelimitEvents(em(), id)).map((event) => event.identifier)).toEqual(['probe']);
+  });
+});
+
+describe('412', () => {
+  it("to create a namespace past the workspace's limit (LIMIT_RATELIMIT_NAMESPACES), creating and counting nothing", async () => {
+    const bounded = await api.workspace();
+    const variant = { limits: { ratelimitNamespaces: 1 } };
+    expect((await callOn(api, variant, 'ratelimit.limit', request('first'), bounded.rootKey)).status).toBe(200);
+    const refused = await callOn(api, variant, 'ratelimit.limit', request('second'), bounded.rootKey);
+    expectLimitExceeded(refused, 'A workspace may hold at most 1 rate-limit namespaces');
+    expect((await storedNamespaces(em(), bounded.workspaceId)).map((namespace) => namespace.name)).toEqual(['first']);
+    // An existing namespace is limited as before.
+    expect((await callOn(api, variant, 'ratelimit.limit', request('first'), bounded.rootKey)).status).toBe(200);
   });
 });
 

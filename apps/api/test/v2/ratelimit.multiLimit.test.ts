@@ -198,22 +198,6 @@ describe('401', () => {
 });
 
 describe('403', () => {
-  it("to create namespaces past the workspace's limit (LIMIT_RATELIMIT_NAMESPACES), creating and counting nothing", async () => {
-    const bounded = await api.workspace();
-    await createNamespace(api, bounded.workspaceId, bounded.rootKey, 'held');
-    const batch = [check('held'), check('new_a'), check('new_b')];
-    const refused = await callOn(
-      api,
-      { limits: { ratelimitNamespaces: 2 } },
-      'ratelimit.multiLimit',
-      batch,
-      bounded.rootKey,
-    );
-    expectLimitExceeded(refused, 'A workspace may hold at most 2 rate-limit namespaces');
-    expect((await storedNamespaces(em(), bounded.workspaceId)).map((namespace) => namespace.name)).toEqual(['held']);
-    expect(await remainingOf(check('held'), bounded.rootKey)).toBe(10);
-  });
-
   it('needs the limit permission for every namespace of the batch, naming the missing ones', async () => {
     const a = await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'perm_a');
     const b = await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'perm_b');
@@ -261,6 +245,24 @@ describe('410', () => {
     expect(reply.body.error.detail).toBe('This namespace has been deleted. Contact support to restore.');
     expect(await namespaceNamed(workspace.workspaceId, 'multi_never_created')).toEqual([]);
     expect(await remainingOf(live)).toBe(10);
+  });
+});
+
+describe('412', () => {
+  it("to create namespaces past the workspace's limit (LIMIT_RATELIMIT_NAMESPACES), creating and counting nothing", async () => {
+    const bounded = await api.workspace();
+    await createNamespace(api, bounded.workspaceId, bounded.rootKey, 'held');
+    const batch = [check('held'), check('new_a'), check('new_b')];
+    const refused = await callOn(
+      api,
+      { limits: { ratelimitNamespaces: 2 } },
+      'ratelimit.multiLimit',
+      batch,
+      bounded.rootKey,
+    );
+    expectLimitExceeded(refused, 'A workspace may hold at most 2 rate-limit namespaces');
+    expect((await storedNamespaces(em(), bounded.workspaceId)).map((namespace) => namespace.name)).toEqual(['held']);
+    expect(await remainingOf(check('held'), bounded.rootKey)).toBe(10);
   });
 });
 

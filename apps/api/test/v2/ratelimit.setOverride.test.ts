@@ -122,6 +122,44 @@ describe('401', () => {
 });
 
 describe('403', () => {
+  it('without ratelimit.<namespaceId>.set_override or the wildcard, naming it, storing nothing', async () => {
+    for (const grants of [[], ['ratelimit.*.limit', 'ratelimit.*.read_override'], ['ratelimit.rlns_x.set_override']]) {
+      const { rootKey } = await workspace.rootKeyWith(grants);
+      const reply = await setOverride(override('forbidden'), rootKey);
+      expectMissingPermissions(reply, `ratelimit.${namespaceId}.set_override`);
+    }
+    expect((await storedOverrides(em(), namespaceId)).filter((row) => row.identifier === 'forbidden')).toEqual([]);
+  });
+
+  it('not with either of them', async () => {
+    for (const grant of [`ratelimit.${namespaceId}.set_override`, 'ratelimit.*.set_override']) {
+      const { rootKey } = await workspace.rootKeyWith([grant]);
+      expect((await setOverride(override('allowed'), rootKey)).status).toBe(200);
+    }
+  });
+});
+
+describe('404', () => {
+  it('for a namespace that does not exist, which is not created', async () => {
+    const reply = await setOverride({ ...override('x'), namespace: 'no_such_namespace' });
+    expect(reply.status).toBe(404);
+    expect(reply.body.error).toMatchObject({
+      type: `${ERRORS_BASE_URL}/service/data/ratelimit_namespace_not_found`,
+      detail: 'This namespace does not exist.',
+    });
+    const names = (await storedNamespaces(em(), workspace.workspaceId)).map((namespace) => namespace.name);
+    expect(names).not.toContain('no_such_namespace');
+  });
+
+  it('for a deleted namespace', async () => {
+    await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'deleted_for_override');
+    await deleteNamespace(api, workspace.rootKey, 'deleted_for_override');
+    const reply = await setOverride({ ...override('x'), namespace: 'deleted_for_override' });
+    expect(reply.status).toBe(404);
+  });
+});
+
+describe('412', () => {
   it("past the namespace's wildcard overrides (LIMIT_RATELIMIT_WILDCARD_OVERRIDES), storing nothing; exact ones still pass", async () => {
     const id = await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'wildcard_bound');
     const variant = { limits: { ratelimitWildcardOverrides: 1 } };
@@ -159,42 +197,6 @@ describe('403', () => {
       ['a', 9],
       ['b_*', 5],
     ]);
-  });
-
-  it('without ratelimit.<namespaceId>.set_override or the wildcard, naming it, storing nothing', async () => {
-    for (const grants of [[], ['ratelimit.*.limit', 'ratelimit.*.read_override'], ['ratelimit.rlns_x.set_override']]) {
-      const { rootKey } = await workspace.rootKeyWith(grants);
-      const reply = await setOverride(override('forbidden'), rootKey);
-      expectMissingPermissions(reply, `ratelimit.${namespaceId}.set_override`);
-    }
-    expect((await storedOverrides(em(), namespaceId)).filter((row) => row.identifier === 'forbidden')).toEqual([]);
-  });
-
-  it('not with either of them', async () => {
-    for (const grant of [`ratelimit.${namespaceId}.set_override`, 'ratelimit.*.set_override']) {
-      const { rootKey } = await workspace.rootKeyWith([grant]);
-      expect((await setOverride(override('allowed'), rootKey)).status).toBe(200);
-    }
-  });
-});
-
-describe('404', () => {
-  it('for a namespace that does not exist, which is not created', async () => {
-    const reply = await setOverride({ ...override('x'), namespace: 'no_such_namespace' });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error).toMatchObject({
-      type: `${ERRORS_BASE_URL}/service/data/ratelimit_namespace_not_found`,
-      detail: 'This namespace does not exist.',
-    });
-    const names = (await storedNamespaces(em(), workspace.workspaceId)).map((namespace) => namespace.name);
-    expect(names).not.toContain('no_such_namespace');
-  });
-
-  it('for a deleted namespace', async () => {
-    await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'deleted_for_override');
-    await deleteNamespace(api, workspace.rootKey, 'deleted_for_override');
-    const reply = await setOverride({ ...override('x'), namespace: 'deleted_for_override' });
-    expect(reply.status).toBe(404);
   });
 });
 

@@ -17,7 +17,7 @@ export const addPermissions = rootKeyProcedure
   .meta({
     public: true,
     description: 'Adds permissions to a key, creating slugs that do not exist yet.',
-    errors: [404],
+    errors: [404, 412],
   })
   .input(addPermissionsInput)
   .output(addPermissionsOutput)

@@ -55,7 +55,7 @@ export const migrateKeys = rootKeyProcedure
   .meta({
     public: true,
     description: 'Imports keys hashed by another system under a migration, reporting hashes that are taken.',
-    errors: [404],
+    errors: [404, 412],
   })
   .input(migrateKeysInput)
   .output(migrateKeysOutput)

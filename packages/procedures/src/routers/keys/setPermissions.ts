@@ -17,7 +17,7 @@ export const setPermissions = rootKeyProcedure
   .meta({
     public: true,
     description: "Replaces a key's permissions, creating slugs that do not exist yet.",
-    errors: [404],
+    errors: [404, 412],
   })
   .input(setPermissionsInput)
   .output(setPermissionsOutput)

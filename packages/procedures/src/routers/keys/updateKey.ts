@@ -30,7 +30,7 @@ export const updateKeyInput = z.strictObject({
 export const updateKeyOutput = z.object({});
 
 export const updateKey = rootKeyProcedure
-  .meta({ public: true, description: "Changes a key's fields; fields left out stay as they are.", errors: [404] })
+  .meta({ public: true, description: "Changes a key's fields; fields left out stay as they are.", errors: [404, 412] })
   .input(updateKeyInput)
   .output(updateKeyOutput)
   .mutation(async ({ ctx, input }) => {

@@ -13,7 +13,7 @@ export const createPermissionInput = z.strictObject({
 export const createPermissionOutput = z.object({ permissionId: z.string() });
 
 export const createPermission = rootKeyProcedure
-  .meta({ public: true, description: 'Creates a permission.', errors: [409] })
+  .meta({ public: true, description: 'Creates a permission.', errors: [409, 412] })
   .input(createPermissionInput)
   .output(createPermissionOutput)
   .mutation(async ({ ctx, input }) => {

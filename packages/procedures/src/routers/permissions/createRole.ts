@@ -14,7 +14,7 @@ export const createRoleInput = z.strictObject({
 export const createRoleOutput = z.object({ roleId: z.string() });
 
 export const createRole = rootKeyProcedure
-  .meta({ public: true, description: 'Creates a role, optionally with permissions.', errors: [409] })
+  .meta({ public: true, description: 'Creates a role, optionally with permissions.', errors: [409, 412] })
   .input(createRoleInput)
   .output(createRoleOutput)
   .mutation(async ({ ctx, input }) => {

@@ -29,7 +29,7 @@ export const setRolePermissions = rootKeyProcedure
   .meta({
     public: true,
     description: "Replaces a role's permissions, creating slugs that do not exist yet.",
-    errors: [404],
+    errors: [404, 412],
   })
   .input(setRolePermissionsInput)
   .output(setRolePermissionsOutput)

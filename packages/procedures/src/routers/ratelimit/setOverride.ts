@@ -30,7 +30,7 @@ export const setOverride = rootKeyProcedure
   .meta({
     public: true,
     description: 'Sets a different limit for an identifier or a pattern of identifiers in a namespace.',
-    errors: [404],
+    errors: [404, 412],
   })
   .input(setOverrideInput)
   .output(setOverrideOutput)
