@@ -9,7 +9,7 @@ import { createHttpServer } from './http/app.ts';
 import { createMetricsServer } from './http/metricsEndpoint.ts';
 import { jsonLogger } from './log.ts';
 import { createMetrics } from './metrics.ts';
-import { startServices } from './services.ts';
+import { startServices, workspaceLimitsOf } from './services.ts';
 
 /** How long a stop waits for the last log lines to be written. */
 const LOG_FLUSH_PATIENCE_MS = 5000;
@@ -128,6 +128,7 @@ export async function runNode(env: Env, beforeExit: () => Promise<void> = async 
       retryDelaysMs: env.WEBHOOKS_RETRY_DELAYS_MS,
       endpointsPerWorkspace: env.LIMIT_WEBHOOK_ENDPOINTS_PER_WORKSPACE,
     },
+    limits: workspaceLimitsOf(env),
   });
   // A node listening before its Redis connection is up would answer its first rate limits without
   // Redis and fail its readiness probe: it waits a moment for Redis, not for ever.
@@ -143,6 +144,7 @@ export async function runNode(env: Env, beforeExit: () => Promise<void> = async 
     logger,
     errorsBaseUrl: env.ERRORS_BASE_URL,
     maxBodyBytes: env.MAX_BODY_BYTES,
+    maxBatchSize: env.LIMIT_TRPC_BATCH_SIZE,
     vaultMasterKey: env.VAULT_MASTER_KEY,
     services: running.services,
     readiness: running.readiness,

@@ -12,14 +12,17 @@ import {
   startWebhookDelivery,
   verificationStream,
 } from '@keyplane/background';
+import type { Env } from '@keyplane/config';
 import {
   ANALYTICS_QUOTA_WINDOW_SECONDS,
   DEFAULT_ANALYTICS_QUERIES_PER_HOUR,
   DEFAULT_WEBHOOK_ENDPOINTS_PER_WORKSPACE,
+  DEFAULT_WORKSPACE_LIMITS,
   FreshnessCache,
   SIGN_IN_THROTTLE_WINDOW_SECONDS,
   Tally,
   WORKSPACE_RATE_LIMIT_WINDOW_SECONDS,
+  type WorkspaceLimits,
 } from '@keyplane/core';
 import { type AnalyticsLimits, createAnalyticsDatabase, databaseIdOf, loadServerSecret, type Orm } from '@keyplane/db';
 import { clearCaches, evict, type Services } from '@keyplane/procedures';
@@ -60,6 +63,17 @@ export interface RunningServices {
   stop(): Promise<void>;
 }
 
+/** The workspace limits the configuration sets (docs/operations.md#limits). */
+export function workspaceLimitsOf(env: Env): WorkspaceLimits {
+  return {
+    ratelimitNamespaces: env.LIMIT_RATELIMIT_NAMESPACES,
+    ratelimitOverrides: env.LIMIT_RATELIMIT_OVERRIDES,
+    ratelimitWildcardOverrides: env.LIMIT_RATELIMIT_WILDCARD_OVERRIDES,
+    roles: env.LIMIT_ROLES,
+    permissions: env.LIMIT_PERMISSIONS,
+  };
+}
+
 export async function startServices(options: {
   orm: Orm;
   databaseUrl: string;
@@ -87,6 +101,8 @@ export async function startServices(options: {
   analyticsLimits?: Partial<AnalyticsLimits>;
   /** Webhook deliveries (docs/webhooks.md); omitted: public targets only, the documented retry schedule. */
   webhooks?: { allowPrivate: boolean; retryDelaysMs?: number[]; endpointsPerWorkspace?: number };
+  /** What one workspace may hold (docs/contract.md#limits); omitted: the defaults. */
+  limits?: WorkspaceLimits;
 }): Promise<RunningServices> {
   const { logger, rateLimitRedisFailure = 'local' } = options;
   let lastFallbackLog = 0;
@@ -175,6 +191,7 @@ export async function startServices(options: {
     analyticsQueriesPerHour: options.analyticsQueriesPerHour ?? DEFAULT_ANALYTICS_QUERIES_PER_HOUR,
     analyticsRetentionDays: options.analyticsRetentionDays,
     outcomes: { verifications: new Tally(), ratelimitDecisions: new Tally() },
+    limits: options.limits ?? DEFAULT_WORKSPACE_LIMITS,
     webhooksAllowPrivate: options.webhooks?.allowPrivate ?? false,
     webhookEndpointsPerWorkspace: options.webhooks?.endpointsPerWorkspace ?? DEFAULT_WEBHOOK_ENDPOINTS_PER_WORKSPACE,
     sessionSigningKey: await loadServerSecret(options.orm.em.fork(), 'dashboard_session_signing', 32),

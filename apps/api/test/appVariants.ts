@@ -1,3 +1,4 @@
+import type { WorkspaceLimits } from '@keyplane/core';
 import type { Services } from '@keyplane/procedures';
 import type { Quota, RateLimitEngine } from '@keyplane/ratelimit';
 import type { AppDeps } from '../src/http/app.ts';
@@ -20,6 +21,8 @@ export interface Variant {
   analyticsQuota?: Quota;
   /** Days of analytics the server keeps (the test app keeps everything). */
   analyticsRetentionDays?: number;
+  /** Smaller workspace limits than the defaults, so that a test reaches one (docs/contract.md#limits). */
+  limits?: Partial<WorkspaceLimits>;
 }
 
 /**
@@ -59,7 +62,7 @@ export async function withServerOn<T>(
  * large inputs, rate-limit windows and queries reaching past the retention.
  */
 function variantDeps(api: Api, variant: Variant): Partial<AppDeps> {
-  const { now, rateLimiter, workspaceRateLimit, analyticsQuota, analyticsRetentionDays } = variant;
+  const { now, rateLimiter, workspaceRateLimit, analyticsQuota, analyticsRetentionDays, limits } = variant;
   const services: Services = {
     ...api.services,
     ...(now === undefined ? {} : { now: () => now }),
@@ -67,6 +70,7 @@ function variantDeps(api: Api, variant: Variant): Partial<AppDeps> {
     ...(workspaceRateLimit === undefined ? {} : { workspaceRateLimit }),
     ...(analyticsQuota === undefined ? {} : { analyticsQuota }),
     ...(analyticsRetentionDays === undefined ? {} : { analyticsRetentionDays }),
+    ...(limits === undefined ? {} : { limits: { ...api.services.limits, ...limits } }),
   };
   return {
     services,

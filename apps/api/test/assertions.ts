@@ -20,6 +20,12 @@ export function expectProblem(reply: ErrorReply, status: number, type: string): 
   expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/${type}`);
 }
 
+/** A 412 for one of the limits of docs/contract.md#limits, its detail saying what is bounded (`A workspace may hold at most 5 roles`). */
+export function expectLimitExceeded(reply: ErrorReply, bound: string): void {
+  expectProblem(reply, 412, 'service/application/precondition_failed');
+  expect(reply.body.error.detail).toContain(`${bound}, and this request would exceed that.`);
+}
+
 /** A 403 whose detail names exactly these missing permissions, in this order. */
 export function expectMissingPermissions(reply: ErrorReply, ...missing: string[]): void {
   expect(reply.status).toBe(403);

@@ -25,7 +25,7 @@ describe('the typed tRPC client', () => {
 
   it('reaches internal procedures that /v2 does not serve', async () => {
     const client = createKeyplaneClient({ baseUrl, rootKey: workspace.rootKey });
-    const { rootKeys } = await client.rootKeys.listRootKeys.query();
+    const { data: rootKeys } = await client.rootKeys.listRootKeys.query();
     expect(rootKeys.map((rootKey) => rootKey.name)).toContain('bootstrap');
     expect(JSON.stringify(rootKeys)).not.toContain(workspace.rootKey);
   });

@@ -42,6 +42,8 @@ const client = createTRPCClient<AppRouter>({
       fetch: fetchFromServer,
       // Queries go by POST too: analytics SQL and filters stay out of URLs and access logs.
       methodOverride: 'POST',
+      // The server takes batches of at least 10 calls (LIMIT_TRPC_BATCH_SIZE, docs/contract.md#limits).
+      maxItems: 10,
       // The server's CSRF guard for cookie-authenticated calls: a cross-site form cannot set it.
       headers: { 'x-keyplane-dashboard': '1' },
     }),

@@ -112,11 +112,11 @@ describe.skipIf(!chromiumInstalled)('safe destructive actions', () => {
     await dialog.getByRole('button', { name: 'Revoke root key' }).click();
     await own.page.getByRole('button', { name: 'Sign in' }).waitFor();
     await own.page.getByText('the root key you signed in with was revoked').waitFor();
-    const listed = await dashboard.internal<{ rootKeys: { rootKeyId: string; revokedAt: number | null }[] }>(
+    const listed = await dashboard.internal<{ data: { rootKeyId: string; revokedAt: number | null }[] }>(
       'rootKeys.listRootKeys',
       undefined,
     );
-    expect(listed.rootKeys.find((rootKey) => rootKey.rootKeyId === own.rootKeyId)?.revokedAt).not.toBeNull();
+    expect(listed.data.find((rootKey) => rootKey.rootKeyId === own.rootKeyId)?.revokedAt).not.toBeNull();
     await own.page.close();
 
     // Revoking another root key says nothing of the session.
@@ -382,11 +382,11 @@ describe.skipIf(!chromiumInstalled)('safe destructive actions', () => {
     await keepScreenshot(page, '21-root-key-scope-search');
     await dialog.getByRole('button', { name: 'Create', exact: true }).click();
     await page.getByTestId('new-secret').waitFor();
-    const listed = await dashboard.internal<{ rootKeys: { name: string | null; permissions: string[] }[] }>(
+    const listed = await dashboard.internal<{ data: { name: string | null; permissions: string[] }[] }>(
       'rootKeys.listRootKeys',
       undefined,
     );
-    expect(listed.rootKeys.find((rootKey) => rootKey.name === 'reads-the-late-api')?.permissions).toEqual([
+    expect(listed.data.find((rootKey) => rootKey.name === 'reads-the-late-api')?.permissions).toEqual([
       `api.${lateId}.read_key`,
     ]);
   });

@@ -1,4 +1,4 @@
-import { bootstrapWorkspace, createKey } from '@keyplane/core';
+import { bootstrapWorkspace, createKey, DEFAULT_WORKSPACE_LIMITS } from '@keyplane/core';
 import { createApi, createChangeLog, keyCreationStore, rows, sql, workspaceStore } from '@keyplane/db';
 import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
 import pg from 'pg';
@@ -22,7 +22,7 @@ async function keyWithCredits(remaining: number | null): Promise<string> {
   const { workspaceId } = await em.transactional((tx) => bootstrapWorkspace(workspaceStore(tx), { name: 'credits' }));
   const apiId = await createApi(em, workspaceId, 'credits');
   const { keyId } = await em.transactional((tx) =>
-    createKey(keyCreationStore(tx, createChangeLog()), {
+    createKey(keyCreationStore(tx, createChangeLog(), DEFAULT_WORKSPACE_LIMITS), {
       workspaceId,
       apiId,
       credits: { remaining },

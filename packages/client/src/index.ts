@@ -88,6 +88,8 @@ function createClient<TRoot extends AnyTRPCRootTypes, TRecord extends TRPCRouter
       httpBatchLink<AnyTRPCRouter>({
         url: `${options.baseUrl.replace(/\/$/, '')}/trpc`,
         methodOverride: 'POST',
+        // The server takes batches of at least 10 calls (LIMIT_TRPC_BATCH_SIZE, docs/contract.md#limits).
+        maxItems: 10,
         headers: { authorization: `Bearer ${options.rootKey}` },
         fetch: options.fetch,
       }),

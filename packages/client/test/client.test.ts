@@ -40,7 +40,7 @@ describe('batching', () => {
     const keyplane = createKeyplaneClient({ baseUrl: server.url, rootKey, fetch });
     const { apiId } = await keyplane.apis.createApi.mutate({ name: 'batched' });
     requests.length = 0;
-    const [api, { rootKeys }] = await Promise.all([
+    const [api, { data: rootKeys }] = await Promise.all([
       keyplane.apis.getApi.query({ apiId }),
       keyplane.rootKeys.listRootKeys.query(),
     ]);

@@ -202,3 +202,38 @@ describe('REDIS_URL and REDIS_CLUSTER_NODES', () => {
     expect(load).toThrow(/REDIS_CLUSTER_NODES: set either it or REDIS_URL, not both/);
   });
 });
+
+describe('the LIMIT_ variables (docs/operations.md#limits)', () => {
+  it('have the documented defaults', () => {
+    expect(loadEnv({})).toMatchObject({
+      LIMIT_RATELIMIT_NAMESPACES: 1000,
+      LIMIT_RATELIMIT_OVERRIDES: 10_000,
+      LIMIT_RATELIMIT_WILDCARD_OVERRIDES: 100,
+      LIMIT_ROLES: 1000,
+      LIMIT_PERMISSIONS: 10_000,
+      LIMIT_TRPC_BATCH_SIZE: 10,
+    });
+  });
+
+  it('take whole numbers', () => {
+    expect(loadEnv({ LIMIT_ROLES: '5000', LIMIT_TRPC_BATCH_SIZE: '25' })).toMatchObject({
+      LIMIT_ROLES: 5000,
+      LIMIT_TRPC_BATCH_SIZE: 25,
+    });
+  });
+
+  it.each([
+    ['LIMIT_PERMISSIONS', '0'],
+    ['LIMIT_ROLES', 'many'],
+    ['LIMIT_RATELIMIT_WILDCARD_OVERRIDES', '10001'],
+    ['LIMIT_TRPC_BATCH_SIZE', '9'],
+  ])('refuse %s=%s, naming the variable', (name, value) => {
+    expect(() => loadEnv({ [name]: value })).toThrow(new RegExp(`${name}: `));
+  });
+
+  it('refuse a batch limit the dashboard could not work with, saying why', () => {
+    expect(() => loadEnv({ LIMIT_TRPC_BATCH_SIZE: '5' })).toThrow(
+      /the dashboard and @keyplane\/client send batches of up to 10 calls/,
+    );
+  });
+});

@@ -90,6 +90,9 @@ const redisUrl = optionalString.transform((value, ctx): string | RedisCluster | 
   return { nodes, username: username || undefined, password };
 });
 
+/** A bound of docs/contract.md#limits: a whole number from 1 to `max`, `byDefault` when unset. */
+const limitOf = (byDefault: number, max: number) => z.coerce.number().int().min(1).max(max).default(byDefault);
+
 /**
  * Which proxies in front of the server are trusted to say who connected to them: none (`false`), a
  * number of hops (`true` is one), or the proxies' own addresses and CIDR ranges.
@@ -233,6 +236,28 @@ const envSchema = z.object({
       .transform((list) => list.split(',').map(Number))
       .optional(),
   ),
+  // What one workspace may hold, and what one request may ask (docs/contract.md#limits; raising
+  // them: docs/operations.md#limits). Each is checked when rows are added, never when they are used.
+  /** Live rate-limit namespaces per workspace. */
+  LIMIT_RATELIMIT_NAMESPACES: limitOf(1000, 1_000_000),
+  /** Live overrides per namespace, exact and wildcard together. */
+  LIMIT_RATELIMIT_OVERRIDES: limitOf(10_000, 10_000_000),
+  /** Live wildcard overrides per namespace: each identifier without one of its own is matched against every one. */
+  LIMIT_RATELIMIT_WILDCARD_OVERRIDES: limitOf(100, 10_000),
+  /** Roles per workspace. */
+  LIMIT_ROLES: limitOf(1000, 1_000_000),
+  /** Permissions per workspace. */
+  LIMIT_PERMISSIONS: limitOf(10_000, 1_000_000),
+  /**
+   * Calls in one `/trpc` batch. At least 10: the dashboard and `@keyplane/client` send batches of up
+   * to 10 calls.
+   */
+  LIMIT_TRPC_BATCH_SIZE: z.coerce
+    .number()
+    .int()
+    .min(10, 'must be at least 10: the dashboard and @keyplane/client send batches of up to 10 calls')
+    .max(1000)
+    .default(10),
   /**
    * Webhook endpoints one workspace may have (docs/contract.md#limits): every event is written once
    * per matching endpoint in the transaction of the change, so this bounds what one change writes.

@@ -1,3 +1,5 @@
+import type { LimitedResource } from './limits.ts';
+
 /** Where a bad input was found, for the `errors[]` of a 400 answer. */
 export interface FieldError {
   location: string;
@@ -136,6 +138,32 @@ export const permissionExists = (slug: string) =>
 
 export const namespaceExists = (name: string) =>
   conflict('ratelimit_namespace', `A namespace named '${name}' already exists.`);
+
+/** Who holds what, for each bound's wording; `configured`: an operator sets it (LIMIT_*). */
+const LIMITED: Record<LimitedResource, { holder: string; things: string; configured: boolean }> = {
+  ratelimitNamespaces: { holder: 'A workspace', things: 'rate-limit namespaces', configured: true },
+  ratelimitOverrides: { holder: 'A namespace', things: 'overrides', configured: true },
+  ratelimitWildcardOverrides: { holder: 'A namespace', things: 'wildcard overrides', configured: true },
+  roles: { holder: 'A workspace', things: 'roles', configured: true },
+  permissions: { holder: 'A workspace', things: 'permissions', configured: true },
+  keyRoles: { holder: 'A key', things: 'roles', configured: false },
+  keyPermissions: { holder: 'A key', things: 'direct permissions', configured: false },
+  keyRolePermissions: { holder: "A key's roles", things: 'permissions between them', configured: false },
+};
+
+/**
+ * A change that would take a workspace, a namespace or a key past one of its bounds
+ * (docs/contract.md#limits): a 412, as for every bound reached, naming the bound; nothing is changed.
+ */
+export function limitExceeded(resource: LimitedResource, limit: number): DomainError {
+  const { holder, things, configured } = LIMITED[resource];
+  const remedy = configured
+    ? 'Delete some that are no longer needed, or ask the operator of this server to raise the limit.'
+    : 'Take some away first.';
+  return preconditionFailed(
+    `${holder} may hold at most ${limit} ${things}, and this request would exceed that. ${remedy}`,
+  );
+}
 
 /** Failed dashboard sign-ins one client address may make per window (SIGN_IN_THROTTLE_WINDOW_SECONDS). */
 export const SIGN_IN_FAILURES_ALLOWED = 10;

@@ -53,6 +53,7 @@ export * from './keyPrefix.ts';
 export * from './keyStatus.ts';
 export { DEFAULT_KEY_BYTES, type GeneratedKey, generateKey, hashKey } from './keys.ts';
 export { type CreditsChange, type CreditsPatch, planCreditsChange } from './keyUpdates.ts';
+export * from './limits.ts';
 export * from './namespaceRatelimits.ts';
 export * from './permissions.ts';
 export * from './rootKeyExpiry.ts';

@@ -14,6 +14,34 @@ export interface RatelimitOverrideRule {
 
 export const WILDCARD = '*';
 
+/**
+ * A wildcard pattern taken apart once, so that matching it is one left-to-right pass over the
+ * identifier: the literal text before the first `*` and after the last one, and the literal runs
+ * between them, each with its KMP failure table.
+ */
+export interface CompiledWildcard {
+  /** The pattern as written. */
+  text: string;
+  /** False for a text without `*`, which matches only itself. */
+  wildcard: boolean;
+  prefix: string;
+  suffix: string;
+  middle: readonly LiteralRun[];
+  /** Characters other than `*`: how specific the pattern is, and the shortest identifier it can match. */
+  literalLength: number;
+}
+
+interface LiteralRun {
+  text: string;
+  /** `failure[i]`: the length of the longest proper prefix of `text[0..i]` that is also its suffix. */
+  failure: Int32Array;
+}
+
+/** A pattern override with its pattern compiled: what a namespace snapshot holds, best first. */
+export interface PatternOverride extends RatelimitOverrideRule {
+  pattern: CompiledWildcard;
+}
+
 /** What limiting knows of a namespace: what nodes cache, by the id or the name a request named it by. */
 export interface RatelimitNamespaceSnapshot {
   workspaceId: string;
@@ -21,8 +49,11 @@ export interface RatelimitNamespaceSnapshot {
   name: string;
   /** Limiting on a deleted namespace answers 410. */
   deleted: boolean;
-  /** The live overrides whose identifier is a `*` pattern. */
-  patternOverrides: RatelimitOverrideRule[];
+  /**
+   * The live overrides whose identifier is a `*` pattern, in the order they take precedence
+   * (`compilePatternOverrides`): the first that matches applies.
+   */
+  patternOverrides: PatternOverride[];
   /** How many live overrides name an identifier exactly: with none, no identifier needs a lookup. */
   exactOverrides: number;
 }
@@ -31,67 +62,130 @@ export function isWildcardPattern(identifier: string): boolean {
   return identifier.includes(WILDCARD);
 }
 
+function failureTable(text: string): Int32Array {
+  const failure = new Int32Array(text.length);
+  let border = 0;
+  for (let index = 1; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    while (border > 0 && code !== text.charCodeAt(border)) border = failure[border - 1] as number;
+    if (code === text.charCodeAt(border)) border += 1;
+    failure[index] = border;
+  }
+  return failure;
+}
+
+export function compileWildcard(pattern: string): CompiledWildcard {
+  const parts = pattern.split(WILDCARD);
+  const prefix = parts[0] ?? '';
+  if (parts.length === 1) {
+    return { text: pattern, wildcard: false, prefix, suffix: '', middle: [], literalLength: pattern.length };
+  }
+  const suffix = parts[parts.length - 1] ?? '';
+  const middle = parts
+    .slice(1, -1)
+    .filter((run) => run.length > 0)
+    .map((run) => ({ text: run, failure: failureTable(run) }));
+  return { text: pattern, wildcard: true, prefix, suffix, middle, literalLength: pattern.length - parts.length + 1 };
+}
+
+/**
+ * Where `run` first occurs wholly within `text[from, end)`, or -1: Knuth-Morris-Pratt, which reads
+ * each character of the text once and never steps back.
+ */
+function findRun(text: string, run: LiteralRun, from: number, end: number): number {
+  const length = run.text.length;
+  let matched = 0;
+  for (let index = from; index < end; index += 1) {
+    const code = text.charCodeAt(index);
+    while (matched > 0 && code !== run.text.charCodeAt(matched)) matched = run.failure[matched - 1] as number;
+    if (code === run.text.charCodeAt(matched)) matched += 1;
+    if (matched === length) return index - length + 1;
+  }
+  return -1;
+}
+
+/**
+ * Whether the identifier matches the compiled pattern as a whole. The prefix and the suffix are
+ * compared in place, then each literal run is found leftmost after the one before it (taking the
+ * earliest occurrence never loses a match, as `*` takes up whatever lies between). Each search
+ * starts where the last one ended, so the identifier is read once: O(pattern + identifier)
+ * (docs/contract.md#limits), where backtracking costs pattern × identifier and a regular
+ * expression built from a pattern can cost exponentially more; patterns are written by callers.
+ */
+export function matchesCompiledWildcard(pattern: CompiledWildcard, identifier: string): boolean {
+  if (!pattern.wildcard) return identifier === pattern.text;
+  if (identifier.length < pattern.literalLength) return false;
+  if (!identifier.startsWith(pattern.prefix) || !identifier.endsWith(pattern.suffix)) return false;
+  let from = pattern.prefix.length;
+  const end = identifier.length - pattern.suffix.length;
+  for (const run of pattern.middle) {
+    const at = findRun(identifier, run, from, end);
+    if (at < 0) return false;
+    from = at + run.text.length;
+  }
+  return true;
+}
+
 /**
  * Whether `identifier` matches `pattern` as a whole (anchored at both ends), case-sensitively,
- * `*` matching any sequence. Greedy matching that backtracks only to the last `*`: at most
- * pattern × identifier steps, where a regular expression built from a pattern like `*a*a*a*…b`
- * can backtrack exponentially, and patterns are written by API callers.
+ * `*` matching any sequence, in one pass (`matchesCompiledWildcard`).
  */
 export function matchesWildcard(pattern: string, identifier: string): boolean {
-  let p = 0;
-  let i = 0;
-  let lastStar = -1;
-  let resumeAt = 0;
-  while (i < identifier.length) {
-    if (p < pattern.length && pattern[p] === WILDCARD) {
-      lastStar = p;
-      resumeAt = i;
-      p += 1;
-    } else if (p < pattern.length && pattern[p] === identifier[i]) {
-      p += 1;
-      i += 1;
-    } else if (lastStar >= 0) {
-      // Let the last `*` swallow one more character and retry the rest of the pattern after it.
-      p = lastStar + 1;
-      resumeAt += 1;
-      i = resumeAt;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.length && pattern[p] === WILDCARD) p += 1;
-  return p === pattern.length;
-}
-
-/** How specific a wildcard pattern is: its literal (non-`*`) characters. */
-function literalLength(pattern: string): number {
-  let count = 0;
-  for (const character of pattern) if (character !== WILDCARD) count += 1;
-  return count;
+  return matchesCompiledWildcard(compileWildcard(pattern), identifier);
 }
 
 /**
- * The override that applies to `identifier`, if any: an exact match first; otherwise, of the
- * wildcard patterns that match, the most specific (most literal characters), then the oldest
- * (lowest id: ids sort by creation). The reference product takes "the first" wildcard in an
- * unspecified order; a stable choice means every node and every request picks the same one.
+ * The pattern overrides compiled, in the order they take precedence: the most specific (most
+ * literal characters) first, then the oldest (lowest id: ids sort by creation). The reference
+ * product takes "the first" wildcard in an unspecified order; a stable choice means every node and
+ * every request picks the same one.
+ */
+export function compilePatternOverrides<TOverride extends RatelimitOverrideRule>(
+  overrides: readonly TOverride[],
+): (TOverride & PatternOverride)[] {
+  return overrides
+    .filter((override) => isWildcardPattern(override.identifier))
+    .map((override) => ({ ...override, pattern: compileWildcard(override.identifier) }))
+    .sort((a, b) => b.pattern.literalLength - a.pattern.literalLength || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** The first pattern override (in precedence order) that matches the identifier. */
+function firstMatching<TOverride extends PatternOverride>(
+  patterns: readonly TOverride[],
+  identifier: string,
+): TOverride | undefined {
+  for (const override of patterns) if (matchesCompiledWildcard(override.pattern, identifier)) return override;
+  return undefined;
+}
+
+/** The namespace's pattern override that applies to an identifier without an exact one, if any. */
+export function patternOverrideFor(
+  namespace: RatelimitNamespaceSnapshot,
+  identifier: string,
+): PatternOverride | undefined {
+  return firstMatching(namespace.patternOverrides, identifier);
+}
+
+/**
+ * The override that applies to `identifier`, if any: an exact match first; otherwise the matching
+ * pattern that takes precedence (`compilePatternOverrides`).
  */
 export function selectOverride<TOverride extends RatelimitOverrideRule>(
   overrides: readonly TOverride[],
   identifier: string,
 ): TOverride | undefined {
-  let best: TOverride | undefined;
-  let bestLiterals = -1;
-  for (const override of overrides) {
-    if (override.identifier === identifier) return override;
-    if (!isWildcardPattern(override.identifier) || !matchesWildcard(override.identifier, identifier)) continue;
-    const literals = literalLength(override.identifier);
-    if (literals > bestLiterals || (literals === bestLiterals && best !== undefined && override.id < best.id)) {
-      best = override;
-      bestLiterals = literals;
-    }
-  }
-  return best;
+  const exact = overrides.find((override) => override.identifier === identifier);
+  return exact ?? firstMatching(compilePatternOverrides(overrides), identifier);
+}
+
+/**
+ * An upper bound on the characters read to match the identifier against every pattern of the
+ * namespace: what limiting budgets per turn of the event loop.
+ */
+export function patternMatchingCost(namespace: RatelimitNamespaceSnapshot, identifier: string): number {
+  let cost = 0;
+  for (const override of namespace.patternOverrides) cost += identifier.length + override.pattern.literalLength;
+  return cost;
 }
 
 /**
@@ -105,7 +199,7 @@ export function findApplicableOverride(
   identifier: string,
   findExact: (namespaceId: string, identifier: string) => MaybePromise<RatelimitOverrideRule | undefined>,
 ): MaybePromise<RatelimitOverrideRule | undefined> {
-  const byPattern = () => selectOverride(namespace.patternOverrides, identifier);
+  const byPattern = () => firstMatching(namespace.patternOverrides, identifier);
   if (namespace.exactOverrides === 0) return byPattern();
   const exact = findExact(namespace.id, identifier);
   return exact instanceof Promise ? exact.then((found) => found ?? byPattern()) : (exact ?? byPattern());

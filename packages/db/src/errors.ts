@@ -1,3 +1,5 @@
+import type { LimitedResource } from '@keyplane/core';
+
 /**
  * What data access reports when a write cannot happen as asked; reads answer `undefined` instead.
  * Plain facts about rows, not public errors: the procedures turn them into the contract's answers
@@ -29,5 +31,18 @@ export class RowExists extends Error {
     this.name = 'RowExists';
     this.kind = kind;
     this.reference = reference;
+  }
+}
+
+/** A write would take a workspace, a namespace or a key past one of its bounds (docs/contract.md#limits). */
+export class LimitReached extends Error {
+  readonly resource: LimitedResource;
+  readonly limit: number;
+
+  constructor(resource: LimitedResource, limit: number) {
+    super(`at most ${limit} ${resource}`);
+    this.name = 'LimitReached';
+    this.resource = resource;
+    this.limit = limit;
   }
 }

@@ -4,7 +4,7 @@ import { RowExists } from './errors.ts';
 import type { ChangeLog } from './invalidation.ts';
 import { ratelimitsOf } from './keyFragments.ts';
 import type { KeyRatelimit } from './keys.ts';
-import { amongIds, containsAny, type PageQuery, startingAt } from './listing.ts';
+import { amongIds, budgetedPageLength, type ChosenPage, containsAny, type PageQuery, startingAt } from './listing.ts';
 import { namedBy } from './lookup.ts';
 import { replaceRatelimits } from './ratelimits.ts';
 import { type EntityManager, sql, typed } from './sql.ts';
@@ -100,14 +100,19 @@ export async function findIdentity(
 
 /**
  * One page of the workspace's live identities in id order, optionally only those whose id or
- * externalId contains `search` (any letter case).
+ * externalId contains `search` (any letter case): at most `query.count - 1` identities whose
+ * meta takes at most `maxBytes` between them (one identity at least, whatever its meta), chosen
+ * by the size of their meta before any is read.
  */
 export async function listIdentities(
   em: EntityManager,
   workspaceId: string,
   query: PageQuery,
-): Promise<IdentityRecord[]> {
-  const found = await identities(em)
+  maxBytes: number,
+): Promise<ChosenPage<IdentityRecord>> {
+  const candidates = await typed(em)
+    .selectFrom('identities as i')
+    .select(['i.id', sql<number>`coalesce(octet_length(i.meta::text), 0)`.as('meta_bytes')])
     .where('i.workspace_id', '=', workspaceId)
     .where('i.deleted_at', 'is', null)
     .where(amongIds('i.id', query.ids))
@@ -116,7 +121,14 @@ export async function listIdentities(
     .orderBy('i.id')
     .limit(query.count)
     .execute();
-  return found.map(identityRecord);
+  const length = budgetedPageLength(
+    candidates.map((candidate) => candidate.meta_bytes),
+    query.count - 1,
+    maxBytes,
+  );
+  const ids = candidates.slice(0, length).map((candidate) => candidate.id);
+  const found = ids.length === 0 ? [] : await identities(em).where('i.id', 'in', ids).orderBy('i.id').execute();
+  return { rows: found.map(identityRecord), nextId: candidates[length]?.id };
 }
 
 /**

@@ -42,7 +42,7 @@ export {
   loadServerSecret,
 } from './dashboardSessions.ts';
 export * from './entities/index.ts';
-export { RowExists, RowNotFound } from './errors.ts';
+export { LimitReached, RowExists, RowNotFound } from './errors.ts';
 export { createEventPartitions } from './eventPartitions.ts';
 export { type EventRows, type EventTable, rowsOf } from './eventTable.ts';
 export { type EventTransaction, eventTransaction } from './eventTransaction.ts';
@@ -67,11 +67,11 @@ export { creditsStateOf, findKeyDetails, type KeyDetails, type KeyPageQuery, lis
 export { deleteKey, keyCreditsStore, keyRerollStore } from './keyLifecycle.ts';
 export { createKeyMigration, keyMigrationStore } from './keyMigrations.ts';
 export {
-  type BeforeCreatingPermissions,
   changeKeyPermissions,
   changeKeyRoles,
   findKeyGrants,
   type LinkOperation,
+  type PermissionCreation,
   type PermissionRecord,
   type RoleRecord,
 } from './keyRbac.ts';
@@ -83,12 +83,13 @@ export {
   type KeyTableFilter,
   type KeyTablePage,
   type KeyTableQuery,
+  type KeyTableRow,
   type KeyTableSort,
   listKeyTablePage,
 } from './keyTable.ts';
 export { type KeyChanges, updateKey } from './keyUpdates.ts';
 export { lazyFork } from './lazyFork.ts';
-export { containsAny, type PageQuery, startingAt } from './listing.ts';
+export { type ChosenPage, containsAny, type PageQuery, startingAt } from './listing.ts';
 export { createOrm, migrate, type Orm, type OrmOptions, ormConfig, pendingMigrations } from './orm.ts';
 export {
   createPermission,
@@ -131,6 +132,7 @@ export {
 } from './roles.ts';
 export {
   findRootKeyByHash,
+  listRootKeyPage,
   listRootKeys,
   type RootKeyListing,
   type RootKeyRecord,

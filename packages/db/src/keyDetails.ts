@@ -2,7 +2,7 @@ import type { CreditsState, KeyIdentity, RatelimitConfig } from '@keyplane/core'
 import type { Selectable } from 'kysely';
 import type { Database } from './entities/database.ts';
 import { permissionSlugsOf, ratelimitsOf, roleNamesOf } from './keyFragments.ts';
-import { containsAny, type PageQuery, startingAt } from './listing.ts';
+import { budgetedPageLength, type ChosenPage, containsAny, type PageQuery, startingAt } from './listing.ts';
 import { type EntityManager, sql, typed } from './sql.ts';
 
 /** Everything the management API shows about a key (`KeyResponseData`), as stored. */
@@ -148,15 +148,18 @@ export interface KeyPageQuery extends PageQuery {
 }
 
 /**
- * Live keys of a live API of the workspace in id order, with everything shown about each, in ONE
- * statement whatever the page size: the page of keys is chosen first (on the `(api_id, id)`
- * index), and only those rows get their permissions, roles, identity and limits.
+ * Live keys of a live API of the workspace in id order, with everything shown about each: at most
+ * `query.count - 1` keys whose details take at most `maxBytes` between them (one key at least,
+ * whatever it carries). The candidates are chosen first (on the `(api_id, id)` index), and only
+ * they get their permissions, roles, identity and limits; the database weighs each candidate's
+ * details, and only the keys that fit the page are read.
  */
 export async function listKeyDetails(
   em: EntityManager,
   workspaceId: string,
   query: KeyPageQuery,
-): Promise<KeyDetails[]> {
+  maxBytes: number,
+): Promise<ChosenPage<KeyDetails>> {
   const db = typed(em);
   let page = db
     .selectFrom('keys as p')
@@ -176,11 +179,27 @@ export async function listKeyDetails(
       .where('deleted_at', 'is', null);
     page = page.where('p.identity_id', '=', identity);
   }
-  const found = await db
-    .selectFrom(page.orderBy('p.id').limit(query.count).as('k'))
-    .leftJoin('identities as i', (join) => join.onRef('i.id', '=', 'k.identity_id').on('i.deleted_at', 'is', null))
-    .select(keyDetailsColumns)
-    .orderBy('k.id')
+  const details = (candidates: typeof page) =>
+    db
+      .selectFrom(candidates.as('k'))
+      .leftJoin('identities as i', (join) => join.onRef('i.id', '=', 'k.identity_id').on('i.deleted_at', 'is', null))
+      .select(keyDetailsColumns);
+  const weighed = await db
+    .selectFrom(details(page.orderBy('p.id').limit(query.count)).as('d'))
+    .select(['d.id', sql<number>`octet_length(row_to_json(d)::text)`.as('bytes')])
+    .orderBy('d.id')
     .execute();
-  return found.map(keyDetailsOf);
+  const length = budgetedPageLength(
+    weighed.map((candidate) => candidate.bytes),
+    query.count - 1,
+    maxBytes,
+  );
+  const ids = weighed.slice(0, length).map((candidate) => candidate.id);
+  const found =
+    ids.length === 0
+      ? []
+      : await details(page.where('p.id', 'in', ids))
+          .orderBy('k.id')
+          .execute();
+  return { rows: found.map(keyDetailsOf), nextId: weighed[length]?.id };
 }

@@ -1,9 +1,10 @@
-import { type ImportedKey, type KeyMigrationStore, newId } from '@keyplane/core';
+import { type ImportedKey, type KeyMigrationStore, newId, type WorkspaceLimits } from '@keyplane/core';
 import { findApi } from './apis.ts';
 import { KeyMigration } from './entities/index.ts';
 import type { ChangeLog } from './invalidation.ts';
 import { ensureRoles, findPermissions } from './keyRbac.ts';
 import { ensureIdentities, ensurePermissions } from './keys.ts';
+import { requireKeyRolesWithinLimit } from './limits.ts';
 import { type EntityManager, rows, sql, typed } from './sql.ts';
 
 /**
@@ -20,8 +21,15 @@ export async function createKeyMigration(
   return migration.id;
 }
 
-/** What core's migrateKeys and completeKeyMigration read and write, on the transaction `tx`; changes are announced on `changeLog`. */
-export function keyMigrationStore(tx: EntityManager, changeLog: ChangeLog): KeyMigrationStore {
+/**
+ * What core's migrateKeys and completeKeyMigration read and write, on the transaction `tx`; changes
+ * are announced on `changeLog`. Missing roles and permissions are created within the workspace's `workspaceLimits`.
+ */
+export function keyMigrationStore(
+  tx: EntityManager,
+  changeLog: ChangeLog,
+  workspaceLimits: WorkspaceLimits,
+): KeyMigrationStore {
   return {
     findApi: (workspaceId, apiId) => findApi(tx, workspaceId, apiId),
     findMigration: (workspaceId, migrationId) =>
@@ -39,7 +47,8 @@ export function keyMigrationStore(tx: EntityManager, changeLog: ChangeLog): KeyM
         .execute();
       return taken.map((key) => key.hash);
     },
-    insertImportedKeys: (workspaceId, target, keys) => insertImportedKeys(tx, changeLog, workspaceId, target, keys),
+    insertImportedKeys: (workspaceId, target, keys) =>
+      insertImportedKeys(tx, changeLog, workspaceLimits, { workspaceId, ...target }, keys),
     rehashKey: (workspaceId, migrationId, rehash) => rehashKey(tx, changeLog, workspaceId, migrationId, rehash),
   };
 }
@@ -52,11 +61,12 @@ export function keyMigrationStore(tx: EntityManager, changeLog: ChangeLog): KeyM
 async function insertImportedKeys(
   tx: EntityManager,
   changeLog: ChangeLog,
-  workspaceId: string,
-  target: { apiId: string; migrationId: string },
+  workspaceLimits: WorkspaceLimits,
+  target: { workspaceId: string; apiId: string; migrationId: string },
   keys: ImportedKey[],
 ): Promise<Set<string>> {
   if (keys.length === 0) return new Set();
+  const { workspaceId } = target;
   // In hash order, so that concurrent imports of overlapping keys lock them in one order.
   const ordered = [...keys].sort((a, b) => (a.storedHash < b.storedHash ? -1 : a.storedHash > b.storedHash ? 1 : 0));
   const identities = await ensureIdentities(
@@ -99,9 +109,10 @@ async function insertImportedKeys(
     tx,
     workspaceId,
     done.flatMap(({ key }) => key.roles ?? []),
+    workspaceLimits.roles,
   );
   const slugs = done.flatMap(({ key }) => key.permissions ?? []);
-  await ensurePermissions(tx, workspaceId, slugs);
+  await ensurePermissions(tx, workspaceId, slugs, workspaceLimits.permissions);
   const permissionIds = new Map(
     (await findPermissions(tx, workspaceId, slugs)).map((permission) => [permission.slug, permission.id]),
   );
@@ -125,6 +136,7 @@ async function insertImportedKeys(
         select t."keyId", t."roleId", now() from jsonb_to_recordset(${JSON.stringify(roleLinks)}::jsonb)
           as t("keyId" text, "roleId" text)`,
     );
+    await requireKeyRolesWithinLimit(tx, [...new Set(roleLinks.map((link) => link.keyId))]);
   }
   if (permissionLinks.length > 0) {
     await rows(

@@ -1,4 +1,4 @@
-import { newId } from '@keyplane/core';
+import { MAX_KEY_PERMISSIONS, MAX_KEY_ROLES, newId } from '@keyplane/core';
 import type { Selectable } from 'kysely';
 import type { Database } from './entities/database.ts';
 import { RowNotFound } from './errors.ts';
@@ -6,6 +6,12 @@ import type { ChangeLog, Invalidation } from './invalidation.ts';
 import { directPermissionSlugsOf, roleNamesOf, rolePermissionsOf } from './keyFragments.ts';
 import { findKeyRecord, type KeyRecord } from './keyRecords.ts';
 import { ensurePermissions, findRoleIds } from './keys.ts';
+import {
+  lockWorkspaceBounds,
+  requireHoldersWithinLimit,
+  requireKeyRolesWithinLimit,
+  requireWithinLimit,
+} from './limits.ts';
 import { type EntityManager, rows, sql, typed } from './sql.ts';
 
 export interface PermissionRecord {
@@ -60,45 +66,57 @@ export async function findPermissions(
     .execute();
 }
 
-/** Called with the slugs that do not exist yet, before they are created; throws to refuse. */
-export type BeforeCreatingPermissions = (missing: string[]) => void;
+/** How a write may create the permission slugs it names that the workspace does not have yet. */
+export interface PermissionCreation {
+  /** Called with the missing slugs before any is created; throws to refuse them. */
+  allow: (missing: string[]) => void;
+  /** The most permissions the workspace may hold (docs/contract.md#limits). */
+  limit: number;
+}
 
 /**
- * The ids of the permissions with these slugs, creating the missing ones after `beforeCreating`
- * allowed it. Set-based: a few statements whatever the number of slugs.
+ * The ids of the permissions with these slugs, creating the missing ones after `creation` allowed
+ * it and within its limit. Set-based: a few statements whatever the number of slugs.
  */
 export async function resolvePermissions(
   em: EntityManager,
   workspaceId: string,
   slugs: string[],
-  beforeCreating: BeforeCreatingPermissions,
+  creation: PermissionCreation,
 ): Promise<string[]> {
   const existing = await findPermissions(em, workspaceId, slugs);
   const known = new Set(existing.map((permission) => permission.slug));
   const missing = [...new Set(slugs)].filter((slug) => !known.has(slug));
   if (missing.length === 0) return existing.map((permission) => permission.id);
-  beforeCreating(missing);
-  return ensurePermissions(em, workspaceId, slugs);
+  creation.allow(missing);
+  return ensurePermissions(em, workspaceId, slugs, creation.limit);
 }
 
-/** The roles with these names (name to id), creating the missing ones. */
+/**
+ * The roles with these names (name to id), creating the missing ones; the workspace may hold at
+ * most `limit` roles: past it nothing is created (LimitReached).
+ */
 export async function ensureRoles(
   em: EntityManager,
   workspaceId: string,
   names: string[],
+  limit: number,
 ): Promise<Map<string, string>> {
   if (names.length === 0) return new Map();
   // Sorted, as in ensurePermissions.
   const unique = [...new Set(names)].sort();
   const ids = unique.map(() => newId('role'));
+  await lockWorkspaceBounds(em, workspaceId);
   // Raw, as in ensurePermissions.
-  await rows(
+  const created = await rows(
     em,
     sql`
       insert into roles (id, workspace_id, name, created_at)
       select id, ${workspaceId}, name, now() from unnest(${ids}::text[], ${unique}::text[]) as t(id, name)
-      on conflict (workspace_id, name) do nothing`,
+      on conflict (workspace_id, name) do nothing
+      returning id`,
   );
+  if (created.length > 0) requireWithinLimit('roles', limit, await countRoles(em, workspaceId), created.length);
   const found = await typed(em)
     .selectFrom('roles')
     .select(['id', 'name'])
@@ -115,7 +133,27 @@ const LINK_TABLES = {
   rolePermissions: { table: 'roles_permissions', owner: 'role_id', column: 'permission_id' },
 } as const;
 
-/** Applies the operation to the key's direct permission or role links. */
+/** How many roles the workspace holds. */
+export async function countRoles(em: EntityManager, workspaceId: string): Promise<number> {
+  const counted = await typed(em)
+    .selectFrom('roles')
+    .select(sql<number>`count(*)::int`.as('total'))
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirstOrThrow();
+  return counted.total;
+}
+
+/** What one key may hold of each (docs/contract.md#limits). */
+const KEY_LINK_LIMITS = {
+  permissions: { resource: 'keyPermissions', limit: MAX_KEY_PERMISSIONS },
+  roles: { resource: 'keyRoles', limit: MAX_KEY_ROLES },
+} as const;
+
+/**
+ * Applies the operation to the key's direct permission or role links. Adding may not take the key
+ * past what it may hold (LimitReached); the caller holds the key's row lock, so concurrent adds to
+ * one key count one after the other.
+ */
 export async function linkKey(
   em: EntityManager,
   keyId: string,
@@ -123,7 +161,16 @@ export async function linkKey(
   operation: LinkOperation,
   ids: string[],
 ): Promise<void> {
-  await applyLinks(em, links, keyId, operation, ids);
+  const added = await applyLinks(em, links, keyId, operation, ids);
+  if (added === 0) return;
+  const { table, owner } = LINK_TABLES[links];
+  const [counted] = await rows<{ total: number }>(
+    em,
+    sql`select count(*)::int as total from ${sql.table(table)} where ${sql.ref(owner)} = ${keyId}`,
+  );
+  const { resource, limit } = KEY_LINK_LIMITS[links];
+  requireWithinLimit(resource, limit, counted?.total ?? 0, added);
+  if (links === 'roles') await requireKeyRolesWithinLimit(em, [keyId]);
 }
 
 /** Applies the operation to the role's permission links. */
@@ -133,7 +180,8 @@ export async function linkRole(
   operation: LinkOperation,
   permissionIds: string[],
 ): Promise<void> {
-  await applyLinks(em, 'rolePermissions', roleId, operation, permissionIds);
+  const added = await applyLinks(em, 'rolePermissions', roleId, operation, permissionIds);
+  if (added > 0) await requireHoldersWithinLimit(em, roleId);
 }
 
 // Raw: one statement shape for the three link tables, named at run time, and the insert is set-based.
@@ -143,7 +191,7 @@ async function applyLinks(
   ownerId: string,
   operation: LinkOperation,
   ids: string[],
-): Promise<void> {
+): Promise<number> {
   const table = sql.table(LINK_TABLES[links].table);
   const owner = sql.ref(LINK_TABLES[links].owner);
   const column = sql.ref(LINK_TABLES[links].column);
@@ -156,15 +204,16 @@ async function applyLinks(
         and ${operation === 'remove' ? sql`` : sql`not`} (${column} = any(${ids}::text[]))`,
     );
   }
-  if (operation !== 'remove' && ids.length > 0) {
-    await rows(
-      em,
-      sql`
-        insert into ${table} (${owner}, ${column}, created_at)
-        select ${ownerId}, id, now() from unnest(${ids}::text[]) as t(id)
-        on conflict do nothing`,
-    );
-  }
+  if (operation === 'remove' || ids.length === 0) return 0;
+  const added = await rows(
+    em,
+    sql`
+      insert into ${table} (${owner}, ${column}, created_at)
+      select ${ownerId}, id, now() from unnest(${ids}::text[]) as t(id)
+      on conflict do nothing
+      returning 1`,
+  );
+  return added.length;
 }
 
 export type PermissionRow = Pick<Selectable<Database['permissions']>, 'id' | 'name' | 'slug' | 'description'>;
@@ -208,7 +257,7 @@ export async function keyDirectRoles(em: EntityManager, keyId: string): Promise<
 
 /**
  * Adds, removes or sets the key's direct permissions by slug, in one transaction, and returns them
- * afterwards. add and set create missing slugs, after `beforeCreating` allowed it (it throws
+ * afterwards. add and set create missing slugs, as `creation` allows (it throws
  * otherwise); remove answers 404 for a slug the workspace does not have.
  */
 export async function changeKeyPermissions(
@@ -217,20 +266,22 @@ export async function changeKeyPermissions(
   key: KeyRecord,
   operation: LinkOperation,
   slugs: string[],
-  beforeCreating: BeforeCreatingPermissions = () => {},
+  creation?: PermissionCreation,
 ): Promise<PermissionRecord[]> {
+  // Removing creates nothing: a slug the workspace does not have is a 404.
+  const resolving: PermissionCreation | undefined =
+    operation === 'remove'
+      ? {
+          allow: (missing) => {
+            throw new RowNotFound('permission', missing[0]);
+          },
+          limit: 0,
+        }
+      : creation;
+  if (!resolving) throw new Error('adding or setting permissions needs to know how to create missing ones');
   return em.transactional(async (tx) => {
     await lockKey(tx, key);
-    const permissionIds = await resolvePermissions(
-      tx,
-      key.workspaceId,
-      slugs,
-      operation === 'remove'
-        ? (missing) => {
-            throw new RowNotFound('permission', missing[0]);
-          }
-        : beforeCreating,
-    );
+    const permissionIds = await resolvePermissions(tx, key.workspaceId, slugs, resolving);
     await linkKey(tx, key.id, 'permissions', operation, permissionIds);
     await changeLog.announce(tx, keyInvalidation(key));
     return keyDirectPermissions(tx, key.id);

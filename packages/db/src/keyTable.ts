@@ -1,6 +1,6 @@
 import { LOW_CREDITS, latestRefillBoundary } from '@keyplane/core';
 import type { RawBuilder } from 'kysely';
-import { type KeyDetails, keyDetailsColumns, keyDetailsOf } from './keyDetails.ts';
+import { creditColumns, creditsStateOf, type KeyDetails } from './keyDetails.ts';
 import { containsAny } from './listing.ts';
 import { type EntityManager, sql, typed } from './sql.ts';
 
@@ -34,8 +34,20 @@ export interface KeyTableQuery {
   now: number;
 }
 
+/**
+ * A key as the table shows it: what it is, its status and credits and its identity, without what a
+ * key can carry in bulk (meta, permissions, roles, limits), so that a page's size is bounded by
+ * its number of rows (docs/contract.md#limits).
+ */
+export type KeyTableRow = Omit<
+  KeyDetails,
+  'meta' | 'permissions' | 'roles' | 'ratelimits' | 'ciphertext' | 'identity'
+> & {
+  identity: { id: string; externalId: string } | null;
+};
+
 export interface KeyTablePage {
-  keys: KeyDetails[];
+  keys: KeyTableRow[];
   /** Every key the search and filter match, over all pages. */
   total: number;
 }
@@ -132,10 +144,40 @@ export async function listKeyTablePage(
   const found = await db
     .selectFrom(matching.orderBy(ordering('c', query.sort)).offset(query.offset).limit(query.limit).as('k'))
     .leftJoin('identities as i', (join) => join.onRef('i.id', '=', 'k.identity_id').on('i.deleted_at', 'is', null))
-    .select(keyDetailsColumns)
+    .select([
+      'k.id',
+      'k.workspace_id',
+      'k.api_id',
+      'k.start',
+      'k.name',
+      'k.enabled',
+      'k.created_at',
+      'k.updated_at',
+      'k.last_used_at',
+      'k.expires_at',
+      ...creditColumns.map((column) => `k.${column}` as const),
+      'i.id as identity_id',
+      'i.external_id',
+    ])
     .orderBy(ordering('k', query.sort))
     .execute();
-  return { keys: found.map(keyDetailsOf), total: counted.total };
+  return {
+    keys: found.map((row) => ({
+      id: row.id,
+      workspaceId: row.workspace_id,
+      apiId: row.api_id,
+      start: row.start,
+      name: row.name,
+      enabled: row.enabled,
+      createdAt: row.created_at.getTime(),
+      updatedAt: row.updated_at?.getTime() ?? null,
+      lastUsedAt: row.last_used_at?.getTime() ?? null,
+      expires: row.expires_at?.getTime() ?? null,
+      credits: creditsStateOf(row),
+      identity: row.identity_id && row.external_id ? { id: row.identity_id, externalId: row.external_id } : null,
+    })),
+    total: counted.total,
+  };
 }
 
 /** The candidate row `c`'s status is the one asked for; low credits as core `hasLowCredits` says. */

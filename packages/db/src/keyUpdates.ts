@@ -2,7 +2,7 @@ import { type CreditsPatch, planCreditsChange } from '@keyplane/core';
 import type { Updateable } from 'kysely';
 import type { Database } from './entities/database.ts';
 import type { ChangeLog } from './invalidation.ts';
-import { type BeforeCreatingPermissions, keyInvalidation, linkKey, lockKey, resolvePermissions } from './keyRbac.ts';
+import { keyInvalidation, linkKey, lockKey, type PermissionCreation, resolvePermissions } from './keyRbac.ts';
 import type { KeyRecord } from './keyRecords.ts';
 import { ensureIdentity, findRoleIds, type KeyRatelimit } from './keys.ts';
 import { replaceRatelimits } from './ratelimits.ts';
@@ -22,27 +22,26 @@ export interface KeyChanges {
   ratelimits?: KeyRatelimit[];
   /** Replace the key's roles; every one must exist. */
   roles?: string[];
-  /** Replace the key's direct permissions, creating missing slugs (after `beforeCreatingPermissions` allowed it). */
+  /** Replace the key's direct permissions, creating missing slugs (as `permissionCreation` allows). */
   permissions?: string[];
 }
 
 /**
  * Applies the changes in one transaction: an error (an unknown role, a refill on unlimited
- * credits, a permission slug `beforeCreatingPermissions` refuses to create) leaves the key as it
- * was.
+ * credits, a permission slug `permissionCreation` refuses to create) leaves the key as it was.
  */
 export async function updateKey(
   em: EntityManager,
   changeLog: ChangeLog,
   key: KeyRecord,
   changes: KeyChanges,
-  beforeCreatingPermissions: BeforeCreatingPermissions,
+  permissionCreation: PermissionCreation,
 ): Promise<void> {
   return em.transactional(async (tx) => {
     await lockKey(tx, key);
     const roleIds = changes.roles ? await findRoleIds(tx, key.workspaceId, changes.roles) : undefined;
     const permissionIds = changes.permissions
-      ? await resolvePermissions(tx, key.workspaceId, changes.permissions, beforeCreatingPermissions)
+      ? await resolvePermissions(tx, key.workspaceId, changes.permissions, permissionCreation)
       : undefined;
 
     const db = typed(tx);

@@ -1,7 +1,8 @@
-import { type KeyCreationStore, type NewKey, newId } from '@keyplane/core';
+import { type KeyCreationStore, type NewKey, newId, type WorkspaceLimits } from '@keyplane/core';
 import { findApi } from './apis.ts';
 import { RowNotFound } from './errors.ts';
 import type { ChangeLog } from './invalidation.ts';
+import { lockWorkspaceBounds, requireKeyRolesWithinLimit, requireWithinLimit } from './limits.ts';
 import { type EntityManager, rows, sql, typed } from './sql.ts';
 import { vaultStore } from './vault.ts';
 import { enqueueKeyEvent } from './webhooks.ts';
@@ -9,12 +10,19 @@ import { enqueueKeyEvent } from './webhooks.ts';
 // Still named here for the modules that configure limits on identities too.
 export type { KeyRatelimit } from '@keyplane/core';
 
-/** What core's createKey reads and writes, on the transaction `tx`; what changes is announced on `changeLog`. */
-export function keyCreationStore(tx: EntityManager, changeLog: ChangeLog): KeyCreationStore {
+/**
+ * What core's createKey reads and writes, on the transaction `tx`; what changes is announced on
+ * `changeLog`. Missing permission slugs are created within the workspace's `workspaceLimits`.
+ */
+export function keyCreationStore(
+  tx: EntityManager,
+  changeLog: ChangeLog,
+  workspaceLimits: WorkspaceLimits,
+): KeyCreationStore {
   return {
     ...vaultStore(tx),
     findApi: (workspaceId, apiId) => findApi(tx, workspaceId, apiId),
-    insertKey: (key) => insertKey(tx, changeLog, key),
+    insertKey: (key) => insertKey(tx, changeLog, key, workspaceLimits),
   };
 }
 
@@ -23,9 +31,19 @@ export function keyCreationStore(tx: EntityManager, changeLog: ChangeLog): KeyCr
  * permissions and its identity (created when missing). Inside the caller's transaction, so a
  * failure (an unknown role) leaves nothing behind.
  */
-async function insertKey(tx: EntityManager, changeLog: ChangeLog, key: NewKey): Promise<void> {
+async function insertKey(
+  tx: EntityManager,
+  changeLog: ChangeLog,
+  key: NewKey,
+  workspaceLimits: WorkspaceLimits,
+): Promise<void> {
   const roleIds = await findRoleIds(tx, key.workspaceId, key.roles ?? []);
-  const permissionIds = await ensurePermissions(tx, key.workspaceId, key.permissions ?? []);
+  const permissionIds = await ensurePermissions(
+    tx,
+    key.workspaceId,
+    key.permissions ?? [],
+    workspaceLimits.permissions,
+  );
   const identityId = key.externalId ? await ensureIdentity(tx, key.workspaceId, key.externalId) : null;
   const db = typed(tx);
   const now = new Date();
@@ -76,6 +94,7 @@ async function insertKey(tx: EntityManager, changeLog: ChangeLog, key: NewKey): 
       .insertInto('keys_roles')
       .values(roleIds.map((roleId) => ({ key_id: key.id, role_id: roleId, created_at: now })))
       .execute();
+    await requireKeyRolesWithinLimit(tx, [key.id]);
   }
   if (permissionIds.length > 0) {
     await db
@@ -115,29 +134,56 @@ export async function findRoleIds(em: EntityManager, workspaceId: string, names:
 
 /**
  * Ids of the permissions with these slugs, creating the missing ones (name = slug), locked against
- * deletion for the transaction as in findPermissions.
+ * deletion for the transaction as in findPermissions. The workspace may hold at most `limit`
+ * permissions: past it nothing is created (LimitReached). Slugs that all exist take no lock.
  */
-export async function ensurePermissions(em: EntityManager, workspaceId: string, slugs: string[]): Promise<string[]> {
+export async function ensurePermissions(
+  em: EntityManager,
+  workspaceId: string,
+  slugs: string[],
+  limit: number,
+): Promise<string[]> {
   if (slugs.length === 0) return [];
   // Sorted: concurrent inserts of the same new slugs take their locks in one order and cannot deadlock.
   const unique = [...new Set(slugs)].sort();
+  const existing = await permissionsWithSlugs(em, workspaceId, unique);
+  if (existing.length === unique.length) return existing.map((permission) => permission.id);
+  await lockWorkspaceBounds(em, workspaceId);
   const ids = unique.map(() => newId('permission'));
   // Raw: one statement and two array parameters for any number of slugs.
-  await rows(
+  const created = await rows(
     em,
     sql`
       insert into permissions (id, workspace_id, name, slug, created_at)
       select id, ${workspaceId}, slug, slug, now() from unnest(${ids}::text[], ${unique}::text[]) as t(id, slug)
-      on conflict (workspace_id, slug) do nothing`,
+      on conflict (workspace_id, slug) do nothing
+      returning id`,
   );
-  const found = await typed(em)
+  if (created.length > 0) {
+    requireWithinLimit('permissions', limit, await countPermissions(em, workspaceId), created.length);
+  }
+  return (await permissionsWithSlugs(em, workspaceId, unique)).map((permission) => permission.id);
+}
+
+/** The workspace's permissions with these slugs, locked against deletion as in findPermissions. */
+function permissionsWithSlugs(em: EntityManager, workspaceId: string, slugs: string[]) {
+  return typed(em)
     .selectFrom('permissions')
     .select('id')
     .where('workspace_id', '=', workspaceId)
-    .where((eb) => eb('slug', '=', eb.fn.any(eb.val(unique))))
+    .where((eb) => eb('slug', '=', eb.fn.any(eb.val(slugs))))
     .forKeyShare()
     .execute();
-  return found.map((permission) => permission.id);
+}
+
+/** How many permissions the workspace holds. */
+export async function countPermissions(em: EntityManager, workspaceId: string): Promise<number> {
+  const counted = await typed(em)
+    .selectFrom('permissions')
+    .select(sql<number>`count(*)::int`.as('total'))
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirstOrThrow();
+  return counted.total;
 }
 
 /** The live identity with this externalId, created when there is none. */

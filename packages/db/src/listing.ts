@@ -30,3 +30,26 @@ export function containsAny(columns: string[], search: string | undefined) {
     sql` or `,
   )})`;
 }
+
+/**
+ * How many rows, of those fetched for a page in order, the page takes when each row weighs
+ * something (the permissions a role or a root key carries): at most `limit`, no more than fit in
+ * `budget` together, and always the first, whatever it weighs. So a page's size is bounded by
+ * what it carries, not only by how many rows it has (docs/contract.md#limits).
+ */
+export function budgetedPageLength(weights: readonly number[], limit: number, budget: number): number {
+  let length = 0;
+  let carried = 0;
+  for (const weight of weights.slice(0, limit)) {
+    if (length > 0 && carried + weight > budget) break;
+    carried += weight;
+    length += 1;
+  }
+  return length;
+}
+
+/** A page whose rows are chosen: the rows, and the id the next page starts from, if there is one. */
+export interface ChosenPage<TRow> {
+  rows: TRow[];
+  nextId: string | undefined;
+}

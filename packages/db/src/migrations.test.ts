@@ -1,4 +1,4 @@
-import { bootstrapWorkspace, createKey, MAX_CREDITS } from '@keyplane/core';
+import { bootstrapWorkspace, createKey, DEFAULT_WORKSPACE_LIMITS, MAX_CREDITS } from '@keyplane/core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createApi } from './apis.ts';
 import { createChangeLog } from './invalidation.ts';
@@ -52,7 +52,7 @@ describe('Migration20261124170000_clamp_oversized_credits', () => {
     const keyWith = async (remaining: number | null) =>
       (
         await em.transactional((tx) =>
-          createKey(keyCreationStore(tx, createChangeLog()), {
+          createKey(keyCreationStore(tx, createChangeLog(), DEFAULT_WORKSPACE_LIMITS), {
             workspaceId,
             apiId,
             credits: { remaining },

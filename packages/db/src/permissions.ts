@@ -2,6 +2,8 @@ import { newId } from '@keyplane/core';
 import { RowExists } from './errors.ts';
 import type { ChangeLog } from './invalidation.ts';
 import { type PermissionRecord, permissionRecord } from './keyRbac.ts';
+import { countPermissions } from './keys.ts';
+import { lockWorkspaceBounds, requireWithinLimit } from './limits.ts';
 import { containsAny, type PageQuery, startingAt } from './listing.ts';
 import { namedBy } from './lookup.ts';
 import { type EntityManager, sql, typed } from './sql.ts';
@@ -14,28 +16,34 @@ export interface NewPermission {
 
 /**
  * Creates the permission, or answers 409 when the slug is taken. The unique constraint decides,
- * not a prior lookup: of two concurrent creates of one slug exactly one wins.
+ * not a prior lookup: of two concurrent creates of one slug exactly one wins. Past `limit`
+ * permissions nothing is created (LimitReached), counted under the workspace's bounds lock.
  */
 export async function createPermission(
   em: EntityManager,
   workspaceId: string,
   permission: NewPermission,
+  limit: number,
 ): Promise<string> {
-  const created = await typed(em)
-    .insertInto('permissions')
-    .values({
-      id: newId('permission'),
-      workspace_id: workspaceId,
-      name: permission.name,
-      slug: permission.slug,
-      description: permission.description ?? null,
-      created_at: sql`now()`,
-    })
-    .onConflict((conflict) => conflict.columns(['workspace_id', 'slug']).doNothing())
-    .returning('id')
-    .executeTakeFirst();
-  if (!created) throw new RowExists('permission', permission.slug);
-  return created.id;
+  return em.transactional(async (tx) => {
+    await lockWorkspaceBounds(tx, workspaceId);
+    const created = await typed(tx)
+      .insertInto('permissions')
+      .values({
+        id: newId('permission'),
+        workspace_id: workspaceId,
+        name: permission.name,
+        slug: permission.slug,
+        description: permission.description ?? null,
+        created_at: sql`now()`,
+      })
+      .onConflict((conflict) => conflict.columns(['workspace_id', 'slug']).doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    if (!created) throw new RowExists('permission', permission.slug);
+    requireWithinLimit('permissions', limit, await countPermissions(tx, workspaceId), 1);
+    return created.id;
+  });
 }
 
 /** The id of the workspace's permission with this id or slug. */

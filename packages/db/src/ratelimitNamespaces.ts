@@ -1,5 +1,12 @@
-import { newId, type RatelimitNamespaceSnapshot, type RatelimitOverrideRule, WILDCARD } from '@keyplane/core';
+import {
+  compilePatternOverrides,
+  newId,
+  type RatelimitNamespaceSnapshot,
+  type RatelimitOverrideRule,
+  WILDCARD,
+} from '@keyplane/core';
 import type { ChangeLog } from './invalidation.ts';
+import { lockWorkspaceBounds, requireWithinLimit } from './limits.ts';
 import { amongIds, containsAny, type PageQuery, startingAt } from './listing.ts';
 import { namedBy } from './lookup.ts';
 import { type EntityManager, sql, typed } from './sql.ts';
@@ -62,7 +69,7 @@ export async function findRatelimitNamespace(
     id: found.id,
     name: found.name,
     deleted: found.deleted_at !== null,
-    patternOverrides: (found.patterns ?? []).map(overrideRule),
+    patternOverrides: compilePatternOverrides((found.patterns ?? []).map(overrideRule)),
     exactOverrides: found.exact ?? 0,
   };
 }
@@ -101,17 +108,21 @@ export async function findExactOverride(
  * Creates the workspace's namespaces with these names, those that do not exist yet. Concurrent
  * first uses of one name race on the unique (workspace, name): the loser does nothing and finds
  * the winner's row afterwards. Names go in sorted order, so two batches naming the same names
- * lock them in the same order and cannot deadlock. Returns the ids of the ones this call created.
+ * lock them in the same order and cannot deadlock. Past `limit` live namespaces none is created
+ * (LimitReached), counted under the workspace's bounds lock. Returns the ids of the ones this
+ * call created.
  */
 export async function createRatelimitNamespaces(
   em: EntityManager,
   changeLog: ChangeLog,
   workspaceId: string,
   names: readonly string[],
+  limit: number,
 ): Promise<Map<string, string>> {
   const sorted = [...new Set(names)].sort();
   if (sorted.length === 0) return new Map();
   return em.transactional(async (tx) => {
+    await lockWorkspaceBounds(tx, workspaceId);
     const created = await typed(tx)
       .insertInto('ratelimit_namespaces')
       .values(
@@ -125,10 +136,22 @@ export async function createRatelimitNamespaces(
       .onConflict((conflict) => conflict.columns(['workspace_id', 'name']).doNothing())
       .returning(['id', 'name'])
       .execute();
+    if (created.length === 0) return new Map();
+    requireWithinLimit('ratelimitNamespaces', limit, await countLiveNamespaces(tx, workspaceId), created.length);
     // A node may have cached these names as no namespace.
-    if (created.length > 0) await changeLog.announce(tx, { workspaceId, ratelimitNamespaces: created });
+    await changeLog.announce(tx, { workspaceId, ratelimitNamespaces: created });
     return new Map(created.map((row) => [row.name, row.id]));
   });
+}
+
+async function countLiveNamespaces(em: EntityManager, workspaceId: string): Promise<number> {
+  const counted = await typed(em)
+    .selectFrom('ratelimit_namespaces')
+    .select(sql<number>`count(*)::int`.as('total'))
+    .where('workspace_id', '=', workspaceId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return counted.total;
 }
 
 /** The workspace's live namespace with this id or name. */

@@ -1,5 +1,6 @@
-import { newId, type RatelimitOverrideRule } from '@keyplane/core';
+import { isWildcardPattern, newId, type RatelimitOverrideRule, WILDCARD, type WorkspaceLimits } from '@keyplane/core';
 import type { ChangeLog } from './invalidation.ts';
+import { lockWorkspaceBounds, requireWithinLimit } from './limits.ts';
 import { type PageQuery, startingAt } from './listing.ts';
 import type { RatelimitNamespaceRecord } from './ratelimitNamespaces.ts';
 import { type EntityManager, sql, typed } from './sql.ts';
@@ -21,15 +22,19 @@ export interface NewRatelimitOverride {
 /**
  * Sets the namespace's override for this identifier (exact, or a `*` pattern) and answers its id.
  * An upsert on the partial unique (namespace, identifier) of live overrides: an existing override
- * keeps its id, and of two concurrent first settings one inserts and the other updates it.
+ * keeps its id, and of two concurrent first settings one inserts and the other updates it. A new
+ * override may not take the namespace past its limits of overrides and of wildcard ones
+ * (LimitReached), counted under the workspace's bounds lock; changing one always passes.
  */
 export async function setRatelimitOverride(
   em: EntityManager,
   changeLog: ChangeLog,
   namespace: RatelimitNamespaceRecord,
   override: NewRatelimitOverride,
+  limits: Pick<WorkspaceLimits, 'ratelimitOverrides' | 'ratelimitWildcardOverrides'>,
 ): Promise<string> {
   return em.transactional(async (tx) => {
+    await lockWorkspaceBounds(tx, namespace.workspaceId);
     const set = await typed(tx)
       .insertInto('ratelimit_overrides')
       .values({
@@ -50,8 +55,16 @@ export async function setRatelimitOverride(
             updated_at: sql<Date>`now()`,
           })),
       )
-      .returning('id')
+      // xmax is 0 on a row this statement inserted, not on one it updated.
+      .returning(['id', sql<boolean>`xmax = 0`.as('inserted')])
       .executeTakeFirstOrThrow();
+    if (set.inserted) {
+      const counted = await countLiveOverrides(tx, namespace.id);
+      requireWithinLimit('ratelimitOverrides', limits.ratelimitOverrides, counted.all, 1);
+      if (isWildcardPattern(override.identifier)) {
+        requireWithinLimit('ratelimitWildcardOverrides', limits.ratelimitWildcardOverrides, counted.patterns, 1);
+      }
+    }
     await changeLog.announce(tx, overrideChange(namespace, override.identifier));
     await enqueueOverrideChanged(tx, namespace, {
       overrideId: set.id,
@@ -62,6 +75,18 @@ export async function setRatelimitOverride(
     });
     return set.id;
   });
+}
+
+async function countLiveOverrides(em: EntityManager, namespaceId: string): Promise<{ all: number; patterns: number }> {
+  return typed(em)
+    .selectFrom('ratelimit_overrides')
+    .select([
+      sql<number>`count(*)::int`.as('all'),
+      sql<number>`(count(*) filter (where strpos(identifier, ${WILDCARD}) > 0))::int`.as('patterns'),
+    ])
+    .where('namespace_id', '=', namespaceId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirstOrThrow();
 }
 
 /** Soft-deletes the live override with exactly this identifier (a pattern is matched as text); false when there is none. */

@@ -3,14 +3,16 @@ import { RowExists, RowNotFound } from './errors.ts';
 import type { ChangeLog } from './invalidation.ts';
 import { rolePermissionsOf } from './keyFragments.ts';
 import {
-  type BeforeCreatingPermissions,
+  countRoles,
   linkRole,
+  type PermissionCreation,
   type PermissionRecord,
   type RoleRecord,
   resolvePermissions,
   roleRecord,
 } from './keyRbac.ts';
-import { containsAny, type PageQuery, startingAt } from './listing.ts';
+import { lockWorkspaceBounds, requireWithinLimit } from './limits.ts';
+import { budgetedPageLength, type ChosenPage, containsAny, type PageQuery, startingAt } from './listing.ts';
 import { namedBy } from './lookup.ts';
 import { type EntityManager, sql, typed } from './sql.ts';
 
@@ -24,18 +26,20 @@ export interface NewRole {
 /**
  * Creates the role with its permissions in one transaction, or answers 409 when the name is taken.
  * The unique constraint decides, not a prior lookup: of two concurrent creates exactly one wins.
- * No key holds the new role yet, so no cache has anything to forget.
+ * Past `roleLimit` roles (or the permissions' limit) nothing is created (LimitReached), counted
+ * under the workspace's bounds lock. No key holds the new role yet, so no cache has anything to forget.
  */
 export async function createRole(
   em: EntityManager,
   workspaceId: string,
   role: NewRole,
-  beforeCreating: BeforeCreatingPermissions,
+  limits: { roles: number; creation: PermissionCreation },
 ): Promise<string> {
   return em.transactional(async (tx) => {
+    await lockWorkspaceBounds(tx, workspaceId);
     // Who may create the missing slugs is settled first (403 before 409); a conflict below rolls
     // back any permission created here.
-    const permissionIds = await resolvePermissions(tx, workspaceId, role.permissions, beforeCreating);
+    const permissionIds = await resolvePermissions(tx, workspaceId, role.permissions, limits.creation);
     const created = await typed(tx)
       .insertInto('roles')
       .values({
@@ -49,6 +53,7 @@ export async function createRole(
       .returning('id')
       .executeTakeFirst();
     if (!created) throw new RowExists('role', role.name);
+    requireWithinLimit('roles', limits.roles, await countRoles(tx, workspaceId), 1);
     await linkRole(tx, created.id, 'add', permissionIds);
     return created.id;
   });
@@ -73,16 +78,42 @@ export async function findRole(em: EntityManager, workspaceId: string, role: str
   return found && roleRecord(found);
 }
 
-/** A page of the workspace's roles by id, each with its permissions. */
-export async function listRoles(em: EntityManager, workspaceId: string, page: PageQuery): Promise<RoleRecord[]> {
-  const found = await roles(em)
+/**
+ * A page of the workspace's roles by id, each with its permissions: at most `page.count - 1`
+ * roles holding at most `maxPermissions` permissions between them (one role at least, whatever it
+ * holds). The roles are chosen by how many permissions they hold before any permission is read.
+ */
+export async function listRoles(
+  em: EntityManager,
+  workspaceId: string,
+  page: PageQuery,
+  maxPermissions: number,
+): Promise<ChosenPage<RoleRecord>> {
+  const candidates = await typed(em)
+    .selectFrom('roles as r')
+    .select([
+      'r.id',
+      (eb) =>
+        eb
+          .selectFrom('roles_permissions as rp')
+          .whereRef('rp.role_id', '=', 'r.id')
+          .select(sql<number>`count(*)::int`.as('permission_count'))
+          .as('permission_count'),
+    ])
     .where('r.workspace_id', '=', workspaceId)
     .where(startingAt('r.id', page.fromId))
     .where(containsAny(['r.id', 'r.name', 'r.description'], page.search))
     .orderBy('r.id')
     .limit(page.count)
     .execute();
-  return found.map(roleRecord);
+  const length = budgetedPageLength(
+    candidates.map((candidate) => candidate.permission_count ?? 0),
+    page.count - 1,
+    maxPermissions,
+  );
+  const ids = candidates.slice(0, length).map((candidate) => candidate.id);
+  const found = ids.length === 0 ? [] : await roles(em).where('r.id', 'in', ids).orderBy('r.id').execute();
+  return { rows: found.map(roleRecord), nextId: candidates[length]?.id };
 }
 
 /**
@@ -119,7 +150,7 @@ export async function setRolePermissions(
   workspaceId: string,
   roleId: string,
   slugs: string[],
-  beforeCreating: BeforeCreatingPermissions,
+  creation: PermissionCreation,
 ): Promise<PermissionRecord[]> {
   return em.transactional(async (tx) => {
     // NO KEY UPDATE: concurrent changes of this role's permissions (and its deletion) wait, while
@@ -132,7 +163,7 @@ export async function setRolePermissions(
       .forNoKeyUpdate()
       .executeTakeFirst();
     if (!locked) throw new RowNotFound('role');
-    const permissionIds = await resolvePermissions(tx, workspaceId, slugs, beforeCreating);
+    const permissionIds = await resolvePermissions(tx, workspaceId, slugs, creation);
     await linkRole(tx, roleId, 'set', permissionIds);
     await changeLog.announce(tx, { workspaceId });
     const after = await findRole(tx, workspaceId, roleId);

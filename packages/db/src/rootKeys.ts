@@ -1,5 +1,6 @@
 import type { RootKeyChangeStore, RootKeyStore } from '@keyplane/core';
 import type { ChangeLog } from './invalidation.ts';
+import { budgetedPageLength, type ChosenPage, type PageQuery, startingAt } from './listing.ts';
 import { type EntityManager, rows, sql, typed, unixMs } from './sql.ts';
 import { enqueueWebhookEvent } from './webhooks.ts';
 
@@ -139,15 +140,54 @@ export interface RootKeyListing {
   revokedAt: number | null;
 }
 
-export async function listRootKeys(em: EntityManager, workspaceId: string): Promise<RootKeyListing[]> {
-  const found = await typed(em)
+const rootKeyListing = (em: EntityManager) =>
+  typed(em)
     .selectFrom('root_keys')
-    .select(['id', 'name', 'start', 'permissions', 'created_at', 'last_used_at', 'expires_at', 'revoked_at'])
+    .select(['id', 'name', 'start', 'permissions', 'created_at', 'last_used_at', 'expires_at', 'revoked_at']);
+
+/** Every root key of the workspace, oldest first: for the CLI, an operator's tool. */
+export async function listRootKeys(em: EntityManager, workspaceId: string): Promise<RootKeyListing[]> {
+  const found = await rootKeyListing(em)
     .where('workspace_id', '=', workspaceId)
     .orderBy('created_at')
     .orderBy('id')
     .execute();
-  return found.map((rootKey) => ({
+  return found.map(toListing);
+}
+
+/**
+ * A page of the workspace's root keys by id (creation order): at most `page.count - 1` keys holding
+ * at most `maxPermissions` permissions between them (one key at least). The keys are chosen by how
+ * many permissions they hold before any is read: a root key may hold 1000.
+ */
+export async function listRootKeyPage(
+  em: EntityManager,
+  workspaceId: string,
+  page: PageQuery,
+  maxPermissions: number,
+): Promise<ChosenPage<RootKeyListing>> {
+  const candidates = await typed(em)
+    .selectFrom('root_keys')
+    .select(['id', sql<number>`cardinality(permissions)`.as('permission_count')])
+    .where('workspace_id', '=', workspaceId)
+    .where(startingAt('id', page.fromId))
+    .orderBy('id')
+    .limit(page.count)
+    .execute();
+  const length = budgetedPageLength(
+    candidates.map((candidate) => candidate.permission_count),
+    page.count - 1,
+    maxPermissions,
+  );
+  const ids = candidates.slice(0, length).map((candidate) => candidate.id);
+  const found = ids.length === 0 ? [] : await rootKeyListing(em).where('id', 'in', ids).orderBy('id').execute();
+  return { rows: found.map(toListing), nextId: candidates[length]?.id };
+}
+
+type RootKeyListingRow = Awaited<ReturnType<ReturnType<typeof rootKeyListing>['execute']>>[number];
+
+function toListing(rootKey: RootKeyListingRow): RootKeyListing {
+  return {
     rootKeyId: rootKey.id,
     name: rootKey.name,
     start: rootKey.start,
@@ -156,5 +196,5 @@ export async function listRootKeys(em: EntityManager, workspaceId: string): Prom
     lastUsedAt: unixMs(rootKey.last_used_at),
     expiresAt: unixMs(rootKey.expires_at),
     revokedAt: unixMs(rootKey.revoked_at),
-  }));
+  };
 }

@@ -19,6 +19,22 @@ export interface Context {
   metricsDisabled?: boolean;
   /** Told where the workspace API rate limit stands after this request counted, so the transport can show it. */
   onWorkspaceRateLimit?(state: WorkspaceRateLimitState): void;
+  /**
+   * Where one request carries several calls (a `/trpc` batch), runs each of them in turn, one
+   * after the other: a batch then holds the node, its connections and its memory as one call
+   * does at a time, not as many at once (docs/contract.md#limits). Absent: the call runs at once.
+   */
+  inTurn?: <T>(call: () => Promise<T>) => Promise<T>;
+}
+
+/** An `inTurn` for the calls of one request: each starts once the one before it has finished, failed or not. */
+export function oneAtATime(): <T>(call: () => Promise<T>) => Promise<T> {
+  let last: Promise<unknown> = Promise.resolve();
+  return (call) => {
+    const started = last.then(call, call);
+    last = started.catch(() => {});
+    return started;
+  };
 }
 
 /** How a procedure reads and sets the browser's session cookie without knowing it is a cookie. */

@@ -1,7 +1,7 @@
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from './root.ts';
 
-export { type Context, createContextInner, type SessionCarrier } from './context.ts';
+export { type Context, createContextInner, oneAtATime, type SessionCarrier } from './context.ts';
 export { domainErrorOf } from './middleware/errors.ts';
 export { type AppRouter, appRouter } from './root.ts';
 export { clearCaches, evict, namespaceCacheKey, overrideCacheKey, type Services } from './services.ts';

@@ -1,9 +1,23 @@
 import { badRequest, forbidden, formatPermission, type PermissionTuple } from '@keyplane/core';
-import type { PageQuery } from '@keyplane/db';
+import type { ChosenPage, PageQuery } from '@keyplane/db';
 import { z } from 'zod';
 import { grantedResourceIds, type RootKeyPrincipal } from './middleware/auth.ts';
 
 export const MAX_PAGE_SIZE = 100;
+
+/**
+ * The most permissions the items of one page carry between them, where items carry lists of them
+ * (roles, root keys): such a page ends early rather than carry up to 100 × 1000 of them
+ * (docs/contract.md#limits). A single item is always served whole.
+ */
+export const MAX_PAGE_PERMISSIONS = 1000;
+
+/**
+ * The most bytes the items of one page take between them where an item can be large (a key or an
+ * identity with up to a megabyte of meta, and a key's permissions): such a page ends early
+ * (docs/contract.md#limits). A single item is always served whole.
+ */
+export const MAX_PAGE_BYTES = 2 * 1024 * 1024;
 
 /** `limit` and `cursor` of every list procedure. */
 export const paginationInput = {
@@ -67,6 +81,17 @@ export function toPage<TRow extends { id: string }, TItem>(
   };
 }
 
+/** A page of rows chosen by data access (a budgeted page), `nextId` starting the next one. */
+export function chosenPage<TRow, TItem>(workspaceId: string, page: ChosenPage<TRow>, toItem: (row: TRow) => TItem) {
+  return {
+    data: page.rows.map(toItem),
+    pagination:
+      page.nextId === undefined
+        ? { hasMore: false }
+        : { cursor: encodeCursor(workspaceId, page.nextId), hasMore: true },
+  };
+}
+
 /**
  * One page of a searchable list limited to what the root key may read: every row with a `*` grant
  * for `read`, else only the rows its grants name (so a key scoped to one API lists that API). A key
@@ -76,7 +101,7 @@ export async function grantedPage<TRow extends { id: string }, TItem>(
   principal: RootKeyPrincipal,
   input: { limit: number; cursor?: string; search?: string },
   read: Omit<PermissionTuple, 'resourceId'>,
-  fetchRows: (query: PageQuery) => Promise<TRow[]>,
+  fetchRows: (query: PageQuery) => Promise<TRow[] | ChosenPage<TRow>>,
   toItem: (row: TRow) => TItem,
 ) {
   const { workspaceId } = principal;
@@ -84,5 +109,6 @@ export async function grantedPage<TRow extends { id: string }, TItem>(
   const ids = grantedResourceIds(principal, read.resourceType, read.action);
   if (ids?.length === 0) throw forbidden([formatPermission({ ...read, resourceId: '*' })]);
   const found = await fetchRows({ fromId, search: input.search, count: input.limit + 1, ids });
-  return toPage(workspaceId, found, input.limit, toItem);
+  // Data access either returns the rows fetched (limit + 1) or the page it chose within a budget.
+  return Array.isArray(found) ? toPage(workspaceId, found, input.limit, toItem) : chosenPage(workspaceId, found, toItem);
 }

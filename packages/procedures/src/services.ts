@@ -5,6 +5,7 @@ import type {
   RatelimitOverrideRule,
   Tally,
   VerificationKey,
+  WorkspaceLimits,
 } from '@keyplane/core';
 import type { AnalyticsDatabase, Invalidation, RootKeyRecord } from '@keyplane/db';
 import type { Quota, RateLimitEngine } from '@keyplane/ratelimit';
@@ -47,6 +48,8 @@ export interface Services {
   analyticsQueriesPerHour: number;
   /** Days of analytics kept (400 query_range_exceeds_retention for queries reaching further back); undefined: kept forever. */
   analyticsRetentionDays?: number;
+  /** What one workspace may hold (docs/contract.md#limits): checked when rows are added, never when they are used. */
+  limits: WorkspaceLimits;
   /** Webhook endpoints may target loopback, private and link-local addresses (WEBHOOKS_ALLOW_PRIVATE). */
   webhooksAllowPrivate: boolean;
   /** Webhook endpoints one workspace may have (LIMIT_WEBHOOK_ENDPOINTS_PER_WORKSPACE; 412 past it). */

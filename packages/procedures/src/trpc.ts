@@ -58,34 +58,38 @@ const domainErrors = t.middleware(async ({ next }) => {
  * changed of the nodes' caches, and the audit log in one step: each middleware level costs a context
  * copy, and verification is the hot path (docs/decisions/0006-merged-authenticated-middleware.md).
  */
-const authenticated = t.middleware(async ({ ctx, next, type, path, meta, getRawInput }) => {
-  let rootKey: RootKeyPrincipal;
-  try {
-    const authenticated = authenticate(ctx);
-    // A cached root key comes at once: the hot path does not wait a turn for it.
-    rootKey = authenticated instanceof Promise ? await authenticated : authenticated;
-    // Checked here, not inside, so that workspaces without a limit (most) do not pay for an await.
-    if (rootKey.apiRequestsPerMinute !== null) {
-      await enforceWorkspaceRateLimit(ctx, rootKey.workspaceId, rootKey.apiRequestsPerMinute);
+const authenticated = t.middleware(({ ctx, next, type, path, meta, getRawInput }) => {
+  const call = async () => {
+    let rootKey: RootKeyPrincipal;
+    try {
+      const authenticated = authenticate(ctx);
+      // A cached root key comes at once: the hot path does not wait a turn for it.
+      rootKey = authenticated instanceof Promise ? await authenticated : authenticated;
+      // Checked here, not inside, so that workspaces without a limit (most) do not pay for an await.
+      if (rootKey.apiRequestsPerMinute !== null) {
+        await enforceWorkspaceRateLimit(ctx, rootKey.workspaceId, rootKey.apiRequestsPerMinute);
+      }
+    } catch (error) {
+      const domain = domainErrorOf(error);
+      throw domain ? toTRPCError(domain) : error;
     }
-  } catch (error) {
-    const domain = domainErrorOf(error);
-    throw domain ? toTRPCError(domain) : error;
-  }
-  // Every write that changes cached state announces it here (it takes the log as a parameter); the
-  // call answers only once every node has forgotten what it changed, whether it succeeded or not.
-  const changeLog = createChangeLog();
-  const result = await next({ ctx: { rootKey, changeLog } });
-  if (changeLog.changes.length > 0) await settle(ctx.services, changeLog.changes);
-  if (!result.ok) {
-    const domain = domainErrorOf(result.error.cause);
-    if (domain) throw toTRPCError(domain);
+    // Every write that changes cached state announces it here (it takes the log as a parameter); the
+    // call answers only once every node has forgotten what it changed, whether it succeeded or not.
+    const changeLog = createChangeLog();
+    const result = await next({ ctx: { rootKey, changeLog } });
+    if (changeLog.changes.length > 0) await settle(ctx.services, changeLog.changes);
+    if (!result.ok) {
+      const domain = domainErrorOf(result.error.cause);
+      if (domain) throw toTRPCError(domain);
+      return result;
+    }
+    if (type === 'mutation' && meta?.audit !== false) {
+      await recordChange(ctx, rootKey, path, await getRawInput(), result.data);
+    }
     return result;
-  }
-  if (type === 'mutation' && meta?.audit !== false) {
-    await recordChange(ctx, rootKey, path, await getRawInput(), result.data);
-  }
-  return result;
+  };
+  // The calls of a /trpc batch run one after the other (Context.inTurn).
+  return ctx.inTurn ? ctx.inTurn(call) : call();
 });
 
 // Only named base procedures leave this file, so every procedure gets the right middleware chain.

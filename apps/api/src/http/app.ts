@@ -4,7 +4,14 @@ import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import type { TrustProxy } from '@keyplane/config';
 import { newId } from '@keyplane/core';
 import { lazyFork, type Orm } from '@keyplane/db';
-import { type AppRouter, appRouter, type Context, createContextInner, type Services } from '@keyplane/procedures';
+import {
+  type AppRouter,
+  appRouter,
+  type Context,
+  createContextInner,
+  oneAtATime,
+  type Services,
+} from '@keyplane/procedures';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -29,6 +36,8 @@ export interface AppDeps {
   logger: Logger;
   errorsBaseUrl: string;
   maxBodyBytes: number;
+  /** The most calls one `/trpc` batch may hold (docs/contract.md#limits); omitted: DEFAULT_TRPC_BATCH_SIZE. */
+  maxBatchSize?: number;
   vaultMasterKey: Uint8Array | undefined;
   services: Services;
   /** Answers `GET /v2/readiness`. */
@@ -50,6 +59,9 @@ type Env = {
   Bindings: Partial<HttpBindings>;
   Variables: { requestId: string; failure?: unknown };
 };
+
+/** Calls in one `/trpc` batch unless configured (LIMIT_TRPC_BATCH_SIZE): what the dashboard and the client send at most. */
+export const DEFAULT_TRPC_BATCH_SIZE = 10;
 
 /** The reference's header for opting one call out of analytics. */
 const METRICS_HEADER = 'x-unkey-metrics';
@@ -126,8 +138,11 @@ export function createHttp(deps: AppDeps) {
       req: c.req.raw,
       router,
       allowMethodOverride: true,
-      createContext: ({ resHeaders }) =>
-        contextFor(c.get('requestId'), {
+      // Each call of a batch runs at once, side by side: a bound on them is a bound on what one
+      // request can make the node do (docs/contract.md#limits). Larger batches are a 400.
+      maxBatchSize: deps.maxBatchSize ?? DEFAULT_TRPC_BATCH_SIZE,
+      createContext: ({ resHeaders }) => ({
+        ...contextFor(c.get('requestId'), {
           authorization,
           clientAddress: clientAddressOf(c.env?.incoming),
           metricsDisabled: metricsDisabledBy(c.req.header(METRICS_HEADER)),
@@ -136,6 +151,9 @@ export function createHttp(deps: AppDeps) {
             for (const [name, value] of Object.entries(workspaceRateLimitHeaders(state))) resHeaders.set(name, value);
           },
         }),
+        // The calls of one batch run one after the other: a batch costs what its calls cost in turn.
+        inTurn: oneAtATime(),
+      }),
       onError: ({ error }) => {
         if (error.code === 'INTERNAL_SERVER_ERROR') c.set('failure', error.cause ?? error);
       },

@@ -33,7 +33,7 @@ describe('200', () => {
     const listed = await callProcedure(api, 'rootKeys.listRootKeys', undefined, {
       rootKey: workspace.rootKey,
     });
-    expect(listed.data.rootKeys.find((rootKey) => rootKey.rootKeyId === rootKeyId)).toMatchObject({
+    expect(listed.data.data.find((rootKey) => rootKey.rootKeyId === rootKeyId)).toMatchObject({
       name: 'ci',
       permissions: ['api.*.create_api', 'api.*.read_api'],
       expiresAt: expires,

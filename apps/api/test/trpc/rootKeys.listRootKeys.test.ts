@@ -18,12 +18,46 @@ describe('200', () => {
     const before = Date.now();
     expect((await api.post('apis.createApi', { name: 'use' }, used.rootKey)).status).toBe(200);
     await api.services.rootKeyUsage.flush();
-    const { rootKeys } = (await list()).data;
+    const { data: rootKeys } = (await list()).data;
     expect(JSON.stringify(rootKeys)).not.toContain(used.rootKey);
     const find = (id: string) => rootKeys.find((rootKey) => rootKey.rootKeyId === id);
     expect(find(used.rootKeyId)?.lastUsedAt).toBeGreaterThanOrEqual(before - 5);
     expect(find(unused.rootKeyId)?.lastUsedAt).toBeNull();
     expect(used.rootKey.startsWith(find(used.rootKeyId)?.start ?? '-')).toBe(true);
+  });
+});
+
+describe('pages', () => {
+  it('walks the root keys in creation order, a page at a time', async () => {
+    const fresh = await api.workspace();
+    const created = [];
+    for (let index = 0; index < 3; index++)
+      created.push((await fresh.rootKeyWith([`api.api_${index}.read_api`])).rootKeyId);
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = (await callProcedure(api, 'rootKeys.listRootKeys', { limit: 2, cursor }, { rootKey: fresh.rootKey }))
+        .data;
+      expect(page.data.length).toBeLessThanOrEqual(2);
+      seen.push(...page.data.map((rootKey) => rootKey.rootKeyId));
+      cursor = page.pagination.cursor;
+    } while (cursor !== undefined);
+    expect(seen.slice(1)).toEqual(created);
+  });
+
+  it('ends a page early once its keys would carry more than 1000 permissions', async () => {
+    const fresh = await api.workspace();
+    const grants = (key: number) => Array.from({ length: 600 }, (_, index) => `api.api_${key}_${index}.read_api`);
+    const heavy = [(await fresh.rootKeyWith(grants(0))).rootKeyId, (await fresh.rootKeyWith(grants(1))).rootKeyId];
+    const first = (await callProcedure(api, 'rootKeys.listRootKeys', {}, { rootKey: fresh.rootKey })).data;
+    // The bootstrap key (a few permissions) and the first heavy one; the second would pass 1000.
+    expect(first.data.map((rootKey) => rootKey.rootKeyId).slice(1)).toEqual([heavy[0]]);
+    expect(first.pagination.hasMore).toBe(true);
+    const second = (
+      await callProcedure(api, 'rootKeys.listRootKeys', { cursor: first.pagination.cursor }, { rootKey: fresh.rootKey })
+    ).data;
+    expect(second.data.map((rootKey) => rootKey.rootKeyId)).toEqual([heavy[1]]);
+    expect(second.pagination).toEqual({ hasMore: false });
   });
 });
 
@@ -44,7 +78,7 @@ describe('cross-workspace isolation', () => {
   it('lists only the caller workspace keys', async () => {
     const other = await api.workspace();
     const theirs = await other.rootKeyWith(['api.*.read_api']);
-    const ids = (await list()).data.rootKeys.map((rootKey) => rootKey.rootKeyId);
+    const ids = (await list()).data.data.map((rootKey) => rootKey.rootKeyId);
     expect(ids).not.toContain(theirs.rootKeyId);
   });
 });

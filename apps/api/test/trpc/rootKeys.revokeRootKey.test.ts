@@ -26,7 +26,7 @@ describe('200', () => {
     const target = await workspace.rootKeyWith(['api.*.read_api']);
     await revoke(target.rootKeyId);
     const list = async () =>
-      (await callProcedure(api, 'rootKeys.listRootKeys', undefined, { rootKey: workspace.rootKey })).data.rootKeys.find(
+      (await callProcedure(api, 'rootKeys.listRootKeys', undefined, { rootKey: workspace.rootKey })).data.data.find(
         (rootKey) => rootKey.rootKeyId === target.rootKeyId,
       )?.revokedAt;
     const first = await list();

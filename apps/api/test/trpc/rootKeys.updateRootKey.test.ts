@@ -15,7 +15,7 @@ const update = (input: unknown, rootKey = workspace.rootKey) =>
 const HOUR = 3_600_000;
 
 const storedExpiry = async (rootKeyId: string) =>
-  (await callProcedure(api, 'rootKeys.listRootKeys', undefined, { rootKey: workspace.rootKey })).data.rootKeys.find(
+  (await callProcedure(api, 'rootKeys.listRootKeys', undefined, { rootKey: workspace.rootKey })).data.data.find(
     (rootKey) => rootKey.rootKeyId === rootKeyId,
   )?.expiresAt;
 
@@ -37,7 +37,7 @@ describe('200', () => {
     const later = Date.now() + 86_400_000;
     expect((await update({ rootKeyId: target.rootKeyId, expires: later })).status).toBe(200);
     const listed = await callProcedure(api, 'rootKeys.listRootKeys', undefined, { rootKey: workspace.rootKey });
-    expect(listed.data.rootKeys.find((rootKey) => rootKey.rootKeyId === target.rootKeyId)?.expiresAt).toBe(later);
+    expect(listed.data.data.find((rootKey) => rootKey.rootKeyId === target.rootKeyId)?.expiresAt).toBe(later);
   });
 
   it('a key may shorten its own expiry', async () => {

@@ -120,6 +120,19 @@ describe('200', () => {
     expect([...seen].sort()).toEqual(seen);
   });
 
+  it('ends a page early once its keys would take more than 2 MiB, and a walk still sees them all', async () => {
+    const apiId = await createTestApi(api, workspace.rootKey);
+    const keyIds = [];
+    for (let index = 0; index < 4; index++) keyIds.push((await newKey(apiId)).keyId);
+    // 900 kB of meta each (written directly: a request body is smaller here), the last one none.
+    await rows(
+      em(),
+      sql`update keys set meta = jsonb_build_object('blob', repeat('x', 900000)) where id = any(${keyIds.slice(0, 3)}::text[])`,
+    );
+    const pages = await walk({ apiId });
+    expect(pages.map((page) => page.data.map((key) => key.keyId))).toEqual([keyIds.slice(0, 2), keyIds.slice(2)]);
+  });
+
   it('answers 100 keys by default, and at most limit', async () => {
     const apiId = await createTestApi(api, workspace.rootKey);
     await seedKeys(apiId, 101);

@@ -1,3 +1,4 @@
+import { rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectInvalidInput, itNeedsARootKey } from '../assertions.ts';
 import { createTestIdentity } from '../fixtures.ts';
@@ -64,6 +65,21 @@ describe('200', () => {
       meta: { tier: 'gold' },
       ratelimits: [{ id: expect.stringMatching(/^rl_/), name: 'requests', limit: 10, duration: 1000, autoApply: true }],
     });
+  });
+
+  it('ends a page early once its identities carry more than 2 MiB of meta, and a walk still sees them all', async () => {
+    const { workspace, ids } = await workspaceWith(4, 'heavy');
+    // 900 kB of meta each (written directly: a request body is smaller here), the last one none.
+    await rows(
+      api.orm.em.fork(),
+      sql`update identities set meta = jsonb_build_object('blob', repeat('x', 900000)) where id = any(${ids.slice(0, 3)}::text[])`,
+    );
+    const first = await list({}, workspace.rootKey);
+    expect(first.data.map((identity) => identity.id)).toEqual(ids.slice(0, 2));
+    expect(first.pagination.hasMore).toBe(true);
+    const second = await list({ cursor: first.pagination.cursor }, workspace.rootKey);
+    expect(second.data.map((identity) => identity.id)).toEqual(ids.slice(2));
+    expect(second.pagination).toEqual({ hasMore: false });
   });
 
   it('an empty workspace: an empty page', async () => {

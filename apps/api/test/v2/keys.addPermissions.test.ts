@@ -1,6 +1,6 @@
 import { rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
-import { expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { expectLimitExceeded, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { countRows, keyPermissionSlugs, permissionWorkspaceId } from '../dbInspect.ts';
 import { createRolesWith } from '../fixtures.ts';
 import { useApi } from '../harness.ts';
@@ -171,6 +171,19 @@ describe('404', () => {
     const { keyId } = await newKey();
     await rows(em(), sql`update keys set deleted_at = now() where id = ${keyId}`);
     expect((await addPermissions(keyId, ['a'])).status).toBe(404);
+  });
+});
+
+describe('412', () => {
+  it('past the 1000 direct permissions a key may hold, adding none of them', async () => {
+    const slugs = Array.from({ length: 1001 }, (_, index) => `many.${index}`);
+    const { keyId } = await newKey({ permissions: slugs.slice(0, 1000) });
+    expectLimitExceeded(
+      await addPermissions(keyId, slugs.slice(999)),
+      'A key may hold at most 1000 direct permissions',
+    );
+    expect(await keyPermissionSlugs(em(), keyId)).toHaveLength(1000);
+    expect((await addPermissions(keyId, slugs.slice(0, 1))).status).toBe(200);
   });
 });
 

@@ -1,7 +1,8 @@
 import { rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { expectLimitExceeded, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { keyRoleNames } from '../dbInspect.ts';
+import { createRolesWith } from '../fixtures.ts';
 import { useApi } from '../harness.ts';
 import * as shared from '../keyAccess.ts';
 
@@ -115,6 +116,20 @@ describe('404', () => {
     expectProblem(reply, 404, 'service/data/role_not_found');
     expect(reply.body.error.detail).toBe("Role 'ghost' was not found.");
     expect(await keyRoleNames(em(), keyId)).toEqual([]);
+  });
+});
+
+describe('412', () => {
+  it('past the 100 roles a key may hold, adding none of them', async () => {
+    const names = Array.from({ length: 101 }, (_, index) => `bulk-${index}`);
+    await createRolesWith(api, access.workspace.workspaceId, Object.fromEntries(names.map((name) => [name, []])));
+    const { keyId } = await newKey();
+    expect(
+      (await access.api.call('keys.setRoles', { keyId, roles: names.slice(0, 100) }, access.workspace.rootKey)).status,
+    ).toBe(200);
+    expectLimitExceeded(await addRoles(keyId, names.slice(99)), 'A key may hold at most 100 roles');
+    expect(await keyRoleNames(em(), keyId)).toHaveLength(100);
+    expect((await addRoles(keyId, names.slice(0, 1))).status).toBe(200);
   });
 });
 

@@ -1,8 +1,14 @@
 import { decryptKeyMaterial, hashKey, loadDataKey } from '@keyplane/core';
 import { vaultStore } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { postOn } from '../appVariants.ts';
-import { expectInvalidInput, expectMissingPermissions, expectProblem, itNeedsARootKey } from '../assertions.ts';
+import { callOn, postOn } from '../appVariants.ts';
+import {
+  expectInvalidInput,
+  expectLimitExceeded,
+  expectMissingPermissions,
+  expectProblem,
+  itNeedsARootKey,
+} from '../assertions.ts';
 import {
   countRows,
   createRole,
@@ -371,6 +377,37 @@ describe('404', () => {
 });
 
 describe('412', () => {
+  it("with roles holding more than the 2000 permissions a key's roles may hold, creating no key", async () => {
+    const bounded = await api.workspace();
+    const boundedApi = await createTestApi(api, bounded.rootKey);
+    for (const name of ['full-a', 'full-b', 'full-c']) {
+      const permissions = Array.from({ length: 1000 }, (_, index) => `${name}.${index}`);
+      expect((await api.call('permissions.createRole', { name, permissions }, bounded.rootKey)).status).toBe(200);
+    }
+    const refused = await api.call(
+      'keys.createKey',
+      { apiId: boundedApi, roles: ['full-a', 'full-b', 'full-c'] },
+      bounded.rootKey,
+    );
+    expectLimitExceeded(refused, "A key's roles may hold at most 2000 permissions between them");
+    expect((await api.call('apis.listKeys', { apiId: boundedApi }, bounded.rootKey)).body.data).toEqual([]);
+  });
+
+  it("to create permissions past the workspace's limit (LIMIT_PERMISSIONS), creating no key", async () => {
+    const bounded = await api.workspace();
+    const boundedApi = await createTestApi(api, bounded.rootKey);
+    const refused = await callOn(
+      api,
+      { limits: { permissions: 1 } },
+      'keys.createKey',
+      { apiId: boundedApi, permissions: ['docs.read', 'docs.write'] },
+      bounded.rootKey,
+    );
+    expectLimitExceeded(refused, 'A workspace may hold at most 1 permissions');
+    const listed = await api.call('apis.listKeys', { apiId: boundedApi }, bounded.rootKey);
+    expect(listed.body.data).toEqual([]);
+  });
+
   it('when the API has key authentication disabled', async () => {
     const keyless = await createTestApi(api, workspace.rootKey, { keyAuth: { enabled: false } });
     const reply = await createKey({ apiId: keyless });

@@ -3,7 +3,7 @@ import { hashKey } from '@keyplane/core';
 import { createKeyMigration, rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { callOn } from '../appVariants.ts';
-import { expectMissingPermissions, expectProblem, invalidInputCheck } from '../assertions.ts';
+import { expectLimitExceeded, expectMissingPermissions, expectProblem, invalidInputCheck } from '../assertions.ts';
 import { countRows, createRole, keyPermissionSlugs, keyRatelimits, keyRoleNames, storedKey } from '../dbInspect.ts';
 import { useWorkspaceWithApi } from '../fixtures.ts';
 import { createTestApi, useApi } from '../harness.ts';
@@ -213,16 +213,16 @@ describe('200', () => {
     expect((await verify(legacy.plaintext)).code).toBe('VALID');
   });
 
-  it('migrates 5000 keys in one request, in one transaction', async () => {
+  it('migrates the most keys one call takes, 1000, in one transaction', async () => {
     const bulkMigration = await createKeyMigration(em(), owner.workspace.workspaceId);
-    const keys = Array.from({ length: 5000 }, () => legacyKey());
+    const keys = Array.from({ length: 1000 }, () => legacyKey());
     const items = keys.map((key, i) => ({
       hash: key.base64,
       externalId: `bulk_${i % 500}`,
       permissions: ['bulk.read'],
       credits: { remaining: i },
     }));
-    // The server's default body limit: the test app's 64 KiB is too small for 5000 items.
+    // The server's default body limit: the test app's 64 KiB is too small for 1000 items.
     const reply = await callOn(
       api,
       { maxBodyBytes: 1024 * 1024 },
@@ -231,7 +231,7 @@ describe('200', () => {
       owner.workspace.rootKey,
     );
     expect(reply.status).toBe(200);
-    expect(reply.body.data.migrated).toHaveLength(5000);
+    expect(reply.body.data.migrated).toHaveLength(1000);
     // now() is the transaction's start: one value means one transaction.
     const [stamps] = await rows(
       em(),
@@ -239,10 +239,10 @@ describe('200', () => {
         select count(*)::int as keys, count(distinct created_at)::int as times from keys
         where pending_migration_id = ${bulkMigration}`,
     );
-    expect(stamps).toEqual({ keys: 5000, times: 1 });
-    expect(await verify(keys[4999]?.plaintext ?? '', { permissions: 'bulk.read' })).toMatchObject({
+    expect(stamps).toEqual({ keys: 1000, times: 1 });
+    expect(await verify(keys[999]?.plaintext ?? '', { permissions: 'bulk.read' })).toMatchObject({
       code: 'VALID',
-      credits: 4998,
+      credits: 998,
       identity: { externalId: 'bulk_499' },
     });
   });
@@ -290,6 +290,23 @@ describe('400', () => {
     ['a number', 12],
   ])('rejects a hash that is %s', async (_, value) => {
     await expectInvalid({ migrationId, apiId: owner.apiId, keys: [{ hash }, { hash: value }] }, 'body.keys[1].hash');
+  });
+
+  it('rejects more than 1000 keys in one call, saying so, and imports none of them', async () => {
+    const before = await countRows(em(), 'keys');
+    const reply = await callOn(
+      api,
+      { maxBodyBytes: 1024 * 1024 },
+      'keys.migrateKeys',
+      { migrationId, apiId: owner.apiId, keys: Array.from({ length: 1001 }, () => ({ hash: legacyKey().hex })) },
+      owner.workspace.rootKey,
+    );
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.errors).toContainEqual({
+      location: 'body.keys',
+      message: 'must hold at most 1000 keys; import more in several calls',
+    });
+    expect(await countRows(em(), 'keys')).toBe(before);
   });
 
   it('rejects a hash longer than the 128 characters stored, saying so', async () => {
@@ -397,6 +414,24 @@ describe('404', () => {
       404,
       'service/data/api_not_found',
     );
+  });
+});
+
+describe('412', () => {
+  it("to create roles past the workspace's limit (LIMIT_ROLES), migrating nothing", async () => {
+    const bounded = await api.workspace();
+    const boundedApi = await createTestApi(api, bounded.rootKey);
+    const boundedMigration = await createKeyMigration(em(), bounded.workspaceId);
+    const legacy = legacyKey();
+    const refused = await callOn(
+      api,
+      { limits: { roles: 1 } },
+      'keys.migrateKeys',
+      { migrationId: boundedMigration, apiId: boundedApi, keys: [{ hash: legacy.hex, roles: ['first', 'second'] }] },
+      bounded.rootKey,
+    );
+    expectLimitExceeded(refused, 'A workspace may hold at most 1 roles');
+    expect((await api.call('apis.listKeys', { apiId: boundedApi }, bounded.rootKey)).body.data).toEqual([]);
   });
 });
 

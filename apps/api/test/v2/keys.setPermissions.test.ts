@@ -1,5 +1,7 @@
+import { rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
-import { expectMissingPermissions } from '../assertions.ts';
+import { callOn } from '../appVariants.ts';
+import { expectLimitExceeded, expectMissingPermissions } from '../assertions.ts';
 import { countRows, keyPermissionSlugs, permissionIdOf, permissionWorkspaceId } from '../dbInspect.ts';
 import { useApi } from '../harness.ts';
 import * as shared from '../keyAccess.ts';
@@ -134,6 +136,27 @@ describe('403', () => {
 
 describe('404', () => {
   shared.itAnswersKeyNotFound(access, []);
+});
+
+describe('412', () => {
+  it("to create permissions past the workspace's limit (LIMIT_PERMISSIONS), changing nothing", async () => {
+    const { keyId } = await newKey({ permissions: ['untouched'] });
+    const [held] = await rows(
+      em(),
+      sql<{
+        count: number;
+      }>`select count(*)::int as count from permissions where workspace_id = ${access.workspace.workspaceId}`,
+    );
+    const refused = await callOn(
+      api,
+      { limits: { permissions: held?.count ?? 0 } },
+      'keys.setPermissions',
+      { keyId, permissions: ['untouched', 'brand.new'] },
+      access.workspace.rootKey,
+    );
+    expectLimitExceeded(refused, `A workspace may hold at most ${held?.count} permissions`);
+    expect(await keyPermissionSlugs(em(), keyId)).toEqual(['untouched']);
+  });
 });
 
 describe('cross-workspace isolation', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { expectLimitExceeded, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { keyRoleNames } from '../dbInspect.ts';
 import { useApi } from '../harness.ts';
 import * as shared from '../keyAccess.ts';
@@ -121,6 +121,23 @@ describe('404', () => {
     expectProblem(reply, 404, 'service/data/role_not_found');
     expect(reply.body.error.detail).toBe("Role 'ghost' was not found.");
     expect(await keyRoleNames(em(), keyId)).toEqual(['reader']);
+  });
+});
+
+describe('412', () => {
+  it("past the 2000 permissions a key's roles may hold between them, changing nothing", async () => {
+    const { rootKey } = access.workspace;
+    for (const name of ['full-a', 'full-b', 'full-c']) {
+      const permissions = Array.from({ length: 1000 }, (_, index) => `${name}.${index}`);
+      expect((await api.call('permissions.createRole', { name, permissions }, rootKey)).status).toBe(200);
+    }
+    const { keyId } = await newKey({ roles: ['reader'] });
+    expect((await setRoles(keyId, ['full-a', 'full-b'])).status).toBe(200);
+    expectLimitExceeded(
+      await setRoles(keyId, ['full-a', 'full-b', 'reader']),
+      "A key's roles may hold at most 2000 permissions between them",
+    );
+    expect(await keyRoleNames(em(), keyId)).toEqual(['full-a', 'full-b']);
   });
 });
 

@@ -1,6 +1,7 @@
 import { rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { callOn } from '../appVariants.ts';
+import { expectInvalidInput, expectLimitExceeded, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import {
   countRows,
   createRole,
@@ -12,7 +13,7 @@ import {
   storedKey,
 } from '../dbInspect.ts';
 import { useWorkspaceWithApi } from '../fixtures.ts';
-import { createTestApi, type JsonText, useApi, withNestedMeta } from '../harness.ts';
+import { createTestApi, createTestKey, type JsonText, useApi, withNestedMeta } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
@@ -621,6 +622,26 @@ describe('404', () => {
     expect(await keyPermissionSlugs(em(), keyId)).toEqual(['documents.read']);
     expect(await countRows(em(), 'permissions')).toBe(permissionsBefore);
     expect(await countRows(em(), 'identities')).toBe(identitiesBefore);
+  });
+});
+
+describe('412', () => {
+  it("to create permissions past the workspace's limit (LIMIT_PERMISSIONS), changing nothing", async () => {
+    const bounded = await api.workspace();
+    const { keyId } = await createTestKey(api, bounded.rootKey, {
+      apiId: await createTestApi(api, bounded.rootKey),
+      name: 'unchanged',
+    });
+    const refused = await callOn(
+      api,
+      { limits: { permissions: 1 } },
+      'keys.updateKey',
+      { keyId, name: 'changed', permissions: ['docs.read', 'docs.write'] },
+      bounded.rootKey,
+    );
+    expectLimitExceeded(refused, 'A workspace may hold at most 1 permissions');
+    expect((await storedKey(em(), keyId))?.name).toBe('unchanged');
+    expect(await keyPermissionSlugs(em(), keyId)).toEqual([]);
   });
 });
 

@@ -1,6 +1,7 @@
 import { rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions } from '../assertions.ts';
+import { callOn } from '../appVariants.ts';
+import { expectInvalidInput, expectLimitExceeded, expectMissingPermissions } from '../assertions.ts';
 import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 
@@ -116,6 +117,30 @@ describe('409', () => {
       const found = await rows(em(), sql`select 1 from permissions where slug = ${slug}`);
       expect(found).toHaveLength(1);
     }
+  });
+});
+
+describe('412', () => {
+  it("past the workspace's permissions (LIMIT_PERMISSIONS), storing nothing; a taken slug is still a 409", async () => {
+    const bounded = await api.workspace();
+    const create = (slug: string) =>
+      callOn(
+        api,
+        { limits: { permissions: 1 } },
+        'permissions.createPermission',
+        { name: slug, slug },
+        bounded.rootKey,
+      );
+    expect((await create('docs.read')).status).toBe(200);
+    expectLimitExceeded(await create('docs.write'), 'A workspace may hold at most 1 permissions');
+    expect((await create('docs.read')).status).toBe(409);
+    const [held] = await rows(
+      em(),
+      sql<{
+        count: number;
+      }>`select count(*)::int as count from permissions where workspace_id = ${bounded.workspaceId}`,
+    );
+    expect(held?.count).toBe(1);
   });
 });
 

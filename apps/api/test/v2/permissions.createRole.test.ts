@@ -1,6 +1,7 @@
 import { rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { callOn } from '../appVariants.ts';
+import { expectInvalidInput, expectLimitExceeded, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { createTestApi, MAX_BODY_BYTES, type TestWorkspace, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 import { createKeyWith, verifyCode } from '../rbac.ts';
@@ -206,6 +207,27 @@ describe('409', () => {
     );
     expect(replies.map((reply) => reply.status)).toEqual([200, 200, 200, 200]);
     for (const slug of shared) expect(await permissionsWithSlug(slug)).toHaveLength(1);
+  });
+});
+
+describe('412', () => {
+  it("past the workspace's roles (LIMIT_ROLES) or permissions (LIMIT_PERMISSIONS), creating nothing", async () => {
+    const bounded = await api.workspace();
+    const create = (limits: { roles?: number; permissions?: number }, body: InputOf<'permissions.createRole'>) =>
+      callOn(api, { limits }, 'permissions.createRole', body, bounded.rootKey);
+    expect((await create({ roles: 1 }, { name: 'first' })).status).toBe(200);
+    expectLimitExceeded(await create({ roles: 1 }, { name: 'second' }), 'A workspace may hold at most 1 roles');
+    expectLimitExceeded(
+      await create({ permissions: 1 }, { name: 'third', permissions: ['docs.read', 'docs.write'] }),
+      'A workspace may hold at most 1 permissions',
+    );
+    const [held] = await rows(
+      em(),
+      sql<{ roles: number; permissions: number }>`select
+        (select count(*)::int from roles where workspace_id = ${bounded.workspaceId}) as roles,
+        (select count(*)::int from permissions where workspace_id = ${bounded.workspaceId}) as permissions`,
+    );
+    expect(held).toEqual({ roles: 1, permissions: 0 });
   });
 });
 

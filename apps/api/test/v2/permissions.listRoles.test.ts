@@ -49,6 +49,22 @@ describe('200', () => {
     });
   });
 
+  it('ends a page early once its roles would carry more than 1000 permissions, and a walk still sees them all', async () => {
+    const fresh = await api.workspace();
+    const slugs = (role: number) => Array.from({ length: 600 }, (_, index) => `heavy.${role}.${index}`);
+    const heavy = [];
+    for (let role = 0; role < 3; role++)
+      heavy.push(await createRole(fresh.rootKey, { name: `heavy-${role}`, permissions: slugs(role) }));
+    const light = await createRole(fresh.rootKey, { name: 'light', permissions: ['light.read'] });
+    const first = await listRoles({ limit: 100 }, fresh.rootKey);
+    expect(first.body.data.map((role) => role.id)).toEqual([heavy[0]]);
+    expect(first.body.pagination.hasMore).toBe(true);
+    const seen = await walk(fresh.rootKey, { limit: 100 });
+    for (const role of seen) expect(role.permissions).toHaveLength(role.id === light ? 1 : 600);
+    // 600 + 600 would pass 1000: each heavy role is a page of its own, the light one joins the last.
+    expect(seen.map((role) => role.id)).toEqual([...heavy, light]);
+  });
+
   it('a walk visits every role exactly once while roles are added between pages, new roles included', async () => {
     const fresh = await api.workspace();
     const before = [];

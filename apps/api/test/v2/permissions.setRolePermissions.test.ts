@@ -1,7 +1,8 @@
 import { hashKey } from '@keyplane/core';
 import { rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { callOn } from '../appVariants.ts';
+import { expectInvalidInput, expectLimitExceeded, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { useWorkspaceWithApi } from '../fixtures.ts';
 import { createTestApi, MAX_BODY_BYTES, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
@@ -226,6 +227,43 @@ describe('404', () => {
   it("for a role's name: the id only is accepted", async () => {
     await createRole('by_name_only');
     expect((await setRolePermissions({ roleId: 'by_name_only', permissions: [] })).status).toBe(404);
+  });
+});
+
+describe('412', () => {
+  it('to grow a role past the 2000 permissions the roles of a key holding it may hold, changing nothing', async () => {
+    const full = await createRole(
+      'holder-full',
+      Array.from({ length: 1000 }, (_, index) => `full.${index}`),
+    );
+    const slugs = Array.from({ length: 1000 }, (_, index) => `grow.${index}`);
+    const growing = await createRole('holder-growing', slugs.slice(0, 999));
+    await createRole('holder-small', ['small.one']);
+    // 1000 + 999 + 1: the key's roles hold exactly the most they may.
+    await owner.newKey({ roles: ['holder-full', 'holder-growing', 'holder-small'] });
+    const refused = await setRolePermissions({ roleId: growing, permissions: slugs });
+    expectLimitExceeded(refused, "A key's roles may hold at most 2000 permissions between them");
+    expect(await roleSlugs(growing)).toHaveLength(999);
+    expect(await roleSlugs(full)).toHaveLength(1000);
+  });
+
+  it("past the workspace's permissions (LIMIT_PERMISSIONS), changing nothing", async () => {
+    const bounded = await api.workspace();
+    const role = await api.call(
+      'permissions.createRole',
+      { name: 'bounded', permissions: ['docs.read'] },
+      bounded.rootKey,
+    );
+    const roleId = role.body.data.roleId;
+    const refused = await callOn(
+      api,
+      { limits: { permissions: 2 } },
+      'permissions.setRolePermissions',
+      { roleId, permissions: ['docs.read', 'docs.write', 'docs.delete'] },
+      bounded.rootKey,
+    );
+    expectLimitExceeded(refused, 'A workspace may hold at most 2 permissions');
+    expect(await roleSlugs(roleId)).toEqual(['docs.read']);
   });
 });
 

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { callOn } from '../appVariants.ts';
-import { expectInvalidInput, expectMissingPermissions } from '../assertions.ts';
+import { expectInvalidInput, expectLimitExceeded, expectMissingPermissions } from '../assertions.ts';
 import { ratelimitEvents, storedNamespaces } from '../dbInspect.ts';
 import { createNamespace } from '../fixtures.ts';
 import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
@@ -461,6 +461,19 @@ describe('410', () => {
     ]);
     await api.services.ratelimitEvents.flush();
     expect((await ratelimitEvents(em(), id)).map((event) => event.identifier)).toEqual(['probe']);
+  });
+});
+
+describe('412', () => {
+  it("to create a namespace past the workspace's limit (LIMIT_RATELIMIT_NAMESPACES), creating and counting nothing", async () => {
+    const bounded = await api.workspace();
+    const variant = { limits: { ratelimitNamespaces: 1 } };
+    expect((await callOn(api, variant, 'ratelimit.limit', request('first'), bounded.rootKey)).status).toBe(200);
+    const refused = await callOn(api, variant, 'ratelimit.limit', request('second'), bounded.rootKey);
+    expectLimitExceeded(refused, 'A workspace may hold at most 1 rate-limit namespaces');
+    expect((await storedNamespaces(em(), bounded.workspaceId)).map((namespace) => namespace.name)).toEqual(['first']);
+    // An existing namespace is limited as before.
+    expect((await callOn(api, variant, 'ratelimit.limit', request('first'), bounded.rootKey)).status).toBe(200);
   });
 });
 

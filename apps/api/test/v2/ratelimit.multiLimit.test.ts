@@ -1,5 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem, itNeedsARootKey } from '../assertions.ts';
+import { callOn } from '../appVariants.ts';
+import {
+  expectInvalidInput,
+  expectLimitExceeded,
+  expectMissingPermissions,
+  expectProblem,
+  itNeedsARootKey,
+} from '../assertions.ts';
 import { ratelimitEvents, ratelimitRowCount, storedNamespaces } from '../dbInspect.ts';
 import { createNamespace } from '../fixtures.ts';
 import { type TestWorkspace, useApi } from '../harness.ts';
@@ -23,8 +30,8 @@ const check = (namespace: string, extra: Partial<LimitBody> = {}): LimitBody => 
   duration: LONG_WINDOW,
   ...extra,
 });
-const remainingOf = async (body: LimitBody) =>
-  (await limitOn(api, { ...body, cost: 0 }, workspace.rootKey)).body.data.remaining;
+const remainingOf = async (body: LimitBody, rootKey = workspace.rootKey) =>
+  (await limitOn(api, { ...body, cost: 0 }, rootKey)).body.data.remaining;
 const namespaceNamed = async (workspaceId: string, name: string) =>
   (await storedNamespaces(em(), workspaceId)).filter((namespace) => namespace.name === name);
 
@@ -243,6 +250,24 @@ describe('410', () => {
     expect(reply.body.error.detail).toBe('This namespace has been deleted. Contact support to restore.');
     expect(await namespaceNamed(workspace.workspaceId, 'multi_never_created')).toEqual([]);
     expect(await remainingOf(live)).toBe(10);
+  });
+});
+
+describe('412', () => {
+  it("to create namespaces past the workspace's limit (LIMIT_RATELIMIT_NAMESPACES), creating and counting nothing", async () => {
+    const bounded = await api.workspace();
+    await createNamespace(api, bounded.workspaceId, bounded.rootKey, 'held');
+    const batch = [check('held'), check('new_a'), check('new_b')];
+    const refused = await callOn(
+      api,
+      { limits: { ratelimitNamespaces: 2 } },
+      'ratelimit.multiLimit',
+      batch,
+      bounded.rootKey,
+    );
+    expectLimitExceeded(refused, 'A workspace may hold at most 2 rate-limit namespaces');
+    expect((await storedNamespaces(em(), bounded.workspaceId)).map((namespace) => namespace.name)).toEqual(['held']);
+    expect(await remainingOf(check('held'), bounded.rootKey)).toBe(10);
   });
 });
 

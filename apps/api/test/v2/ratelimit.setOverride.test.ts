@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, itNeedsARootKey } from '../assertions.ts';
+import { callOn } from '../appVariants.ts';
+import { expectInvalidInput, expectLimitExceeded, expectMissingPermissions, itNeedsARootKey } from '../assertions.ts';
 import { countRows, storedNamespaces, storedOverrides } from '../dbInspect.ts';
 import { createNamespace } from '../fixtures.ts';
 import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
@@ -162,6 +163,47 @@ describe('404', () => {
     await deleteNamespace(api, workspace.rootKey, 'deleted_for_override');
     const reply = await setOverride({ ...override('x'), namespace: 'deleted_for_override' });
     expect(reply.status).toBe(404);
+  });
+});
+
+describe('412', () => {
+  it("past the namespace's wildcard overrides (LIMIT_RATELIMIT_WILDCARD_OVERRIDES), storing nothing; exact ones still pass", async () => {
+    const id = await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'wildcard_bound');
+    const variant = { limits: { ratelimitWildcardOverrides: 1 } };
+    const set = (identifier: string) =>
+      callOn(
+        api,
+        variant,
+        'ratelimit.setOverride',
+        { ...override(identifier), namespace: 'wildcard_bound' },
+        workspace.rootKey,
+      );
+    expect((await set('user_*')).status).toBe(200);
+    expectLimitExceeded(await set('team_*'), 'A namespace may hold at most 1 wildcard overrides');
+    expect((await set('user_*')).status).toBe(200);
+    expect((await set('user_1')).status).toBe(200);
+    expect((await storedOverrides(em(), id)).map((row) => row.identifier).sort()).toEqual(['user_*', 'user_1']);
+  });
+
+  it("past the namespace's overrides (LIMIT_RATELIMIT_OVERRIDES), storing nothing; changing one still passes", async () => {
+    const id = await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'override_bound');
+    const variant = { limits: { ratelimitOverrides: 2 } };
+    const set = (identifier: string, limit = 5) =>
+      callOn(
+        api,
+        variant,
+        'ratelimit.setOverride',
+        { ...override(identifier, { limit }), namespace: 'override_bound' },
+        workspace.rootKey,
+      );
+    expect((await set('a')).status).toBe(200);
+    expect((await set('b_*')).status).toBe(200);
+    expectLimitExceeded(await set('c'), 'A namespace may hold at most 2 overrides');
+    expect((await set('a', 9)).status).toBe(200);
+    expect((await storedOverrides(em(), id)).map((row) => [row.identifier, row.limit])).toEqual([
+      ['a', 9],
+      ['b_*', 5],
+    ]);
   });
 });
 

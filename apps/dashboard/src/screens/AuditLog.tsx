@@ -9,6 +9,7 @@ import { Link } from '../router.tsx';
 import { type RouterOutputs, trpc } from '../trpc.ts';
 import { useDebouncedValue } from '../useDebouncedValue.ts';
 import { useTableUrlState } from '../useTableUrlState.ts';
+import { useWholeList } from '../useWholeList.ts';
 
 type AuditEvent = RouterOutputs['audit']['listEvents']['data'][number];
 
@@ -99,11 +100,10 @@ export function AuditLog() {
     }),
     placeholderData: keepPreviousData,
   });
-  const rootKeys = useQuery(trpc.rootKeys.listRootKeys.queryOptions());
+  const rootKeys = useWholeList(trpc.rootKeys.listRootKeys, {});
   const eventNames = useQuery(trpc.audit.listEventNames.queryOptions());
   const rootKeyNames = useMemo(
-    () =>
-      new Map((rootKeys.data?.rootKeys ?? []).map((rootKey) => [rootKey.rootKeyId, rootKey.name ?? rootKey.rootKeyId])),
+    () => new Map((rootKeys.data?.rows ?? []).map((rootKey) => [rootKey.rootKeyId, rootKey.name ?? rootKey.rootKeyId])),
     [rootKeys.data],
   );
   const columns = useMemo(() => auditColumns(rootKeyNames), [rootKeyNames]);
@@ -128,7 +128,7 @@ export function AuditLog() {
             onChange={(change) => table.setFilter('actor', change.target.value || undefined)}
           >
             <option value="">Any root key</option>
-            {rootKeys.data?.rootKeys.map((rootKey) => (
+            {rootKeys.data?.rows.map((rootKey) => (
               <option key={rootKey.rootKeyId} value={rootKey.rootKeyId}>
                 {rootKey.name ?? rootKey.rootKeyId}
               </option>

@@ -5,7 +5,7 @@ import { parseLocalDateTime, toLocalDateTime } from '../format.ts';
 import { type RouterOutputs, trpc } from '../trpc.ts';
 
 interface RootKeyExpiryDialogProps {
-  rootKey: RouterOutputs['rootKeys']['listRootKeys']['rootKeys'][number];
+  rootKey: RouterOutputs['rootKeys']['listRootKeys']['data'][number];
   onClose: () => void;
   onSaved: () => void;
 }

@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { CopyableId } from '../components/CopyButton.tsx';
@@ -7,14 +7,16 @@ import { RelativeTime } from '../components/RelativeTime.tsx';
 import { SecretPanel } from '../components/SecretPanel.tsx';
 import { type BadgeTone, StatusBadge } from '../components/StatusBadge.tsx';
 import { TableSearch } from '../components/TableSearch.tsx';
+import { WholeListNote } from '../components/WholeListNote.tsx';
 import { formatCount } from '../format.ts';
 import { type RouterOutputs, trpc } from '../trpc.ts';
 import { useTableUrlState } from '../useTableUrlState.ts';
+import { useWholeList } from '../useWholeList.ts';
 import { CreateRootKeyDialog } from './CreateRootKeyDialog.tsx';
 import { RevokingEndsSession } from './DestructiveNotes.tsx';
 import { RootKeyExpiryDialog } from './RootKeyExpiryDialog.tsx';
 
-type RootKey = RouterOutputs['rootKeys']['listRootKeys']['rootKeys'][number];
+type RootKey = RouterOutputs['rootKeys']['listRootKeys']['data'][number];
 
 function rootKeyStatus(rootKey: RootKey): { label: string; tone: BadgeTone } {
   if (rootKey.revokedAt !== null) return { label: 'Revoked', tone: 'muted' };
@@ -107,15 +109,15 @@ function matchesSearch(rootKey: RootKey, search: string): boolean {
 export function RootKeys() {
   const queryClient = useQueryClient();
   const table = useTableUrlState({ id: 'createdAt', desc: true });
-  const rootKeys = useQuery(trpc.rootKeys.listRootKeys.queryOptions());
+  const rootKeys = useWholeList(trpc.rootKeys.listRootKeys, {});
   const [creating, setCreating] = useState(false);
   const [newKey, setNewKey] = useState<string | null>(null);
   const [revoking, setRevoking] = useState<RootKey | null>(null);
   const [settingExpiry, setSettingExpiry] = useState<RootKey | null>(null);
   const columns = useMemo(() => rootKeyColumns({ onSetExpiry: setSettingExpiry, onRevoke: setRevoking }), []);
-  // A workspace has tens of root keys, all in one answer: the search runs here.
+  // A workspace has tens of root keys, all loaded page by page: the search runs here.
   const { appliedSearch } = table;
-  const allRootKeys = rootKeys.data?.rootKeys;
+  const allRootKeys = rootKeys.data?.rows;
   const shown = useMemo(
     () => (appliedSearch ? allRootKeys?.filter((rootKey) => matchesSearch(rootKey, appliedSearch)) : allRootKeys),
     [allRootKeys, appliedSearch],
@@ -151,6 +153,7 @@ export function RootKeys() {
         value={table.search}
         onChange={table.setSearch}
       />
+      <WholeListNote complete={rootKeys.data?.complete} noun="root keys" />
       <DataTable
         caption="Root keys of this workspace"
         columns={columns}

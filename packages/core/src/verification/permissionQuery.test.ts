@@ -277,6 +277,32 @@ describe('short-circuit evaluation', () => {
   ])('%j with %j looks up only %j', (query, permissions, expected, lookedUp) => {
     const held = new RecordingSet(permissions);
     expect(evaluatePermissionQuery(parsePermissionQuery(query), held)).toBe(expected);
-    expect(held.lookups).toEqual(lookedUp);
+    // Besides each operand, the wildcards that could cover it are looked up.
+    expect(held.lookups.filter((slug) => !slug.endsWith('*'))).toEqual(lookedUp);
+  });
+});
+
+describe('cost', () => {
+  // docs/contract.md#limits: a query costs lookups per character of its permissions, whatever the key holds.
+  it('evaluates the longest query against a key holding 200,000 wildcard permissions in well under a second', () => {
+    const held = Array.from({ length: 200_000 }, (_, index) => `resource${index}.*`);
+    const query = parsePermissionQuery(Array.from({ length: 90 }, (_, index) => `x.y.z${index}`).join(' OR '));
+    expect(evaluatePermissionQuery(query, held)).toBe(false);
+    const started = performance.now();
+    for (let round = 0; round < 10; round += 1) expect(evaluatePermissionQuery(query, held)).toBe(false);
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+
+  it('looks up a permission, the lone wildcard and one wildcard per dot, nothing else', () => {
+    class RecordingSet extends Set<string> {
+      readonly lookups: string[] = [];
+      override has(value: string): boolean {
+        this.lookups.push(value);
+        return super.has(value);
+      }
+    }
+    const held = new RecordingSet(['other.*']);
+    expect(evaluatePermissionQuery(parsePermissionQuery('a.b.c'), held)).toBe(false);
+    expect(held.lookups).toEqual(['a.b.c', '*', 'a.*', 'a.b.*']);
   });
 });

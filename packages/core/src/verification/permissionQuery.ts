@@ -155,30 +155,35 @@ export function parsePermissionQuery(query: string): PermissionQuery {
   return parseTokens(query, tokenize(query));
 }
 
-interface HeldPermissions {
-  exact: ReadonlySet<string>;
-  /** For each held `*` or `….*`: the part before the `*`, which a covered permission must extend. */
-  wildcardPrefixes: readonly string[];
-}
+/** The held permissions as a set, built once per array: a cached key's array serves every verification of it. */
+const heldSets = new WeakMap<readonly string[], ReadonlySet<string>>();
 
-function indexHeldPermissions(held: ReadonlySet<string> | readonly string[]): HeldPermissions {
-  const exact = 'has' in held ? held : new Set(held);
-  const wildcardPrefixes: string[] = [];
-  for (const permission of exact) {
-    if (permission === '*' || permission.endsWith('.*')) wildcardPrefixes.push(permission.slice(0, -1));
+function heldSet(held: ReadonlySet<string> | readonly string[]): ReadonlySet<string> {
+  if ('has' in held) return held;
+  let set = heldSets.get(held);
+  if (set === undefined) {
+    set = new Set(held);
+    heldSets.set(held, set);
   }
-  return { exact, wildcardPrefixes };
+  return set;
 }
 
-function covers(held: HeldPermissions, required: string): boolean {
-  if (held.exact.has(required)) return true;
-  for (const prefix of held.wildcardPrefixes) {
-    if (required.length > prefix.length && required.startsWith(prefix)) return true;
+/**
+ * Set lookups only, whatever the key holds: the permission itself, a lone `*`, and `<prefix>.*` for
+ * each `.` of the permission followed by at least one character. Its cost grows with the length
+ * of the permission, never with the number of permissions held (docs/contract.md#limits).
+ */
+function covers(held: ReadonlySet<string>, required: string): boolean {
+  if (held.has(required) || held.has(WILDCARD_PERMISSION)) return true;
+  for (let dot = required.indexOf('.'); dot >= 0 && dot < required.length - 1; dot = required.indexOf('.', dot + 1)) {
+    if (held.has(`${required.slice(0, dot + 1)}*`)) return true;
   }
   return false;
 }
 
-function evaluate(query: PermissionQuery, held: HeldPermissions): boolean {
+const WILDCARD_PERMISSION = '*';
+
+function evaluate(query: PermissionQuery, held: ReadonlySet<string>): boolean {
   switch (query.kind) {
     case 'permission':
       return covers(held, query.name);
@@ -205,10 +210,10 @@ export function evaluatePermissionQuery(
   query: PermissionQuery,
   held: ReadonlySet<string> | readonly string[],
 ): boolean {
-  return evaluate(query, indexHeldPermissions(held));
+  return evaluate(query, heldSet(held));
 }
 
 /** Whether the held permissions cover one permission name (not a query), by the wildcard rule above. */
 export function permissionSatisfied(held: ReadonlySet<string> | readonly string[], required: string): boolean {
-  return covers(indexHeldPermissions(held), required);
+  return covers(heldSet(held), required);
 }

@@ -11,8 +11,9 @@ import {
   type PermissionTuple,
   parsePermission,
   unauthorized,
+  type WorkspaceLimits,
 } from '@keyplane/core';
-import { findDashboardSession, findRootKeyByHash, type RootKeyRecord } from '@keyplane/db';
+import { findDashboardSession, findRootKeyByHash, type PermissionCreation, type RootKeyRecord } from '@keyplane/db';
 import type { Context } from '../context.ts';
 
 export interface RootKeyPrincipal {
@@ -170,6 +171,11 @@ export function slugCreationUpFront(
   return isGranted(principal.permissions, rbacPermission('read_permission'))
     ? []
     : [rbacPermission('create_permission')];
+}
+
+/** How a write that names permission slugs may create the missing ones: with `create_permission`, within the workspace's limit. */
+export function permissionCreation(principal: RootKeyPrincipal, limits: WorkspaceLimits): PermissionCreation {
+  return { allow: () => requireCreatePermission(principal), limit: limits.permissions };
 }
 
 /** `identity.<identityId>.<action>`: granted by that exact tuple or by `identity.*.<action>`. */

@@ -3,13 +3,14 @@ import {
   DomainError,
   identityExists,
   keyNotFound,
+  limitExceeded,
   migrationNotFound,
   permissionExists,
   permissionNotFound,
   roleExists,
   roleNotFound,
 } from '@keyplane/core';
-import { RowExists, RowNotFound } from '@keyplane/db';
+import { LimitReached, RowExists, RowNotFound } from '@keyplane/db';
 import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 
@@ -58,5 +59,6 @@ export function domainErrorOf(error: unknown): DomainError | undefined {
   if (cause instanceof DomainError) return cause;
   if (cause instanceof RowNotFound) return MISSING[cause.kind](cause.reference);
   if (cause instanceof RowExists) return TAKEN[cause.kind](cause.reference);
+  if (cause instanceof LimitReached) return limitExceeded(cause.resource, cause.limit);
   return undefined;
 }

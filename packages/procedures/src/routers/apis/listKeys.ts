@@ -3,7 +3,7 @@ import { findApi, listKeyDetails } from '@keyplane/db';
 import { z } from 'zod';
 import { apiPermission, requirePermissions } from '../../middleware/auth.ts';
 import { authorizeDecryption } from '../../middleware/decryption.ts';
-import { decodeCursor, listOutput, paginationInput, toPage } from '../../pagination.ts';
+import { chosenPage, decodeCursor, listOutput, MAX_PAGE_BYTES, paginationInput } from '../../pagination.ts';
 import { apiIdSchema, textSchema } from '../../schemas.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 import { keyResponseData, keyResponseOutput } from '../keys/keyResponse.ts';
@@ -23,9 +23,10 @@ export const listKeysInput = z.strictObject({
 export const listKeysOutput = listOutput(keyResponseOutput);
 
 /**
- * The API's live keys in id order. `read_key` and `read_api` on the API named (403, before the
- * lookup), then the API (404): unlike the reference product, a root key that may not read them gets
- * a 403, not a masked 404 (contract: we never mask a 403 as 404).
+ * The API's live keys in id order; a page ends early once its keys would take more than
+ * MAX_PAGE_BYTES (docs/contract.md#limits). `read_key` and `read_api` on the API named (403, before
+ * the lookup), then the API (404): unlike the reference product, a root key that may not read them
+ * gets a 403, not a masked 404 (contract: we never mask a 403 as 404).
  */
 export const listKeys = rootKeyProcedure
   .meta({
@@ -44,13 +45,12 @@ export const listKeys = rootKeyProcedure
     const api = await findApi(ctx.em, workspaceId, input.apiId);
     if (!api) throw apiNotFound(input.apiId);
     const dataKey = input.decrypt ? await authorizeDecryption(ctx, api.id) : undefined;
-    const keys = await listKeyDetails(ctx.em, workspaceId, {
-      apiId: api.id,
-      fromId,
-      externalId: input.externalId,
-      search: input.search,
-      count: input.limit + 1,
-    });
+    const keys = await listKeyDetails(
+      ctx.em,
+      workspaceId,
+      { apiId: api.id, fromId, externalId: input.externalId, search: input.search, count: input.limit + 1 },
+      MAX_PAGE_BYTES,
+    );
     const now = ctx.services.now();
-    return toPage(workspaceId, keys, input.limit, (key) => keyResponseData(key, now, dataKey));
+    return chosenPage(workspaceId, keys, (key) => keyResponseData(key, now, dataKey));
   });

@@ -5,7 +5,7 @@ import { apiPermission, requirePermissions } from '../../middleware/auth.ts';
 import { MAX_PAGE_SIZE } from '../../pagination.ts';
 import { apiIdSchema, textSchema } from '../../schemas.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
-import { keyResponseData, keyResponseOutput } from '../keys/keyResponse.ts';
+import { keyRowData, keyRowOutput } from '../keys/keyResponse.ts';
 
 export const listKeysPageInput = z.strictObject({
   apiId: apiIdSchema,
@@ -21,14 +21,16 @@ export const listKeysPageInput = z.strictObject({
 });
 
 export const listKeysPageOutput = z.object({
-  keys: z.array(keyResponseOutput),
+  keys: z.array(keyRowOutput),
   /** Every key the search and status match, over all pages. */
   total: z.number().int(),
 });
 
 /**
  * Internal (the dashboard's keys table): one numbered page of an API's keys, searched, filtered by
- * status and sorted by any column on the server, so order, filter and total hold across pages.
+ * status and sorted by any column on the server, so order, filter and total hold across pages. Each
+ * key as a table row: without meta, permissions, roles and limits, which a page of 100 keys could
+ * carry by the hundred megabytes (docs/contract.md#limits).
  * Permissions as apis.listKeys: the API's read_key and read_api (403), then the API (404).
  */
 export const listKeysPage = rootKeyProcedure
@@ -50,5 +52,5 @@ export const listKeysPage = rootKeyProcedure
       limit: input.pageSize,
       now,
     });
-    return { keys: page.keys.map((key) => keyResponseData(key, now)), total: page.total };
+    return { keys: page.keys.map((key) => keyRowData(key, now)), total: page.total };
   });

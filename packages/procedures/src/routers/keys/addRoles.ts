@@ -13,7 +13,7 @@ export const addRolesInput = z.strictObject({
 export const addRolesOutput = z.array(roleSchema);
 
 export const addRoles = rootKeyProcedure
-  .meta({ public: true, description: 'Adds existing roles to a key.', errors: [404] })
+  .meta({ public: true, description: 'Adds existing roles to a key.', errors: [404, 412] })
   .input(addRolesInput)
   .output(addRolesOutput)
   .mutation(async ({ ctx, input }) => {

@@ -55,7 +55,7 @@ export const createKey = rootKeyProcedure
       ...(input.recoverable ? [apiPermission(input.apiId, 'encrypt_key')] : []),
     ]);
     return ctx.em.transactional((tx) =>
-      createNewKey(keyCreationStore(tx, ctx.changeLog), {
+      createNewKey(keyCreationStore(tx, ctx.changeLog, ctx.services.limits), {
         ...params,
         workspaceId: ctx.rootKey.workspaceId,
         vaultMasterKey: ctx.vaultMasterKey,

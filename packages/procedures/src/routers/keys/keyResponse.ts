@@ -1,5 +1,5 @@
 import { type CreditsState, decryptKeyMaterial, effectiveRemaining, type RatelimitConfig } from '@keyplane/core';
-import type { IdentityRecord, KeyDetails } from '@keyplane/db';
+import type { IdentityRecord, KeyDetails, KeyTableRow } from '@keyplane/db';
 import { z } from 'zod';
 
 // `KeyResponseData` (docs/contract.md#key-data), shared by keys.getKey, keys.whoami and apis.listKeys.
@@ -60,6 +60,14 @@ export const keyResponseOutput = z
   })
   .meta({ id: 'Key' });
 
+/**
+ * A key as the dashboard's table lists it (apis.listKeysPage): key data without what a key can
+ * carry in bulk, so that a page is bounded by its rows (docs/contract.md#limits).
+ */
+export const keyRowOutput = keyResponseOutput
+  .omit({ meta: true, permissions: true, roles: true, ratelimits: true, plaintext: true, identity: true })
+  .extend({ identity: z.object({ id: z.string(), externalId: z.string() }).optional() });
+
 export type IdentityData = z.infer<typeof identityOutput>;
 export type KeyCreditsData = z.infer<typeof keyCreditsOutput>;
 export type KeyResponseData = z.infer<typeof keyResponseOutput>;
@@ -91,6 +99,22 @@ export function keyCreditsData(credits: CreditsState, now: number): KeyCreditsDa
           refillDay: refill.interval === 'monthly' ? (refill.refillDay ?? undefined) : undefined,
         }
       : undefined,
+  };
+}
+
+/** A row of the keys table at `now`. */
+export function keyRowData(key: KeyTableRow, now: number): z.infer<typeof keyRowOutput> {
+  return {
+    keyId: key.id,
+    start: key.start,
+    enabled: key.enabled,
+    name: key.name ?? undefined,
+    createdAt: key.createdAt,
+    updatedAt: key.updatedAt ?? undefined,
+    lastUsedAt: key.lastUsedAt ?? undefined,
+    expires: key.expires ?? undefined,
+    credits: key.credits.remaining === null ? undefined : keyCreditsData(key.credits, now),
+    identity: key.identity ?? undefined,
   };
 }
 

@@ -14,10 +14,14 @@ import {
 } from '../../schemas.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
+/** Keys one keys.migrateKeys call imports at most. */
+export const MAX_MIGRATE_KEYS = 1000;
+
 export const migrateKeysInput = z.strictObject({
   migrationId: textSchema.min(3).max(255),
   apiId: apiIdSchema,
-  // No maximum, as in the reference: the body-size limit bounds a request, imported in one transaction.
+  // At most MAX_MIGRATE_KEYS, where the reference has no maximum: one call is one transaction, and
+  // its cost (and how long it holds the node) grows with its keys (docs/contract.md#limits).
   keys: z
     .array(
       z.strictObject({
@@ -37,7 +41,8 @@ export const migrateKeysInput = z.strictObject({
         ratelimits: ratelimitsSchema.optional(),
       }),
     )
-    .min(1),
+    .min(1)
+    .max(MAX_MIGRATE_KEYS, `must hold at most ${MAX_MIGRATE_KEYS} keys; import more in several calls`),
 });
 
 export const migrateKeysOutput = z.object({
@@ -50,14 +55,14 @@ export const migrateKeys = rootKeyProcedure
   .meta({
     public: true,
     description: 'Imports keys hashed by another system under a migration, reporting hashes that are taken.',
-    errors: [404],
+    errors: [404, 412],
   })
   .input(migrateKeysInput)
   .output(migrateKeysOutput)
   .mutation(async ({ ctx, input }) => {
     requirePermissions(ctx.rootKey, [apiPermission(input.apiId, 'create_key')]);
     return ctx.em.transactional((tx) =>
-      importKeys(keyMigrationStore(tx, ctx.changeLog), {
+      importKeys(keyMigrationStore(tx, ctx.changeLog, ctx.services.limits), {
         workspaceId: ctx.rootKey.workspaceId,
         migrationId: input.migrationId,
         apiId: input.apiId,

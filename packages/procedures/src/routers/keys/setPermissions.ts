@@ -1,6 +1,6 @@
 import { changeKeyPermissions } from '@keyplane/db';
 import { z } from 'zod';
-import { requireCreatePermission, slugCreationUpFront } from '../../middleware/auth.ts';
+import { permissionCreation, slugCreationUpFront } from '../../middleware/auth.ts';
 import { keyLinkPermissions, loadAuthorizedKey } from '../../middleware/keys.ts';
 import { permissionSchema, rbacNameSchema, resourceIdSchema } from '../../schemas.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
@@ -17,7 +17,7 @@ export const setPermissions = rootKeyProcedure
   .meta({
     public: true,
     description: "Replaces a key's permissions, creating slugs that do not exist yet.",
-    errors: [404],
+    errors: [404, 412],
   })
   .input(setPermissionsInput)
   .output(setPermissionsOutput)
@@ -28,7 +28,12 @@ export const setPermissions = rootKeyProcedure
       ['update_key'],
       [...keyLinkPermissions({ permissions: 'set' }), ...slugCreationUpFront(ctx.rootKey, input.permissions)],
     );
-    return changeKeyPermissions(ctx.em, ctx.changeLog, key, 'set', input.permissions, () =>
-      requireCreatePermission(ctx.rootKey),
+    return changeKeyPermissions(
+      ctx.em,
+      ctx.changeLog,
+      key,
+      'set',
+      input.permissions,
+      permissionCreation(ctx.rootKey, ctx.services.limits),
     );
   });

@@ -13,7 +13,7 @@ export const setRolesInput = z.strictObject({
 export const setRolesOutput = z.array(roleSchema);
 
 export const setRoles = rootKeyProcedure
-  .meta({ public: true, description: "Replaces a key's roles with existing roles.", errors: [404] })
+  .meta({ public: true, description: "Replaces a key's roles with existing roles.", errors: [404, 412] })
   .input(setRolesInput)
   .output(setRolesOutput)
   .mutation(async ({ ctx, input }) => {

@@ -1,6 +1,6 @@
 import { updateKey as updateKeyRecord } from '@keyplane/db';
 import { z } from 'zod';
-import { requireCreatePermission, slugCreationUpFront } from '../../middleware/auth.ts';
+import { permissionCreation, slugCreationUpFront } from '../../middleware/auth.ts';
 import { keyLinkPermissions, loadAuthorizedKey } from '../../middleware/keys.ts';
 import {
   expiresSchema,
@@ -30,7 +30,7 @@ export const updateKeyInput = z.strictObject({
 export const updateKeyOutput = z.object({});
 
 export const updateKey = rootKeyProcedure
-  .meta({ public: true, description: "Changes a key's fields; fields left out stay as they are.", errors: [404] })
+  .meta({ public: true, description: "Changes a key's fields; fields left out stay as they are.", errors: [404, 412] })
   .input(updateKeyInput)
   .output(updateKeyOutput)
   .mutation(async ({ ctx, input }) => {
@@ -53,7 +53,7 @@ export const updateKey = rootKeyProcedure
       ctx.changeLog,
       key,
       { ...changes, expiresAt: expires === undefined || expires === null ? expires : new Date(expires) },
-      () => requireCreatePermission(ctx.rootKey),
+      permissionCreation(ctx.rootKey, ctx.services.limits),
     );
     return {};
   });

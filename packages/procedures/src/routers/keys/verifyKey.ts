@@ -149,7 +149,7 @@ export const verifyKey = rootKeyProcedure
       // An imported key still carrying its old system's hash: rehash it now, then verify it as ours.
       const { migrationId } = input;
       const rehashed = await ctx.em.transactional((tx) =>
-        completeKeyMigration(keyMigrationStore(tx, ctx.changeLog), {
+        completeKeyMigration(keyMigrationStore(tx, ctx.changeLog, ctx.services.limits), {
           workspaceId: rootKey.workspaceId,
           migrationId,
           rawKey: input.key,

@@ -13,10 +13,17 @@ export const createPermissionInput = z.strictObject({
 export const createPermissionOutput = z.object({ permissionId: z.string() });
 
 export const createPermission = rootKeyProcedure
-  .meta({ public: true, description: 'Creates a permission.', errors: [409] })
+  .meta({ public: true, description: 'Creates a permission.', errors: [409, 412] })
   .input(createPermissionInput)
   .output(createPermissionOutput)
   .mutation(async ({ ctx, input }) => {
     requirePermissions(ctx.rootKey, [rbacPermission('create_permission')]);
-    return { permissionId: await createPermissionRecord(ctx.em, ctx.rootKey.workspaceId, input) };
+    return {
+      permissionId: await createPermissionRecord(
+        ctx.em,
+        ctx.rootKey.workspaceId,
+        input,
+        ctx.services.limits.permissions,
+      ),
+    };
   });

@@ -1,8 +1,8 @@
 import { createRole as createRoleRecord } from '@keyplane/db';
 import { z } from 'zod';
 import {
+  permissionCreation,
   rbacPermission,
-  requireCreatePermission,
   requirePermissions,
   slugCreationUpFront,
 } from '../../middleware/auth.ts';
@@ -19,7 +19,7 @@ export const createRoleInput = z.strictObject({
 export const createRoleOutput = z.object({ roleId: z.string() });
 
 export const createRole = rootKeyProcedure
-  .meta({ public: true, description: 'Creates a role, optionally with permissions.', errors: [409] })
+  .meta({ public: true, description: 'Creates a role, optionally with permissions.', errors: [409, 412] })
   .input(createRoleInput)
   .output(createRoleOutput)
   .mutation(async ({ ctx, input }) => {
@@ -33,7 +33,7 @@ export const createRole = rootKeyProcedure
       ctx.em,
       ctx.rootKey.workspaceId,
       { name: input.name, description: input.description, permissions },
-      () => requireCreatePermission(ctx.rootKey),
+      { roles: ctx.services.limits.roles, creation: permissionCreation(ctx.rootKey, ctx.services.limits) },
     );
     return { roleId };
   });

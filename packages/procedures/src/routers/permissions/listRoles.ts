@@ -1,7 +1,7 @@
 import { listRoles as listRoleRecords } from '@keyplane/db';
 import { z } from 'zod';
 import { rbacPermission, requirePermissions } from '../../middleware/auth.ts';
-import { decodeCursor, listOutput, paginationInput, toPage } from '../../pagination.ts';
+import { chosenPage, decodeCursor, listOutput, MAX_PAGE_PERMISSIONS, paginationInput } from '../../pagination.ts';
 import { roleSchema, textSchema } from '../../schemas.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
@@ -13,6 +13,10 @@ export const listRolesInput = z.strictObject({
 
 export const listRolesOutput = listOutput(roleSchema);
 
+/**
+ * The workspace's roles in id order, each with its permissions. A page ends early once its roles
+ * would carry more than MAX_PAGE_PERMISSIONS permissions between them (docs/contract.md#limits).
+ */
 export const listRoles = rootKeyProcedure
   .meta({ public: true, list: true, description: "Lists the workspace's roles with their permissions." })
   .input(listRolesInput)
@@ -20,10 +24,11 @@ export const listRoles = rootKeyProcedure
   .query(async ({ ctx, input }) => {
     requirePermissions(ctx.rootKey, [rbacPermission('read_role')]);
     const { workspaceId } = ctx.rootKey;
-    const found = await listRoleRecords(ctx.em, workspaceId, {
-      fromId: decodeCursor(workspaceId, input.cursor),
-      count: input.limit + 1,
-      search: input.search,
-    });
-    return toPage(workspaceId, found, input.limit, (role) => role);
+    const found = await listRoleRecords(
+      ctx.em,
+      workspaceId,
+      { fromId: decodeCursor(workspaceId, input.cursor), count: input.limit + 1, search: input.search },
+      MAX_PAGE_PERMISSIONS,
+    );
+    return chosenPage(workspaceId, found, (role) => role);
   });

@@ -1,8 +1,8 @@
 import { setRolePermissions as setRolePermissionRecords } from '@keyplane/db';
 import { z } from 'zod';
 import {
+  permissionCreation,
   rbacPermission,
-  requireCreatePermission,
   requirePermissions,
   slugCreationUpFront,
 } from '../../middleware/auth.ts';
@@ -34,7 +34,7 @@ export const setRolePermissions = rootKeyProcedure
   .meta({
     public: true,
     description: "Replaces a role's permissions, creating slugs that do not exist yet.",
-    errors: [404],
+    errors: [404, 412],
   })
   .input(setRolePermissionsInput)
   .output(setRolePermissionsOutput)
@@ -51,6 +51,6 @@ export const setRolePermissions = rootKeyProcedure
       ctx.rootKey.workspaceId,
       input.roleId,
       input.permissions,
-      () => requireCreatePermission(ctx.rootKey),
+      permissionCreation(ctx.rootKey, ctx.services.limits),
     );
   });

@@ -22,7 +22,13 @@ export const createNamespace = rootKeyProcedure
     const { workspaceId } = ctx.rootKey;
     const taken = () => namespaceExists(input.name);
     if (await findLiveRatelimitNamespace(ctx.em, workspaceId, input.name)) throw taken();
-    const created = await createRatelimitNamespaces(ctx.em, ctx.changeLog, workspaceId, [input.name]);
+    const created = await createRatelimitNamespaces(
+      ctx.em,
+      ctx.changeLog,
+      workspaceId,
+      [input.name],
+      ctx.services.limits.ratelimitNamespaces,
+    );
     const namespaceId = created.get(input.name);
     if (namespaceId === undefined) throw taken();
     return { namespaceId };

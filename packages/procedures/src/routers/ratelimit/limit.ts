@@ -23,7 +23,7 @@ export const limit = rootKeyProcedure
     public: true,
     audit: false,
     description: 'Counts a request of an identifier against a limit, creating the namespace if it does not exist.',
-    errors: [410],
+    errors: [410, 412],
   })
   .input(limitInput)
   .output(limitOutput)

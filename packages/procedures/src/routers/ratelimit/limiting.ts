@@ -1,14 +1,17 @@
 import { performance } from 'node:perf_hooks';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import {
   combineCounterChecks,
-  findApplicableOverride,
   forbidden,
   isGranted,
   type MaybePromise,
   missingPermissions,
   namespaceGone,
+  patternMatchingCost,
+  patternOverrideFor,
   planRatelimitCheck,
   type RatelimitNamespaceSnapshot,
+  type RatelimitOverrideRule,
   ratelimitCounterKey,
 } from '@keyplane/core';
 import {
@@ -166,7 +169,7 @@ async function createMissing(
   namespaces: Map<string, RatelimitNamespaceSnapshot | null>,
 ): Promise<void> {
   const { workspaceId } = ctx.rootKey;
-  await createRatelimitNamespaces(ctx.em, ctx.changeLog, workspaceId, missing);
+  await createRatelimitNamespaces(ctx.em, ctx.changeLog, workspaceId, missing, ctx.services.limits.ratelimitNamespaces);
   // Read past the cache: a concurrent first use may have created (or since deleted) one.
   for (const name of missing) {
     const created = await findRatelimitNamespace(ctx.em, workspaceId, name);
@@ -176,15 +179,76 @@ async function createMissing(
   }
 }
 
-/** The override limiting applies to the identifier, exact ones from this node's cache (at once when cached). */
-const overrideFor = (ctx: LimitingContext, namespace: RatelimitNamespaceSnapshot, identifier: string) =>
-  findApplicableOverride(namespace, identifier, (namespaceId) => {
-    const found = ctx.services.overrideCache.lookUp(
-      overrideCacheKey(namespaceId, identifier),
-      async () => (await findExactOverride(ctx.em, namespaceId, identifier)) ?? null,
+/** The namespace's override for exactly this identifier, from this node's cache (at once when cached). */
+function exactOverrideFor(
+  ctx: LimitingContext,
+  namespace: RatelimitNamespaceSnapshot,
+  identifier: string,
+): MaybePromise<RatelimitOverrideRule | null> {
+  // With no exact overrides in the namespace there is nothing to look up.
+  if (namespace.exactOverrides === 0) return null;
+  return ctx.services.overrideCache.lookUp(
+    overrideCacheKey(namespace.id, identifier),
+    async () => (await findExactOverride(ctx.em, namespace.id, identifier)) ?? null,
+  );
+}
+
+/**
+ * How many characters of identifiers and patterns one turn of the event loop matches, about a
+ * millisecond's work: a call whose matching takes longer lets other requests run between turns
+ * (docs/contract.md#limits).
+ */
+const MATCHING_PER_TURN = 200_000;
+
+/**
+ * The override each request gets (docs/contract.md#overrides): its exact one, else the matching
+ * pattern that takes precedence. Matching is linear in the identifier and the patterns; a call of
+ * many checks in namespaces of many patterns is matched over several turns of the event loop, so
+ * that no call holds it for long. At once when everything is cached and the matching fits in a turn.
+ */
+function overridesFor(
+  ctx: LimitingContext,
+  resolved: readonly ResolvedRequest[],
+): MaybePromise<(RatelimitOverrideRule | undefined)[]> {
+  const finding = allOf(resolved.map(({ request, namespace }) => exactOverrideFor(ctx, namespace, request.identifier)));
+  const matchAll = (exact: (RatelimitOverrideRule | null)[]) => {
+    let cost = 0;
+    for (let index = 0; index < resolved.length; index += 1) cost += matchingCost(resolved, exact, index);
+    if (cost > MATCHING_PER_TURN) return matchInTurns(resolved, exact);
+    return resolved.map(
+      ({ request, namespace }, index) => exact[index] ?? patternOverrideFor(namespace, request.identifier),
     );
-    return found instanceof Promise ? found.then((override) => override ?? undefined) : (found ?? undefined);
-  });
+  };
+  return finding instanceof Promise ? finding.then(matchAll) : matchAll(finding);
+}
+
+/** What matching request `index` against its namespace's patterns reads: nothing when it has an exact override. */
+function matchingCost(
+  resolved: readonly ResolvedRequest[],
+  exact: readonly (RatelimitOverrideRule | null)[],
+  index: number,
+): number {
+  const { request, namespace } = resolved[index] as ResolvedRequest;
+  return exact[index] ? 0 : patternMatchingCost(namespace, request.identifier);
+}
+
+async function matchInTurns(
+  resolved: readonly ResolvedRequest[],
+  exact: readonly (RatelimitOverrideRule | null)[],
+): Promise<(RatelimitOverrideRule | undefined)[]> {
+  const overrides: (RatelimitOverrideRule | undefined)[] = [];
+  let matched = 0;
+  for (const [index, { request, namespace }] of resolved.entries()) {
+    const cost = matchingCost(resolved, exact, index);
+    if (matched > 0 && matched + cost > MATCHING_PER_TURN) {
+      await nextTurn();
+      matched = 0;
+    }
+    matched += cost;
+    overrides.push(exact[index] ?? patternOverrideFor(namespace, request.identifier));
+  }
+  return overrides;
+}
 
 /**
  * Checks the requests all-or-nothing (a rejected call consumes nothing, in any namespace) and
@@ -204,9 +268,7 @@ export async function applyLimits(
   );
   const resolving = resolveRequests(ctx, requests, found instanceof Promise ? await found : found);
   const resolvedRequests = resolving instanceof Promise ? await resolving : resolving;
-  const finding = allOf(
-    resolvedRequests.map(({ request, namespace }) => overrideFor(ctx, namespace, request.identifier)),
-  );
+  const finding = overridesFor(ctx, resolvedRequests);
   const overrides = finding instanceof Promise ? await finding : finding;
   const checks = resolvedRequests.map(({ request, namespace }, index) => ({
     request,

@@ -31,7 +31,7 @@ export const multiLimit = rootKeyProcedure
     public: true,
     audit: false,
     description: 'Checks several limits at once, all or nothing: a rejected request counts against none of them.',
-    errors: [410],
+    errors: [410, 412],
   })
   .input(multiLimitInput)
   .output(multiLimitOutput)

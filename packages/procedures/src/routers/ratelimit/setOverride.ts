@@ -29,16 +29,22 @@ export const setOverride = rootKeyProcedure
   .meta({
     public: true,
     description: 'Sets a different limit for an identifier or a pattern of identifiers in a namespace.',
-    errors: [404],
+    errors: [404, 412],
   })
   .input(setOverrideInput)
   .output(setOverrideOutput)
   .mutation(async ({ ctx, input }) => {
     const namespace = await authorizedNamespace(ctx, input.namespace, 'set_override');
-    const overrideId = await setRatelimitOverride(ctx.em, ctx.changeLog, namespace, {
-      identifier: input.identifier,
-      limit: input.limit,
-      durationMs: input.duration,
-    });
+    const overrideId = await setRatelimitOverride(
+      ctx.em,
+      ctx.changeLog,
+      namespace,
+      {
+        identifier: input.identifier,
+        limit: input.limit,
+        durationMs: input.duration,
+      },
+      ctx.services.limits,
+    );
     return { overrideId };
   });
