@@ -110,5 +110,7 @@ export async function grantedPage<TRow extends { id: string }, TItem>(
   if (ids?.length === 0) throw forbidden([formatPermission({ ...read, resourceId: '*' })]);
   const found = await fetchRows({ fromId, search: input.search, count: input.limit + 1, ids });
   // Data access either returns the rows fetched (limit + 1) or the page it chose within a budget.
-  return Array.isArray(found) ? toPage(workspaceId, found, input.limit, toItem) : chosenPage(workspaceId, found, toItem);
+  return Array.isArray(found)
+    ? toPage(workspaceId, found, input.limit, toItem)
+    : chosenPage(workspaceId, found, toItem);
 }

@@ -1,11 +1,6 @@
 import { createRole as createRoleRecord } from '@keyplane/db';
 import { z } from 'zod';
-import {
-  permissionCreation,
-  rbacPermission,
-  requirePermissions,
-  slugCreationUpFront,
-} from '../../middleware/auth.ts';
+import { permissionCreation, rbacPermission, requirePermissions, slugCreationUpFront } from '../../middleware/auth.ts';
 import { rbacNameSchema, textSchema } from '../../schemas.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 

@@ -1,11 +1,6 @@
 import { setRolePermissions as setRolePermissionRecords } from '@keyplane/db';
 import { z } from 'zod';
-import {
-  permissionCreation,
-  rbacPermission,
-  requirePermissions,
-  slugCreationUpFront,
-} from '../../middleware/auth.ts';
+import { permissionCreation, rbacPermission, requirePermissions, slugCreationUpFront } from '../../middleware/auth.ts';
 import { permissionSchema, rbacNameSchema, resourceIdSchema } from '../../schemas.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
