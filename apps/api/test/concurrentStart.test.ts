@@ -1,4 +1,5 @@
-import { createEmptyDatabase, createTestDatabase } from '@keyplane/db/testing';
+import { createTestDatabase } from '@keyplane/db/testing';
+import { createEmptyDatabase } from '@keyplane/testing';
 import { describe, expect, inject, it } from 'vitest';
 import { type SpawnedServer, spawnServer } from '../../../bench/server.ts';
 import { REDIS_URL } from './harness.ts';

@@ -1,18 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { adminQuery, databaseUrlFor } from '@keyplane/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ANALYTICS_ROLE, type AnalyticsDatabase, createAnalyticsDatabase } from './analytics.ts';
 import { eventTransaction } from './eventTransaction.ts';
 import { createOrm, migrate, pendingMigrations } from './orm.ts';
 import { rows, sql } from './sql.ts';
-import { databaseUrlFor } from './testing/databases.ts';
-import {
-  adminQuery,
-  createTestDatabase,
-  type TestDatabase,
-  testVerificationEvent,
-  writeEvents,
-} from './testing/index.ts';
+import { createTestDatabase, type TestDatabase, testVerificationEvent, writeEvents } from './testing/index.ts';
 import { verificationTable } from './verificationEvents.ts';
 
 const WORKSPACE = 'ws_analytics_db';

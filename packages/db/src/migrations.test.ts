@@ -1,4 +1,5 @@
 import { bootstrapWorkspace, createKey, DEFAULT_WORKSPACE_LIMITS, MAX_CREDITS } from '@keyplane/core';
+import { createEmptyDatabase } from '@keyplane/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createApi } from './apis.ts';
 import { createChangeLog } from './invalidation.ts';
@@ -6,7 +7,7 @@ import { findKeyDetails } from './keyDetails.ts';
 import { keyCreationStore } from './keys.ts';
 import { createOrm, migrate, pendingMigrations } from './orm.ts';
 import { rows, sql } from './sql.ts';
-import { createEmptyDatabase, createTestDatabase, type TestDatabase } from './testing/index.ts';
+import { createTestDatabase, type TestDatabase } from './testing/index.ts';
 import { workspaceStore } from './workspaces.ts';
 
 let database: TestDatabase;

@@ -10,7 +10,8 @@ import {
   verificationTable,
   workspaceStore,
 } from '@keyplane/db';
-import { adminQuery, writeEvents } from '@keyplane/db/testing';
+import { writeEvents } from '@keyplane/db/testing';
+import { adminQuery } from '@keyplane/testing';
 import { afterAll, beforeAll } from 'vitest';
 import { bootstrapRootKey, type ServerProcess, startServerProcess } from '../serverProcess.ts';
 

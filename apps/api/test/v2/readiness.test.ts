@@ -1,5 +1,6 @@
-import { adminQuery, createTestDatabase } from '@keyplane/db/testing';
+import { createTestDatabase } from '@keyplane/db/testing';
 import { createRateLimitEngine } from '@keyplane/ratelimit';
+import { adminQuery } from '@keyplane/testing';
 import { describe, expect, inject, it } from 'vitest';
 import { createReadiness, type Readiness } from '../../src/readiness.ts';
 import { withServerOn } from '../appVariants.ts';
