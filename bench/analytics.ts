@@ -5,18 +5,16 @@
 // (guard, rewrite, read-only transaction), once over the raw events and once over the day rollup.
 //   DATABASE_URL=postgresql://… npm run bench:analytics
 // Without DATABASE_URL an embedded PostgreSQL is started in a temporary directory.
-import { writeWithMarks } from '@keyplane/background';
+
+import { createAnalyticsDatabase } from '@keyplane/analytics';
+import { createOrm, migrate, rows, sql } from '@keyplane/db';
 import {
-  createAnalyticsDatabase,
   createEventPartitions,
-  createOrm,
-  migrate,
-  rows,
   rowsOf,
-  sql,
   type VerificationEvent,
   verificationTable,
-} from '@keyplane/db';
+  writeWithMarks,
+} from '@keyplane/events';
 import { createDatabase } from './database.ts';
 
 const EVENTS = 1_000_000;

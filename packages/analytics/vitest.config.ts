@@ -4,5 +4,8 @@ export default defineProject({
   test: {
     name: 'analytics',
     include: ['src/**/*.test.ts'],
+    globalSetup: ['../../packages/db/src/testing/globalSetup.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
   },
 });

@@ -1,17 +1,5 @@
-import {
-  createCreditSpender,
-  createRatelimitRecorder,
-  createRootKeyUsageTracker,
-  createVerificationRecorder,
-  listenForInvalidations,
-  openEventSpool,
-  type RetentionSchedule,
-  ratelimitStream,
-  scheduleAnalyticsRetention,
-  startSpoolReplay,
-  startWebhookDelivery,
-  verificationStream,
-} from '@keyplane/background';
+import { type AnalyticsLimits, createAnalyticsDatabase } from '@keyplane/analytics';
+import { clearCaches, evict, listenForInvalidations } from '@keyplane/caches';
 import type { Env } from '@keyplane/config';
 import {
   ANALYTICS_QUOTA_WINDOW_SECONDS,
@@ -24,9 +12,21 @@ import {
   WORKSPACE_RATE_LIMIT_WINDOW_SECONDS,
   type WorkspaceLimits,
 } from '@keyplane/core';
-import { type AnalyticsLimits, createAnalyticsDatabase, databaseIdOf, loadServerSecret, type Orm } from '@keyplane/db';
-import { clearCaches, evict, type Services } from '@keyplane/procedures';
+import { createCreditSpender, createRootKeyUsageTracker, loadServerSecret, type Orm } from '@keyplane/db';
+import {
+  createRatelimitRecorder,
+  createVerificationRecorder,
+  databaseIdOf,
+  openEventSpool,
+  type RetentionSchedule,
+  ratelimitStream,
+  scheduleAnalyticsRetention,
+  startSpoolReplay,
+  verificationStream,
+} from '@keyplane/events';
+import type { Services } from '@keyplane/procedures';
 import { createQuotas, createRateLimitEngine, type RedisCluster, type RedisFailureMode } from '@keyplane/ratelimit';
+import { startWebhookDelivery } from '@keyplane/webhooks';
 import type { Logger } from './log.ts';
 import { createReadiness, type Readiness } from './readiness.ts';
 

@@ -1,5 +1,7 @@
-import { eventTransaction, rows, sql, verificationTable } from '@keyplane/db';
-import { createTestDatabase, type TestDatabase, testVerificationEvent, writeEvents } from '@keyplane/db/testing';
+import { rows, sql } from '@keyplane/db';
+import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
+import { eventTransaction, verificationTable } from '@keyplane/events';
+import { testVerificationEvent, writeEvents } from '@keyplane/events/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type SpawnedServer, spawnServer } from '../../../bench/server.ts';
 import { callAt, REDIS_URL, type ReplyOf } from './harness.ts';

@@ -1,12 +1,9 @@
+import { DEFAULT_ANALYTICS_CONNECTIONS } from '@keyplane/analytics';
 import { bootstrapWorkspace } from '@keyplane/core';
-import {
-  DEFAULT_ANALYTICS_CONNECTIONS,
-  eventTransaction,
-  type VerificationEvent,
-  verificationTable,
-  workspaceStore,
-} from '@keyplane/db';
-import { createTestDatabase, type TestDatabase, testVerificationEvent, writeEvents } from '@keyplane/db/testing';
+import { workspaceStore } from '@keyplane/db';
+import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
+import { eventTransaction, type VerificationEvent, verificationTable } from '@keyplane/events';
+import { testVerificationEvent, writeEvents } from '@keyplane/events/testing';
 import { afterAll, beforeAll, describe, inject, it } from 'vitest';
 import { type SpawnedServer, spawnServer } from '../../../bench/server.ts';
 import type { AnalyticsLoadPlan } from './analyticsLoad.ts';

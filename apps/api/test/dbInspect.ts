@@ -1,4 +1,5 @@
-import { type EntityManager, RATELIMIT_DECISIONS, rows, sql } from '@keyplane/db';
+import { type EntityManager, rows, sql } from '@keyplane/db';
+import { RATELIMIT_DECISIONS } from '@keyplane/events';
 
 export interface StoredKey {
   id: string;

@@ -1,13 +1,9 @@
-import { TARGET_NOT_ALLOWED, WEBHOOK_TIMEOUT_MS, WEBHOOK_WORKSPACE_IN_FLIGHT } from '@keyplane/background';
 import { bootstrapWorkspace, WEBHOOK_RESPONSE_LOG_BYTES } from '@keyplane/core';
 import { type EntityManager, rows, sql, workspaceStore } from '@keyplane/db';
 import type { TestDatabase } from '@keyplane/db/testing';
+import { TARGET_NOT_ALLOWED, WEBHOOK_TIMEOUT_MS, WEBHOOK_WORKSPACE_IN_FLIGHT } from '@keyplane/webhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  INVALID_UTF8_BODY,
-  NUL_BODY,
-  startHostileReceiver,
-} from '../../../packages/background/test/hostileReceiver.ts';
+import { INVALID_UTF8_BODY, NUL_BODY, startHostileReceiver } from '../../../packages/webhooks/test/hostileReceiver.ts';
 import { callAt } from './harness.ts';
 import { bootstrapRootKey, type ServerProcess, startServerProcess } from './serverProcess.ts';
 import { useTwoNodes } from './twoNodes.ts';

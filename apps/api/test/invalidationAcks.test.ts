@@ -1,5 +1,5 @@
-import { listenForInvalidations } from '@keyplane/background';
-import { createChangeLog, type Invalidation, rows, sql } from '@keyplane/db';
+import { createChangeLog, type Invalidation, listenForInvalidations } from '@keyplane/caches';
+import { rows, sql } from '@keyplane/db';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { useApi } from './harness.ts';
 import { type SecondNode, startSecondNode } from './secondNode.ts';

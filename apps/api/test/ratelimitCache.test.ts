@@ -1,6 +1,6 @@
+import { namespaceCacheKey, overrideCacheKey } from '@keyplane/caches';
 import { bootstrapWorkspace, issueRootKey } from '@keyplane/core';
 import { rootKeyStore, workspaceStore } from '@keyplane/db';
-import { namespaceCacheKey, overrideCacheKey } from '@keyplane/procedures';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SpawnedServer } from '../../../bench/server.ts';
 import { storedNamespaces } from './dbInspect.ts';

@@ -1,5 +1,6 @@
+import { createChangeLog } from '@keyplane/caches';
 import { bootstrapWorkspace } from '@keyplane/core';
-import { createChangeLog, setWorkspaceApiRateLimit, workspaceStore } from '@keyplane/db';
+import { setWorkspaceApiRateLimit, workspaceStore } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
 import type { SpawnedServer } from '../../../bench/server.ts';
 import { callAt, REDIS_URL, type ReplyOf } from './harness.ts';

@@ -1,5 +1,6 @@
+import { createChangeLog } from '@keyplane/caches';
 import { bootstrapWorkspace } from '@keyplane/core';
-import { createChangeLog, setWorkspaceApiRateLimit, workspaceStore } from '@keyplane/db';
+import { setWorkspaceApiRateLimit, workspaceStore } from '@keyplane/db';
 import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';

@@ -1,4 +1,4 @@
-import { listenForInvalidations } from '@keyplane/background';
+import { listenForInvalidations } from '@keyplane/caches';
 import { createKeyMigration } from '@keyplane/db';
 import { appRouter } from '@keyplane/procedures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
-import { TARGET_NOT_ALLOWED, WEBHOOK_WORKSPACE_IN_FLIGHT } from '@keyplane/background';
 import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
+import { TARGET_NOT_ALLOWED, WEBHOOK_WORKSPACE_IN_FLIGHT } from '@keyplane/webhooks';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type SpawnedServer, spawnServer } from '../../../bench/server.ts';

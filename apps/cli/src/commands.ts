@@ -1,9 +1,7 @@
-import { listenForInvalidations } from '@keyplane/background';
+import { type ChangeLog, createChangeLog, listenForInvalidations } from '@keyplane/caches';
 import type { Env } from '@keyplane/config';
 import { bootstrapWorkspace, enableVault, issueRootKey, revokeRootKey } from '@keyplane/core';
 import {
-  type ChangeLog,
-  createChangeLog,
   type EntityManager,
   listRootKeys,
   recordAuditEvent,

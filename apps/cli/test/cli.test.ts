@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { listenForInvalidations } from '@keyplane/background';
+import { listenForInvalidations } from '@keyplane/caches';
 import { allRootKeyPermissions, type Bootstrapped, bootstrapWorkspace, hashKey } from '@keyplane/core';
 import { findRootKeyByHash, listAuditEvents, rows, sql, workspaceStore } from '@keyplane/db';
 import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';

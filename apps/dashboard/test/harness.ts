@@ -1,14 +1,14 @@
 import { loadEnv } from '@keyplane/config';
+import { rows, sql } from '@keyplane/db';
+import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
 import {
   eventTransaction,
   type RatelimitEvent,
   ratelimitTable,
-  rows,
-  sql,
   type VerificationEvent,
   verificationTable,
-} from '@keyplane/db';
-import { createTestDatabase, type TestDatabase, writeEvents } from '@keyplane/db/testing';
+} from '@keyplane/events';
+import { writeEvents } from '@keyplane/events/testing';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { inject } from 'vitest';
 import { type SpawnedServer, spawnServer } from '../../../bench/server.ts';

@@ -1,5 +1,16 @@
 import { TRPCClientError } from '@trpc/client';
-import type { KeyplaneRouter } from './index.ts';
+import type { TRPCDefaultErrorShape } from '@trpc/server';
+
+/**
+ * The error shape the server answers (its tRPC `errorFormatter`): tRPC's own, with the public
+ * error's type and the request id. index.ts checks at compile time that the router's is this one.
+ */
+export type KeyplaneErrorShape = TRPCDefaultErrorShape & {
+  data: TRPCDefaultErrorShape['data'] & { type: string | null; requestId: string | null };
+};
+
+/** What a TRPCClientError needs to know of the server: its error shape alone. */
+export type KeyplaneErrorTypes = { errorShape: KeyplaneErrorShape; transformer: false };
 
 /** The header every answer of the server carries its request id in. */
 const REQUEST_ID_HEADER = 'x-request-id';
@@ -9,7 +20,7 @@ const REQUEST_ID_HEADER = 'x-request-id';
  * server unreachable, the connection dropped). It is a `TRPCClientError`, so `data` and `shape`
  * are still there for whoever needs tRPC's own view.
  */
-export class KeyplaneError extends TRPCClientError<KeyplaneRouter> {
+export class KeyplaneError extends TRPCClientError<KeyplaneErrorTypes> {
   /** The answer's HTTP status, as the public API gives it (0 when no answer came). */
   readonly status: number;
   /**
@@ -20,7 +31,7 @@ export class KeyplaneError extends TRPCClientError<KeyplaneRouter> {
   /** The id the server gave the request (its `X-Request-Id`); quote it when asking about a failure. */
   readonly requestId: string | undefined;
 
-  constructor(error: TRPCClientError<KeyplaneRouter>) {
+  constructor(error: TRPCClientError<KeyplaneErrorTypes>) {
     super(error.message, {
       result: error.shape ? { error: error.shape } : undefined,
       cause: error.cause,
@@ -40,5 +51,5 @@ export class KeyplaneError extends TRPCClientError<KeyplaneRouter> {
 export function toKeyplaneError(cause: unknown): KeyplaneError {
   return cause instanceof KeyplaneError
     ? cause
-    : new KeyplaneError(TRPCClientError.from<KeyplaneRouter>(cause as Error));
+    : new KeyplaneError(TRPCClientError.from<KeyplaneErrorTypes>(cause as Error));
 }

@@ -14,7 +14,7 @@ import type {
   TRPCRouterRecord,
 } from '@trpc/server';
 import { observable } from '@trpc/server/observable';
-import { toKeyplaneError } from './error.ts';
+import { type KeyplaneErrorShape, toKeyplaneError } from './error.ts';
 
 export { TRPCClientError } from '@trpc/client';
 export { KeyplaneError } from './error.ts';
@@ -110,3 +110,7 @@ export type KeyplaneClient = ReturnType<typeof createKeyplaneClient>;
 export type KeyplaneRouter = KeyplaneClient extends TRPCClient<infer TRouter> ? TRouter : never;
 export type RouterInputs = inferRouterInputs<KeyplaneRouter>;
 export type RouterOutputs = inferRouterOutputs<KeyplaneRouter>;
+
+// The server's error shape must be the one KeyplaneError reads: a compile error here says they drifted.
+const serverErrorShape: KeyplaneErrorShape = null as unknown as AppRouter['_def']['_config']['$types']['errorShape'];
+void serverErrorShape;

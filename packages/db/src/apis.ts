@@ -1,8 +1,8 @@
+import type { ChangeLog } from '@keyplane/caches';
 import { type ApiDeletionStore, newId } from '@keyplane/core';
 import type { Selectable } from 'kysely';
 import type { Database } from './entities/database.ts';
 import { Api } from './entities/index.ts';
-import type { ChangeLog } from './invalidation.ts';
 import { amongIds, containsAny, type PageQuery, startingAt } from './listing.ts';
 import { type EntityManager, sql, typed } from './sql.ts';
 

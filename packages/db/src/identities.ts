@@ -1,7 +1,7 @@
+import type { ChangeLog } from '@keyplane/caches';
 import { newId, type RatelimitConfig } from '@keyplane/core';
 import type { InferResult } from 'kysely';
 import { RowExists } from './errors.ts';
-import type { ChangeLog } from './invalidation.ts';
 import { ratelimitsOf } from './keyFragments.ts';
 import type { KeyRatelimit } from './keys.ts';
 import { amongIds, budgetedPageLength, type ChosenPage, containsAny, type PageQuery, startingAt } from './listing.ts';

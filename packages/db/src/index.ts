@@ -1,16 +1,10 @@
 export {
-  ANALYTICS_LIMITS,
-  ANALYTICS_ROLE,
-  ANALYTICS_SCHEMA,
-  type AnalyticsDatabase,
-  type AnalyticsDataset,
-  type AnalyticsLimits,
-  type AnalyticsQuery,
-  type AnalyticsSetup,
-  createAnalyticsDatabase,
-  DEFAULT_ANALYTICS_CONNECTIONS,
-} from './analytics.ts';
-export { deleteExpiredAnalytics, type RetentionResult } from './analyticsRetention.ts';
+  type ChangeLog,
+  createChangeLog,
+  INVALIDATION_CHANNEL,
+  INVALIDATION_LISTENER_NAME,
+  type Invalidation,
+} from '@keyplane/caches';
 export {
   type ApiChanges,
   type ApiRecord,
@@ -20,7 +14,7 @@ export {
   listApis,
   updateApi,
 } from './apis.ts';
-export { scalarArrayLiteral, textArrayLiteral } from './arrayLiterals.ts';
+export { parseTextArrayLiteral, scalarArrayLiteral, textArrayLiteral } from './arrayLiterals.ts';
 export {
   AUDITED_SERVICES,
   type AuditEntry,
@@ -33,7 +27,7 @@ export {
   listAuditEvents,
   recordAuditEvent,
 } from './auditEvents.ts';
-export { CopyRows } from './copyRows.ts';
+export { type CreditSpend, type CreditSpender, createCreditSpender } from './creditSpender.ts';
 export {
   createDashboardSession,
   type DashboardSessionRecord,
@@ -43,9 +37,6 @@ export {
 } from './dashboardSessions.ts';
 export * from './entities/index.ts';
 export { LimitReached, RowExists, RowNotFound } from './errors.ts';
-export { createEventPartitions } from './eventPartitions.ts';
-export { type EventRows, type EventTable, rowsOf } from './eventTable.ts';
-export { type EventTransaction, eventTransaction } from './eventTransaction.ts';
 export {
   createIdentity,
   deleteIdentity,
@@ -56,13 +47,6 @@ export {
   type NewIdentity,
   updateIdentity,
 } from './identities.ts';
-export {
-  type ChangeLog,
-  createChangeLog,
-  INVALIDATION_CHANNEL,
-  INVALIDATION_LISTENER_NAME,
-  type Invalidation,
-} from './invalidation.ts';
 export { creditsStateOf, findKeyDetails, type KeyDetails, type KeyPageQuery, listKeyDetails } from './keyDetails.ts';
 export { deleteKey, keyCreditsStore, keyRerollStore } from './keyLifecycle.ts';
 export { createKeyMigration, keyMigrationStore } from './keyMigrations.ts';
@@ -100,13 +84,6 @@ export {
 } from './permissions.ts';
 export { ormPoolUsage, type PoolUsage, poolUsageOf } from './poolUsage.ts';
 export {
-  RATELIMIT_DECISIONS,
-  type RatelimitDecision,
-  type RatelimitEvent,
-  type RatelimitTotals,
-  ratelimitTable,
-} from './ratelimitEvents.ts';
-export {
   createRatelimitNamespaces,
   deleteRatelimitNamespace,
   findExactOverride,
@@ -140,42 +117,19 @@ export {
   rootKeyChangeStore,
   rootKeyStore,
 } from './rootKeys.ts';
-export {
-  databaseIdOf,
-  forgetMarks,
-  forgetMarksBefore,
-  markedRuns,
-  markWritten,
-  type PositionRun,
-  positionRuns,
-} from './spoolMarks.ts';
-export { databaseErrorCode, type EntityManager, refusedData, rows, sql, unixMs } from './sql.ts';
+export { createRootKeyUsageTracker, type RootKeyUsageTracker } from './rootKeyUsage.ts';
+export { databaseErrorCode, type EntityManager, epochMs, refusedData, rows, sql, typed, unixMs } from './sql.ts';
 export { storeDataKey, vaultStore } from './vault.ts';
 export { findKeyForVerification } from './verification.ts';
 export {
-  type KeyVerificationRecord,
-  listKeyVerifications,
-  type VerificationEvent,
-  type VerificationTotals,
-  verificationTable,
-} from './verificationEvents.ts';
-export {
-  ATTEMPT_NOT_RECORDED,
-  type AttemptOutcome,
-  type ClaimedDelivery,
-  type ClaimOptions,
-  claimDueDeliveries,
   createWebhookEndpoint,
   deleteWebhookEndpoint,
-  enqueueDueExpiryEvents,
   enqueueTestEvent,
   enqueueWebhookEvent,
   findWebhookDelivery,
   findWebhookEndpoint,
-  hasDueDeliveries,
   listWebhookDeliveries,
   listWebhookEndpoints,
-  recordDeliveryAttempt,
   redeliverWebhook,
   setWebhookSecret,
   updateWebhookEndpoint,

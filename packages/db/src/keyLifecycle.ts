@@ -1,3 +1,4 @@
+import type { ChangeLog } from '@keyplane/caches';
 import {
   type CreditsUpdate,
   type CreditsWrite,
@@ -11,7 +12,6 @@ import type { Expression, ExpressionBuilder } from 'kysely';
 import { findApi } from './apis.ts';
 import type { Database } from './entities/database.ts';
 import { RowNotFound } from './errors.ts';
-import type { ChangeLog } from './invalidation.ts';
 import { creditColumns, creditsStateOf } from './keyDetails.ts';
 import { type EntityManager, typed } from './sql.ts';
 import { vaultStore } from './vault.ts';

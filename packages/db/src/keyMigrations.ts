@@ -1,7 +1,7 @@
+import type { ChangeLog } from '@keyplane/caches';
 import { type ImportedKey, type KeyMigrationStore, newId, type WorkspaceLimits } from '@keyplane/core';
 import { findApi } from './apis.ts';
 import { KeyMigration } from './entities/index.ts';
-import type { ChangeLog } from './invalidation.ts';
 import { ensureRoles, findPermissions } from './keyRbac.ts';
 import { ensureIdentities, ensurePermissions } from './keys.ts';
 import { requireKeyRolesWithinLimit } from './limits.ts';

@@ -1,8 +1,8 @@
+import type { ChangeLog, Invalidation } from '@keyplane/caches';
 import { MAX_KEY_PERMISSIONS, MAX_KEY_ROLES, newId } from '@keyplane/core';
 import type { Selectable } from 'kysely';
 import type { Database } from './entities/database.ts';
 import { RowNotFound } from './errors.ts';
-import type { ChangeLog, Invalidation } from './invalidation.ts';
 import { directPermissionSlugsOf, roleNamesOf, rolePermissionsOf } from './keyFragments.ts';
 import { findKeyRecord, type KeyRecord } from './keyRecords.ts';
 import { ensurePermissions, findRoleIds } from './keys.ts';

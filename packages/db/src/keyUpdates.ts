@@ -1,7 +1,7 @@
+import type { ChangeLog } from '@keyplane/caches';
 import { type CreditsPatch, planCreditsChange } from '@keyplane/core';
 import type { Updateable } from 'kysely';
 import type { Database } from './entities/database.ts';
-import type { ChangeLog } from './invalidation.ts';
 import { keyInvalidation, linkKey, lockKey, type PermissionCreation, resolvePermissions } from './keyRbac.ts';
 import type { KeyRecord } from './keyRecords.ts';
 import { ensureIdentity, findRoleIds, type KeyRatelimit } from './keys.ts';

@@ -1,7 +1,7 @@
+import type { ChangeLog } from '@keyplane/caches';
 import { type KeyCreationStore, type NewKey, newId, type WorkspaceLimits } from '@keyplane/core';
 import { findApi } from './apis.ts';
 import { RowNotFound } from './errors.ts';
-import type { ChangeLog } from './invalidation.ts';
 import { lockWorkspaceBounds, requireKeyRolesWithinLimit, requireWithinLimit } from './limits.ts';
 import { type EntityManager, rows, sql, typed } from './sql.ts';
 import { vaultStore } from './vault.ts';

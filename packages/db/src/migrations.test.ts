@@ -1,8 +1,8 @@
+import { createChangeLog } from '@keyplane/caches';
 import { bootstrapWorkspace, createKey, DEFAULT_WORKSPACE_LIMITS, MAX_CREDITS } from '@keyplane/core';
 import { createEmptyDatabase } from '@keyplane/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createApi } from './apis.ts';
-import { createChangeLog } from './invalidation.ts';
 import { findKeyDetails } from './keyDetails.ts';
 import { keyCreationStore } from './keys.ts';
 import { createOrm, migrate, pendingMigrations } from './orm.ts';

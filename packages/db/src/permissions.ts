@@ -1,6 +1,6 @@
+import type { ChangeLog } from '@keyplane/caches';
 import { newId } from '@keyplane/core';
 import { RowExists } from './errors.ts';
-import type { ChangeLog } from './invalidation.ts';
 import { type PermissionRecord, permissionRecord } from './keyRbac.ts';
 import { countPermissions } from './keys.ts';
 import { lockWorkspaceBounds, requireWithinLimit } from './limits.ts';

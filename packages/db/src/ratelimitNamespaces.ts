@@ -1,3 +1,4 @@
+import type { ChangeLog } from '@keyplane/caches';
 import {
   compilePatternOverrides,
   newId,
@@ -5,7 +6,6 @@ import {
   type RatelimitOverrideRule,
   WILDCARD,
 } from '@keyplane/core';
-import type { ChangeLog } from './invalidation.ts';
 import { lockWorkspaceBounds, requireWithinLimit } from './limits.ts';
 import { amongIds, containsAny, type PageQuery, startingAt } from './listing.ts';
 import { namedBy } from './lookup.ts';

@@ -1,5 +1,5 @@
+import type { ChangeLog } from '@keyplane/caches';
 import { isWildcardPattern, newId, type RatelimitOverrideRule, WILDCARD, type WorkspaceLimits } from '@keyplane/core';
-import type { ChangeLog } from './invalidation.ts';
 import { lockWorkspaceBounds, requireWithinLimit } from './limits.ts';
 import { type PageQuery, startingAt } from './listing.ts';
 import type { RatelimitNamespaceRecord } from './ratelimitNamespaces.ts';

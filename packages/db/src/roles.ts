@@ -1,6 +1,6 @@
+import type { ChangeLog } from '@keyplane/caches';
 import { newId } from '@keyplane/core';
 import { RowExists, RowNotFound } from './errors.ts';
-import type { ChangeLog } from './invalidation.ts';
 import { rolePermissionsOf } from './keyFragments.ts';
 import {
   countRoles,

@@ -1,5 +1,5 @@
+import type { ChangeLog } from '@keyplane/caches';
 import type { RootKeyChangeStore, RootKeyStore } from '@keyplane/core';
-import type { ChangeLog } from './invalidation.ts';
 import { budgetedPageLength, type ChosenPage, type PageQuery, startingAt } from './listing.ts';
 import { type EntityManager, rows, sql, typed, unixMs } from './sql.ts';
 import { enqueueWebhookEvent } from './webhooks.ts';

@@ -1,5 +1,5 @@
+import type { ChangeLog } from '@keyplane/caches';
 import type { WorkspaceStore } from '@keyplane/core';
-import type { ChangeLog } from './invalidation.ts';
 import { rootKeyStore } from './rootKeys.ts';
 import { type EntityManager, rows, sql, typed } from './sql.ts';
 import { storeDataKey } from './vault.ts';

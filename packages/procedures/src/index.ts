@@ -4,7 +4,7 @@ import type { AppRouter } from './root.ts';
 export { type Context, createContextInner, oneAtATime, type SessionCarrier } from './context.ts';
 export { domainErrorOf } from './middleware/errors.ts';
 export { type AppRouter, appRouter } from './root.ts';
-export { clearCaches, evict, namespaceCacheKey, overrideCacheKey, type Services } from './services.ts';
+export type { Services } from './services.ts';
 export { createCallerFactory, type ProcedureMeta } from './trpc.ts';
 
 export type RouterInputs = inferRouterInputs<AppRouter>;

@@ -1,4 +1,4 @@
-import type { CreditSpender, RatelimitRecorder, RootKeyUsageTracker, VerificationRecorder } from '@keyplane/background';
+import type { AnalyticsDatabase } from '@keyplane/analytics';
 import type {
   FreshnessCache,
   RatelimitNamespaceSnapshot,
@@ -7,7 +7,8 @@ import type {
   VerificationKey,
   WorkspaceLimits,
 } from '@keyplane/core';
-import type { AnalyticsDatabase, Invalidation, RootKeyRecord } from '@keyplane/db';
+import type { CreditSpender, RootKeyRecord, RootKeyUsageTracker } from '@keyplane/db';
+import type { RatelimitRecorder, VerificationRecorder } from '@keyplane/events';
 import type { Quota, RateLimitEngine } from '@keyplane/ratelimit';
 
 /** Long-lived, per-process collaborators shared by every request. */
@@ -64,50 +65,4 @@ export interface Services {
    * far (bounded: the one-second freshness window covers a lost message).
    */
   announcementsDelivered(): Promise<void>;
-}
-
-export const namespaceCacheKey = (workspaceId: string, namespace: string) => `${workspaceId}:${namespace}`;
-
-export const overrideCacheKey = (namespaceId: string, identifier: string) => `${namespaceId}:${identifier}`;
-
-type Caches = Pick<Services, 'keyCache' | 'rootKeyCache' | 'namespaceCache' | 'overrideCache'>;
-
-/** Forgets everything cached: after the invalidation listener lost its connection, changes may have gone unheard. */
-export function clearCaches(services: Caches): void {
-  services.keyCache.clear();
-  services.rootKeyCache.clear();
-  services.namespaceCache.clear();
-  services.overrideCache.clear();
-}
-
-/** Forgets what a change made stale. Called for local changes at once, and for every NOTIFY heard. */
-export function evict(services: Caches, change: Invalidation): void {
-  const { workspaceId, keyHashes, rootKeyHashes, ratelimitNamespaces, ratelimitOverrides } = change;
-  for (const hash of keyHashes ?? []) services.keyCache.delete(hash);
-  for (const hash of rootKeyHashes ?? []) services.rootKeyCache.delete(hash);
-  for (const { id, name } of ratelimitNamespaces ?? []) {
-    if (workspaceId === undefined) continue;
-    services.namespaceCache.delete(namespaceCacheKey(workspaceId, id));
-    services.namespaceCache.delete(namespaceCacheKey(workspaceId, name));
-  }
-  for (const { namespaceId, identifier } of ratelimitOverrides ?? []) {
-    services.overrideCache.delete(overrideCacheKey(namespaceId, identifier));
-  }
-  // The workspace alone: everything of it (a change reaching many keys, or one too large to name).
-  if (workspaceId && !keyHashes && !rootKeyHashes && !ratelimitNamespaces && !ratelimitOverrides) {
-    services.keyCache.deleteWhere((key) => key === null || key.workspaceId === workspaceId);
-    services.rootKeyCache.deleteWhere((rootKey) => rootKey === null || rootKey.workspaceId === workspaceId);
-    services.namespaceCache.deleteWhere((namespace) => namespace === null || namespace.workspaceId === workspaceId);
-    services.overrideCache.clear();
-  }
-}
-
-/**
- * After changes commit: forget them here at once, and answer only when the other nodes have been
- * told, so a revocation holds everywhere by the time the caller hears it succeeded. Called by the
- * procedures' middleware alone, for what the call's ChangeLog recorded.
- */
-export async function settle(services: Services, changes: readonly Invalidation[]): Promise<void> {
-  for (const change of changes) evict(services, change);
-  await services.announcementsDelivered();
 }

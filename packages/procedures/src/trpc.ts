@@ -1,12 +1,11 @@
+import { createChangeLog, settle } from '@keyplane/caches';
 import { badRequest } from '@keyplane/core';
-import { createChangeLog } from '@keyplane/db';
 import { initTRPC } from '@trpc/server';
 import type { Context } from './context.ts';
 import { recordChange } from './middleware/audit.ts';
 import { authenticate, type RootKeyPrincipal } from './middleware/auth.ts';
 import { domainErrorOf, toTRPCError } from './middleware/errors.ts';
 import { enforceWorkspaceRateLimit } from './middleware/workspaceRateLimit.ts';
-import { settle } from './services.ts';
 
 export interface ProcedureMeta {
   /** Served under `/v2/<service>.<procedure>`; everything else is reachable only natively at `/trpc`. */
@@ -77,7 +76,8 @@ const authenticated = t.middleware(({ ctx, next, type, path, meta, getRawInput }
     // call answers only once every node has forgotten what it changed, whether it succeeded or not.
     const changeLog = createChangeLog();
     const result = await next({ ctx: { rootKey, changeLog } });
-    if (changeLog.changes.length > 0) await settle(ctx.services, changeLog.changes);
+    if (changeLog.changes.length > 0)
+      await settle(ctx.services, changeLog.changes, ctx.services.announcementsDelivered);
     if (!result.ok) {
       const domain = domainErrorOf(result.error.cause);
       if (domain) throw toTRPCError(domain);

@@ -1,4 +1,5 @@
-import { DEFAULT_ANALYTICS_CONNECTIONS, rows, sql } from '@keyplane/db';
+import { DEFAULT_ANALYTICS_CONNECTIONS } from '@keyplane/analytics';
+import { rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
 import { type Answer, answerTo, useTenants } from './tenants.ts';
 

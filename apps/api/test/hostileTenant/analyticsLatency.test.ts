@@ -1,5 +1,6 @@
-import { DEFAULT_ANALYTICS_CONNECTIONS, eventTransaction, verificationTable } from '@keyplane/db';
-import { testVerificationEvent, writeEvents } from '@keyplane/db/testing';
+import { DEFAULT_ANALYTICS_CONNECTIONS } from '@keyplane/analytics';
+import { eventTransaction, verificationTable } from '@keyplane/events';
+import { testVerificationEvent, writeEvents } from '@keyplane/events/testing';
 import { beforeAll, describe, it } from 'vitest';
 import type { AnalyticsLoadPlan } from '../analyticsLoad.ts';
 import { expectVerificationUnaffected, startAnalyticsLoad } from '../verificationLatency.ts';

@@ -1,16 +1,13 @@
 import { bootstrapWorkspace, issueRootKey } from '@keyplane/core';
+import { rootKeyStore, rows, sql, workspaceStore } from '@keyplane/db';
 import {
   eventTransaction,
   type RatelimitEvent,
   ratelimitTable,
-  rootKeyStore,
-  rows,
-  sql,
   type VerificationEvent,
   verificationTable,
-  workspaceStore,
-} from '@keyplane/db';
-import { writeEvents } from '@keyplane/db/testing';
+} from '@keyplane/events';
+import { writeEvents } from '@keyplane/events/testing';
 import { adminQuery } from '@keyplane/testing';
 import { afterAll, beforeAll } from 'vitest';
 import { bootstrapRootKey, type ServerProcess, startServerProcess } from '../serverProcess.ts';

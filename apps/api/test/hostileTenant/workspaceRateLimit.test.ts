@@ -1,5 +1,6 @@
+import { createChangeLog } from '@keyplane/caches';
 import { bootstrapWorkspace } from '@keyplane/core';
-import { createChangeLog, createOrm, setWorkspaceApiRateLimit, workspaceStore } from '@keyplane/db';
+import { createOrm, setWorkspaceApiRateLimit, workspaceStore } from '@keyplane/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpClient } from '../httpServer.ts';
 import { callInternal, signIn } from '../internal.ts';

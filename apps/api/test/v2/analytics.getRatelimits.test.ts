@@ -1,4 +1,4 @@
-import { deleteExpiredAnalytics, type RatelimitEvent } from '@keyplane/db';
+import { deleteExpiredAnalytics, type RatelimitEvent } from '@keyplane/events';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   type AnalyticsRow,

@@ -1,4 +1,5 @@
-import { deleteExpiredAnalytics, rows, sql, type VerificationEvent } from '@keyplane/db';
+import { rows, sql } from '@keyplane/db';
+import { deleteExpiredAnalytics, type VerificationEvent } from '@keyplane/events';
 import { createQuotas } from '@keyplane/ratelimit';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import {

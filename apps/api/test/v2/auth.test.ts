@@ -1,5 +1,6 @@
+import { createChangeLog } from '@keyplane/caches';
 import { revokeRootKey } from '@keyplane/core';
-import { createChangeLog, rootKeyChangeStore } from '@keyplane/db';
+import { rootKeyChangeStore } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
 

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createChangeLog, deleteKey as deleteKeyRecord, rows, sql } from '@keyplane/db';
+import { createChangeLog } from '@keyplane/caches';
+import { deleteKey as deleteKeyRecord, rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectMissingPermissions, expectProblem, invalidInputCheck } from '../assertions.ts';
 import { createRole, storedKey } from '../dbInspect.ts';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { CreditSpender } from '@keyplane/background';
 import { hashKey, PREFIXED_API_KEY_ALGORITHM } from '@keyplane/core';
+import type { CreditSpender } from '@keyplane/db';
 import { createKeyMigration, rows, sql } from '@keyplane/db';
 import type { Services } from '@keyplane/procedures';
 import { beforeAll, describe, expect, it } from 'vitest';

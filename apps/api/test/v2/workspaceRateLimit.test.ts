@@ -1,4 +1,5 @@
-import { createChangeLog, setWorkspaceApiRateLimit } from '@keyplane/db';
+import { createChangeLog } from '@keyplane/caches';
+import { setWorkspaceApiRateLimit } from '@keyplane/db';
 import { createQuotas, type Quota } from '@keyplane/ratelimit';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { postOn } from '../appVariants.ts';

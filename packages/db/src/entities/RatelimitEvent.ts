@@ -1,5 +1,13 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import type { RatelimitDecision } from '../ratelimitEvents.ts';
+
+/** One limit's decision within a call, as a call's further decisions are kept (the `further` column). */
+export interface RatelimitDecision {
+  namespaceId: string;
+  identifier: string;
+  limit: number;
+  remaining: number;
+  overrideId: string | null;
+}
 
 /**
  * One row per ratelimit.limit / multiLimit call, written in batches off the request path: its first

@@ -21,6 +21,9 @@ import { KeyVerification } from './KeyVerification.ts';
 import { Permission } from './Permission.ts';
 import { Ratelimit } from './Ratelimit.ts';
 import { RatelimitEvent } from './RatelimitEvent.ts';
+
+export type { RatelimitDecision } from './RatelimitEvent.ts';
+
 import { RatelimitNamespace } from './RatelimitNamespace.ts';
 import { RatelimitOverride } from './RatelimitOverride.ts';
 import { Role } from './Role.ts';

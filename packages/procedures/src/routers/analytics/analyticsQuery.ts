@@ -1,6 +1,6 @@
+import type { AnalyticsDataset } from '@keyplane/analytics';
 import { AnalyticsQueryError } from '@keyplane/analytics';
 import { analyticsQuotaExceeded, DomainError, forbidden, formatPermission, parsePermission } from '@keyplane/core';
-import type { AnalyticsDataset } from '@keyplane/db';
 import { z } from 'zod';
 import type { Context } from '../../context.ts';
 import type { RootKeyPrincipal } from '../../middleware/auth.ts';

@@ -1,4 +1,4 @@
-import { listKeyVerifications } from '@keyplane/db';
+import { listKeyVerifications } from '@keyplane/events';
 import { z } from 'zod';
 import { loadAuthorizedKey } from '../../middleware/keys.ts';
 import { resourceIdSchema } from '../../schemas.ts';

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { evict } from '@keyplane/caches';
 import {
   completeKeyMigration,
   forbidden,
@@ -19,7 +20,6 @@ import {
   requirePermissions,
 } from '../../middleware/auth.ts';
 import { textSchema } from '../../schemas.ts';
-import { evict } from '../../services.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 import { identityData, identityOutput } from './keyResponse.ts';
 

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { type ChangeLog, namespaceCacheKey, overrideCacheKey } from '@keyplane/caches';
 import {
   combineCounterChecks,
   forbidden,
@@ -14,13 +15,8 @@ import {
   type RatelimitOverrideRule,
   ratelimitCounterKey,
 } from '@keyplane/core';
-import {
-  type ChangeLog,
-  createRatelimitNamespaces,
-  findExactOverride,
-  findRatelimitNamespace,
-  type RatelimitDecision,
-} from '@keyplane/db';
+import { createRatelimitNamespaces, findExactOverride, findRatelimitNamespace } from '@keyplane/db';
+import type { RatelimitDecision } from '@keyplane/events';
 import { z } from 'zod';
 import type { Context } from '../../context.ts';
 import { type RootKeyPrincipal, ratelimitPermission } from '../../middleware/auth.ts';
@@ -30,7 +26,6 @@ import {
   ratelimitIdentifierSchema,
   ratelimitNamespaceRefSchema,
 } from '../../schemas.ts';
-import { namespaceCacheKey, overrideCacheKey } from '../../services.ts';
 
 const LIMIT_ANY = ratelimitPermission('*', 'limit');
 const CREATE_ANY = ratelimitPermission('*', 'create_namespace');
