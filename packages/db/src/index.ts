@@ -175,4 +175,11 @@ export {
   type WebhookEndpointSettings,
   type WebhookEventEntry,
 } from './webhooks.ts';
-export { setWorkspaceApiRateLimit, workspaceExists, workspaceStore } from './workspaces.ts';
+export {
+  deleteWorkspace,
+  findWorkspace,
+  setWorkspaceApiRateLimit,
+  type WorkspaceRecord,
+  workspaceExists,
+  workspaceStore,
+} from './workspaces.ts';
