@@ -18,7 +18,9 @@ export {
 } from './apis.ts';
 export { scalarArrayLiteral, textArrayLiteral } from './arrayLiterals.ts';
 export {
+  type AuditDetails,
   type AuditEntry,
+  type AuditFieldChange,
   type AuditEventFilters,
   type AuditEventQuery,
   type AuditEventRecord,
