@@ -67,7 +67,7 @@ export function StackedBarChart({ label, buckets, series, formatBucket, formatTi
             tickLine={false}
           />
           <TooltipSlot
-            cursor={{ fill: 'rgb(0 0 0 / 0.06)' }}
+            cursor={{ fill: 'var(--kp-chart-cursor)' }}
             isAnimationActive={false}
             content={(props) => <BucketTooltip {...props} series={series} formatBucket={formatBucket} />}
           />

@@ -1,0 +1,3 @@
+export function WorkspaceSettings() {
+  return <h1 tabIndex={-1}>Settings</h1>;
+}
