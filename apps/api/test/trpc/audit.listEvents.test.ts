@@ -94,6 +94,27 @@ describe('200 with what changed', () => {
     expect(deleted?.details).toEqual({ names: { apiId: 'short-lived' }, changes: [] });
   });
 
+  it('names what an input refers to by name: an identity by its external id, a namespace, a role', async () => {
+    await api.post('identities.createIdentity', { externalId: 'acme' }, workspace.rootKey);
+    await api.post('identities.updateIdentity', { identity: 'acme', meta: { plan: 'pro' } }, workspace.rootKey);
+    await callProcedure(api, 'ratelimit.createNamespace', { name: 'uploads' }, { rootKey: workspace.rootKey });
+    await api.post(
+      'ratelimit.setOverride',
+      { namespace: 'uploads', identifier: 'acme', limit: 5, duration: 60_000 },
+      workspace.rootKey,
+    );
+    await api.post('permissions.createRole', { name: 'auditor' }, workspace.rootKey);
+    await api.post('permissions.deleteRole', { role: 'auditor' }, workspace.rootKey);
+    const [deleteRole, , setOverride, , updateIdentity] = (await list({ limit: 6 })).data.data;
+    expect(updateIdentity?.event).toBe('identities.updateIdentity');
+    expect(updateIdentity?.details).toMatchObject({
+      names: { identityId: 'acme' },
+      changes: [{ resource: 'identityId', field: 'meta', before: null, after: '{"plan":"pro"}' }],
+    });
+    expect(setOverride?.details?.names).toEqual({ namespaceId: 'uploads' });
+    expect(deleteRole?.details?.names).toEqual({ roleId: 'auditor' });
+  });
+
   it('keeps the changes made in a time range', async () => {
     const before = Date.now();
     await new Promise((resolve) => setTimeout(resolve, 20));

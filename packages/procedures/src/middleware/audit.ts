@@ -24,13 +24,24 @@ export function resourcesOf(...payloads: unknown[]): Record<string, string> {
 }
 
 /**
- * What an identity change names: identities.* take the identity as `identity` (its id or external
- * id), which the snapshots look up as they look up an `identityId`.
+ * Inputs that name a resource by a reference rather than an `…Id` field: identities.* take
+ * `identity` (its id or external id), ratelimit.* `namespace`, permissions.* `role` and
+ * `permission` (an id, a name or a slug). The snapshots look each up as they look up its id.
  */
+const REFERENCE_FIELDS = new Map([
+  ['identity', 'identityId'],
+  ['namespace', 'namespaceId'],
+  ['role', 'roleId'],
+  ['permission', 'permissionId'],
+]);
+
 function snapshotReferences(input: unknown, output: unknown): Record<string, string> {
   const references = resourcesOf(input, output);
-  const named = typeof input === 'object' && input !== null ? (input as { identity?: unknown }).identity : undefined;
-  if (typeof named === 'string' && references.identityId === undefined) references.identityId = named;
+  if (typeof input !== 'object' || input === null) return references;
+  for (const [field, kind] of REFERENCE_FIELDS) {
+    const named = (input as Record<string, unknown>)[field];
+    if (typeof named === 'string' && references[kind] === undefined) references[kind] = named;
+  }
   return references;
 }
 
@@ -38,7 +49,11 @@ function snapshotReferences(input: unknown, output: unknown): Record<string, str
  * The resources a change is about to touch, as they are before it, to compare with after. A failure
  * is reported and leaves the event without a comparison: it never stops the change.
  */
-export async function snapshotBefore(ctx: Context, principal: RootKeyPrincipal, input: unknown): Promise<AuditSnapshots> {
+export async function snapshotBefore(
+  ctx: Context,
+  principal: RootKeyPrincipal,
+  input: unknown,
+): Promise<AuditSnapshots> {
   try {
     return await snapshotResources(ctx.em, principal.workspaceId, snapshotReferences(input, undefined));
   } catch (error) {

@@ -5,6 +5,9 @@ import {
   findApi,
   findIdentity,
   findKeyDetails,
+  findPermission,
+  findRatelimitNamespace,
+  findRole,
   findWebhookEndpoint,
   listRootKeys,
 } from '@keyplane/db';
@@ -48,7 +51,9 @@ const LOADERS = new Map<string, Loader>([
           enabled: key.enabled,
           expires: key.expires,
           credits: key.credits.remaining,
-          refill: refill ? `${refill.amount} ${refill.interval}${refill.refillDay ? ` on day ${refill.refillDay}` : ''}` : null,
+          refill: refill
+            ? `${refill.amount} ${refill.interval}${refill.refillDay ? ` on day ${refill.refillDay}` : ''}`
+            : null,
           ratelimits: limits(key.ratelimits),
           roles: [...key.roles].sort(),
           permissions: [...key.permissions].sort(),
@@ -85,6 +90,29 @@ const LOADERS = new Map<string, Loader>([
         name: identity.externalId,
         fields: { meta: text(identity.meta), ratelimits: limits(identity.ratelimits) },
       };
+    },
+  ],
+  [
+    'namespaceId',
+    async (em, workspaceId, namespace) => {
+      const found = await findRatelimitNamespace(em, workspaceId, namespace);
+      return found && { name: found.name, fields: { name: found.name } };
+    },
+  ],
+  [
+    'roleId',
+    async (em, workspaceId, role) => {
+      const found = await findRole(em, workspaceId, role);
+      if (!found) return undefined;
+      const permissions = found.permissions.map(({ slug }) => slug).sort();
+      return { name: found.name, fields: { description: found.description ?? null, permissions } };
+    },
+  ],
+  [
+    'permissionId',
+    async (em, workspaceId, permission) => {
+      const found = await findPermission(em, workspaceId, permission);
+      return found && { name: found.slug, fields: { name: found.name, description: found.description ?? null } };
     },
   ],
   [
