@@ -51,7 +51,7 @@ export function formatCompactNumber(value: number): string {
 
 /** A count with its noun: 1 permission, 2 permissions (`plural` for nouns not made with -s). */
 export function formatCount(count: number, singular: string, plural = `${singular}s`): string {
-  return `${count} ${count === 1 ? singular : plural}`;
+  return `${formatNumber(count)} ${count === 1 ? singular : plural}`;
 }
 
 /** Milliseconds as the shortest exact unit: 60000 → '1 min', 3600000 → '1 h'. */

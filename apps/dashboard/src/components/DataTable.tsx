@@ -313,7 +313,7 @@ function labelCells(cells: ReactNode, columns: readonly string[]): ReactNode {
     isValidElement<{ children?: ReactNode }>(cells) && cells.type === Fragment ? cells.props.children : cells;
   return Children.map(list, (cell, index) =>
     isValidElement(cell)
-      ? cloneElement(cell as ReactElement<{ 'data-label'?: string }>, { 'data-label': columns[index] })
+      ? cloneElement(cell as ReactElement<{ 'data-label'?: string }>, { 'data-label': columns[index] || undefined })
       : cell,
   );
 }
