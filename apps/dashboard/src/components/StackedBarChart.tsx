@@ -49,7 +49,7 @@ export function StackedBarChart({ label, buckets, series, formatBucket, formatTi
           margin={{ top: 8, right: 8, bottom: 0, left: 0 }}
           accessibilityLayer={false}
         >
-          <CartesianGrid vertical={false} className="chart-grid" />
+          <CartesianGrid vertical={false} className="chart-grid" stroke="var(--kp-border)" />
           <XAxis
             dataKey="time"
             tickFormatter={formatTick}
@@ -93,7 +93,7 @@ export function StackedBarChart({ label, buckets, series, formatBucket, formatTi
           ))}
         </ul>
         <details>
-          <summary>Show the data as a table</summary>
+          <summary className="chart-data-toggle">Show the data as a table</summary>
           <div className="table-wrap">
             <table>
               <caption className="visually-hidden">{label}</caption>
