@@ -34,7 +34,11 @@ export function useWholeList<TInput extends { cursor?: string; limit?: number },
       const rows: TPage['data'][number][] = [];
       let cursor: string | undefined;
       do {
-        const page = await queryClient.fetchQuery(procedure.queryOptions({ ...input, limit: PAGE_LIMIT, cursor }));
+        // Each page is asked again: a refetch of the list must not be answered by its cached pages.
+        const page = await queryClient.fetchQuery({
+          ...procedure.queryOptions({ ...input, limit: PAGE_LIMIT, cursor }),
+          staleTime: 0,
+        });
         rows.push(...page.data);
         cursor = page.pagination.cursor;
       } while (cursor !== undefined && rows.length < maxRows);
