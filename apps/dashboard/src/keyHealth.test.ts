@@ -20,7 +20,7 @@ describe('keyHealth', () => {
 
   it('keeps a key with a few refusals among many calls, or too few calls to judge, enabled', () => {
     expect(keyHealth(enabled, outcomes({ VALID: 90, RATE_LIMITED: 10 }), NOW).label).toBe('Enabled');
-    expect(keyHealth(enabled, outcomes({ RATE_LIMITED: 4 }), NOW).label).toBe('Enabled');
+    expect(keyHealth(enabled, outcomes({ VALID: 5, RATE_LIMITED: 14 }), NOW).label).toBe('Enabled');
     expect(keyHealth(enabled, undefined, NOW).refusals).toEqual([]);
   });
 

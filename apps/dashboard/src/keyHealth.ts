@@ -10,7 +10,7 @@ export const EXPIRING_SOON_MS = 7 * 86_400_000;
  * {@link RATE_LIMITED_MIN_CALLS} of them) is rate limited now, whatever its status says.
  */
 export const RATE_LIMITED_SHARE = 0.25;
-export const RATE_LIMITED_MIN_CALLS = 5;
+export const RATE_LIMITED_MIN_CALLS = 20;
 
 export interface KeyFacts {
   enabled: boolean;

@@ -28,7 +28,8 @@ type Row = { time: number } & Record<string, number>;
 
 // Axis labels are SVG text drawn at their own size (never scaled with the plot), so they keep their
 // shape at any width; Recharts leaves out the time labels that would overlap.
-const AXIS_TICK = { className: 'axis-label' };
+// The fill is given here too: Recharts writes its own grey into each label's style attribute.
+const AXIS_TICK = { className: 'axis-label', fill: 'var(--kp-muted)' };
 
 /** Time buckets as stacked bars (Recharts), with a summary, a legend, a tooltip and the numbers as a table. */
 export function StackedBarChart({ label, buckets, series, formatBucket, formatTick, summary }: StackedBarChartProps) {

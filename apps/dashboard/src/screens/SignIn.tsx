@@ -63,9 +63,7 @@ export function SignIn() {
         </button>
       </form>
       <div className="mt-6 border-t border-line pt-4 text-sm">
-        <h2 className="text-base">
-          Where do I get a root key?
-        </h2>
+        <h2 className="text-base">Where do I get a root key?</h2>
         <ul className="mt-1 list-disc space-y-1 pl-5 text-muted">
           <li>
             <strong className="text-fg">First start:</strong> the server creates a workspace and prints a root key with

@@ -231,7 +231,7 @@ function VerificationFilterForm({ filters }: { filters: VerificationFilters }) {
       hasMore: page.pagination.hasMore,
     }),
   });
-  const pickedKey = usePickedKey(filters.keyId, keysUnavailable === undefined || Boolean(filters.keyId));
+  const pickedKey = usePickedKey(filters.keyId, keysUnavailable === undefined);
   const pickedIdentity = usePickedIdentity(filters.identityId, identitiesMissing === undefined);
   const any = Object.values(filters).some(Boolean);
 
@@ -385,18 +385,24 @@ interface BreakdownRow {
 type Dimension = 'key' | 'identity' | 'tag';
 const BY_PARAM = 'by';
 
-/** Names of keys by id, read one by one (in one batch) for those the root key may read. */
-function useKeyNames(keyIds: readonly string[]): ReadonlyMap<string, { name: string; apiId?: string }> {
-  const unique = [...new Set(keyIds)];
-  const keys = useQueries({
-    queries: unique.map((keyId) => ({
+/**
+ * Names of keys by id, read one by one (in one batch), only of the APIs whose keys the root key
+ * may read (`read_key`): the others stay ids, and are never asked for.
+ */
+function useKeyNames(keys: readonly { keyId: string; apiId: string }[]): ReadonlyMap<string, string> {
+  const missingFor = useMissingPermissionCheck();
+  const readable = [...new Map(keys.map((key) => [key.keyId, key])).values()].filter(
+    ({ apiId }) => missingFor({ resourceType: 'api', resourceId: apiId, action: 'read_key' }) === undefined,
+  );
+  const found = useQueries({
+    queries: readable.map(({ keyId }) => ({
       ...trpc.keys.getKey.queryOptions({ keyId }, { staleTime: 5 * 60_000, retry: false }),
     })),
   });
   return new Map(
-    unique.flatMap((keyId, index) => {
-      const data = keys[index]?.data;
-      return data ? [[keyId, { name: data.name ?? keyId }] as const] : [];
+    readable.flatMap(({ keyId }, index) => {
+      const data = found[index]?.data;
+      return data ? [[keyId, data.name ?? keyId] as const] : [];
     }),
   );
 }
@@ -432,7 +438,7 @@ function Breakdowns({ timeWindow, filters }: { timeWindow: TimeWindow; filters: 
         .slice(0, 10);
     return { key: top('key'), identity: top('identity'), tag: top('tag') };
   }, [query.data, by]);
-  const keyNames = useKeyNames(rows.key.map((row) => row.value));
+  const keyNames = useKeyNames(rows.key.map((row) => ({ keyId: row.value, apiId: row.label ?? '' })));
   const id = useId();
 
   return (
@@ -463,7 +469,7 @@ function Breakdowns({ timeWindow, filters }: { timeWindow: TimeWindow; filters: 
           loading={query.isPending}
           render={(row) => (
             <Link to={`/apis/${row.label}/keys/${row.value}`} title={row.value}>
-              {keyNames.get(row.value)?.name ?? row.value}
+              {keyNames.get(row.value) ?? row.value}
             </Link>
           )}
         />
@@ -594,7 +600,7 @@ function VerificationLog({ timeWindow, filters }: { timeWindow: TimeWindow; filt
       document.getElementById('verification-log')?.scrollIntoView({ block: 'start' });
     }
   }, [loaded]);
-  const keyNames = useKeyNames(rows.map((row) => String(row.key_id)));
+  const keyNames = useKeyNames(rows.map((row) => ({ keyId: String(row.key_id), apiId: String(row.api_id) })));
 
   return (
     <section className="panel" aria-labelledby={id} id="verification-log">
@@ -661,7 +667,7 @@ function VerificationLog({ timeWindow, filters }: { timeWindow: TimeWindow; filt
                   <td data-label="Key">
                     {keyId ? (
                       <Link to={`/apis/${String(row.api_id)}/keys/${keyId}`} title={keyId}>
-                        {keyNames.get(keyId)?.name ?? keyId}
+                        {keyNames.get(keyId) ?? keyId}
                       </Link>
                     ) : (
                       <span className="text-muted">—</span>
