@@ -90,7 +90,7 @@ function CreditsCell({ keyData }: { keyData: KeyRow }) {
           </span>
         ) : null}
       </span>
-      {refill ? <span className="text-xs text-muted">refills {refill.interval}</span> : null}
+      {refill ? <span className="text-xs text-muted max-sm:hidden">refills {refill.interval}</span> : null}
     </span>
   );
 }
