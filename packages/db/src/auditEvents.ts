@@ -1,9 +1,9 @@
 import { newId } from '@keyplane/core';
 import type { AuditDetails } from './entities/AuditEvent.ts';
-
-export type { AuditDetails, AuditFieldChange } from './entities/AuditEvent.ts';
 import type { PageQuery } from './listing.ts';
 import { type EntityManager, sql, typed } from './sql.ts';
+
+export type { AuditDetails, AuditFieldChange } from './entities/AuditEvent.ts';
 
 export interface AuditEntry {
   workspaceId: string;

@@ -20,10 +20,10 @@ export { scalarArrayLiteral, textArrayLiteral } from './arrayLiterals.ts';
 export {
   type AuditDetails,
   type AuditEntry,
-  type AuditFieldChange,
   type AuditEventFilters,
   type AuditEventQuery,
   type AuditEventRecord,
+  type AuditFieldChange,
   countAuditEvents,
   listAuditEventNames,
   listAuditEvents,
