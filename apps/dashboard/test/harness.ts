@@ -108,7 +108,7 @@ export async function signIn(dashboard: Dashboard, page = dashboard.page): Promi
 /** Runs shell code as someone would paste it (bash), with these environment variables; its stdout, or a rejection. */
 export function runShell(code: string, env: Record<string, string>): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('bash', ['-c', code], { env: { ...process.env, ...env }, timeout: 10_000 }, (error, stdout, stderr) =>
+    execFile('/bin/bash', ['-c', code], { env, timeout: 10_000 }, (error, stdout, stderr) =>
       error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout),
     );
   });

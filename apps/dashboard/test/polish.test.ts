@@ -104,6 +104,7 @@ describe.skipIf(!chromiumInstalled)(
     });
 
     it('fits the keys table at 1440 and 1280 px: every column readable, each name on one line, nothing clipped', async () => {
+      onTestFinished(() => page.setViewportSize(DESKTOP));
       for (const viewport of [DESKTOP, LAPTOP]) {
         await page.setViewportSize(viewport);
         await page.goto(url(`/apis/${payments().id}`));
@@ -192,6 +193,7 @@ describe.skipIf(!chromiumInstalled)(
 
     it('lists keys on a phone as compact rows that open the key: the API page a few screens long', async () => {
       await page.setViewportSize(PHONE);
+      onTestFinished(() => page.setViewportSize(DESKTOP));
       await page.goto(url(`/apis/${payments().id}`));
       await expect.poll(() => keyRows().count()).toBe(50);
       await page.waitForLoadState('networkidle');
@@ -329,6 +331,7 @@ describe.skipIf(!chromiumInstalled)(
     });
 
     it('keeps the create-key footer in view at every width, in sections, a new limit named', async () => {
+      onTestFinished(() => page.setViewportSize(DESKTOP));
       for (const viewport of [DESKTOP, LAPTOP, PHONE]) {
         await page.setViewportSize(viewport);
         await page.goto(url(`/apis/${payments().id}`));
