@@ -49,7 +49,7 @@ export function ApiSettingsForm({ api }: { api: Api }) {
   };
 
   return (
-    <form onSubmit={submit} className="stack" aria-describedby={missing ? missingId : undefined}>
+    <form onSubmit={submit} className="stack max-w-2xl" aria-describedby={missing ? missingId : undefined}>
       {missing ? (
         <p id={missingId} className="hint">
           Read only: {missing}

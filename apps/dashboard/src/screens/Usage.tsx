@@ -658,7 +658,7 @@ function VerificationLog({ timeWindow, filters }: { timeWindow: TimeWindow; filt
               const tags = Array.isArray(row.tags) ? row.tags.map(String) : [];
               return (
                 <tr key={String(row.request_id)}>
-                  <th scope="row" className="whitespace-nowrap">
+                  <th scope="row" className="sm:whitespace-nowrap">
                     <span title={String(row.request_id)}>{formatTimeSeconds(toCount(row.time))}</span>
                   </th>
                   <td data-label="Outcome" data-phone="badge">
