@@ -1,11 +1,47 @@
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { loadEnv } from '@keyplane/config';
-import { defineConfig } from 'vite';
+import tailwindcss from '@tailwindcss/vite';
+import { defineConfig, type Plugin } from 'vite';
+
+/** What is worth compressing: text assets (fonts and images are compressed already). */
+const COMPRESSIBLE = /\.(js|css|html|svg|json|txt)$/;
+
+/**
+ * Writes a Brotli (`.br`) and a gzip (`.gz`) copy beside every text file of the build, so a server
+ * can send the smaller one as it is (`Content-Encoding`) rather than compress each answer.
+ */
+function precompress(): Plugin {
+  let outDir = '';
+  return {
+    name: 'keyplane:precompress',
+    apply: 'build',
+    configResolved: (config) => {
+      outDir = join(config.root, config.build.outDir);
+    },
+    closeBundle() {
+      const walk = (dir: string): string[] =>
+        readdirSync(dir).flatMap((name) => {
+          const path = join(dir, name);
+          return statSync(path).isDirectory() ? walk(path) : [path];
+        });
+      for (const path of walk(outDir).filter((file) => COMPRESSIBLE.test(file))) {
+        const content = readFileSync(path);
+        writeFileSync(`${path}.br`, brotliCompressSync(content, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));
+        writeFileSync(`${path}.gz`, gzipSync(content, { level: 9 }));
+      }
+    },
+  };
+}
 
 export default defineConfig(({ command }) => {
   const production = command === 'build';
   return {
     // The Keyplane server serves dist/ at /dashboard/ (index.html for any path that is not a file).
     base: '/dashboard/',
+    // Tailwind CSS v4 builds the stylesheet from src/styles.css and the classes the sources use.
+    plugins: [tailwindcss(), precompress()],
     // Vite 8 compiles TSX itself with oxc; no React plugin is needed without fast refresh. The JSX
     // runtime and React's bundle follow the command, not NODE_ENV: a build run under vitest
     // (NODE_ENV=test) is the same production build that `npm start` serves.
@@ -14,6 +50,10 @@ export default defineConfig(({ command }) => {
     build: {
       outDir: 'dist',
       emptyOutDir: true,
+      // Every asset's name holds its content hash (assets/<name>-<hash>.js): a server caches them for
+      // good and only index.html never. The manifest (.vite/manifest.json) maps each entry and
+      // route chunk to its files, for a server that preloads them.
+      manifest: true,
       rolldownOptions: {
         onwarn(warning, warn) {
           // React Query marks its modules "use client" for server-component bundlers; an SPA has none.

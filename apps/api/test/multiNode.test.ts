@@ -1,3 +1,5 @@
+import { bootstrapWorkspace } from '@keyplane/core';
+import { workspaceStore } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SpawnedServer } from '../../../bench/server.ts';
 import { storedKey } from './dbInspect.ts';
@@ -44,5 +46,21 @@ describe('two server processes', () => {
     expect((await verify(cluster.nodeA, key)).code).toBe('VALID');
     expect((await cluster.callProcedure(cluster.nodeB, 'keys.updateKey', { keyId, enabled: false })).status).toBe(200);
     expect((await verify(cluster.nodeA, key)).code).toBe('DISABLED');
+  });
+
+  it("refuse a deleted workspace's root key on the other node as soon as the deletion returns", async () => {
+    const { rootKey } = await cluster.database.orm.em
+      .fork()
+      .transactional((tx) => bootstrapWorkspace(workspaceStore(tx), { name: 'doomed' }));
+    const ask = (node: SpawnedServer, procedure: string) =>
+      fetch(`${node.url}/trpc/${procedure}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${rootKey}` },
+        body: '{}',
+      });
+    // Node B has the root key cached.
+    expect((await ask(cluster.nodeB, 'workspace.getWorkspace')).status).toBe(200);
+    expect((await ask(cluster.nodeA, 'workspace.deleteWorkspace')).status).toBe(200);
+    expect((await ask(cluster.nodeB, 'workspace.getWorkspace')).status).toBe(401);
   });
 });

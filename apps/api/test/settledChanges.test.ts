@@ -170,6 +170,8 @@ const scenarios: Scenarios = {
     if (!delivery) throw new Error('sendTest queued no delivery');
     return { input: { deliveryId: delivery.deliveryId } };
   },
+  // A workspace of its own: the others' calls need theirs.
+  'workspace.deleteWorkspace': async () => ({ input: {}, caller: { rootKey: (await api.workspace()).rootKey } }),
   'dashboard.signIn': async () => ({
     input: { rootKey: workspace.rootKey },
     caller: { headers: { 'x-keyplane-dashboard': '1' } },

@@ -54,3 +54,10 @@ export function useMissingAnyGrant(resourceType: PermissionTuple['resourceType']
   if (!permissions || granted) return undefined;
   return `Your root key lacks ${formatPermission({ resourceType, resourceId: '*', action })}.`;
 }
+
+/** The workspace administrators' grant: signing in, root keys, the workspace itself. */
+export const MANAGE_ROOT_KEYS_PERMISSION = {
+  resourceType: 'workspace',
+  resourceId: '*',
+  action: 'manage_root_keys',
+} as const;

@@ -1,8 +1,22 @@
+// Times name their zone ("Nov 28, 2026, 12:17 PM GMT+1"): a reader in another zone, or a screenshot
+// in a ticket, is never left to guess.
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const zoneName = new Intl.DateTimeFormat(undefined, { timeZoneName: 'short' });
+const dateTimeSeconds = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 
-/** Epoch milliseconds as a local date and time; '—' for none. */
+/** The reader's time zone as it is written after a time, e.g. "GMT+1" or "UTC", at that moment. */
+export function timeZoneOf(epochMs: number): string {
+  return zoneName.formatToParts(epochMs).find((part) => part.type === 'timeZoneName')?.value ?? '';
+}
+
+/** Epoch milliseconds as a local date and time with its zone; '—' for none. */
 export function formatTime(epochMs: number | null | undefined): string {
-  return epochMs === null || epochMs === undefined ? '—' : dateTime.format(epochMs);
+  return epochMs === null || epochMs === undefined ? '—' : `${dateTime.format(epochMs)} ${timeZoneOf(epochMs)}`;
+}
+
+/** As formatTime, to the second: for events seconds apart (verifications, audit entries). */
+export function formatTimeSeconds(epochMs: number): string {
+  return `${dateTimeSeconds.format(epochMs)} ${timeZoneOf(epochMs)}`;
 }
 
 /** The value of an `<input type="datetime-local">` as epoch milliseconds (local time), or undefined. */
@@ -20,15 +34,24 @@ export function toLocalDateTime(epochMs: number): string {
 }
 
 const number = new Intl.NumberFormat();
+const compact = new Intl.NumberFormat(undefined, { notation: 'compact', maximumFractionDigits: 1 });
 
 /** A number as people read it: 4000 → '4,000' (in the reader's locale). */
 export function formatNumber(value: number): string {
   return number.format(value);
 }
 
+/**
+ * A number for a narrow place (a table cell): grouped up to a million, then short ("1.2M", "9,007T").
+ * Where it is shortened, the full number belongs in the element's title.
+ */
+export function formatCompactNumber(value: number): string {
+  return Math.abs(value) < 1_000_000 ? number.format(value) : compact.format(value);
+}
+
 /** A count with its noun: 1 permission, 2 permissions (`plural` for nouns not made with -s). */
 export function formatCount(count: number, singular: string, plural = `${singular}s`): string {
-  return `${count} ${count === 1 ? singular : plural}`;
+  return `${formatNumber(count)} ${count === 1 ? singular : plural}`;
 }
 
 /** Milliseconds as the shortest exact unit: 60000 → '1 min', 3600000 → '1 h'. */

@@ -6,19 +6,21 @@ interface OutcomeStyle {
   color: string;
 }
 
+// One hue each, far apart (a refusal by rate limit is amber, by credits magenta), at a lightness
+// that reads on the light and the dark surface alike.
 export const OUTCOMES: Record<string, OutcomeStyle> = {
-  VALID: { label: 'Valid', color: '#2f855a' },
-  RATE_LIMITED: { label: 'Rate limited', color: '#c05621' },
-  USAGE_EXCEEDED: { label: 'Usage exceeded', color: '#b7791f' },
-  INSUFFICIENT_PERMISSIONS: { label: 'Insufficient permissions', color: '#6b46c1' },
-  DISABLED: { label: 'Disabled', color: '#4a5568' },
-  EXPIRED: { label: 'Expired', color: '#2b6cb0' },
-  NOT_FOUND: { label: 'Not found', color: '#c53030' },
+  VALID: { label: 'Valid', color: '#22a55b' },
+  RATE_LIMITED: { label: 'Rate limited', color: '#f59e0b' },
+  USAGE_EXCEEDED: { label: 'Usage exceeded', color: '#d946ef' },
+  INSUFFICIENT_PERMISSIONS: { label: 'Insufficient permissions', color: '#8b5cf6' },
+  DISABLED: { label: 'Disabled', color: '#94a3b8' },
+  EXPIRED: { label: 'Expired', color: '#0ea5e9' },
+  NOT_FOUND: { label: 'Not found', color: '#ef4444' },
 };
 
 /** The outcome's style; an outcome this dashboard does not know yet is shown by its code, in grey. */
 export function outcomeStyle(code: string): OutcomeStyle {
-  return OUTCOMES[code] ?? { label: code, color: '#718096' };
+  return OUTCOMES[code] ?? { label: code, color: '#78716c' };
 }
 
 /** The order outcomes are stacked and listed in: valid first, then the known failures, then the rest. */

@@ -39,10 +39,59 @@ export function navigateSearch(params: URLSearchParams, options: { replace?: boo
   navigate(currentPath() + (query ? `?${query}` : ''), options);
 }
 
+// Forms with edits not saved yet register here (useLeaveGuard): leaving their page asks first.
+const leaveGuards = new Set<{ message: string }>();
+
+/** Whether the user lets the page go, asked once when some form holds edits. */
+function mayLeave(): boolean {
+  const [guard] = leaveGuards;
+  return guard === undefined || window.confirm(guard.message);
+}
+
+const pathOf = (to: string) => to.split(/[?#]/)[0] ?? to;
+
+// Back and Forward: a page with edits asks too, and on "Cancel" puts its own address back.
+let shownUrl = typeof window === 'undefined' ? '' : window.location.href;
+if (typeof window !== 'undefined') {
+  window.addEventListener('popstate', (event) => {
+    const leaving = new URL(shownUrl).pathname !== window.location.pathname;
+    if (leaving && leaveGuards.size > 0 && !mayLeave()) {
+      // Registered before any screen subscribes: the screens never see this step.
+      event.stopImmediatePropagation();
+      window.history.pushState(null, '', shownUrl);
+      return;
+    }
+    shownUrl = window.location.href;
+  });
+}
+
+/**
+ * While `edited`, leaving the page asks first: a link or Back in the app with a confirmation, and
+ * closing or reloading the tab with the browser's own question.
+ */
+export function useLeaveGuard(
+  edited: boolean,
+  message = 'You have changes that are not saved. Leave this page and lose them?',
+): void {
+  useEffect(() => {
+    if (!edited) return;
+    const guard = { message };
+    leaveGuards.add(guard);
+    const beforeUnload = (event: BeforeUnloadEvent) => event.preventDefault();
+    window.addEventListener('beforeunload', beforeUnload);
+    return () => {
+      leaveGuards.delete(guard);
+      window.removeEventListener('beforeunload', beforeUnload);
+    };
+  }, [edited, message]);
+}
+
 export function navigate(to: string, options: { replace?: boolean } = {}): void {
+  if (pathOf(to) !== currentPath() && !mayLeave()) return;
   const url = BASE + to;
   if (options.replace) window.history.replaceState(null, '', url);
   else window.history.pushState(null, '', url);
+  shownUrl = window.location.href;
   window.dispatchEvent(new Event(NAVIGATE_EVENT));
 }
 

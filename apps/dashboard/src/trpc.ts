@@ -35,7 +35,8 @@ async function fetchFromServer(input: RequestInfo | URL, init?: RequestInit): Pr
   return response;
 }
 
-const client = createTRPCClient<AppRouter>({
+/** The typed client, for calls made outside a query or mutation hook (bulk actions, exports). */
+export const trpcClient: TRPCClient<AppRouter> = createTRPCClient<AppRouter>({
   links: [
     httpBatchLink({
       url: '/trpc',
@@ -50,7 +51,7 @@ const client = createTRPCClient<AppRouter>({
   ],
 });
 
-const untypedClient = getUntypedClient(client);
+const untypedClient = getUntypedClient(trpcClient);
 
 // @trpc/tanstack-react-query has no release matching @trpc/server 11.25.2 in the registry, so this
 // is the small part of it the dashboard uses: `trpc.a.b.queryOptions(input)`, `trpc.a.b.mutationOptions()`

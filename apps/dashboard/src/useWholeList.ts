@@ -17,7 +17,7 @@ interface CursorListProcedure<TInput, TPage> {
 }
 
 /**
- * Every row of a cursor-paged list (up to {@link WHOLE_LIST_MAX_ROWS}), page after page, so its
+ * Every row of a cursor-paged list (up to `maxRows`, {@link WHOLE_LIST_MAX_ROWS} unless given), page after page, so its
  * table sorts, counts and pages them all rather than one page of them. `complete` is false when
  * rows were left out; the list's search (sent with `input`) then narrows it on the server.
  */
@@ -25,6 +25,7 @@ export function useWholeList<TInput extends { cursor?: string; limit?: number },
   procedure: CursorListProcedure<TInput, TPage>,
   input: TInput,
   enabled = true,
+  maxRows = WHOLE_LIST_MAX_ROWS,
 ) {
   const queryClient = useQueryClient();
   return useQuery({
@@ -33,10 +34,14 @@ export function useWholeList<TInput extends { cursor?: string; limit?: number },
       const rows: TPage['data'][number][] = [];
       let cursor: string | undefined;
       do {
-        const page = await queryClient.fetchQuery(procedure.queryOptions({ ...input, limit: PAGE_LIMIT, cursor }));
+        // Each page is asked again: a refetch of the list must not be answered by its cached pages.
+        const page = await queryClient.fetchQuery({
+          ...procedure.queryOptions({ ...input, limit: PAGE_LIMIT, cursor }),
+          staleTime: 0,
+        });
         rows.push(...page.data);
         cursor = page.pagination.cursor;
-      } while (cursor !== undefined && rows.length < WHOLE_LIST_MAX_ROWS);
+      } while (cursor !== undefined && rows.length < maxRows);
       return { rows, complete: cursor === undefined };
     },
     enabled,

@@ -355,7 +355,7 @@ describe.skipIf(!chromiumInstalled)('charts in Chromium', () => {
       await page.getByRole('heading', { level: 1, name: namespace.name }).waitFor();
       const overrides = page.getByRole('region', { name: 'Overrides' });
       for (const identifier of ['customer-01', 'customer-02']) {
-        await overrides.getByRole('row').filter({ hasText: identifier }).getByRole('cell', { name: '1000' }).waitFor();
+        await overrides.getByRole('row').filter({ hasText: identifier }).getByRole('cell', { name: '1,000' }).waitFor();
       }
       const decisions = page.getByRole('region', { name: 'Decisions' });
       await chartOf(decisions, 'Decisions').waitFor();

@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { loadEnv } from '@keyplane/config';
 import { rows, sql } from '@keyplane/db';
 import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
@@ -104,6 +105,22 @@ export async function signIn(dashboard: Dashboard, page = dashboard.page): Promi
   await page.getByRole('navigation', { name: 'Main' }).waitFor();
 }
 
+/** Runs shell code as someone would paste it (bash), with these environment variables; its stdout, or a rejection. */
+export function runShell(code: string, env: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('/bin/bash', ['-c', code], { env, timeout: 10_000 }, (error, stdout, stderr) =>
+      error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout),
+    );
+  });
+}
+
+/** Opens a row's action menu (its button is "Actions for <row>") and chooses an action in it. */
+export async function chooseRowAction(scope: Page | Locator, row: string, action: string): Promise<void> {
+  await scope.getByRole('button', { name: `Actions for ${row}`, exact: true }).click();
+  const page = 'page' in scope ? scope.page() : scope;
+  await page.getByRole('menuitem', { name: action }).click();
+}
+
 /**
  * Requests the browser reports as failed on purpose in these tests (a simulated 502, going offline),
  * and the 429s the dashboard retries as they ask (analytics busy on a loaded machine).
@@ -116,12 +133,13 @@ export const unexpectedErrors = (dashboard: Dashboard) =>
 
 /**
  * How each chart axis label is drawn against the same text laid out plainly: 1 when its glyphs keep
- * their shape, more or less when the chart stretches or squashes them.
+ * their shape, more or less when the chart stretches or squashes them. Labels of one character are
+ * left out: their few pixels of width round differently in SVG and HTML by a few percent.
  */
 export const axisLabelStretch = (page: Page) =>
   page.locator('.chart .axis-label').evaluateAll((labels) =>
     labels
-      .filter((label) => label.getClientRects().length > 0)
+      .filter((label) => label.getClientRects().length > 0 && (label.textContent ?? '').trim().length > 1)
       .map((label) => {
         const plain = document.createElement('span');
         plain.textContent = label.textContent;
@@ -318,5 +336,149 @@ export async function seedRealisticData(dashboard: Dashboard, keysPerApi = 100):
     namespaces,
     verificationEvents: verifications.length,
     ratelimitEvents: decisions.length,
+  };
+}
+
+/** What `seedReviewWorkspace` made, for tests to look for. */
+export interface ReviewWorkspace {
+  workspaceId: string;
+  apis: SeededApi[];
+  identities: { id: string; externalId: string }[];
+  /** Refused by its own rate limit on 87% of its calls in the last hour. */
+  rateLimitedKey: { keyId: string; apiId: string; name: string };
+  /** Expires in three days. */
+  expiringKey: { keyId: string; apiId: string; name: string };
+  /** Holds more credits than fit in 15 digits. */
+  richKey: { keyId: string; apiId: string; name: string; remaining: number };
+  verificationEvents: number;
+}
+
+const REVIEW_APIS = [
+  ['payments-api', 80],
+  ['search-api', 60],
+  ['internal-tools', 40],
+  ['partner-api', 26],
+] as const;
+
+const REVIEW_TAGS = ['path=/v1/charges', 'path=/v1/refunds', 'path=/v1/search', 'region=eu', 'region=us', 'plan=pro'];
+
+/**
+ * The workspace the dashboard was reviewed with: 4 APIs, 206 keys in every state (expired, expiring
+ * soon, disabled, out of credits, low on credits, rate limited, a huge balance, long names), 61
+ * identities owning keys, and a month of traffic written straight into the event tables: most of
+ * it valid, some of every failure, tagged, by identity, and one key refused by its rate limit on
+ * 87% of its last hour's calls.
+ */
+export async function seedReviewWorkspace(dashboard: Dashboard): Promise<ReviewWorkspace> {
+  const { v2 } = dashboard;
+  const random = randomSequence(7);
+  const [workspace] = await rows<{ id: string }>(
+    dashboard.database.orm.em.fork(),
+    sql`select id from workspaces order by created_at limit 1`,
+  );
+  if (!workspace) throw new Error('the server bootstrapped no workspace');
+  const workspaceId = workspace.id;
+  const identities = await inBatches(
+    Array.from({ length: 61 }, (_, index) => `customer-${String(index + 1).padStart(2, '0')}`),
+    20,
+    async (externalId) => {
+      const { identityId } = await v2<{ identityId: string }>('identities.createIdentity', { externalId });
+      return { id: identityId, externalId };
+    },
+  );
+  const apis: SeededApi[] = [];
+  /** Each key's owner, for the events. */
+  const owners = new Map<string, { id: string; externalId: string }>();
+  const special: Partial<Pick<ReviewWorkspace, 'rateLimitedKey' | 'expiringKey' | 'richKey'>> = {};
+  for (const [name, count] of REVIEW_APIS) {
+    const { apiId } = await v2<{ apiId: string }>('apis.createApi', { name });
+    const prefix = name.split('-')[0] ?? name;
+    const keyIds = await inBatches(
+      Array.from({ length: count }, (_, index) => index),
+      20,
+      async (index) => {
+        const kind = index % 10;
+        // A few names as long as people make them.
+        const keyName =
+          index % 17 === 5
+            ? `${prefix}-production-backend-service-${String(index + 1).padStart(3, '0')}`
+            : `${prefix}-key-${String(index + 1).padStart(3, '0')}`;
+        const owner = index % 3 === 0 ? identities[(index * 7) % identities.length] : undefined;
+        const body: Record<string, unknown> = {
+          apiId,
+          name: keyName,
+          prefix: name === 'payments-api' ? 'pay' : undefined,
+          meta: { team: ['growth', 'platform', 'billing'][index % 3] },
+          externalId: owner?.externalId,
+        };
+        if (kind === 1) body.expires = Date.now() + 1500;
+        if (kind === 2) body.enabled = false;
+        if (kind === 3) body.credits = { remaining: 0 };
+        if (kind === 4) body.credits = { remaining: 3, refill: { interval: 'daily', amount: 1000 } };
+        if (kind === 5)
+          body.credits = { remaining: 5000, refill: { interval: 'monthly', amount: 10_000, refillDay: 1 } };
+        if (kind === 6) {
+          body.ratelimits = [{ name: 'requests', limit: 10, duration: 60_000, autoApply: true }];
+        }
+        if (kind === 7) body.expires = Date.now() + 3 * 86_400_000;
+        if (index === 8) body.credits = { remaining: 9_007_199_234_740_991 };
+        const { keyId } = await v2<{ keyId: string }>('keys.createKey', body);
+        if (owner) owners.set(keyId, owner);
+        if (name === 'payments-api' && index === 16) special.rateLimitedKey = { keyId, apiId, name: keyName };
+        if (name === 'payments-api' && index === 7) special.expiringKey = { keyId, apiId, name: keyName };
+        if (name === 'payments-api' && index === 8) {
+          special.richKey = { keyId, apiId, name: keyName, remaining: 9_007_199_234_740_991 };
+        }
+        return keyId;
+      },
+    );
+    apis.push({ id: apiId, name, keyIds });
+  }
+  const { rateLimitedKey, expiringKey, richKey } = special;
+  if (!rateLimitedKey || !expiringKey || !richKey)
+    throw new Error('the seed made no rate-limited, expiring or rich key');
+
+  // A month of traffic, busier lately; and the rate-limited key's last hour, 87% refused.
+  const now = Date.now();
+  const verifications: VerificationEvent[] = [];
+  const event = (time: number, api: SeededApi, keyId: string, outcome: string, index: number): VerificationEvent => {
+    const owner = owners.get(keyId);
+    return {
+      time,
+      requestId: `req_review${index}`,
+      workspaceId,
+      apiId: api.id,
+      keyId,
+      identityId: owner?.id ?? null,
+      externalId: owner?.externalId ?? null,
+      outcome,
+      tags:
+        random() < 0.6
+          ? [REVIEW_TAGS[Math.floor(random() * 3)] ?? '', REVIEW_TAGS[3 + Math.floor(random() * 3)] ?? '']
+          : [],
+      spentCredits: outcome === 'VALID' ? 1 : 0,
+      latencyMs: 1 + random() * 4,
+    };
+  };
+  for (let index = 0; index < 12_000; index++) {
+    const age = 30 * 86_400_000 * random() ** 1.6;
+    const api = apis[Math.floor(random() * apis.length)] as SeededApi;
+    const keyId = api.keyIds[Math.floor(random() * api.keyIds.length)] as string;
+    verifications.push(event(now - age, api, keyId, outcomeAt(random()), index));
+  }
+  const payments = apis[0] as SeededApi;
+  for (let index = 0; index < 300; index++) {
+    const outcome = index % 100 < 87 ? 'RATE_LIMITED' : 'VALID';
+    verifications.push(event(now - 3_500_000 * random(), payments, rateLimitedKey.keyId, outcome, 20_000 + index));
+  }
+  await eventTransaction(dashboard.database.orm, (tx) => writeEvents(tx, verificationTable, verifications));
+  return {
+    workspaceId,
+    apis,
+    identities,
+    rateLimitedKey,
+    expiringKey,
+    richKey,
+    verificationEvents: verifications.length,
   };
 }

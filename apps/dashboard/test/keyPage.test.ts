@@ -69,41 +69,70 @@ describe.skipIf(!chromiumInstalled)('the key page', () => {
     await keepScreenshot(page, 'key-page-desktop');
   });
 
-  it('saves settings, credits with refill, rate limits, roles, permissions, identity and meta with one save', async () => {
+  it('edits each part of the key in a dialog of its own: name, meta, credits with refill, rate limits, roles, permissions, identity', async () => {
     const keyId = api().keyIds[7] ?? '';
     await page.goto(keyPage(keyId));
-    const form = page.getByRole('form', { name: 'Edit key' });
-    await form.getByLabel('Name', { exact: true }).fill('renamed-in-one-go');
-    await form.getByLabel('Meta (JSON object)').fill('[1]');
-    await form.getByRole('button', { name: 'Save changes' }).click();
-    await form.getByText('Meta must be a JSON object').waitFor();
-    await form.getByLabel('Meta (JSON object)').fill('{"plan": "enterprise"}');
+    const dialog = page.getByRole('dialog');
+    const edit = async (part: string) => {
+      await page.getByRole('button', { name: `Edit ${part}` }).click();
+      await dialog.waitFor();
+    };
+    const save = async () => {
+      await dialog.getByRole('button', { name: 'Save', exact: true }).click();
+      await expect.poll(() => dialog.count()).toBe(0);
+    };
 
-    const credits = form.getByRole('group', { name: 'Credits' });
+    await page.getByRole('button', { name: 'Rename key' }).click();
+    await dialog.getByLabel('Key name').fill('renamed-in-its-dialog');
+    await save();
+    await page.getByRole('heading', { level: 1, name: 'renamed-in-its-dialog' }).waitFor();
+
+    await edit('meta');
+    await dialog.getByLabel('Meta (JSON object)').fill('[1]');
+    await dialog.getByRole('button', { name: 'Save', exact: true }).click();
+    await dialog.getByText('Meta must be a JSON object').waitFor();
+    await dialog.getByLabel('Meta (JSON object)').fill('{"plan": "enterprise"}');
+    await save();
+
+    await edit('credits');
+    const credits = dialog.getByRole('group', { name: 'Credits' });
     await credits.getByLabel('Limited: each verification spends credits').check();
     await credits.getByLabel('Remaining credits').fill('250');
     await credits.getByLabel('Refill', { exact: true }).selectOption('monthly');
     await credits.getByLabel('Refill to').fill('500');
     await credits.getByLabel('On day of the month').fill('15');
+    await save();
 
-    const limits = form.getByRole('group', { name: 'Rate limits' });
-    await limits.getByRole('button', { name: 'Add limit' }).click();
-    await limits.getByLabel('Name', { exact: true }).fill('requests');
-    await limits.getByLabel('Limit', { exact: true }).fill('20');
+    await edit('rate limits');
+    await dialog.getByRole('button', { name: 'Add limit' }).click();
+    await dialog.getByLabel('Limit', { exact: true }).fill('20');
+    await save();
 
-    await form.getByRole('group', { name: 'Roles', exact: true }).getByLabel('editor').check();
-    await form.getByRole('group', { name: 'Direct permissions' }).getByLabel('documents.read').check();
-    await form.getByLabel('External id').fill('customer-05');
+    await edit('roles');
+    await dialog.getByRole('group', { name: 'Roles', exact: true }).getByLabel('editor').check();
+    await save();
+    await edit('permissions');
+    await dialog.getByRole('group', { name: 'Direct permissions' }).getByLabel('documents.read').check();
+    await save();
+    await edit('identity');
+    await dialog.getByLabel('External id').fill('customer-05');
+    await save();
 
-    await form.getByRole('button', { name: 'Save changes' }).click();
-    await form.getByText('Saved.').waitFor();
-    await page.getByRole('heading', { level: 1, name: 'renamed-in-one-go' }).waitFor();
-    // The roles' permissions show apart from the direct ones.
-    await form.getByRole('listitem').filter({ hasText: 'documents.write' }).waitFor();
+    // The page shows each part as saved; the roles' permissions apart from the direct ones.
+    const card = (title: string) => page.getByRole('region', { name: title, exact: true });
+    await card('Credits').getByText('Refilled to 500 monthly, on day 15.').waitFor();
+    expect(await card('Credits').getByTestId('credits-remaining').textContent()).toBe('250');
+    await card('Rate limits').getByText('20 per 1 min').waitFor();
+    await card('Permissions')
+      .getByRole('list', { name: 'Permissions through roles' })
+      .getByText('documents.write')
+      .waitFor();
+    await card('Identity').getByRole('link', { name: 'customer-05' }).waitFor();
+    await keepScreenshot(page, 'key-page-edited-desktop');
 
     const saved = await getKey(keyId);
     expect(saved).toMatchObject({
-      name: 'renamed-in-one-go',
+      name: 'renamed-in-its-dialog',
       meta: { plan: 'enterprise' },
       credits: { remaining: 250, refill: { interval: 'monthly', amount: 500, refillDay: 15 } },
       ratelimits: [{ name: 'requests', limit: 20, duration: 60_000, autoApply: true }],
@@ -117,17 +146,20 @@ describe.skipIf(!chromiumInstalled)('the key page', () => {
     const keyId = seeded.keysByStatus.lowCredits[0] ?? '';
     const apiId = seeded.apis.find((candidate) => candidate.keyIds.includes(keyId))?.id;
     await page.goto(keyPage(keyId, apiId));
-    const credits = page.getByRole('form', { name: 'Edit key' }).getByRole('group', { name: 'Credits' });
+    // A key low on credits says so at the top.
+    await page.locator('.title-with-status .badge', { hasText: 'Low credits' }).waitFor();
+    await page.getByRole('button', { name: 'Edit credits' }).click();
+    const credits = page.getByRole('dialog').getByRole('group', { name: 'Credits' });
     expect(await credits.getByLabel('Remaining credits').inputValue()).toBe('3');
     await credits.getByLabel('Unlimited').check();
     expect(await credits.getByLabel('Remaining credits').count()).toBe(0);
-    await page.getByRole('button', { name: 'Save changes' }).click();
-    await page.getByText('Saved.').waitFor();
+    await page.getByRole('dialog').getByRole('button', { name: 'Save', exact: true }).click();
+    await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
     expect((await getKey(keyId)).credits?.remaining ?? null).toBeNull();
     await page.locator('.title-with-status .badge', { hasText: 'Enabled' }).waitFor();
   });
 
-  it('disables the form with the reason for a root key that may only read the key', async () => {
+  it('disables editing, with the reason, for a root key that may only read the key', async () => {
     const { key } = await dashboard.internal<{ key: string }>('rootKeys.createRootKey', {
       name: 'reader',
       permissions: [
@@ -145,11 +177,16 @@ describe.skipIf(!chromiumInstalled)('the key page', () => {
     await readerPage.getByRole('button', { name: 'Sign in' }).click();
     await readerPage.getByRole('navigation', { name: 'Main' }).waitFor();
     await readerPage.goto(keyPage(api().keyIds[8] ?? ''));
-    const form = readerPage.getByRole('form', { name: 'Edit key' });
-    await form.getByText(`Read only: Your root key lacks api.${api().id}.update_key.`).waitFor();
-    expect(await form.getByLabel('Name', { exact: true }).isDisabled()).toBe(true);
-    expect(await form.getByRole('button', { name: 'Save changes' }).isDisabled()).toBe(true);
-    await form.getByText('Cannot be changed: Your root key lacks rbac.*.add_role_to_key and').waitFor();
+    await readerPage.getByText(`Read only: Your root key lacks api.${api().id}.update_key.`).waitFor();
+    for (const part of ['credits', 'rate limits', 'expiry', 'identity', 'roles', 'permissions', 'meta']) {
+      const button = readerPage.getByRole('button', { name: `Edit ${part}` });
+      expect({ part, disabled: await button.isDisabled() }).toEqual({ part, disabled: true });
+    }
+    expect(await readerPage.getByRole('button', { name: 'Rename key' }).isDisabled()).toBe(true);
+    // Each says why on hover: the roles need the rbac actions besides update_key.
+    expect(await readerPage.getByRole('button', { name: 'Edit roles' }).getAttribute('title')).toContain(
+      'rbac.*.add_role_to_key',
+    );
     await context.close();
   });
 
@@ -171,7 +208,7 @@ describe.skipIf(!chromiumInstalled)('the key page', () => {
     await credits.getByLabel('Refill', { exact: true }).selectOption('daily');
     await credits.getByLabel('Refill to').fill('100');
     await dialog.getByRole('button', { name: 'Add limit' }).click();
-    await dialog.getByRole('group', { name: 'Rate limits' }).getByLabel('Name', { exact: true }).fill('burst');
+    await dialog.getByRole('group', { name: 'Rate limits' }).getByLabel('Limit name').fill('burst');
     await dialog.getByRole('group', { name: 'Roles', exact: true }).getByLabel('editor').check();
     await dialog.getByRole('group', { name: 'Permissions' }).getByLabel('documents.read').check();
     await keepScreenshot(page, 'create-key-desktop');
@@ -220,7 +257,7 @@ describe.skipIf(!chromiumInstalled)('the key page', () => {
   it('fits a phone: the key page and the create dialog scroll only downwards', async () => {
     await page.setViewportSize(PHONE);
     await page.goto(keyPage(api().keyIds[7] ?? ''));
-    await page.getByRole('form', { name: 'Edit key' }).waitFor();
+    await page.getByRole('region', { name: 'Credits', exact: true }).waitFor();
     await page.waitForLoadState('networkidle');
     expect(await sidewaysOverflow(page)).toBe(0);
     await keepScreenshot(page, 'key-page-phone');

@@ -99,11 +99,16 @@ describe.skipIf(!chromiumInstalled)('the Webhooks screens', () => {
   it('sends a test event and logs the failed attempt with the error it got', async () => {
     await page.getByRole('button', { name: 'Send test event' }).click();
     await page.getByText('Test event queued').waitFor();
-    const log = page.getByRole('list', { name: 'Deliveries' });
-    const delivery = log.getByRole('listitem', { name: /^webhook\.test delivery/ });
+    const log = page.getByRole('table', { name: 'Deliveries, newest first' });
+    const delivery = log.getByRole('row', { name: /^webhook\.test delivery/ });
     await delivery.waitFor();
     // The worker tries it at once; the log looks again while a delivery is pending.
-    const attemptError = delivery.locator('.attempt-error').first();
+    await delivery.locator('td[data-label="Last answer"]', { hasText: 'No answer' }).waitFor();
+    // One row per delivery; its attempts open under it.
+    expect(await page.locator('.attempt-error').count()).toBe(0);
+    await delivery.getByRole('button', { name: 'webhook.test', exact: true }).click();
+    const details = log.locator('tr.delivery-details');
+    const attemptError = details.locator('.attempt-error').first();
     await attemptError.waitFor();
     const [endpoint] = await listEndpoints();
     const stored = await dashboard.v2<DeliveryAnswer[]>('webhooks.listDeliveries', {
@@ -112,15 +117,27 @@ describe.skipIf(!chromiumInstalled)('the Webhooks screens', () => {
     const firstAttempt = stored[0]?.attempts[0];
     expect(firstAttempt).toMatchObject({ statusCode: null, error: expect.any(String) });
     expect(await attemptError.textContent()).toBe(firstAttempt?.error);
-    expect(await delivery.getByRole('listitem').first().textContent()).toMatch(/Attempt 1 · .* · No answer · \d+ ms/);
+    expect(await details.getByRole('listitem').first().textContent()).toMatch(/Attempt 1 · .* · No answer · \d+ ms/);
     await page.waitForLoadState('networkidle');
     await keepScreenshot(page, 'webhook-delivery-log-desktop');
   });
 
-  it('redelivers an event as a new delivery', async () => {
-    const log = page.getByRole('list', { name: 'Deliveries' });
-    await log.getByRole('button', { name: 'Redeliver webhook.test delivery' }).click();
-    await expect.poll(() => log.getByRole('listitem', { name: /^webhook\.test delivery/ }).count()).toBe(2);
+  it('redelivers an event as a new delivery, and filters the log by state and event type, in the URL', async () => {
+    const log = page.getByRole('table', { name: 'Deliveries, newest first' });
+    const rows = log.getByRole('row', { name: /^webhook\.test delivery/ });
+    await log.getByRole('button', { name: 'Redeliver webhook.test delivery' }).first().click();
+    await expect.poll(() => rows.count()).toBe(2);
+
+    // Neither has been delivered: the receiver does not resolve.
+    await page.getByLabel('State').selectOption({ label: 'Delivered' });
+    await log.getByText('No delivery matches the state and event type.').waitFor();
+    expect(new URL(page.url()).searchParams.get('state')).toBe('succeeded');
+    await page.reload();
+    await log.getByText('No delivery matches the state and event type.').waitFor();
+    await page.getByLabel('State').selectOption({ label: 'Any state' });
+    await page.getByLabel('Event type').selectOption('webhook.test');
+    await expect.poll(() => rows.count()).toBe(2);
+    await page.getByLabel('Event type').selectOption('');
   });
 
   it('edits the endpoint, disables and enables it, and rotates its secret', async () => {
@@ -164,6 +181,11 @@ describe.skipIf(!chromiumInstalled)('the Webhooks screens', () => {
     await keepScreenshot(page, 'webhooks-phone');
 
     await page.getByRole('link', { name: HOOK_URL }).click();
+    await page
+      .getByRole('row', { name: /^webhook\.test delivery/ })
+      .first()
+      .getByRole('button', { name: 'webhook.test', exact: true })
+      .click();
     await page.locator('.attempt-error').first().waitFor();
     await page.waitForLoadState('networkidle');
     expect(await sidewaysOverflow(page)).toBe(0);
@@ -186,10 +208,13 @@ describe.skipIf(!chromiumInstalled)('the Webhooks screens', () => {
     const errorsBefore = dashboard.pageErrors.length;
     await dialog.getByLabel('URL').fill('http://169.254.169.254/latest');
     await dialog.getByRole('button', { name: 'Create endpoint' }).click();
-    await dialog
-      .getByRole('alert')
-      .getByText(/loopback, private or link-local/)
-      .waitFor();
+    // Said at the field it is about, which is marked invalid and described by it.
+    const problem = dialog.locator('#webhook-url-problem');
+    await problem.getByText(/^It points at a loopback, private or link-local address/).waitFor();
+    expect(await dialog.getByLabel('URL').getAttribute('aria-invalid')).toBe('true');
+    expect(await dialog.getByLabel('URL').getAttribute('aria-describedby')).toContain('webhook-url-problem');
+    expect(await dialog.locator('.dialog-body > .error').count()).toBe(0);
+    await keepScreenshot(page, 'webhook-url-refused-desktop');
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     expect(await listEndpoints()).toHaveLength(1);
     // The browser reports the refused request itself; nothing else may have failed.

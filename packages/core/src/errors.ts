@@ -36,7 +36,8 @@ type NotFoundResource =
   | 'ratelimit_override'
   | 'root_key'
   | 'webhook_endpoint'
-  | 'webhook_delivery';
+  | 'webhook_delivery'
+  | 'workspace';
 
 export function badRequest(detail: string, fieldErrors: FieldError[] = []): DomainError {
   return new DomainError(400, 'service/application/invalid_input', detail, fieldErrors);
@@ -106,6 +107,9 @@ export const webhookEndpointNotFound = (endpointId: string) =>
 
 export const webhookDeliveryNotFound = (deliveryId: string) =>
   notFound('webhook_delivery', `The webhook delivery '${deliveryId}' was not found.`);
+
+/** The caller's own workspace, deleted between authenticating its root key and using it. */
+export const workspaceNotFound = () => notFound('workspace', 'This workspace does not exist: it was deleted.');
 
 /** Limiting on a deleted namespace: told apart from a missing one (which limiting creates). */
 export const namespaceGone = () =>

@@ -1,7 +1,10 @@
 import { newId } from '@keyplane/core';
 import type { RawBuilder } from 'kysely';
+import type { AuditDetails } from './entities/AuditEvent.ts';
 import type { PageQuery } from './listing.ts';
 import { type EntityManager, sql, typed } from './sql.ts';
+
+export type { AuditDetails, AuditFieldChange } from './entities/AuditEvent.ts';
 
 export interface AuditEntry {
   workspaceId: string;
@@ -10,6 +13,10 @@ export interface AuditEntry {
   event: string;
   /** The ids the change named or produced, such as `{ apiId, keyId }`; never secrets. */
   resources: Record<string, string>;
+  /** The names of what it touched and each setting it changed, before and after; never secrets. */
+  details?: AuditDetails;
+  /** The caller's network address, where the transport knew it. */
+  clientAddress?: string;
 }
 
 export interface AuditEventRecord {
@@ -20,6 +27,9 @@ export interface AuditEventRecord {
   resources: Record<string, string>;
   /** The API of the key the event names (`resources.keyId`), if it names one. */
   keyApiId: string | null;
+  /** Null for events recorded before the log kept them. */
+  details: AuditDetails | null;
+  clientAddress: string | null;
 }
 
 export async function recordAuditEvent(em: EntityManager, entry: AuditEntry): Promise<void> {
@@ -32,6 +42,8 @@ export async function recordAuditEvent(em: EntityManager, entry: AuditEntry): Pr
       root_key_id: entry.rootKeyId,
       event: entry.event,
       resources: entry.resources,
+      details: entry.details ?? null,
+      client_address: entry.clientAddress ?? null,
     })
     .execute();
 }
@@ -127,6 +139,10 @@ export interface AuditEventFilters {
   event?: string;
   /** Only changes that named or produced this id, whatever its kind. */
   resourceId?: string;
+  /** Only changes made at or after this time (unix ms). */
+  from?: number;
+  /** Only changes made before this time (unix ms). */
+  to?: number;
 }
 
 /** A page of the audit log: its filters, where it starts and in which order. */
@@ -146,6 +162,8 @@ function filteredEvents(em: EntityManager, workspaceId: string, query: AuditEven
       sql<boolean>`exists (select from jsonb_each_text(e.resources) r where r.value = ${query.resourceId})`,
     );
   }
+  if (query.from !== undefined) events = events.where('e.time', '>=', new Date(query.from));
+  if (query.to !== undefined) events = events.where('e.time', '<', new Date(query.to));
   if (query.search) {
     // position() rather than ilike: the search text needs no escaping of % and _.
     const needle = sql`lower(${query.search})`;
@@ -173,6 +191,8 @@ export async function listAuditEvents(
     'e.root_key_id',
     'e.event',
     'e.resources',
+    'e.details',
+    'e.client_address',
     KEY_API.as('key_api_id'),
   ]);
   if (query.fromId !== undefined) events = events.where('e.id', newest ? '<=' : '>=', query.fromId);
@@ -187,6 +207,8 @@ export async function listAuditEvents(
     event: event.event,
     resources: event.resources,
     keyApiId: event.key_api_id,
+    details: event.details,
+    clientAddress: event.client_address,
   }));
 }
 

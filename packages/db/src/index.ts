@@ -17,10 +17,12 @@ export {
 export { parseTextArrayLiteral, scalarArrayLiteral, textArrayLiteral } from './arrayLiterals.ts';
 export {
   AUDITED_SERVICES,
+  type AuditDetails,
   type AuditEntry,
   type AuditEventFilters,
   type AuditEventQuery,
   type AuditEventRecord,
+  type AuditFieldChange,
   type AuditVisibility,
   countAuditEvents,
   listAuditEventNames,
@@ -139,4 +141,11 @@ export {
   type WebhookEndpointSettings,
   type WebhookEventEntry,
 } from './webhooks.ts';
-export { setWorkspaceApiRateLimit, workspaceExists, workspaceStore } from './workspaces.ts';
+export {
+  deleteWorkspace,
+  findWorkspace,
+  setWorkspaceApiRateLimit,
+  type WorkspaceRecord,
+  workspaceExists,
+  workspaceStore,
+} from './workspaces.ts';

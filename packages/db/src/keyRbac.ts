@@ -312,8 +312,13 @@ export async function changeKeyRoles(
 export async function findKeyGrants(
   em: EntityManager,
   keyId: string,
-): Promise<{ roles: string[]; directPermissions: string[] }> {
+): Promise<{ roles: string[]; directPermissions: string[]; recoverable: boolean }> {
   return typed(em)
-    .selectNoFrom([roleNamesOf(keyId).as('roles'), directPermissionSlugsOf(keyId).as('directPermissions')])
+    .selectNoFrom([
+      roleNamesOf(keyId).as('roles'),
+      directPermissionSlugsOf(keyId).as('directPermissions'),
+      // A recoverable key keeps its ciphertext in its row (keyLifecycle.ts).
+      sql<boolean>`exists (select from keys k where k.id = ${keyId} and k.ciphertext is not null)`.as('recoverable'),
+    ])
     .executeTakeFirstOrThrow();
 }

@@ -61,3 +61,41 @@ export async function setWorkspaceApiRateLimit(
     return true;
   });
 }
+
+export interface WorkspaceRecord {
+  id: string;
+  name: string;
+  createdAt: number;
+}
+
+/** A live workspace by id; undefined once it is deleted. */
+export async function findWorkspace(em: EntityManager, workspaceId: string): Promise<WorkspaceRecord | undefined> {
+  const found = await typed(em)
+    .selectFrom('workspaces')
+    .select(['id', 'name', 'created_at'])
+    .where('id', '=', workspaceId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return found && { id: found.id, name: found.name, createdAt: found.created_at.getTime() };
+}
+
+/**
+ * Deletes the workspace (marks it deleted: its audit log stays for the operator). From then on its
+ * root keys and dashboard sessions do not authenticate and its keys do not verify: every lookup of
+ * those joins a live workspace, and every node drops what it cached of the workspace. False when
+ * there is no such live workspace.
+ */
+export async function deleteWorkspace(em: EntityManager, changeLog: ChangeLog, workspaceId: string): Promise<boolean> {
+  return em.transactional(async (tx) => {
+    const deleted = await typed(tx)
+      .updateTable('workspaces')
+      .set({ deleted_at: sql`now()` })
+      .where('id', '=', workspaceId)
+      .where('deleted_at', 'is', null)
+      .returning('id')
+      .executeTakeFirst();
+    if (!deleted) return false;
+    await changeLog.announce(tx, { workspaceId });
+    return true;
+  });
+}

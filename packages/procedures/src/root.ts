@@ -8,6 +8,7 @@ import { permissionsRouter } from './routers/permissions/index.ts';
 import { ratelimitRouter } from './routers/ratelimit/index.ts';
 import { rootKeysRouter } from './routers/rootKeys/index.ts';
 import { webhooksRouter } from './routers/webhooks/index.ts';
+import { workspaceRouter } from './routers/workspace/index.ts';
 import { router } from './trpc.ts';
 
 export const appRouter = router({
@@ -21,6 +22,7 @@ export const appRouter = router({
   ratelimit: ratelimitRouter,
   rootKeys: rootKeysRouter,
   webhooks: webhooksRouter,
+  workspace: workspaceRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -2,7 +2,7 @@ import { createChangeLog, settle } from '@keyplane/caches';
 import { badRequest } from '@keyplane/core';
 import { initTRPC } from '@trpc/server';
 import type { Context } from './context.ts';
-import { recordChange } from './middleware/audit.ts';
+import { recordChange, snapshotBefore } from './middleware/audit.ts';
 import { authenticate, type RootKeyPrincipal } from './middleware/auth.ts';
 import { domainErrorOf, toTRPCError } from './middleware/errors.ts';
 import { enforceWorkspaceRateLimit } from './middleware/workspaceRateLimit.ts';
@@ -75,17 +75,19 @@ const authenticated = t.middleware(({ ctx, next, type, path, meta, getRawInput }
     // Every write that changes cached state announces it here (it takes the log as a parameter); the
     // call answers only once every node has forgotten what it changed, whether it succeeded or not.
     const changeLog = createChangeLog();
+    const audited = type === 'mutation' && meta?.audit !== false;
+    // What the change touches as it is before, so the audit log can say what it changed.
+    const before = audited ? await snapshotBefore(ctx, rootKey, await getRawInput()) : undefined;
     const result = await next({ ctx: { rootKey, changeLog } });
-    if (changeLog.changes.length > 0)
+    if (changeLog.changes.length > 0) {
       await settle(ctx.services, changeLog.changes, ctx.services.announcementsDelivered);
+    }
     if (!result.ok) {
       const domain = domainErrorOf(result.error.cause);
       if (domain) throw toTRPCError(domain);
       return result;
     }
-    if (type === 'mutation' && meta?.audit !== false) {
-      await recordChange(ctx, rootKey, path, await getRawInput(), result.data);
-    }
+    if (audited) await recordChange(ctx, rootKey, path, await getRawInput(), result.data, before);
     return result;
   };
   // The calls of a /trpc batch run one after the other (Context.inTurn).

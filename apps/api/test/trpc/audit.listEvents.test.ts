@@ -144,6 +144,78 @@ describe('200 for a reader scoped by its grants', () => {
   });
 });
 
+describe('200 with what changed', () => {
+  it("says what an update changed, before and after, with the names of what it touched and the caller's address", async () => {
+    const actor = await workspace.rootKeyWith(['api.*.create_api', 'api.*.create_key', 'api.*.update_key']);
+    const { apiId } = (await api.call('apis.createApi', { name: 'billing' }, actor.rootKey)).body.data;
+    const created = await api.call(
+      'keys.createKey',
+      { apiId, name: 'checkout', meta: { plan: 'free' } },
+      actor.rootKey,
+    );
+    const { keyId, key } = created.body.data;
+    // Through /trpc, as the dashboard calls, whose transport knows the caller's address.
+    const updated = await callProcedure(
+      api,
+      'keys.updateKey',
+      { keyId, name: 'checkout-v2', enabled: false, credits: { remaining: 100 } },
+      { rootKey: actor.rootKey },
+    );
+    expect(updated.status).toBe(200);
+    const [update, create] = (await list({ rootKeyId: actor.rootKeyId })).data.data;
+    expect(update?.event).toBe('keys.updateKey');
+    expect(update?.details?.names).toEqual({ keyId: 'checkout-v2' });
+    expect(update?.details?.changes).toEqual([
+      { resource: 'keyId', field: 'name', before: 'checkout', after: 'checkout-v2' },
+      { resource: 'keyId', field: 'enabled', before: true, after: false },
+      { resource: 'keyId', field: 'credits', before: null, after: 100 },
+    ]);
+    expect(update?.clientAddress).toMatch(/127\.0\.0\.1/);
+    // A creation names what it made, in the API it made it in; it changed nothing that was there.
+    expect(create?.details).toEqual({ names: { apiId: 'billing', keyId: 'checkout' }, changes: [] });
+    expect(JSON.stringify(update)).not.toContain(key);
+  });
+
+  it('names what a deletion took, as it was before', async () => {
+    const { apiId } = (await api.call('apis.createApi', { name: 'short-lived' }, workspace.rootKey)).body.data;
+    await api.post('apis.deleteApi', { apiId }, workspace.rootKey);
+    const [deleted] = (await list({ resourceId: apiId, event: 'apis.deleteApi' })).data.data;
+    expect(deleted?.details).toEqual({ names: { apiId: 'short-lived' }, changes: [] });
+  });
+
+  it('names what an input refers to by name: an identity by its external id, a namespace, a role', async () => {
+    await api.post('identities.createIdentity', { externalId: 'acme' }, workspace.rootKey);
+    await api.post('identities.updateIdentity', { identity: 'acme', meta: { plan: 'pro' } }, workspace.rootKey);
+    await callProcedure(api, 'ratelimit.createNamespace', { name: 'uploads' }, { rootKey: workspace.rootKey });
+    await api.post(
+      'ratelimit.setOverride',
+      { namespace: 'uploads', identifier: 'acme', limit: 5, duration: 60_000 },
+      workspace.rootKey,
+    );
+    await api.post('permissions.createRole', { name: 'auditor' }, workspace.rootKey);
+    await api.post('permissions.deleteRole', { role: 'auditor' }, workspace.rootKey);
+    const [deleteRole, , setOverride, , updateIdentity] = (await list({ limit: 6 })).data.data;
+    expect(updateIdentity?.event).toBe('identities.updateIdentity');
+    expect(updateIdentity?.details).toMatchObject({
+      names: { identityId: 'acme' },
+      changes: [{ resource: 'identityId', field: 'meta', before: null, after: '{"plan":"pro"}' }],
+    });
+    expect(setOverride?.details?.names).toEqual({ namespaceId: 'uploads' });
+    expect(deleteRole?.details?.names).toEqual({ roleId: 'auditor' });
+  });
+
+  it('keeps the changes made in a time range', async () => {
+    const before = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await api.post('apis.createApi', { name: 'in-range' }, workspace.rootKey);
+    const inRange = await list({ from: before, event: 'apis.createApi' });
+    expect(inRange.data.data.map((event) => event.details?.names?.apiId)).toEqual(['in-range']);
+    expect(inRange.data.total).toBe(1);
+    const beforeIt = await list({ to: before, event: 'apis.createApi' });
+    expect(beforeIt.data.data.map((event) => event.details?.names?.apiId)).not.toContain('in-range');
+  });
+});
+
 describe('200 with filters', () => {
   it('keeps the events of one actor, one action or one resource, with their total', async () => {
     const actor = await workspace.rootKeyWith(['api.*.create_api', 'api.*.create_key', 'api.*.update_key']);
@@ -198,6 +270,8 @@ describe('400', () => {
     [{ rootKeyId: 'not an id' }],
     [{ event: '' }],
     [{ resourceId: 'a' }],
+    [{ from: -1 }],
+    [{ to: 'yesterday' }],
   ])('%j', async (input) => {
     expect((await callInternal(api, 'audit.listEvents', input, { rootKey: workspace.rootKey })).status).toBe(400);
   });

@@ -3,9 +3,10 @@ import { createRolesWith, useWorkspaceWithApi } from '../fixtures.ts';
 import { createTestApi, createTestKey, useApi } from '../harness.ts';
 import { callInternal, callProcedure } from '../internal.ts';
 
-// Internal: the dashboard's editor needs a key's own grants, which getKey mixes with its roles'.
+// Internal: the dashboard's key page needs a key's own grants, which getKey mixes with its roles', and
+// whether it can be revealed.
 const api = useApi();
-const owner = useWorkspaceWithApi(api);
+const owner = useWorkspaceWithApi(api, { vault: true, settings: { encryption: { enabled: true } } });
 
 beforeAll(async () => {
   await createRolesWith(api, owner.workspace.workspaceId, { reader: ['docs.read'] });
@@ -19,14 +20,23 @@ describe('200', () => {
     const { keyId } = await owner.newKey({ roles: ['reader'], permissions: ['docs.read', 'docs.write'] });
     const reply = await access(keyId);
     expect(reply.status).toBe(200);
-    expect(reply.data).toEqual({ roles: ['reader'], directPermissions: ['docs.read', 'docs.write'] });
+    expect(reply.data).toEqual({
+      roles: ['reader'],
+      directPermissions: ['docs.read', 'docs.write'],
+      recoverable: false,
+    });
     const mixed = await api.call('keys.getKey', { keyId }, owner.workspace.rootKey);
     expect([...(mixed.body.data.permissions ?? [])].sort()).toEqual(['docs.read', 'docs.write']);
   });
 
   it('answers empty lists for a key without grants', async () => {
     const { keyId } = await owner.newKey();
-    expect((await access(keyId)).data).toEqual({ roles: [], directPermissions: [] });
+    expect((await access(keyId)).data).toEqual({ roles: [], directPermissions: [], recoverable: false });
+  });
+
+  it('says whether the key is recoverable, so the dashboard offers to reveal only those', async () => {
+    const { keyId } = await owner.newKey({ recoverable: true });
+    expect((await access(keyId)).data.recoverable).toBe(true);
   });
 });
 

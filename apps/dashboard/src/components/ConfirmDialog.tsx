@@ -20,7 +20,7 @@ interface ConfirmDialogProps {
 export function ConfirmDialog({ open, onClose, ...props }: ConfirmDialogProps) {
   return (
     <Dialog title={props.title} open={open} onClose={onClose}>
-      {/* Dialog mounts its content only while open: what was typed is gone the next time. */}
+      {/* The dialog mounts its content only while open: what was typed is gone the next time. */}
       <ConfirmBody onClose={onClose} {...props} />
     </Dialog>
   );
@@ -40,27 +40,29 @@ function ConfirmBody({
   const confirmed = typeToConfirm === undefined || typed.trim() === typeToConfirm;
   return (
     <>
-      <div className="dialog-body">{children}</div>
-      {typeToConfirm === undefined ? null : (
-        <div className="field">
-          <label htmlFor={typedId}>
-            Type <strong>{typeToConfirm}</strong> to confirm
-          </label>
-          <input
-            id={typedId}
-            autoComplete="off"
-            spellCheck={false}
-            value={typed}
-            onChange={(event) => setTyped(event.target.value)}
-          />
-        </div>
-      )}
-      {error ? <ErrorMessage error={error} /> : null}
-      <div className="actions">
+      <div className="dialog-body">
+        <div>{children}</div>
+        {typeToConfirm === undefined ? null : (
+          <div className="field">
+            <label htmlFor={typedId}>
+              Type <strong>{typeToConfirm}</strong> to confirm
+            </label>
+            <input
+              id={typedId}
+              autoComplete="off"
+              spellCheck={false}
+              value={typed}
+              onChange={(event) => setTyped(event.target.value)}
+            />
+          </div>
+        )}
+        {error ? <ErrorMessage error={error} /> : null}
+      </div>
+      <div className="dialog-footer">
         <button type="button" onClick={onClose} data-autofocus={typeToConfirm === undefined ? true : undefined}>
           Cancel
         </button>
-        <button type="button" className="danger" onClick={onConfirm} disabled={pending || !confirmed}>
+        <button type="button" className="danger solid" onClick={onConfirm} disabled={pending || !confirmed}>
           {pending ? 'Working…' : confirmLabel}
         </button>
       </div>

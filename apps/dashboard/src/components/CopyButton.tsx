@@ -1,10 +1,14 @@
+import { Check, Copy } from 'lucide-react';
 import { useEffect, useState } from 'react';
 
-/** How long "Copied" shows before the button reads "Copy" again. */
+/** How long the check mark shows before the button offers to copy again. */
 const CONFIRMATION_MS = 1500;
 
-/** A small button copying `value` (an id) to the clipboard, saying "Copied" for a moment. */
-export function CopyButton({ value }: { value: string }) {
+/**
+ * A small icon button (28 px, above the 24 px minimum target) copying `value` to the clipboard; a
+ * check mark and "Copied" (to screen readers too) say it worked. `label` names what it copies.
+ */
+export function CopyButton({ value, label = value }: { value: string; label?: string }) {
   const [outcome, setOutcome] = useState<'copied' | 'failed' | undefined>();
   useEffect(() => {
     if (!outcome) return;
@@ -20,13 +24,15 @@ export function CopyButton({ value }: { value: string }) {
       setOutcome('failed');
     }
   };
+  const word = outcome === 'copied' ? 'Copied' : outcome === 'failed' ? 'Copy failed' : 'Copy';
   return (
     <>
-      <button type="button" className="copy" aria-label={`Copy ${value}`} onClick={() => void copy()}>
-        {outcome === 'copied' ? 'Copied' : outcome === 'failed' ? 'Copy failed' : 'Copy'}
+      <button type="button" className="copy" aria-label={`Copy ${label}`} title={word} onClick={() => void copy()}>
+        {outcome === 'copied' ? <Check size={14} aria-hidden="true" /> : <Copy size={14} aria-hidden="true" />}
+        <span className="visually-hidden">{word}</span>
       </button>
       <span className="visually-hidden" role="status">
-        {outcome === 'copied' ? 'Copied' : outcome === 'failed' ? 'Could not copy: select the id and copy it.' : ''}
+        {outcome === 'copied' ? 'Copied' : outcome === 'failed' ? 'Could not copy: select the text and copy it.' : ''}
       </span>
     </>
   );
@@ -35,7 +41,7 @@ export function CopyButton({ value }: { value: string }) {
 /** How many last characters of an id stay visible when a wide table shortens it: ids of one kind share their start. */
 const ID_TAIL = 6;
 
-/** An id in a table cell, with its copy button. A wide table shows its start and end (styles.css). */
+/** An id with its copy button. A wide table shows its start and end (styles.css). */
 export function CopyableId({ id }: { id: string }) {
   return (
     <span className="copyable-id">

@@ -16,6 +16,8 @@ import {
   type Updater,
   useTable,
 } from '@tanstack/react-table';
+import type { CellData, TableFeatures } from '@tanstack/table-core';
+import { ChevronDown, ChevronsUpDown, ChevronUp } from 'lucide-react';
 import { Children, cloneElement, Fragment, isValidElement, type ReactElement, type ReactNode, useId } from 'react';
 import { formatCount } from '../format.ts';
 import { ErrorMessage } from './ErrorMessage.tsx';
@@ -29,6 +31,24 @@ const features = tableFeatures({
   rowPaginationFeature,
   paginatedRowModel: createPaginatedRowModel(),
 });
+
+/** How a cell shows on a phone, where a row is compact (styles.css). */
+export type PhoneCell = 'hidden' | 'badge' | 'bare' | 'menu';
+
+declare module '@tanstack/table-core' {
+  interface ColumnMeta<
+    in out TFeatures extends TableFeatures,
+    in out TData extends RowData,
+    TValue extends CellData = CellData,
+  > {
+    /** On a phone: left out (`hidden`, seen on the page the row opens), beside the heading (`badge`, `menu`), or unlabelled (`bare`). */
+    phone?: PhoneCell;
+    /** The column's width on a wide screen (a fixed-layout table), e.g. `7rem`. */
+    width?: string;
+    /** This column's cells head their rows (the first column's do otherwise). */
+    rowHeader?: boolean;
+  }
+}
 
 /**
  * A list table's columns (TanStack Table column definitions). Each `header` is a plain string: it
@@ -77,6 +97,16 @@ interface SortedTableProps<TRow extends RowData> extends TableBaseProps<TRow> {
    * it the table sorts and pages the rows it is given, and counts them.
    */
   server?: { total: number | undefined };
+  /** The sort select above the table: on a phone only (the headers sort elsewhere), or always. */
+  sortSelect?: 'phone' | 'always';
+  /** Labels for sorts the select offers beyond the columns', by column id (a column not shown). */
+  extraSorts?: Record<string, string>;
+  /** Columns take the widths their `meta.width` gives (fixed layout): nothing widens the table past its frame. */
+  fixedLayout?: boolean;
+  /** Marks a row (e.g. `data-selected`). */
+  rowAttributes?: (row: TRow) => Record<string, string | undefined>;
+  /** Beside the total, above the table: bulk actions, filters. */
+  toolbar?: ReactNode;
 }
 
 const EMPTY: never[] = [];
@@ -123,6 +153,11 @@ function SortedTable<TRow extends RowData>({
   onSortingChange,
   paging,
   server,
+  sortSelect = 'phone',
+  extraSorts = {},
+  fixedLayout,
+  rowAttributes,
+  toolbar,
 }: SortedTableProps<TRow>) {
   const sortSelectId = useId();
   const pageSize = paging?.pageSize ?? Number.MAX_SAFE_INTEGER;
@@ -149,10 +184,22 @@ function SortedTable<TRow extends RowData>({
   });
   const total = server ? server.total : rows?.length;
   const headers = table.getHeaderGroups().flatMap((group) => group.headers);
-  const labels = headers.map((header) => String(header.column.columnDef.header ?? header.id));
+  // A header given as a function (a select-all box) draws itself and names no column.
+  const labels = headers.map((header) => {
+    const { header: name } = header.column.columnDef;
+    return typeof name === 'function' ? '' : String(name ?? header.id);
+  });
   const visibleRows = table.getRowModel().rows;
   const sortable = headers.filter((header) => header.column.getCanSort());
   const [currentSort] = sorting;
+  const sortOptions = [
+    ...sortable.map((header) => ({ id: header.id, label: labels[headers.indexOf(header)] ?? header.id })),
+    ...Object.entries(extraSorts).map(([id, label]) => ({ id, label })),
+  ];
+  const headerIndex = Math.max(
+    0,
+    headers.findIndex((header) => header.column.columnDef.meta?.rowHeader),
+  );
 
   return (
     <>
@@ -162,8 +209,9 @@ function SortedTable<TRow extends RowData>({
         <p className="table-total" role="status">
           {total === undefined ? '\u00a0' : formatCount(total, noun.one, noun.other)}
         </p>
-        {/* On a phone the column headers are hidden (rows are cards): the sort is chosen here. */}
-        <div className="field phone-only">
+        {toolbar}
+        {/* On a phone the column headers are hidden (rows are compact): the sort is chosen here. */}
+        <div className={sortSelect === 'always' ? 'field sort-select' : 'field sort-select phone-only'}>
           <label htmlFor={sortSelectId}>Sort by</label>
           <select
             id={sortSelectId}
@@ -174,36 +222,43 @@ function SortedTable<TRow extends RowData>({
               onSortingChange([{ id: desc ? chosen.slice(1) : chosen, desc }]);
             }}
           >
-            {sortable.flatMap((header) => {
-              const label = labels[headers.indexOf(header)];
-              return [
-                <option key={header.id} value={header.id}>
-                  {label}, ascending
-                </option>,
-                <option key={`-${header.id}`} value={`-${header.id}`}>
-                  {label}, descending
-                </option>,
-              ];
-            })}
+            {sortOptions.flatMap(({ id, label }) => [
+              <option key={id} value={id}>
+                {label}, ascending
+              </option>,
+              <option key={`-${id}`} value={`-${id}`}>
+                {label}, descending
+              </option>,
+            ])}
           </select>
         </div>
       </div>
       <div className="table-wrap cards">
-        <table>
+        <table className={fixedLayout ? 'table-fixed' : undefined}>
           <caption className="visually-hidden">{caption}</caption>
+          {fixedLayout ? (
+            <colgroup>
+              {headers.map((header) => (
+                <col key={header.id} style={{ width: header.column.columnDef.meta?.width }} />
+              ))}
+            </colgroup>
+          ) : null}
           <thead>
             <tr>
               {headers.map((header, index) => {
                 const sorted = header.column.getIsSorted();
+                const SortMark = sorted === 'asc' ? ChevronUp : sorted === 'desc' ? ChevronDown : ChevronsUpDown;
                 return (
                   <th key={header.id} scope="col" aria-sort={sorted ? ARIA_SORT[sorted] : undefined}>
                     {header.column.getCanSort() ? (
                       <button type="button" className="sort" onClick={header.column.getToggleSortingHandler()}>
                         {labels[index]}
                         <span aria-hidden="true" className="sort-mark">
-                          {sorted === 'asc' ? '▲' : sorted === 'desc' ? '▼' : '↕'}
+                          <SortMark size={12} />
                         </span>
                       </button>
+                    ) : typeof header.column.columnDef.header === 'function' ? (
+                      <table.FlexRender header={header} />
                     ) : (
                       labels[index]
                     )}
@@ -216,22 +271,25 @@ function SortedTable<TRow extends RowData>({
             {query.isPending ? <TableSkeletonRows columns={headers.length} /> : null}
             {rows?.length === 0 || (rows && visibleRows.length === 0) ? (
               <tr>
-                <td colSpan={headers.length}>{emptyMessage}</td>
+                <td colSpan={headers.length} data-phone="bare">
+                  {emptyMessage}
+                </td>
               </tr>
             ) : null}
             {visibleRows.map((row) => (
-              <tr key={row.id}>
-                {row.getAllCells().map((cell, index) =>
-                  index === 0 ? (
+              <tr key={row.id} {...rowAttributes?.(row.original)}>
+                {row.getAllCells().map((cell, index) => {
+                  const meta = cell.column.columnDef.meta;
+                  return index === headerIndex ? (
                     <th key={cell.id} scope="row">
                       <table.FlexRender cell={cell} />
                     </th>
                   ) : (
-                    <td key={cell.id} data-label={labels[index]}>
+                    <td key={cell.id} data-label={labels[index] || undefined} data-phone={meta?.phone}>
                       <table.FlexRender cell={cell} />
                     </td>
-                  ),
-                )}
+                  );
+                })}
               </tr>
             ))}
           </tbody>
@@ -255,7 +313,7 @@ function labelCells(cells: ReactNode, columns: readonly string[]): ReactNode {
     isValidElement<{ children?: ReactNode }>(cells) && cells.type === Fragment ? cells.props.children : cells;
   return Children.map(list, (cell, index) =>
     isValidElement(cell)
-      ? cloneElement(cell as ReactElement<{ 'data-label'?: string }>, { 'data-label': columns[index] })
+      ? cloneElement(cell as ReactElement<{ 'data-label'?: string }>, { 'data-label': columns[index] || undefined })
       : cell,
   );
 }

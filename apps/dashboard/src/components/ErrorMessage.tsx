@@ -35,6 +35,18 @@ function messageLines(error: Error): string[] {
   }
 }
 
+/**
+ * What an error says of one input field, if it is about that field: a validation issue at its path
+ * (`url: Invalid URL`), or a refusal that names it first (`` `url` points at a private address``).
+ */
+export function fieldProblem(error: Error | null, field: string): string | undefined {
+  if (!error || trpcErrorCode(error) !== 'BAD_REQUEST') return undefined;
+  // Shown under the field, the field's name at its start reads as "It".
+  if (error.message.startsWith(`\`${field}\` `)) return `It ${error.message.slice(field.length + 3)}`;
+  const line = messageLines(error).find((candidate) => candidate.startsWith(`${field}: `));
+  return line?.slice(field.length + 2);
+}
+
 /** The server's message, which names the problem (a 403 names the missing permission). */
 export function ErrorMessage({ error, onRetry }: ErrorMessageProps) {
   const forbidden = trpcErrorCode(error) === 'FORBIDDEN';

@@ -13,7 +13,7 @@ interface FormDialogProps {
   onSubmit: () => void;
   /** The submit button's text, e.g. "Create". */
   submitLabel: string;
-  /** The submit's mutation: its pending state disables the button, its error shows above the buttons. */
+  /** The submit's mutation: its pending state disables the button, its error shows above the footer. */
   mutation: { isPending: boolean; error: Error | null };
   /** The form lacks something the browser's own checks cannot see. */
   incomplete?: boolean;
@@ -23,11 +23,16 @@ interface FormDialogProps {
   wide?: boolean;
   /** More buttons, between Cancel and submit. */
   actions?: ReactNode;
+  /** The error is shown by a field (the one it names) rather than above the footer. */
+  errorShownAtField?: boolean;
   /** The fields. */
   children: ReactNode;
 }
 
-/** A dialog holding one form, ending with the submit error, Cancel and the submit button. */
+/**
+ * A dialog holding one form: the fields scroll, the footer (the reason a submit is disabled, Cancel
+ * and the submit button) stays in view, and the submit error shows just above it.
+ */
 export function FormDialog({
   title,
   open,
@@ -39,6 +44,7 @@ export function FormDialog({
   permission = [],
   wide,
   actions,
+  errorShownAtField,
   children,
 }: FormDialogProps) {
   const missing = useMissingPermission(permission);
@@ -49,11 +55,18 @@ export function FormDialog({
   };
 
   return (
-    <Dialog title={title} open={open} onClose={onClose}>
-      <form onSubmit={submit} className={wide ? 'stack wide' : 'stack'}>
-        {children}
-        {mutation.error ? <ErrorMessage error={mutation.error} /> : null}
-        <div className="actions">
+    <Dialog title={title} open={open} onClose={onClose} wide={wide}>
+      <form onSubmit={submit} noValidate={false}>
+        <div className="dialog-body">
+          {children}
+          {mutation.error && !errorShownAtField ? <ErrorMessage error={mutation.error} /> : null}
+        </div>
+        <div className="dialog-footer">
+          {missing ? (
+            <p id={reasonId} className="hint footer-note">
+              {missing}
+            </p>
+          ) : null}
           <button type="button" onClick={onClose}>
             Cancel
           </button>
@@ -67,11 +80,6 @@ export function FormDialog({
             {submitLabel}
           </button>
         </div>
-        {missing ? (
-          <p id={reasonId} className="hint">
-            {missing}
-          </p>
-        ) : null}
       </form>
     </Dialog>
   );

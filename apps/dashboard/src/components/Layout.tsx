@@ -1,19 +1,50 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import {
+  BarChart3,
+  Boxes,
+  Gauge,
+  KeyRound,
+  LogOut,
+  type LucideIcon,
+  Menu,
+  Rocket,
+  ScrollText,
+  Settings,
+  ShieldCheck,
+  Users,
+  Webhook,
+} from 'lucide-react';
 import { type ReactNode, useEffect, useState } from 'react';
 import { formatTime } from '../format.ts';
 import { Link, usePath } from '../router.tsx';
 import { type RouterOutputs, trpc } from '../trpc.ts';
 import { ErrorMessage } from './ErrorMessage.tsx';
+import { ThemeMenu } from './ThemeMenu.tsx';
 
-const NAV_ITEMS = [
-  { to: '/root-keys', label: 'Root keys' },
-  { to: '/apis', label: 'APIs' },
-  { to: '/roles', label: 'Roles & permissions' },
-  { to: '/identities', label: 'Identities' },
-  { to: '/ratelimits', label: 'Rate limits' },
-  { to: '/usage', label: 'Usage' },
-  { to: '/webhooks', label: 'Webhooks' },
-  { to: '/audit', label: 'Audit log' },
+interface NavItem {
+  to: string;
+  label: string;
+  icon: LucideIcon;
+}
+
+/** The screens, in the order of the work: set up, then run and watch; the workspace last. */
+const NAV_GROUPS: NavItem[][] = [
+  [{ to: '/getting-started', label: 'Get started', icon: Rocket }],
+  [
+    { to: '/apis', label: 'APIs', icon: Boxes },
+    { to: '/identities', label: 'Identities', icon: Users },
+    { to: '/roles', label: 'Roles & permissions', icon: ShieldCheck },
+    { to: '/ratelimits', label: 'Rate limits', icon: Gauge },
+  ],
+  [
+    { to: '/usage', label: 'Usage', icon: BarChart3 },
+    { to: '/webhooks', label: 'Webhooks', icon: Webhook },
+    { to: '/audit', label: 'Audit log', icon: ScrollText },
+  ],
+  [
+    { to: '/root-keys', label: 'Root keys', icon: KeyRound },
+    { to: '/settings', label: 'Settings', icon: Settings },
+  ],
 ];
 
 interface LayoutProps {
@@ -24,6 +55,7 @@ interface LayoutProps {
 export function Layout({ session, children }: LayoutProps) {
   const path = usePath();
   const queryClient = useQueryClient();
+  const workspace = useQuery(trpc.workspace.getWorkspace.queryOptions(undefined, { staleTime: 60_000 }));
   const signOut = useMutation(
     trpc.dashboard.signOut.mutationOptions({
       onSuccess: async () => {
@@ -36,11 +68,8 @@ export function Layout({ session, children }: LayoutProps) {
 
   // On a phone the navigation is a menu behind a button; it closes once a screen is chosen.
   const [menuOpen, setMenuOpen] = useState(false);
-
-  // A screen change moves focus to the new page's heading, as a page load would for screen readers.
   useEffect(() => {
-    if (path) document.querySelector<HTMLElement>('main h1')?.focus();
-    setMenuOpen(false);
+    if (path) setMenuOpen(false);
   }, [path]);
 
   return (
@@ -51,33 +80,56 @@ export function Layout({ session, children }: LayoutProps) {
       <header className="topbar">
         <button
           type="button"
-          className="menu-button"
+          className="menu-button icon ghost"
           aria-expanded={menuOpen}
           aria-controls="main-navigation"
           onClick={() => setMenuOpen((open) => !open)}
         >
+          <Menu size={18} aria-hidden="true" />
           Menu
         </button>
-        <span className="brand">Keyplane</span>
+        <Link to="/apis" className="brand" aria-label="Keyplane, home">
+          <span className="brand-mark" aria-hidden="true">
+            <KeyRound size={14} strokeWidth={2.5} />
+          </span>
+          Keyplane
+        </Link>
+        {workspace.data ? (
+          <span className="workspace-name" title={`Workspace ${workspace.data.workspaceId}`}>
+            {workspace.data.name}
+          </span>
+        ) : null}
         <span className="session-info">
           Signed in with {session.rootKeyName ?? session.rootKeyId} · until {formatTime(session.expiresAt)}
         </span>
-        <button type="button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
-          Sign out
-        </button>
+        <div className="topbar-actions">
+          <ThemeMenu />
+          <button type="button" className="ghost" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
+            <LogOut size={16} aria-hidden="true" />
+            Sign out
+          </button>
+        </div>
       </header>
       <nav id="main-navigation" className={menuOpen ? 'sidebar open' : 'sidebar'} aria-label="Main">
         <ul>
-          {NAV_ITEMS.map((item) => {
-            const current = path === item.to || path.startsWith(`${item.to}/`);
-            return (
-              <li key={item.to}>
-                <Link to={item.to} aria-current={current ? 'page' : undefined}>
-                  {item.label}
-                </Link>
-              </li>
-            );
-          })}
+          {NAV_GROUPS.map((group, index) => (
+            <li key={group[0]?.to} className="contents">
+              {index > 0 ? <div className="nav-separator" aria-hidden="true" /> : null}
+              <ul className="contents">
+                {group.map(({ to, label, icon: Icon }) => {
+                  const current = path === to || path.startsWith(`${to}/`);
+                  return (
+                    <li key={to}>
+                      <Link to={to} aria-current={current ? 'page' : undefined}>
+                        <Icon size={16} aria-hidden="true" />
+                        {label}
+                      </Link>
+                    </li>
+                  );
+                })}
+              </ul>
+            </li>
+          ))}
         </ul>
       </nav>
       <main id="main" className="content">

@@ -1,3 +1,4 @@
+import { Plus, Trash2 } from 'lucide-react';
 import { useId } from 'react';
 
 export interface RatelimitRow {
@@ -18,7 +19,19 @@ interface RatelimitsEditorProps {
   onChange: (rows: RatelimitRow[]) => void;
 }
 
-/** Named limits (requests per window) as editable rows. */
+/**
+ * A name no row has yet, so a new row starts valid: `requests`, then `requests-2`, … (a limit's
+ * name is what verifications ask for it by).
+ */
+function unusedName(rows: readonly RatelimitRow[]): string {
+  const taken = new Set(rows.map((row) => row.name));
+  if (!taken.has('requests')) return 'requests';
+  let suffix = 2;
+  while (taken.has(`requests-${suffix}`)) suffix++;
+  return `requests-${suffix}`;
+}
+
+/** Named limits (requests per window) as editable rows, on one aligned grid. */
 export function RatelimitsEditor({ rows, onChange }: RatelimitsEditorProps) {
   const idPrefix = useId();
   const update = (index: number, change: Partial<RatelimitRow>) =>
@@ -32,9 +45,9 @@ export function RatelimitsEditor({ rows, onChange }: RatelimitsEditorProps) {
         const id = `${idPrefix}-${index}`;
         return (
           // biome-ignore lint/suspicious/noArrayIndexKey: rows are edited in place; names may repeat while typing.
-          <div key={index} className="inline-form">
+          <div key={index} className="ratelimit-row">
             <div className="field">
-              <label htmlFor={`${id}-name`}>Name</label>
+              <label htmlFor={`${id}-name`}>Limit name</label>
               <input
                 id={`${id}-name`}
                 required
@@ -65,7 +78,7 @@ export function RatelimitsEditor({ rows, onChange }: RatelimitsEditorProps) {
                 onChange={(event) => update(index, { duration: Number(event.target.value) * 1000 })}
               />
             </div>
-            <label className="checkbox">
+            <label className="checkbox self-end" title="Applied to every verification, not only those that name it">
               <input
                 type="checkbox"
                 checked={row.autoApply}
@@ -73,18 +86,28 @@ export function RatelimitsEditor({ rows, onChange }: RatelimitsEditorProps) {
               />
               Auto-apply
             </label>
-            <button type="button" onClick={() => onChange(rows.filter((_, at) => at !== index))}>
-              Remove limit<span className="visually-hidden"> {row.name}</span>
+            <button
+              type="button"
+              className="icon ghost self-end"
+              aria-label={`Remove limit ${row.name}`}
+              title="Remove limit"
+              onClick={() => onChange(rows.filter((_, at) => at !== index))}
+            >
+              <Trash2 size={14} aria-hidden="true" />
             </button>
           </div>
         );
       })}
-      <button
-        type="button"
-        onClick={() => onChange([...rows, { name: '', limit: 100, duration: 60_000, autoApply: true }])}
-      >
-        Add limit
-      </button>
+      <div>
+        <button
+          type="button"
+          className="sm"
+          onClick={() => onChange([...rows, { name: unusedName(rows), limit: 100, duration: 60_000, autoApply: true }])}
+        >
+          <Plus size={14} aria-hidden="true" />
+          Add limit
+        </button>
+      </div>
     </fieldset>
   );
 }

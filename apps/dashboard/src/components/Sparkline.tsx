@@ -29,8 +29,8 @@ export function Sparkline({ label, buckets, values, formatBucket }: SparklinePro
         <Area
           dataKey="count"
           type="linear"
-          stroke="var(--accent)"
-          fill="#e6ebff"
+          stroke="var(--kp-accent)"
+          fill="var(--kp-accent-subtle)"
           strokeWidth={1.5}
           isAnimationActive={false}
         />

@@ -28,7 +28,8 @@ type Row = { time: number } & Record<string, number>;
 
 // Axis labels are SVG text drawn at their own size (never scaled with the plot), so they keep their
 // shape at any width; Recharts leaves out the time labels that would overlap.
-const AXIS_TICK = { className: 'axis-label' };
+// The fill is given here too: Recharts writes its own grey into each label's style attribute.
+const AXIS_TICK = { className: 'axis-label', fill: 'var(--kp-muted)' };
 
 /** Time buckets as stacked bars (Recharts), with a summary, a legend, a tooltip and the numbers as a table. */
 export function StackedBarChart({ label, buckets, series, formatBucket, formatTick, summary }: StackedBarChartProps) {
@@ -49,7 +50,7 @@ export function StackedBarChart({ label, buckets, series, formatBucket, formatTi
           margin={{ top: 8, right: 8, bottom: 0, left: 0 }}
           accessibilityLayer={false}
         >
-          <CartesianGrid vertical={false} className="chart-grid" />
+          <CartesianGrid vertical={false} className="chart-grid" stroke="var(--kp-border)" />
           <XAxis
             dataKey="time"
             tickFormatter={formatTick}
@@ -67,7 +68,7 @@ export function StackedBarChart({ label, buckets, series, formatBucket, formatTi
             tickLine={false}
           />
           <TooltipSlot
-            cursor={{ fill: 'rgb(0 0 0 / 0.06)' }}
+            cursor={{ fill: 'var(--kp-chart-cursor)' }}
             isAnimationActive={false}
             content={(props) => <BucketTooltip {...props} series={series} formatBucket={formatBucket} />}
           />
@@ -93,7 +94,7 @@ export function StackedBarChart({ label, buckets, series, formatBucket, formatTi
           ))}
         </ul>
         <details>
-          <summary>Show the data as a table</summary>
+          <summary className="chart-data-toggle">Show the data as a table</summary>
           <div className="table-wrap">
             <table>
               <caption className="visually-hidden">{label}</caption>

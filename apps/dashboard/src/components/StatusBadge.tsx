@@ -1,10 +1,14 @@
 import { type KeyStatus, keyStatus } from '@keyplane/core/rules';
 
-export type BadgeTone = 'good' | 'bad' | 'warn' | 'muted';
+export type BadgeTone = 'good' | 'bad' | 'warn' | 'info' | 'muted';
 
 /** A short status in words with a tone (never the tone alone). */
-export function StatusBadge({ label, tone }: { label: string; tone: BadgeTone }) {
-  return <span className={`badge ${tone}`}>{label}</span>;
+export function StatusBadge({ label, tone, title }: { label: string; tone: BadgeTone; title?: string }) {
+  return (
+    <span className={`badge ${tone}`} title={title}>
+      {label}
+    </span>
+  );
 }
 
 const KEY_STATUS_BADGES: Record<KeyStatus, { label: string; tone: BadgeTone }> = {

@@ -1,3 +1,5 @@
+import { Search } from 'lucide-react';
+
 interface TableSearchProps {
   id: string;
   label: string;
@@ -11,13 +13,17 @@ export function TableSearch({ id, label, placeholder, value, onChange }: TableSe
   return (
     <search className="field">
       <label htmlFor={id}>{label}</label>
-      <input
-        id={id}
-        type="search"
-        placeholder={placeholder}
-        value={value}
-        onChange={(event) => onChange(event.target.value)}
-      />
+      <span className="relative flex items-center">
+        <Search size={14} aria-hidden="true" className="pointer-events-none absolute left-2 text-muted" />
+        <input
+          id={id}
+          type="search"
+          className="w-64 max-w-full pl-7"
+          placeholder={placeholder}
+          value={value}
+          onChange={(event) => onChange(event.target.value)}
+        />
+      </span>
     </search>
   );
 }

@@ -1,5 +1,8 @@
 import { type QueryKey, useQueryClient } from '@tanstack/react-query';
+import { RefreshCw } from 'lucide-react';
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
+import { timeZoneOf } from '../format.ts';
+import { navigateSearch, useSearch } from '../router.tsx';
 import { trpc } from '../trpc.ts';
 import { bucketStarts, TIME_RANGES, type TimeRange } from '../usageQueries.ts';
 
@@ -23,6 +26,10 @@ const BUCKET_FORMATS: Record<TimeRange, Intl.DateTimeFormat> = {
 };
 const clock = new Intl.DateTimeFormat(undefined, { timeStyle: 'medium' });
 
+const RANGE_PARAM = 'range';
+
+const isTimeRange = (value: string | null): value is TimeRange => value !== null && value in TIME_RANGES;
+
 export interface TimeWindow {
   range: TimeRange;
   /** The bucket starts of the range, the last one holding `now`. */
@@ -45,9 +52,16 @@ export interface TimeWindow {
  * {@link LIVE_INTERVAL_MS} while live. Refreshing asks the analytics queries again even when the
  * range's first bucket did not change (their keys hold only that).
  */
-export function useTimeWindow(initial: TimeRange, alsoRefresh: QueryKey[] = []): TimeWindow {
+export function useTimeWindow(
+  initial: TimeRange,
+  alsoRefresh: QueryKey[] = [],
+  options: { inUrl?: boolean } = {},
+): TimeWindow {
   const queryClient = useQueryClient();
-  const [range, setRangeState] = useState(initial);
+  const [rangeState, setRangeState] = useState(initial);
+  // On a screen of its own (Usage) the range is in the URL (`?range=week`): a reload or a link keeps it.
+  const named = new URLSearchParams(useSearch()).get(RANGE_PARAM);
+  const range = options.inUrl ? (isTimeRange(named) ? named : initial) : rangeState;
   const [now, setNow] = useState(() => Date.now());
   const [live, setLive] = useState(false);
   const extraKeys = useRef(alsoRefresh);
@@ -76,7 +90,14 @@ export function useTimeWindow(initial: TimeRange, alsoRefresh: QueryKey[] = []):
     formatBucket: (bucketStart) => BUCKET_FORMATS[range].format(bucketStart),
     formatTick: (bucketStart) => TICK_FORMATS[range].format(bucketStart),
     setRange: (next) => {
-      setRangeState(next);
+      if (options.inUrl) {
+        const params = new URLSearchParams(window.location.search);
+        if (next === initial) params.delete(RANGE_PARAM);
+        else params.set(RANGE_PARAM, next);
+        navigateSearch(params);
+      } else {
+        setRangeState(next);
+      }
       setNow(Date.now());
     },
     setLive: (next) => {
@@ -115,10 +136,11 @@ export function TimeRangeControls({ timeWindow }: { timeWindow: TimeWindow }) {
         Live
       </label>
       <button type="button" onClick={timeWindow.refresh}>
+        <RefreshCw size={14} aria-hidden="true" />
         Refresh
       </button>
       <p className="hint time-window" data-testid="time-window">
-        {TIME_RANGES[timeWindow.range].label} up to {clock.format(timeWindow.now)}
+        {TIME_RANGES[timeWindow.range].label} up to {clock.format(timeWindow.now)} {timeZoneOf(timeWindow.now)}
         {timeWindow.live ? `, updated every ${LIVE_INTERVAL_MS / 1000} s` : ''}
       </p>
     </div>

@@ -1,8 +1,8 @@
 import { type QueryKey, type UseQueryResult, useQuery } from '@tanstack/react-query';
 import { type ReactNode, useId } from 'react';
+import { ratelimitsQueryOptions, verificationsQueryOptions } from '../analytics.ts';
 import { formatNumber } from '../format.ts';
 import { outcomeOrder, outcomeStyle } from '../outcomes.ts';
-import { trpc } from '../trpc.ts';
 import {
   differOnlyInStart,
   ratelimitsQuery,
@@ -17,8 +17,8 @@ import { type ChartSeries, StackedBarChart } from './StackedBarChart.tsx';
 import type { TimeWindow } from './TimeRangeControls.tsx';
 
 const DECISIONS: Record<string, { label: string; color: string }> = {
-  passed: { label: 'Passed', color: '#2f855a' },
-  limited: { label: 'Limited', color: '#c53030' },
+  passed: { label: 'Passed', color: '#22a55b' },
+  limited: { label: 'Limited', color: '#ef4444' },
 };
 
 type Rows = Record<string, unknown>[];
@@ -44,7 +44,7 @@ export function useVerificationSeries(timeWindow: TimeWindow, filters: Verificat
   const { range, from, buckets } = timeWindow;
   const sql = verificationsQuery(range, from, filters);
   const query = useQuery({
-    ...trpc.analytics.getVerifications.queryOptions({ query: sql }),
+    ...verificationsQueryOptions(sql),
     enabled: missing === undefined,
     placeholderData: earlierAnswerOf(sql),
   });
@@ -62,7 +62,7 @@ export function useVerificationSeries(timeWindow: TimeWindow, filters: Verificat
     buckets,
     () => 'credits',
     (row) => toCount(row.credits),
-    () => ({ label: 'Credits spent', color: '#2b6cb0' }),
+    () => ({ label: 'Credits spent', color: '#6366f1' }),
   );
   return { query, outcomes, credits };
 }
@@ -72,7 +72,7 @@ export function useDecisionSeries(timeWindow: TimeWindow, namespaceId: string | 
   const { range, from, buckets } = timeWindow;
   const sql = ratelimitsQuery(range, from, namespaceId);
   const query = useQuery({
-    ...trpc.analytics.getRatelimits.queryOptions({ query: sql }),
+    ...ratelimitsQueryOptions(sql),
     enabled: missing === undefined,
     placeholderData: earlierAnswerOf(sql),
   });
@@ -81,7 +81,7 @@ export function useDecisionSeries(timeWindow: TimeWindow, namespaceId: string | 
     buckets,
     (row) => (row.passed ? 'passed' : 'limited'),
     (row) => toCount(row.total),
-    (key) => DECISIONS[key] ?? { label: key, color: '#718096' },
+    (key) => DECISIONS[key] ?? { label: key, color: '#78716c' },
     (a, b) => (a === b ? 0 : a === 'passed' ? -1 : 1),
   );
   return { query, decisions };

@@ -1,7 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Trash2 } from 'lucide-react';
 import { useState } from 'react';
 import { useMissingPermission } from '../access.ts';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
+import { CopyableId } from '../components/CopyButton.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { PermittedButton } from '../components/PermittedButton.tsx';
 import { BlockSkeleton } from '../components/Skeleton.tsx';
@@ -10,9 +12,10 @@ import { Tabs } from '../components/Tabs.tsx';
 import { useTimeWindow } from '../components/TimeRangeControls.tsx';
 import { outcomeSummary, useVerificationSeries } from '../components/UsageCharts.tsx';
 import { formatNumber } from '../format.ts';
-import { Link, navigate } from '../router.tsx';
+import { Link, navigate, useSearch } from '../router.tsx';
 import { trpc } from '../trpc.ts';
 import { seriesTotal } from '../usageSeries.ts';
+import { useDocumentTitle } from '../useDocumentTitle.ts';
 import { ApiKeys } from './ApiKeys.tsx';
 import { ApiSettingsForm } from './ApiSettingsForm.tsx';
 import { KeysDeletedWithApi } from './DestructiveNotes.tsx';
@@ -31,19 +34,26 @@ export function ApiDetail({ apiId }: { apiId: string }) {
     }),
   );
 
+  const onSettings = new URLSearchParams(useSearch()).get('tab') === 'settings';
+  useDocumentTitle(onSettings ? 'Settings' : 'Keys', api.data?.name ?? apiId);
+
   return (
     <>
       <p className="breadcrumbs">
         <Link to="/apis">APIs</Link> / <code>{apiId}</code>
       </p>
       <div className="page-header">
-        <h1 tabIndex={-1}>{api.data?.name ?? 'API'}</h1>
+        <div className="title-with-status">
+          <h1 tabIndex={-1}>{api.data?.name ?? 'API'}</h1>
+          <CopyableId id={apiId} />
+        </div>
         <PermittedButton
           permission={{ resourceType: 'api', resourceId: apiId, action: 'delete_api' }}
           className="danger"
           onClick={() => setDeleting(true)}
           disabled={!api.data}
         >
+          <Trash2 size={16} aria-hidden="true" />
           Delete API
         </PermittedButton>
       </div>
@@ -128,7 +138,7 @@ function ApiOverview({ apiId }: { apiId: string }) {
             formatBucket={timeWindow.formatBucket}
           />
           <p className="hint">
-            {summary}. <Link to="/usage">See all usage</Link>
+            {summary}. <Link to={`/usage?api=${apiId}`}>See all usage of this API</Link>
           </p>
         </div>
       ) : null}

@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useId } from 'react';
 import { useMissingPermission } from '../access.ts';
 import { SaveActions } from '../components/SaveActions.tsx';
+import { useLeaveGuard } from '../router.tsx';
 import { type RouterOutputs, trpc } from '../trpc.ts';
 import { useDraft } from '../useDraft.ts';
 
@@ -22,6 +23,7 @@ export function ApiSettingsForm({ api }: { api: Api }) {
     deleteProtection: api.deleteProtection,
   });
   const { values } = draft;
+  useLeaveGuard(draft.edited);
   const missing = useMissingPermission({ resourceType: 'api', resourceId: api.id, action: 'update_api' });
   const missingId = useId();
   const update = useMutation(
@@ -47,7 +49,7 @@ export function ApiSettingsForm({ api }: { api: Api }) {
   };
 
   return (
-    <form onSubmit={submit} className="stack" aria-describedby={missing ? missingId : undefined}>
+    <form onSubmit={submit} className="stack max-w-2xl" aria-describedby={missing ? missingId : undefined}>
       {missing ? (
         <p id={missingId} className="hint">
           Read only: {missing}

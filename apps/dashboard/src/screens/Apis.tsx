@@ -1,4 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
+import { Plus } from 'lucide-react';
 import { useState } from 'react';
 import { CopyableId } from '../components/CopyButton.tsx';
 import { DataTable, tableColumns } from '../components/DataTable.tsx';
@@ -9,8 +10,10 @@ import { TableSearch } from '../components/TableSearch.tsx';
 import { WholeListNote } from '../components/WholeListNote.tsx';
 import { Link, navigate } from '../router.tsx';
 import { type RouterOutputs, trpc } from '../trpc.ts';
+import { useDocumentTitle } from '../useDocumentTitle.ts';
 import { useTableUrlState } from '../useTableUrlState.ts';
 import { useWholeList } from '../useWholeList.ts';
+import { FirstRunGuide } from './GettingStarted.tsx';
 
 type ApiRow = RouterOutputs['apis']['listApis']['data'][number];
 
@@ -20,7 +23,11 @@ const column = tableColumns<ApiRow>();
 const columns = column.columns([
   column.accessor('name', {
     header: 'Name',
-    cell: ({ row }) => <Link to={`/apis/${row.original.id}`}>{row.original.name}</Link>,
+    cell: ({ row }) => (
+      <Link to={`/apis/${row.original.id}`} className="row-link">
+        {row.original.name}
+      </Link>
+    ),
   }),
   column.accessor('id', { header: 'API id', cell: ({ row }) => <CopyableId id={row.original.id} /> }),
   column.accessor('createdAt', {
@@ -35,19 +42,27 @@ export function Apis() {
   const table = useTableUrlState({ id: 'name', desc: false });
   const apis = useWholeList(trpc.apis.listApis, { search: table.appliedSearch });
   const [creating, setCreating] = useState(false);
+  useDocumentTitle('APIs');
+  // A workspace without any API yet gets the first-run guide in place of an empty table.
+  const firstRun = apis.data?.rows.length === 0 && !table.appliedSearch;
 
   return (
     <>
       <div className="page-header">
         <h1 tabIndex={-1}>APIs</h1>
-        <PermittedButton
-          permission={{ resourceType: 'api', resourceId: '*', action: 'create_api' }}
-          className="primary"
-          onClick={() => setCreating(true)}
-        >
-          Create API
-        </PermittedButton>
+        {firstRun ? null : (
+          <PermittedButton
+            permission={{ resourceType: 'api', resourceId: '*', action: 'create_api' }}
+            className="primary"
+            onClick={() => setCreating(true)}
+          >
+            <Plus size={16} aria-hidden="true" />
+            Create API
+          </PermittedButton>
+        )}
       </div>
+      <p className="page-intro">Each API holds the keys of one of your products, and how they are made.</p>
+      {firstRun ? <FirstRunGuide /> : null}
       <TableSearch
         id="api-search"
         label="Search APIs"
@@ -66,7 +81,7 @@ export function Apis() {
         emptyMessage={
           table.appliedSearch
             ? 'No API matches the search. Try part of its name or its id.'
-            : 'No APIs yet. Create one to start issuing keys.'
+            : 'No APIs yet: the guide above starts with one.'
         }
         rowKey={(api) => api.id}
         sorting={table.sorting}

@@ -1,14 +1,17 @@
 import { useQueryClient } from '@tanstack/react-query';
+import { Plus, Users } from 'lucide-react';
 import { useState } from 'react';
 import { useMissingPermission } from '../access.ts';
 import { CopyableId } from '../components/CopyButton.tsx';
 import { DataTable, tableColumns } from '../components/DataTable.tsx';
+import { EmptyState } from '../components/EmptyState.tsx';
 import { PermittedButton } from '../components/PermittedButton.tsx';
 import { SingleFieldCreateDialog } from '../components/SingleFieldCreateDialog.tsx';
 import { TableSearch } from '../components/TableSearch.tsx';
 import { WholeListNote } from '../components/WholeListNote.tsx';
 import { Link, navigate } from '../router.tsx';
 import { type RouterOutputs, trpc } from '../trpc.ts';
+import { useDocumentTitle } from '../useDocumentTitle.ts';
 import { useTableUrlState } from '../useTableUrlState.ts';
 import { useWholeList } from '../useWholeList.ts';
 
@@ -20,7 +23,11 @@ const column = tableColumns<IdentityRow>();
 const columns = column.columns([
   column.accessor('externalId', {
     header: 'External id',
-    cell: ({ row }) => <Link to={`/identities/${row.original.id}`}>{row.original.externalId}</Link>,
+    cell: ({ row }) => (
+      <Link to={`/identities/${row.original.id}`} className="row-link">
+        {row.original.externalId}
+      </Link>
+    ),
   }),
   column.accessor('id', { header: 'Identity id', cell: ({ row }) => <CopyableId id={row.original.id} /> }),
   column.accessor((identity) => identity.ratelimits?.length ?? 0, { id: 'ratelimits', header: 'Rate limits' }),
@@ -37,6 +44,7 @@ export function Identities() {
     readMissing === undefined,
   );
   const [creating, setCreating] = useState(false);
+  useDocumentTitle('Identities');
 
   return (
     <>
@@ -47,10 +55,14 @@ export function Identities() {
           className="primary"
           onClick={() => setCreating(true)}
         >
+          <Plus size={16} aria-hidden="true" />
           Create identity
         </PermittedButton>
       </div>
-      <p className="hint">An identity groups the keys of one of your customers and shares its limits among them.</p>
+      <p className="page-intro">
+        An identity is one of your customers: its keys share its meta and its rate limits, and its usage is counted
+        together.
+      </p>
       {readMissing ? (
         <p className="hint">Not listed: {readMissing}</p>
       ) : (
@@ -71,9 +83,16 @@ export function Identities() {
             loadingLabel="identities"
             noun={{ one: 'identity', other: 'identities' }}
             emptyMessage={
-              table.appliedSearch
-                ? 'No identity matches the search.'
-                : 'No identities yet. Create one, or create a key with an external id.'
+              table.appliedSearch ? (
+                'No identity matches the search.'
+              ) : (
+                <EmptyState icon={Users} title="No identities yet">
+                  <p>
+                    Create one here, or give a key an external id (your id for the customer) when you create it: the
+                    identity is made with it.
+                  </p>
+                </EmptyState>
+              )
             }
             rowKey={(identity) => identity.id}
             sorting={table.sorting}

@@ -13,13 +13,15 @@ import { KeyStatusBadge } from '../components/StatusBadge.tsx';
 import { TimeRangeControls, useTimeWindow } from '../components/TimeRangeControls.tsx';
 import { ChartPanel, outcomeSummary, useVerificationSeries } from '../components/UsageCharts.tsx';
 import { formatCount, formatMeta, formatTime } from '../format.ts';
-import { Link, navigate } from '../router.tsx';
+import { Link, navigate, useLeaveGuard } from '../router.tsx';
 import { type RouterOutputs, trpc } from '../trpc.ts';
+import { useDocumentTitle } from '../useDocumentTitle.ts';
 import { useDraft } from '../useDraft.ts';
 
 export function IdentityDetail({ identity }: { identity: string }) {
   const queryClient = useQueryClient();
   const found = useQuery(trpc.identities.getIdentity.queryOptions({ identity }));
+  useDocumentTitle(found.data?.externalId ?? identity, 'Identities');
   const [deleting, setDeleting] = useState(false);
   const remove = useMutation(
     trpc.identities.deleteIdentity.mutationOptions({
@@ -83,6 +85,7 @@ function IdentityForm({ identity }: { identity: RouterOutputs['identities']['get
     ratelimits: toRatelimitRows(identity.ratelimits),
   });
   const metaCheck = useMetaCheck();
+  useLeaveGuard(draft.edited);
   const update = useMutation(
     trpc.identities.updateIdentity.mutationOptions({
       onSuccess: async () => {

@@ -2,16 +2,15 @@ import { useQuery } from '@tanstack/react-query';
 import { useId } from 'react';
 import { useMissingPermission } from '../access.ts';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
+import { OutcomeBadge } from '../components/OutcomeBadge.tsx';
 import { LoadingStatus, TableSkeletonRows } from '../components/Skeleton.tsx';
-import { StatusBadge } from '../components/StatusBadge.tsx';
 import { TimeRangeControls, useTimeWindow } from '../components/TimeRangeControls.tsx';
 import { ChartPanel, outcomeSummary, useVerificationSeries } from '../components/UsageCharts.tsx';
-import { outcomeStyle } from '../outcomes.ts';
+import { formatNumber, formatTimeSeconds } from '../format.ts';
+import { Link } from '../router.tsx';
 import { trpc } from '../trpc.ts';
 
 const LAST_VERIFICATIONS = 20;
-// Verifications come seconds apart: the list shows the seconds that formatTime leaves out.
-const eventTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 
 /** A key's usage over time and its latest verifications, for the key page. */
 export function KeyUsagePanel({ keyId, apiId }: { keyId: string; apiId: string }) {
@@ -46,7 +45,10 @@ function LastVerifications({ keyId, apiId, missing }: { keyId: string; apiId: st
   });
   return (
     <section className="panel" aria-labelledby={id}>
-      <h2 id={id}>Last verifications</h2>
+      <div className="page-header">
+        <h2 id={id}>Last verifications</h2>
+        <Link to={`/usage?api=${apiId}&key=${keyId}&range=month#verification-log`}>Every verification of this key</Link>
+      </div>
       {why ? <p className="hint">Not shown: {why}</p> : null}
       {last.error ? <ErrorMessage error={last.error} onRetry={() => void last.refetch()} /> : null}
       {last.data?.data.length === 0 ? <p>Not verified yet. Verifications show here as they happen.</p> : null}
@@ -67,12 +69,9 @@ function LastVerifications({ keyId, apiId, missing }: { keyId: string; apiId: st
               {last.data ? (
                 last.data.data.map((event) => (
                   <tr key={event.requestId}>
-                    <th scope="row">{eventTime.format(event.time)}</th>
+                    <th scope="row">{formatTimeSeconds(event.time)}</th>
                     <td data-label="Outcome">
-                      <StatusBadge
-                        label={outcomeStyle(event.outcome).label}
-                        tone={event.outcome === 'VALID' ? 'good' : 'bad'}
-                      />
+                      <OutcomeBadge outcome={event.outcome} />
                     </td>
                     <td data-label="Tags">
                       {event.tags.length > 0 ? (
@@ -87,7 +86,7 @@ function LastVerifications({ keyId, apiId, missing }: { keyId: string; apiId: st
                         <span className="hint">No tags</span>
                       )}
                     </td>
-                    <td data-label="Credits spent">{event.spentCredits}</td>
+                    <td data-label="Credits spent">{formatNumber(event.spentCredits)}</td>
                   </tr>
                 ))
               ) : (

@@ -1,5 +1,6 @@
 import type { PermissionTuple } from '@keyplane/core/rules';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Pencil, Trash2 } from 'lucide-react';
 import { useId, useState } from 'react';
 import { useMissingPermission, useNamespaceGrantId } from '../access.ts';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
@@ -7,11 +8,13 @@ import { DataTable } from '../components/DataTable.tsx';
 import { FormDialog } from '../components/FormDialog.tsx';
 import { Pager, useCursorPages } from '../components/Pager.tsx';
 import { PermittedButton } from '../components/PermittedButton.tsx';
+import { RowMenu } from '../components/RowMenu.tsx';
 import { TimeRangeControls, useTimeWindow } from '../components/TimeRangeControls.tsx';
 import { ChartPanel, decisionSummary, useDecisionSeries } from '../components/UsageCharts.tsx';
-import { formatDuration } from '../format.ts';
+import { formatDuration, formatNumber } from '../format.ts';
 import { Link } from '../router.tsx';
 import { type RouterOutputs, trpc } from '../trpc.ts';
+import { useDocumentTitle } from '../useDocumentTitle.ts';
 
 type Override = RouterOutputs['ratelimit']['listOverrides']['data'][number];
 
@@ -45,6 +48,7 @@ export function NamespaceDetail({ namespace }: { namespace: string }) {
     trpc.ratelimit.listNamespaces.queryOptions({ limit: 100, search: namespace }, { staleTime: 60_000 }),
   );
   const found = listed.data?.data.find((candidate) => candidate.id === namespaceId);
+  useDocumentTitle(found?.name ?? namespace, 'Rate limits');
 
   return (
     <>
@@ -78,21 +82,28 @@ export function NamespaceDetail({ namespace }: { namespace: string }) {
               <th scope="row">
                 <code>{override.identifier}</code>
               </th>
-              <td>{override.limit}</td>
+              <td>{formatNumber(override.limit)}</td>
               <td>{formatDuration(override.duration)}</td>
-              <td>
-                <div className="row-actions">
-                  <PermittedButton permission={setPermission} onClick={() => setEditing(override)}>
-                    Edit<span className="visually-hidden"> override {override.identifier}</span>
-                  </PermittedButton>
-                  <PermittedButton
-                    permission={deletePermission}
-                    className="danger"
-                    onClick={() => setDeleting(override)}
-                  >
-                    Delete<span className="visually-hidden"> override {override.identifier}</span>
-                  </PermittedButton>
-                </div>
+              <td data-phone="menu">
+                <RowMenu
+                  label={`override ${override.identifier}`}
+                  actions={[
+                    {
+                      label: 'Edit override',
+                      icon: Pencil,
+                      permission: setPermission,
+                      onSelect: () => setEditing(override),
+                    },
+                    'separator',
+                    {
+                      label: 'Delete override',
+                      icon: Trash2,
+                      danger: true,
+                      permission: deletePermission,
+                      onSelect: () => setDeleting(override),
+                    },
+                  ]}
+                />
               </td>
             </>
           )}

@@ -1,6 +1,8 @@
 import { Link } from '../router.tsx';
+import { useDocumentTitle } from '../useDocumentTitle.ts';
 
 export function NotFound() {
+  useDocumentTitle('Page not found');
   return (
     <>
       <h1 tabIndex={-1}>Page not found</h1>

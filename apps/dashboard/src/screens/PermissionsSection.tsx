@@ -1,10 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Trash2 } from 'lucide-react';
 import { useState } from 'react';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { DataTable } from '../components/DataTable.tsx';
 import { FormDialog } from '../components/FormDialog.tsx';
 import { Pager, useSearchedPages } from '../components/Pager.tsx';
 import { PermittedButton } from '../components/PermittedButton.tsx';
+import { RowMenu } from '../components/RowMenu.tsx';
 import { type RouterOutputs, trpc } from '../trpc.ts';
 
 type Permission = RouterOutputs['permissions']['listPermissions']['data'][number];
@@ -70,14 +72,19 @@ export function PermissionsSection() {
             </th>
             <td>{permission.name}</td>
             <td>{permission.description ?? '—'}</td>
-            <td>
-              <PermittedButton
-                permission={{ resourceType: 'rbac', resourceId: '*', action: 'delete_permission' }}
-                className="danger"
-                onClick={() => setDeleting(permission)}
-              >
-                Delete<span className="visually-hidden"> permission {permission.slug}</span>
-              </PermittedButton>
+            <td data-phone="menu">
+              <RowMenu
+                label={`permission ${permission.slug}`}
+                actions={[
+                  {
+                    label: 'Delete permission',
+                    icon: Trash2,
+                    danger: true,
+                    permission: { resourceType: 'rbac', resourceId: '*', action: 'delete_permission' },
+                    onSelect: () => setDeleting(permission),
+                  },
+                ]}
+              />
             </td>
           </>
         )}

@@ -1,15 +1,19 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { ExternalLink, Gauge, Plus, Trash2 } from 'lucide-react';
 import { useMemo, useState } from 'react';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { CopyableId } from '../components/CopyButton.tsx';
 import { DataTable, tableColumns } from '../components/DataTable.tsx';
+import { EmptyState } from '../components/EmptyState.tsx';
 import { PermittedButton } from '../components/PermittedButton.tsx';
 import { RelativeTime } from '../components/RelativeTime.tsx';
+import { RowMenu } from '../components/RowMenu.tsx';
 import { SingleFieldCreateDialog } from '../components/SingleFieldCreateDialog.tsx';
 import { TableSearch } from '../components/TableSearch.tsx';
 import { WholeListNote } from '../components/WholeListNote.tsx';
 import { Link, navigate } from '../router.tsx';
 import { type RouterOutputs, trpc } from '../trpc.ts';
+import { useDocumentTitle } from '../useDocumentTitle.ts';
 import { useTableUrlState } from '../useTableUrlState.ts';
 import { useWholeList } from '../useWholeList.ts';
 
@@ -22,7 +26,11 @@ function namespaceColumns(onDelete: (namespace: Namespace) => void) {
   return column.columns([
     column.accessor('name', {
       header: 'Namespace',
-      cell: ({ row }) => <Link to={`/ratelimits/${row.original.id}`}>{row.original.name}</Link>,
+      cell: ({ row }) => (
+        <Link to={`/ratelimits/${row.original.id}`} className="row-link">
+          {row.original.name}
+        </Link>
+      ),
     }),
     column.accessor('id', { header: 'Namespace id', cell: ({ row }) => <CopyableId id={row.original.id} /> }),
     column.accessor('createdAt', {
@@ -31,15 +39,27 @@ function namespaceColumns(onDelete: (namespace: Namespace) => void) {
     }),
     column.display({
       id: 'actions',
-      header: 'Actions',
+      header: () => <span className="visually-hidden">Actions</span>,
+      meta: { phone: 'menu', width: '3rem' },
       cell: ({ row }) => (
-        <PermittedButton
-          permission={{ resourceType: 'ratelimit', resourceId: row.original.id, action: 'delete_namespace' }}
-          className="danger"
-          onClick={() => onDelete(row.original)}
-        >
-          Delete<span className="visually-hidden"> namespace {row.original.name}</span>
-        </PermittedButton>
+        <RowMenu
+          label={`namespace ${row.original.name}`}
+          actions={[
+            {
+              label: 'Open namespace',
+              icon: ExternalLink,
+              onSelect: () => navigate(`/ratelimits/${row.original.id}`),
+            },
+            'separator',
+            {
+              label: 'Delete namespace',
+              icon: Trash2,
+              danger: true,
+              permission: { resourceType: 'ratelimit', resourceId: row.original.id, action: 'delete_namespace' },
+              onSelect: () => onDelete(row.original),
+            },
+          ]}
+        />
       ),
     }),
   ]);
@@ -53,6 +73,7 @@ export function Ratelimits() {
   const [creating, setCreating] = useState(false);
   const [deleting, setDeleting] = useState<Namespace | null>(null);
   const columns = useMemo(() => namespaceColumns(setDeleting), []);
+  useDocumentTitle('Rate limits');
   const remove = useMutation(
     trpc.ratelimit.deleteNamespace.mutationOptions({
       onSuccess: () => {
@@ -71,6 +92,7 @@ export function Ratelimits() {
           className="primary"
           onClick={() => setCreating(true)}
         >
+          <Plus size={16} aria-hidden="true" />
           Create namespace
         </PermittedButton>
       </div>
@@ -93,9 +115,17 @@ export function Ratelimits() {
         loadingLabel="namespaces"
         noun={{ one: 'namespace' }}
         emptyMessage={
-          table.appliedSearch
-            ? 'No namespace matches the search. Try part of its name or its id.'
-            : 'No namespaces yet. Create one to start limiting.'
+          table.appliedSearch ? (
+            'No namespace matches the search. Try part of its name or its id.'
+          ) : (
+            <EmptyState icon={Gauge} title="No namespaces yet">
+              <p>
+                A namespace limits anything your API does (logins, uploads, calls to a partner) per caller: your API
+                asks <code>ratelimit.limit</code> with the namespace and an identifier, and gets a yes or no. Create one
+                to start limiting.
+              </p>
+            </EmptyState>
+          )
         }
         rowKey={(namespace) => namespace.id}
         sorting={table.sorting}

@@ -1,4 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Pencil, Trash2 } from 'lucide-react';
 import { useState } from 'react';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { DataTable } from '../components/DataTable.tsx';
@@ -6,6 +7,7 @@ import { FormDialog } from '../components/FormDialog.tsx';
 import { Pager, useSearchedPages } from '../components/Pager.tsx';
 import { PermittedButton } from '../components/PermittedButton.tsx';
 import { PermissionChecklist } from '../components/RbacChecklists.tsx';
+import { RowMenu } from '../components/RowMenu.tsx';
 import { type RouterOutputs, trpc } from '../trpc.ts';
 
 type Role = RouterOutputs['permissions']['listRoles']['data'][number];
@@ -73,19 +75,26 @@ export function RolesSection() {
                 ))}
               </ul>
             </td>
-            <td>
-              <div className="row-actions">
-                <PermittedButton permission={SET_ROLE_PERMISSIONS} onClick={() => setEditing(role)}>
-                  Edit permissions<span className="visually-hidden"> of {role.name}</span>
-                </PermittedButton>
-                <PermittedButton
-                  permission={{ resourceType: 'rbac', resourceId: '*', action: 'delete_role' }}
-                  className="danger"
-                  onClick={() => setDeleting(role)}
-                >
-                  Delete<span className="visually-hidden"> role {role.name}</span>
-                </PermittedButton>
-              </div>
+            <td data-phone="menu">
+              <RowMenu
+                label={`role ${role.name}`}
+                actions={[
+                  {
+                    label: 'Edit permissions',
+                    icon: Pencil,
+                    permission: SET_ROLE_PERMISSIONS,
+                    onSelect: () => setEditing(role),
+                  },
+                  'separator',
+                  {
+                    label: 'Delete role',
+                    icon: Trash2,
+                    danger: true,
+                    permission: { resourceType: 'rbac', resourceId: '*', action: 'delete_role' },
+                    onSelect: () => setDeleting(role),
+                  },
+                ]}
+              />
             </td>
           </>
         )}

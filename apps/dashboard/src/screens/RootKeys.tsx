@@ -1,15 +1,18 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Ban, Clock, Copy, Plus } from 'lucide-react';
 import { useMemo, useState } from 'react';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { CopyableId } from '../components/CopyButton.tsx';
 import { DataTable, tableColumns } from '../components/DataTable.tsx';
 import { RelativeTime } from '../components/RelativeTime.tsx';
+import { RowMenu } from '../components/RowMenu.tsx';
 import { SecretPanel } from '../components/SecretPanel.tsx';
 import { type BadgeTone, StatusBadge } from '../components/StatusBadge.tsx';
 import { TableSearch } from '../components/TableSearch.tsx';
 import { WholeListNote } from '../components/WholeListNote.tsx';
 import { formatCount } from '../format.ts';
 import { type RouterOutputs, trpc } from '../trpc.ts';
+import { useDocumentTitle } from '../useDocumentTitle.ts';
 import { useTableUrlState } from '../useTableUrlState.ts';
 import { useWholeList } from '../useWholeList.ts';
 import { CreateRootKeyDialog } from './CreateRootKeyDialog.tsx';
@@ -34,9 +37,14 @@ interface RowActions {
 function rootKeyColumns({ onSetExpiry, onRevoke }: RowActions) {
   const column = tableColumns<RootKey>();
   return column.columns([
-    column.accessor((rootKey) => rootKey.name ?? rootKey.rootKeyId, { id: 'name', header: 'Name' }),
+    column.accessor((rootKey) => rootKey.name ?? rootKey.rootKeyId, {
+      id: 'name',
+      header: 'Name',
+      cell: ({ row }) => row.original.name ?? <code>{row.original.rootKeyId}</code>,
+    }),
     column.accessor('rootKeyId', {
       header: 'Root key id',
+      meta: { phone: 'hidden' },
       cell: ({ row }) => <CopyableId id={row.original.rootKeyId} />,
     }),
     column.accessor('start', { header: 'Key', cell: ({ row }) => <code>{row.original.start}…</code> }),
@@ -75,23 +83,30 @@ function rootKeyColumns({ onSetExpiry, onRevoke }: RowActions) {
     column.accessor((rootKey) => rootKeyStatus(rootKey).label, {
       id: 'status',
       header: 'Status',
+      meta: { phone: 'badge' },
       cell: ({ row }) => <StatusBadge {...rootKeyStatus(row.original)} />,
     }),
     column.display({
       id: 'actions',
-      header: 'Actions',
+      header: () => <span className="visually-hidden">Actions</span>,
+      meta: { phone: 'menu', width: '3rem' },
       cell: ({ row }) => {
         const rootKey = row.original;
         const label = rootKey.name ?? rootKey.rootKeyId;
         return rootKey.revokedAt === null ? (
-          <div className="row-actions">
-            <button type="button" onClick={() => onSetExpiry(rootKey)}>
-              Set expiry<span className="visually-hidden"> of {label}</span>
-            </button>
-            <button type="button" className="danger" onClick={() => onRevoke(rootKey)}>
-              Revoke<span className="visually-hidden"> {label}</span>
-            </button>
-          </div>
+          <RowMenu
+            label={label}
+            actions={[
+              {
+                label: 'Copy root key id',
+                icon: Copy,
+                onSelect: () => void navigator.clipboard.writeText(rootKey.rootKeyId),
+              },
+              { label: 'Set expiry', icon: Clock, onSelect: () => onSetExpiry(rootKey) },
+              'separator',
+              { label: 'Revoke', icon: Ban, danger: true, onSelect: () => onRevoke(rootKey) },
+            ]}
+          />
         ) : null;
       },
     }),
@@ -123,6 +138,7 @@ export function RootKeys() {
     [allRootKeys, appliedSearch],
   );
 
+  useDocumentTitle('Root keys');
   const invalidate = () => queryClient.invalidateQueries({ queryKey: trpc.rootKeys.pathKey() });
   const revoke = useMutation(
     trpc.rootKeys.revokeRootKey.mutationOptions({
@@ -138,11 +154,13 @@ export function RootKeys() {
       <div className="page-header">
         <h1 tabIndex={-1}>Root keys</h1>
         <button type="button" className="primary" onClick={() => setCreating(true)}>
+          <Plus size={16} aria-hidden="true" />
           Create root key
         </button>
       </div>
-      <p className="hint">
-        Root keys call the Keyplane API for this workspace. Each holds only the permissions listed.
+      <p className="page-intro">
+        Root keys are your backend’s credentials: they call the Keyplane API for this workspace (create keys, verify
+        them) and sign in here, each with only the permissions listed. Your customers never see them.
       </p>
 
       {newKey ? <SecretPanel title="New root key" secret={newKey} onDismiss={() => setNewKey(null)} /> : null}

@@ -6,6 +6,7 @@ import {
 } from '@keyplane/core/rules';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { fieldProblem } from '../components/ErrorMessage.tsx';
 import { FormDialog } from '../components/FormDialog.tsx';
 import { BlockSkeleton } from '../components/Skeleton.tsx';
 import { type RouterOutputs, trpc } from '../trpc.ts';
@@ -69,6 +70,9 @@ export function WebhookEndpointDialog({ endpoint, onClose, onCreated }: WebhookE
   );
 
   const allEvents = eventTypes.includes('*');
+  const mutation = endpoint ? update : create;
+  // A refusal of the URL shows at the URL field, where it is fixed.
+  const urlProblem = fieldProblem(mutation.error, 'url');
 
   const submit = () => {
     const settings = {
@@ -104,7 +108,8 @@ export function WebhookEndpointDialog({ endpoint, onClose, onCreated }: WebhookE
       onClose={onClose}
       onSubmit={submit}
       submitLabel={endpoint ? 'Save endpoint' : 'Create endpoint'}
-      mutation={endpoint ? update : create}
+      mutation={mutation}
+      errorShownAtField={urlProblem !== undefined}
       incomplete={eventTypes.length === 0}
       permission={{
         resourceType: 'webhook',
@@ -122,11 +127,18 @@ export function WebhookEndpointDialog({ endpoint, onClose, onCreated }: WebhookE
           maxLength={2048}
           placeholder="https://example.com/webhooks/keyplane"
           value={url}
-          onChange={(event) => setUrl(event.target.value)}
-          aria-describedby="webhook-url-hint"
+          onChange={(event) => {
+            setUrl(event.target.value);
+            mutation.reset();
+          }}
+          aria-invalid={urlProblem !== undefined}
+          aria-describedby="webhook-url-hint webhook-url-problem"
         />
         <p id="webhook-url-hint" className="hint">
           Where each event is POSTed, signed with the endpoint's secret (Standard Webhooks).
+        </p>
+        <p id="webhook-url-problem" className="field-error" role={urlProblem ? 'alert' : undefined}>
+          {urlProblem}
         </p>
       </div>
       <div className="field">

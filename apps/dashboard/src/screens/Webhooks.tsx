@@ -1,3 +1,5 @@
+import { useQuery } from '@tanstack/react-query';
+import { Plus } from 'lucide-react';
 import { useState } from 'react';
 import { DataTable } from '../components/DataTable.tsx';
 import { PermittedButton } from '../components/PermittedButton.tsx';
@@ -5,6 +7,7 @@ import { SecretPanel } from '../components/SecretPanel.tsx';
 import { type BadgeTone, StatusBadge } from '../components/StatusBadge.tsx';
 import { Link, navigate } from '../router.tsx';
 import { trpc } from '../trpc.ts';
+import { useDocumentTitle } from '../useDocumentTitle.ts';
 import { useWholeList } from '../useWholeList.ts';
 import { type WebhookEndpoint, WebhookEndpointDialog } from './WebhookEndpointDialog.tsx';
 
@@ -26,6 +29,7 @@ export function Webhooks() {
   const endpoints = useWholeList(trpc.webhooks.listEndpoints, {});
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<{ endpointId: string; secret: string } | null>(null);
+  useDocumentTitle('Webhooks');
 
   return (
     <>
@@ -36,10 +40,11 @@ export function Webhooks() {
           className="primary"
           onClick={() => setCreating(true)}
         >
+          <Plus size={16} aria-hidden="true" />
           Create endpoint
         </PermittedButton>
       </div>
-      <p className="hint">
+      <p className="page-intro">
         Keyplane POSTs events to your endpoints as they happen: keys running low on credits, expiring, changed or
         revoked. Each delivery is signed, retried for about a day when it fails, and logged with the answer it got.
       </p>

@@ -1,6 +1,23 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { Workspace } from './Workspace.ts';
 
+/** What an audit event says besides its ids: the names of what it touched and what it changed. */
+export interface AuditDetails {
+  /** Each resource's name when the change was made, by the kind of its id (`keyId`, `apiId`, …). */
+  names?: Record<string, string>;
+  /** Each setting the change altered, with its value before and after. */
+  changes?: AuditFieldChange[];
+}
+
+export interface AuditFieldChange {
+  /** The kind of id of the resource changed (`keyId`, `apiId`, …). */
+  resource: string;
+  /** The setting, such as `name`, `enabled`, `credits`. */
+  field: string;
+  before: unknown;
+  after: unknown;
+}
+
 /** One change made through the service: which procedure, by which root key, to which resources. */
 export const AuditEventSchema = defineEntity({
   name: 'AuditEvent',
@@ -12,6 +29,10 @@ export const AuditEventSchema = defineEntity({
     rootKeyId: p.string().length(64).nullable(),
     event: p.string().length(128),
     resources: p.json<Record<string, string>>(),
+    /** Recorded since the audit log names and compares; older events have none. */
+    details: p.json<AuditDetails>().nullable(),
+    /** The caller's network address, where the transport knew it. */
+    clientAddress: p.string().length(64).nullable(),
   },
   indexes: [{ properties: ['workspace', 'id'] }],
 });

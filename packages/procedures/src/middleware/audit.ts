@@ -1,8 +1,12 @@
 import { recordAuditEvent } from '@keyplane/db';
 import type { Context } from '../context.ts';
+import { type AuditSnapshots, auditDetails, snapshotResources } from './auditSnapshots.ts';
 import type { RootKeyPrincipal } from './auth.ts';
 
-/** Only ids go into the audit log: never key material, names or metadata a customer may consider private. */
+/**
+ * The audit log keeps ids as resources, and beside them the names of what a change touched and the
+ * settings it altered (auditSnapshots.ts): never key material or secrets.
+ */
 const ID_FIELD = /Id$/;
 const MAX_RESOURCES = 20;
 
@@ -20,8 +24,48 @@ export function resourcesOf(...payloads: unknown[]): Record<string, string> {
 }
 
 /**
- * Records a committed change. A failure to record is reported, not thrown: the change has
- * happened, and answering 500 would invite the caller to make it twice.
+ * Inputs that name a resource by a reference rather than an `…Id` field: identities.* take
+ * `identity` (its id or external id), ratelimit.* `namespace`, permissions.* `role` and
+ * `permission` (an id, a name or a slug). The snapshots look each up as they look up its id.
+ */
+const REFERENCE_FIELDS = new Map([
+  ['identity', 'identityId'],
+  ['namespace', 'namespaceId'],
+  ['role', 'roleId'],
+  ['permission', 'permissionId'],
+]);
+
+function snapshotReferences(input: unknown, output: unknown): Record<string, string> {
+  const references = resourcesOf(input, output);
+  if (typeof input !== 'object' || input === null) return references;
+  for (const [field, kind] of REFERENCE_FIELDS) {
+    const named = (input as Record<string, unknown>)[field];
+    if (typeof named === 'string' && references[kind] === undefined) references[kind] = named;
+  }
+  return references;
+}
+
+/**
+ * The resources a change is about to touch, as they are before it, to compare with after. A failure
+ * is reported and leaves the event without a comparison: it never stops the change.
+ */
+export async function snapshotBefore(
+  ctx: Context,
+  principal: RootKeyPrincipal,
+  input: unknown,
+): Promise<AuditSnapshots> {
+  try {
+    return await snapshotResources(ctx.em, principal.workspaceId, snapshotReferences(input, undefined));
+  } catch (error) {
+    ctx.services.reportError('could not read what an audited change touches', error, ctx.requestId);
+    return new Map();
+  }
+}
+
+/**
+ * Records a committed change, with the names of what it touched, what it changed (against
+ * `before`, from {@link snapshotBefore}) and the caller's address. A failure to record is reported,
+ * not thrown: the change has happened, and answering 500 would invite the caller to make it twice.
  */
 export async function recordChange(
   ctx: Context,
@@ -29,13 +73,17 @@ export async function recordChange(
   event: string,
   input: unknown,
   output: unknown,
+  before: AuditSnapshots = new Map(),
 ): Promise<void> {
   try {
+    const after = await snapshotResources(ctx.em, principal.workspaceId, snapshotReferences(input, output));
     await recordAuditEvent(ctx.em, {
       workspaceId: principal.workspaceId,
       rootKeyId: principal.rootKeyId,
       event,
       resources: resourcesOf(input, output),
+      details: auditDetails(before, after),
+      clientAddress: ctx.clientAddress,
     });
   } catch (error) {
     ctx.services.reportError('could not record an audit event', error, ctx.requestId);

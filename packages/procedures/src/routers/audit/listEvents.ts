@@ -18,6 +18,10 @@ export const listEventsInput = z
     resourceId: resourceIdSchema.optional(),
     /** Case-insensitive "contains" on the event or any of its resource ids. */
     search: textSchema.max(256).optional(),
+    /** Only changes made at or after this time (unix ms). */
+    from: z.number().int().min(0).optional(),
+    /** Only changes made before this time (unix ms). */
+    to: z.number().int().min(0).optional(),
   })
   .optional();
 
@@ -30,6 +34,17 @@ export const listEventsOutput = listOutput(
     resources: z.record(z.string(), z.string()),
     /** The API of the key the event names, which the key's page needs. */
     keyApiId: z.string().nullable(),
+    /** The names of what the change touched and each setting it altered; null for events recorded before these were. */
+    details: z
+      .object({
+        names: z.record(z.string(), z.string()).optional(),
+        changes: z
+          .array(z.object({ resource: z.string(), field: z.string(), before: z.unknown(), after: z.unknown() }))
+          .optional(),
+      })
+      .nullable(),
+    /** The caller's network address, where it was known. */
+    clientAddress: z.string().nullable(),
   }),
 ).extend({
   /** Every event the filters keep, over all pages. */
@@ -54,6 +69,8 @@ export const listEvents = rootKeyProcedure
       event: input?.event,
       resourceId: input?.resourceId,
       search: input?.search,
+      from: input?.from,
+      to: input?.to,
     };
     const found = await listAuditEvents(ctx.em, workspaceId, {
       ...filters,

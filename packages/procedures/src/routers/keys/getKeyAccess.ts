@@ -11,11 +11,13 @@ export const getKeyAccessOutput = z.object({
   roles: z.array(z.string()),
   /** The slugs granted to the key itself, not through its roles. */
   directPermissions: z.array(z.string()),
+  /** Whether the key is stored encrypted, so that `keys.getKey` with `decrypt` can show it. */
+  recoverable: z.boolean(),
 });
 
 /**
- * Internal (the dashboard's role and permission editor): what `keys.setRoles` and
- * `keys.setPermissions` replace. `keys.getKey` answers every slug the key holds, direct and
+ * Internal (the dashboard's key page): what `keys.setRoles` and `keys.setPermissions` replace, and
+ * whether the key can be revealed. `keys.getKey` answers every slug the key holds, direct and
  * through roles mixed, as the reference does, so an editor cannot tell them apart from it.
  */
 export const getKeyAccess = rootKeyProcedure

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { auditChanges, auditPredicate, auditSentence } from './auditSentences.ts';
+
+describe('auditSentence', () => {
+  it('says what changed in words, with names, each setting before and after', () => {
+    const facts = {
+      event: 'keys.updateKey',
+      resources: { keyId: 'key_1' },
+      details: {
+        names: { keyId: 'checkout-v2' },
+        changes: [
+          { resource: 'keyId', field: 'name', before: 'checkout', after: 'checkout-v2' },
+          { resource: 'keyId', field: 'enabled', before: true, after: false },
+          { resource: 'keyId', field: 'credits', before: null, after: 100 },
+          { resource: 'keyId', field: 'roles', before: [], after: ['editor', 'reader'] },
+        ],
+      },
+    };
+    expect(auditSentence('bootstrap', facts)).toBe(
+      'bootstrap changed key “checkout-v2”: name from “checkout” to “checkout-v2”; enabled from yes to no; ' +
+        'credits from unlimited to 100; roles from none to editor, reader.',
+    );
+  });
+
+  it('names where a thing was made, and falls back to ids for events recorded without names', () => {
+    expect(
+      auditPredicate({
+        event: 'keys.createKey',
+        resources: { apiId: 'api_1', keyId: 'key_1' },
+        details: { names: { apiId: 'billing', keyId: 'checkout' }, changes: [] },
+      }),
+    ).toBe('created key “checkout” in API “billing”');
+    expect(auditPredicate({ event: 'keys.deleteKey', resources: { keyId: 'key_1' }, details: null })).toBe(
+      'deleted key key_1',
+    );
+    expect(auditSentence('admin', { event: 'dashboard.signIn', resources: {}, details: null })).toBe(
+      'admin signed in to the dashboard.',
+    );
+    expect(auditPredicate({ event: 'keys.migrateKeys', resources: {}, details: null })).toBe('called migrate keys');
+  });
+
+  it('writes numbers grouped and no value as none', () => {
+    const [credits] = auditChanges({
+      event: 'keys.updateCredits',
+      resources: {},
+      details: { changes: [{ resource: 'keyId', field: 'credits', before: 1500, after: 0 }] },
+    });
+    expect(credits).toEqual({ field: 'credits', label: 'credits', before: '1,500', after: '0' });
+  });
+});
