@@ -74,7 +74,7 @@ describe.each(NAMES)('%s', (name) => {
       { keyId: created.keyId },
       { rootKey },
     );
-    expect(access.data).toEqual({ roles: [name], directPermissions: [`${name}.read`] });
+    expect(access.data).toEqual({ roles: [name], directPermissions: [`${name}.read`], recoverable: false });
     expect((await api.call('permissions.deleteRole', { role: name }, rootKey)).status).toBe(200);
     expect((await api.call('permissions.deletePermission', { permission: name }, rootKey)).status).toBe(200);
   });
