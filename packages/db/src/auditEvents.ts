@@ -115,6 +115,7 @@ const VISIBILITY_BY_SERVICE = new Map<string, (visibility: AuditVisibility) => R
   ['rootKeys', ({ workspace }) => flag(workspace)],
   ['dashboard', ({ workspace }) => flag(workspace)],
   ['cli', ({ workspace }) => flag(workspace)],
+  ['workspace', ({ workspace }) => flag(workspace)],
 ]);
 
 /** The services whose events the audit log knows who may see. */
