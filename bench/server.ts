@@ -11,6 +11,8 @@ export interface SpawnedServer {
   rootKey?: string;
   /** Shuts it down as an operator would (SIGTERM); resolves with its exit code once its output is read to the end. */
   stop(): Promise<number | null>;
+  /** Stops it as Ctrl-C at a terminal would (SIGINT); resolves with its exit code. */
+  interrupt(): Promise<number | null>;
   /** Ends it at once, as a crash would (SIGKILL): it cleans up nothing. */
   kill(): Promise<number | null>;
 }
@@ -74,6 +76,7 @@ export async function spawnServer(env: Record<string, string>, options: SpawnOpt
         pid: child.pid,
         rootKey,
         stop: () => end('SIGTERM'),
+        interrupt: () => end('SIGINT'),
         kill: () => end('SIGKILL'),
       });
     };

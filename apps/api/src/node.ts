@@ -176,11 +176,11 @@ export async function runNode(env: Env, beforeExit: () => Promise<void> = async 
    * closing keep-alive connections that are idle. Resolves false if some were still running at
    * `deadline` (unix ms; they are then cut off).
    */
-  async function drainConnections(deadline: number): Promise<boolean> {
+  async function drainConnections(deadline: number, drainDelayMs: number): Promise<boolean> {
     const remaining = () => Math.max(0, deadline - Date.now());
     const atMost = (ms: number) => Math.min(ms, remaining());
     // Closing a keep-alive connection now would cut the request a client may be sending on it.
-    await sleep(atMost(env.SHUTDOWN_DRAIN_DELAY_MS));
+    await sleep(atMost(drainDelayMs));
     // net's close, not http's: http's would also close every connection that has no request under
     // way, among them one accepted a moment ago whose request is still on its way.
     const closed = new Promise<true>((resolve) => NetServer.prototype.close.call(server, () => resolve(true)));
@@ -202,7 +202,8 @@ export async function runNode(env: Env, beforeExit: () => Promise<void> = async 
     const deadline = Date.now() + env.SHUTDOWN_TIMEOUT_MS;
     // Balancers polling readiness stop sending requests; those under way are answered.
     running.readiness.stopping();
-    const drained = await drainConnections(deadline);
+    // Ctrl-C is a person at a terminal, not a balancer that must first stop routing here.
+    const drained = await drainConnections(deadline, signal === 'SIGINT' ? 0 : env.SHUTDOWN_DRAIN_DELAY_MS);
     metricsServer?.close();
     if (!drained) logger.error('requests still under way at SHUTDOWN_TIMEOUT_MS were cut off', { signal });
     // Buffered events are written before the database goes away (and the spool emptied).

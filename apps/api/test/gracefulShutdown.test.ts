@@ -120,6 +120,20 @@ describe('a server stopped with SIGTERM and a SHUTDOWN_DRAIN_DELAY_MS', () => {
   }, 60_000);
 });
 
+describe('a server stopped with SIGINT (Ctrl-C) and a SHUTDOWN_DRAIN_DELAY_MS', () => {
+  it('skips the delay: it stops at once and exits 0', async () => {
+    const server = await spawnServer({
+      DATABASE_URL: database.url,
+      // Ten minutes each: only skipping the delay lets the test end within its timeout.
+      SHUTDOWN_DRAIN_DELAY_MS: '600000',
+      SHUTDOWN_TIMEOUT_MS: '600000',
+      ...(REDIS_URL ? { REDIS_URL } : {}),
+    });
+    expect((await fetch(`${server.url}/v2/liveness`)).status).toBe(200);
+    expect(await server.interrupt()).toBe(0);
+  }, 30_000);
+});
+
 describe('a server stopped with SIGTERM while a request is still under way at SHUTDOWN_TIMEOUT_MS', () => {
   it('cuts that request off at the deadline and exits 1', async () => {
     const server = await spawnServer({

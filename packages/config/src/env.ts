@@ -194,6 +194,7 @@ const envSchema = z.object({
    * How long a stop keeps listening, readiness 503 and every answer closing its connection, so that
    * balancers stop routing here before the node refuses connections; then it drains what is under
    * way. Within SHUTDOWN_TIMEOUT_MS, which bounds the whole stop (docs/operations.md#rolling-restarts).
+   * A SIGINT (Ctrl-C) skips the delay.
    */
   SHUTDOWN_DRAIN_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
   /**
