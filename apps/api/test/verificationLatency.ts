@@ -12,12 +12,12 @@ import type { AnalyticsLoadPlan } from './analyticsLoad.ts';
  * both alike; the p99 of each phase is taken, and the median of the rounds compared, so that one
  * phase disturbed from outside does not decide.
  */
-const ROUNDS = 5;
+const ROUNDS = 3;
 /**
  * Idle phases run before the rounds: the first seconds of a new server (code being optimised, the
- * analytics compiler's first query) made the first two idle phases three times slower than the rest.
+ * analytics compiler's first query) are slower than the rest.
  */
-const WARM_UP_PHASES = 3;
+const WARM_UP_PHASES = 2;
 /**
  * The least idle p99 the loaded one is compared with. On this two-core machine the database server
  * runs beside the node and the test's client, and the worst-case query keeps one core busy: below a
