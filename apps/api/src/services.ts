@@ -87,7 +87,7 @@ export async function startServices(options: {
   analyticsRetentionDays?: number;
   /** Omitted: the reference's 1000. */
   analyticsQueriesPerHour?: number;
-  /** Where verification and ratelimit events are spooled before they are answered (see README, Analytics). */
+  /** Where verification and ratelimit events are spooled before they are answered (docs/operations.md#events-and-the-spool). */
   eventSpoolDir: string;
   /** Omitted: 1 GiB. */
   eventSpoolMaxBytes?: number;

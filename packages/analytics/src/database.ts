@@ -34,7 +34,7 @@ const boolean = (name: string): PublicColumn => ({ name, type: 'boolean' });
 const tags: PublicColumn = { name: 'tags', type: 'text', bytes: 20 * (4 * 512 + 8) + 16 };
 
 /**
- * The public tables and their columns (documented in the README), with the largest value each can
+ * The public tables and their columns (docs/contract.md#analytics-tables), with the largest value each can
  * hold: the guard works out from them how large the values of a query can grow. `time` is unix
  * milliseconds everywhere, for raw events the event time and for rollups the bucket start (UTC).
  */
