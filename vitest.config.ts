@@ -18,6 +18,12 @@ const MEASURING_LATENCY = [
 
 export default defineConfig({
   test: {
+    /**
+     * Files at once. Vitest's default is one fewer than the cores (one, on the two-core machines the
+     * suite runs on), but most files wait on server processes, PostgreSQL and browsers rather than
+     * compute: three at once keep both cores busy (docs/contributing.md#running-the-tests).
+     */
+    maxWorkers: 3,
     projects: [
       'packages/*',
       'apps/cli',
