@@ -29,6 +29,13 @@ import type { RolePermissionSchema } from './RolePermission.ts';
 import type { RootKeySchema } from './RootKey.ts';
 import type { ServerSecretSchema } from './ServerSecret.ts';
 import type { VaultKeySchema } from './VaultKey.ts';
+import type {
+  WebhookAttemptSchema,
+  WebhookDeliverySchema,
+  WebhookEndpointSchema,
+  WebhookEventSchema,
+  WebhookKeyNoticeSchema,
+} from './Webhook.ts';
 import type { WorkspaceSchema } from './Workspace.ts';
 
 /**
@@ -57,6 +64,11 @@ export type Database = InferKyselyDB<
   | typeof RootKeySchema
   | typeof ServerSecretSchema
   | typeof VaultKeySchema
+  | typeof WebhookAttemptSchema
+  | typeof WebhookDeliverySchema
+  | typeof WebhookEndpointSchema
+  | typeof WebhookEventSchema
+  | typeof WebhookKeyNoticeSchema
   | typeof WorkspaceSchema
   | typeof KeyVerificationPerMinute
   | typeof KeyVerificationPerHour
