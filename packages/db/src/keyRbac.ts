@@ -163,13 +163,13 @@ export async function linkKey(
 ): Promise<void> {
   const added = await applyLinks(em, links, keyId, operation, ids);
   if (added === 0) return;
-  const { table, owner } = LINK_TABLES[links];
-  const [counted] = await rows<{ total: number }>(
-    em,
-    sql`select count(*)::int as total from ${sql.table(table)} where ${sql.ref(owner)} = ${keyId}`,
-  );
+  const counted = await typed(em)
+    .selectFrom(LINK_TABLES[links].table)
+    .select(sql<number>`count(*)::int`.as('total'))
+    .where('key_id', '=', keyId)
+    .executeTakeFirstOrThrow();
   const { resource, limit } = KEY_LINK_LIMITS[links];
-  requireWithinLimit(resource, limit, counted?.total ?? 0, added);
+  requireWithinLimit(resource, limit, counted.total, added);
   if (links === 'roles') await requireKeyRolesWithinLimit(em, [keyId]);
 }
 
