@@ -12,7 +12,7 @@ import {
   requireKeyRolesWithinLimit,
   requireWithinLimit,
 } from './limits.ts';
-import { type EntityManager, rows, sql, typed } from './sql.ts';
+import { type EntityManager, rows, sql, typed, unnestAs } from './sql.ts';
 
 export interface PermissionRecord {
   id: string;
@@ -107,15 +107,17 @@ export async function ensureRoles(
   const unique = [...new Set(names)].sort();
   const ids = unique.map(() => newId('role'));
   await lockWorkspaceBounds(em, workspaceId);
-  // Raw, as in ensurePermissions.
-  const created = await rows(
-    em,
-    sql`
-      insert into roles (id, workspace_id, name, created_at)
-      select id, ${workspaceId}, name, now() from unnest(${ids}::text[], ${unique}::text[]) as t(id, name)
-      on conflict (workspace_id, name) do nothing
-      returning id`,
-  );
+  const created = await typed(em)
+    .insertInto('roles')
+    .columns(['id', 'workspace_id', 'name', 'created_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom(unnestAs('t', { id: ['text', ids], name: ['text', unique] }))
+        .select(['t.id', eb.val(workspaceId).as('workspace_id'), 't.name', sql<Date>`now()`.as('created_at')]),
+    )
+    .onConflict((oc) => oc.columns(['workspace_id', 'name']).doNothing())
+    .returning('id')
+    .execute();
   if (created.length > 0) requireWithinLimit('roles', limit, await countRoles(em, workspaceId), created.length);
   const found = await typed(em)
     .selectFrom('roles')

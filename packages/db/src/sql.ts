@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Kysely, RawBuilder } from 'kysely';
+import type { AliasedRawBuilder, Kysely, RawBuilder } from 'kysely';
 import { sql } from 'kysely';
 import type { Database } from './entities/database.ts';
 
@@ -25,6 +25,30 @@ export function typed(em: EntityManager): Kysely<Database> {
 export async function rows<TRow>(em: EntityManager, statement: RawBuilder<TRow>): Promise<TRow[]> {
   const result = await statement.execute(em.getKysely());
   return result.rows;
+}
+
+/** The array element types {@link unnestAs} takes, and what each holds. */
+interface ArrayElements {
+  text: string | null;
+  int8: number | null;
+  float8: number | null;
+  bool: boolean | null;
+}
+
+/**
+ * Parallel arrays as the rows of a typed query's `from` (`unnest(…) as alias(columns)`), each column
+ * given as its element type and its values (or an array literal, see arrayLiterals.ts): one bind
+ * parameter per column however many rows, so a set-based write has one statement for any batch.
+ */
+export function unnestAs<A extends string, C extends Record<string, readonly [keyof ArrayElements, unknown]>>(
+  alias: A,
+  columns: C,
+): AliasedRawBuilder<{ [K in keyof C]: ArrayElements[C[K][0]] }, A> {
+  const names = Object.keys(columns);
+  const arrays = Object.values(columns).map(([type, values]) => sql`${values}::${sql.raw(type)}[]`);
+  return sql<{ [K in keyof C]: ArrayElements[C[K][0]] }>`unnest(${sql.join(arrays)})`.as<A>(
+    sql`${sql.id(alias)}(${sql.join(names.map((name) => sql.id(name)))})`,
+  );
 }
 
 /**
