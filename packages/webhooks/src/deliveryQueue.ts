@@ -144,14 +144,11 @@ export async function recordDeliveryAttempt(
   delivery: ClaimedDelivery,
   outcome: AttemptOutcome,
 ): Promise<{ refused?: unknown }> {
-  // Raw: savepoints inside the claiming transaction, which the builder does not manage.
-  await rows(tx, sql`savepoint record_attempt`);
   try {
-    await writeAttempt(tx, delivery, outcome);
-    await rows(tx, sql`release savepoint record_attempt`);
+    // A savepoint in the claiming transaction: a refused write rolls back to it, the claim stays.
+    await tx.transactional((savepoint) => writeAttempt(savepoint, delivery, outcome), { propagation: 'nested' });
     return {};
   } catch (refused) {
-    await rows(tx, sql`rollback to savepoint record_attempt`);
     await writeAttempt(tx, delivery, { ...outcome, error: ATTEMPT_NOT_RECORDED, responseBody: null });
     return { refused };
   }
