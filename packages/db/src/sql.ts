@@ -10,7 +10,8 @@ export { sql };
  * Typed queries on the entity manager's connection (inside its transaction, if one is open): tables
  * and columns as the entities define them, values converted as the entities type them (timestamps
  * as Dates, bigints as numbers). Raw `sql` is kept for what the builder cannot say or where a
- * statement earns its hand-written form (locking, set-based writes, the credit spend).
+ * statement earns its hand-written form (locks, COPY, partition DDL, the credit spend); set-based
+ * writes take their arrays through {@link unnestAs}.
  * Results are converted by column name: a column selected under a name of its own (`as …`) comes
  * back as the driver gives it, a timestamp as a string, whatever its type says.
  */
