@@ -30,6 +30,7 @@ const MAX_PAYLOAD_BYTES = 7000;
 async function notifyInvalidation(em: EntityManager, change: Invalidation & { workspaceId: string }) {
   let payload = JSON.stringify(change);
   if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES) payload = JSON.stringify({ workspaceId: change.workspaceId });
+  // Raw: NOTIFY writes no table (and caches sits below db, which types the tables).
   await sql`select pg_notify(${INVALIDATION_CHANNEL}, ${payload})`.execute(em.getKysely());
 }
 

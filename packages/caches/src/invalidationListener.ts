@@ -13,6 +13,7 @@ import { INVALIDATION_CHANNEL, INVALIDATION_LISTENER_NAME, type Invalidation } f
  * order, so a listener that acknowledges the marker has handled every earlier announcement.
  */
 async function pingInvalidations(em: EntityManager, nonce: string): Promise<number> {
+  // Raw: PostgreSQL's own view of its connections, and NOTIFY; no table the entities define.
   const {
     rows: [listening],
   } = await sql<{ listeners: number }>`
@@ -23,6 +24,7 @@ async function pingInvalidations(em: EntityManager, nonce: string): Promise<numb
 }
 
 function acknowledge(client: pg.Client, nonce: string) {
+  // On the listener's own connection, which the ORM does not manage.
   return client.query('select pg_notify($1, $2)', [INVALIDATION_CHANNEL, JSON.stringify({ ack: nonce })]);
 }
 

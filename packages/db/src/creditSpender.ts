@@ -48,7 +48,8 @@ export function creditSpenderPoolConfig(databaseUrl: string): pg.PoolConfig {
 
 /**
  * One statement (see the spend_credits migrations): lock, refill, judge in order, write the row only
- * if that changed it (spends of 0 and refused ones leave it as it is), commit.
+ * if that changed it (spends of 0 and refused ones leave it as it is), commit. Raw and prepared on
+ * a pool of its own: the credit spend (docs/decisions/0008-credit-spends-without-flush-wait.md).
  */
 const SPEND_STATEMENT = {
   // Named: each connection parses and plans it once.

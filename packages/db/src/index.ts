@@ -120,7 +120,17 @@ export {
   rootKeyStore,
 } from './rootKeys.ts';
 export { createRootKeyUsageTracker, type RootKeyUsageTracker } from './rootKeyUsage.ts';
-export { databaseErrorCode, type EntityManager, epochMs, refusedData, rows, sql, typed, unixMs } from './sql.ts';
+export {
+  databaseErrorCode,
+  type EntityManager,
+  epochMs,
+  refusedData,
+  rows,
+  sql,
+  typed,
+  unixMs,
+  unnestAs,
+} from './sql.ts';
 export { storeDataKey, vaultStore } from './vault.ts';
 export { findKeyForVerification } from './verification.ts';
 export {

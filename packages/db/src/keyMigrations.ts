@@ -5,7 +5,7 @@ import { KeyMigration } from './entities/index.ts';
 import { ensureRoles, findPermissions } from './keyRbac.ts';
 import { ensureIdentities, ensurePermissions } from './keys.ts';
 import { requireKeyRolesWithinLimit } from './limits.ts';
-import { type EntityManager, rows, sql, typed } from './sql.ts';
+import { type EntityManager, sql, typed, unnestAs } from './sql.ts';
 
 /**
  * Registers an import of keys hashed by another system; `keys.migrateKeys` refers to it. There is
@@ -55,8 +55,8 @@ export function keyMigrationStore(
 
 /**
  * Inserts the keys with their identities, limits, roles and permissions; returns the ids inserted.
- * Raw: each statement writes any number of rows from one jsonb parameter (an import has no
- * maximum size, and a statement at most 65535 parameters).
+ * Each statement writes any number of rows from one array parameter per column (unnestAs): an
+ * import has no maximum size, and a statement at most 65535 parameters.
  */
 async function insertImportedKeys(
   tx: EntityManager,
@@ -74,34 +74,71 @@ async function insertImportedKeys(
     workspaceId,
     keys.flatMap(({ key }) => (key.externalId ? [key.externalId] : [])),
   );
-  const rowsJson = ordered.map(({ id, storedHash, key }) => ({
-    id,
-    hash: storedHash,
-    name: key.name ?? null,
-    identityId: key.externalId ? (identities.get(key.externalId) ?? null) : null,
-    meta: key.meta ?? null,
-    expiresMs: key.expiresAt?.getTime() ?? null,
-    enabled: key.enabled,
-    remaining: key.credits?.remaining ?? null,
-    refillInterval: key.credits?.refill?.interval ?? null,
-    refillAmount: key.credits?.refill?.amount ?? null,
-    refillDay: key.credits?.refill?.refillDay ?? null,
-  }));
-  const inserted = await rows(
-    tx,
-    sql<{ id: string }>`
-      insert into keys (id, workspace_id, api_id, hash, start, name, identity_id, meta, expires_at, enabled,
-        credits_remaining, refill_interval, refill_amount, refill_day, last_refill_at, pending_migration_id, created_at)
-      select t.id, ${workspaceId}, ${target.apiId}, t.hash, '', t.name, t."identityId", t.meta,
-        timestamptz 'epoch' + t."expiresMs" * interval '1 millisecond', t.enabled,
-        t.remaining, t."refillInterval", t."refillAmount", t."refillDay",
-        case when t."refillInterval" is not null then now() end, ${target.migrationId}, now()
-      from jsonb_to_recordset(${JSON.stringify(rowsJson)}::jsonb) as t(id text, hash text, name text,
-        "identityId" text, meta jsonb, "expiresMs" bigint, enabled boolean, remaining bigint,
-        "refillInterval" text, "refillAmount" bigint, "refillDay" smallint)
-      on conflict (hash) do nothing
-      returning id`,
-  );
+  const column = <T>(value: (imported: ImportedKey) => T) => ordered.map(value);
+  const inserted = await typed(tx)
+    .insertInto('keys')
+    .columns([
+      'id',
+      'workspace_id',
+      'api_id',
+      'hash',
+      'start',
+      'name',
+      'identity_id',
+      'meta',
+      'expires_at',
+      'enabled',
+      'credits_remaining',
+      'refill_interval',
+      'refill_amount',
+      'refill_day',
+      'last_refill_at',
+      'pending_migration_id',
+      'created_at',
+    ])
+    .expression((eb) =>
+      eb
+        .selectFrom(
+          unnestAs('t', {
+            id: ['text', column(({ id }) => id)],
+            hash: ['text', column(({ storedHash }) => storedHash)],
+            name: ['text', column(({ key }) => key.name ?? null)],
+            identity_id: [
+              'text',
+              column(({ key }) => (key.externalId ? (identities.get(key.externalId) ?? null) : null)),
+            ],
+            meta: ['text', column(({ key }) => (key.meta == null ? null : JSON.stringify(key.meta)))],
+            expires_ms: ['int8', column(({ key }) => key.expiresAt?.getTime() ?? null)],
+            enabled: ['bool', column(({ key }) => key.enabled)],
+            remaining: ['int8', column(({ key }) => key.credits?.remaining ?? null)],
+            refill_interval: ['text', column(({ key }) => key.credits?.refill?.interval ?? null)],
+            refill_amount: ['int8', column(({ key }) => key.credits?.refill?.amount ?? null)],
+            refill_day: ['int8', column(({ key }) => key.credits?.refill?.refillDay ?? null)],
+          }),
+        )
+        .select([
+          't.id',
+          eb.val(workspaceId).as('workspace_id'),
+          eb.val(target.apiId).as('api_id'),
+          't.hash',
+          sql.lit('').as('start'),
+          't.name',
+          't.identity_id',
+          sql`t.meta::jsonb`.as('meta'),
+          sql`timestamptz 'epoch' + t.expires_ms * interval '1 millisecond'`.as('expires_at'),
+          't.enabled',
+          't.remaining',
+          't.refill_interval',
+          't.refill_amount',
+          't.refill_day',
+          sql`case when t.refill_interval is not null then now() end`.as('last_refill_at'),
+          eb.val(target.migrationId).as('pending_migration_id'),
+          sql`now()`.as('created_at'),
+        ]),
+    )
+    .onConflict((oc) => oc.column('hash').doNothing())
+    .returning('id')
+    .execute();
   const insertedIds = new Set(inserted.map((row) => row.id));
   const done = keys.filter((key) => insertedIds.has(key.id));
 
@@ -128,34 +165,68 @@ async function insertImportedKeys(
   const limits = done.flatMap(({ id, key }) =>
     (key.ratelimits ?? []).map((limit) => ({ id: newId('ratelimit'), keyId: id, ...limit })),
   );
+  const db = typed(tx);
   if (roleLinks.length > 0) {
-    await rows(
-      tx,
-      sql`
-        insert into keys_roles (key_id, role_id, created_at)
-        select t."keyId", t."roleId", now() from jsonb_to_recordset(${JSON.stringify(roleLinks)}::jsonb)
-          as t("keyId" text, "roleId" text)`,
-    );
+    await db
+      .insertInto('keys_roles')
+      .columns(['key_id', 'role_id', 'created_at'])
+      .expression((eb) =>
+        eb
+          .selectFrom(
+            unnestAs('t', {
+              key_id: ['text', roleLinks.map((link) => link.keyId)],
+              role_id: ['text', roleLinks.map((link) => link.roleId)],
+            }),
+          )
+          .select(['t.key_id', 't.role_id', sql<Date>`now()`.as('created_at')]),
+      )
+      .execute();
     await requireKeyRolesWithinLimit(tx, [...new Set(roleLinks.map((link) => link.keyId))]);
   }
   if (permissionLinks.length > 0) {
-    await rows(
-      tx,
-      sql`
-        insert into keys_permissions (key_id, permission_id, created_at)
-        select t."keyId", t."permissionId", now() from jsonb_to_recordset(${JSON.stringify(permissionLinks)}::jsonb)
-          as t("keyId" text, "permissionId" text)`,
-    );
+    await db
+      .insertInto('keys_permissions')
+      .columns(['key_id', 'permission_id', 'created_at'])
+      .expression((eb) =>
+        eb
+          .selectFrom(
+            unnestAs('t', {
+              key_id: ['text', permissionLinks.map((link) => link.keyId)],
+              permission_id: ['text', permissionLinks.map((link) => link.permissionId)],
+            }),
+          )
+          .select(['t.key_id', 't.permission_id', sql<Date>`now()`.as('created_at')]),
+      )
+      .execute();
   }
   if (limits.length > 0) {
-    await rows(
-      tx,
-      sql`
-        insert into ratelimits (id, workspace_id, key_id, name, "limit", duration_ms, auto_apply, created_at)
-        select t.id, ${workspaceId}, t."keyId", t.name, t."limit", t."durationMs", t."autoApply", now()
-        from jsonb_to_recordset(${JSON.stringify(limits)}::jsonb)
-          as t(id text, "keyId" text, name text, "limit" int, "durationMs" bigint, "autoApply" boolean)`,
-    );
+    await db
+      .insertInto('ratelimits')
+      .columns(['id', 'workspace_id', 'key_id', 'name', 'limit', 'duration_ms', 'auto_apply', 'created_at'])
+      .expression((eb) =>
+        eb
+          .selectFrom(
+            unnestAs('t', {
+              id: ['text', limits.map((limit) => limit.id)],
+              key_id: ['text', limits.map((limit) => limit.keyId)],
+              name: ['text', limits.map((limit) => limit.name)],
+              limit: ['int8', limits.map((limit) => limit.limit)],
+              duration_ms: ['int8', limits.map((limit) => limit.durationMs)],
+              auto_apply: ['bool', limits.map((limit) => limit.autoApply ?? null)],
+            }),
+          )
+          .select([
+            't.id',
+            eb.val(workspaceId).as('workspace_id'),
+            't.key_id',
+            't.name',
+            't.limit',
+            't.duration_ms',
+            't.auto_apply',
+            sql<Date>`now()`.as('created_at'),
+          ]),
+      )
+      .execute();
   }
   // A node may have cached these hashes as unknown.
   if (done.length > 0) {

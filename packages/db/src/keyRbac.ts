@@ -1,6 +1,6 @@
 import type { ChangeLog, Invalidation } from '@keyplane/caches';
 import { MAX_KEY_PERMISSIONS, MAX_KEY_ROLES, newId } from '@keyplane/core';
-import type { Selectable } from 'kysely';
+import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import type { Database } from './entities/database.ts';
 import { RowNotFound } from './errors.ts';
 import { directPermissionSlugsOf, roleNamesOf, rolePermissionsOf } from './keyFragments.ts';
@@ -12,7 +12,7 @@ import {
   requireKeyRolesWithinLimit,
   requireWithinLimit,
 } from './limits.ts';
-import { type EntityManager, rows, sql, typed } from './sql.ts';
+import { type EntityManager, sql, typed, unnestAs } from './sql.ts';
 
 export interface PermissionRecord {
   id: string;
@@ -107,15 +107,17 @@ export async function ensureRoles(
   const unique = [...new Set(names)].sort();
   const ids = unique.map(() => newId('role'));
   await lockWorkspaceBounds(em, workspaceId);
-  // Raw, as in ensurePermissions.
-  const created = await rows(
-    em,
-    sql`
-      insert into roles (id, workspace_id, name, created_at)
-      select id, ${workspaceId}, name, now() from unnest(${ids}::text[], ${unique}::text[]) as t(id, name)
-      on conflict (workspace_id, name) do nothing
-      returning id`,
-  );
+  const created = await typed(em)
+    .insertInto('roles')
+    .columns(['id', 'workspace_id', 'name', 'created_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom(unnestAs('t', { id: ['text', ids], name: ['text', unique] }))
+        .select(['t.id', eb.val(workspaceId).as('workspace_id'), 't.name', sql<Date>`now()`.as('created_at')]),
+    )
+    .onConflict((oc) => oc.columns(['workspace_id', 'name']).doNothing())
+    .returning('id')
+    .execute();
   if (created.length > 0) requireWithinLimit('roles', limit, await countRoles(em, workspaceId), created.length);
   const found = await typed(em)
     .selectFrom('roles')
@@ -163,13 +165,13 @@ export async function linkKey(
 ): Promise<void> {
   const added = await applyLinks(em, links, keyId, operation, ids);
   if (added === 0) return;
-  const { table, owner } = LINK_TABLES[links];
-  const [counted] = await rows<{ total: number }>(
-    em,
-    sql`select count(*)::int as total from ${sql.table(table)} where ${sql.ref(owner)} = ${keyId}`,
-  );
+  const counted = await typed(em)
+    .selectFrom(LINK_TABLES[links].table)
+    .select(sql<number>`count(*)::int`.as('total'))
+    .where('key_id', '=', keyId)
+    .executeTakeFirstOrThrow();
   const { resource, limit } = KEY_LINK_LIMITS[links];
-  requireWithinLimit(resource, limit, counted?.total ?? 0, added);
+  requireWithinLimit(resource, limit, counted.total, added);
   if (links === 'roles') await requireKeyRolesWithinLimit(em, [keyId]);
 }
 
@@ -184,7 +186,31 @@ export async function linkRole(
   if (added > 0) await requireHoldersWithinLimit(em, roleId);
 }
 
-// Raw: one statement shape for the three link tables, named at run time, and the insert is set-based.
+/** Inserts `links` rows (owner, linked id, created_at), skipping those that exist; how many it inserted. */
+async function insertLinks(
+  db: Kysely<Database>,
+  links: keyof typeof LINK_TABLES,
+  linked: SelectQueryBuilder<Database, never, unknown>,
+): Promise<number> {
+  const insert = () => {
+    switch (links) {
+      case 'permissions':
+        return db.insertInto('keys_permissions').columns(['key_id', 'permission_id', 'created_at']).expression(linked);
+      case 'roles':
+        return db.insertInto('keys_roles').columns(['key_id', 'role_id', 'created_at']).expression(linked);
+      case 'rolePermissions':
+        return db
+          .insertInto('roles_permissions')
+          .columns(['role_id', 'permission_id', 'created_at'])
+          .expression(linked);
+    }
+  };
+  const [inserted] = await insert()
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+  return Number(inserted?.numInsertedOrUpdatedRows ?? 0n);
+}
+
 async function applyLinks(
   em: EntityManager,
   links: keyof typeof LINK_TABLES,
@@ -192,28 +218,27 @@ async function applyLinks(
   operation: LinkOperation,
   ids: string[],
 ): Promise<number> {
-  const table = sql.table(LINK_TABLES[links].table);
-  const owner = sql.ref(LINK_TABLES[links].owner);
-  const column = sql.ref(LINK_TABLES[links].column);
+  const { table, owner, column } = LINK_TABLES[links];
+  const db = typed(em);
   if (operation !== 'add') {
     // remove drops the given links; set drops every link not in the new set.
-    await rows(
-      em,
-      sql`
-        delete from ${table} where ${owner} = ${ownerId}
-        and ${operation === 'remove' ? sql`` : sql`not`} (${column} = any(${ids}::text[]))`,
-    );
+    await db
+      .deleteFrom(table)
+      .where(owner, '=', ownerId)
+      .where((eb) => {
+        const given = eb(column, '=', eb.fn.any(eb.val(ids)));
+        return operation === 'remove' ? given : eb.not(given);
+      })
+      .execute();
   }
   if (operation === 'remove' || ids.length === 0) return 0;
-  const added = await rows(
-    em,
-    sql`
-      insert into ${table} (${owner}, ${column}, created_at)
-      select ${ownerId}, id, now() from unnest(${ids}::text[]) as t(id)
-      on conflict do nothing
-      returning 1`,
+  return insertLinks(
+    db,
+    links,
+    db
+      .selectFrom(unnestAs('t', { id: ['text', ids] }))
+      .select([sql.val(ownerId).as('owner_id'), 't.id', sql<Date>`now()`.as('created_at')]),
   );
-  return added.length;
 }
 
 export type PermissionRow = Pick<Selectable<Database['permissions']>, 'id' | 'name' | 'slug' | 'description'>;

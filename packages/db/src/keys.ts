@@ -3,7 +3,7 @@ import { type KeyCreationStore, type NewKey, newId, type WorkspaceLimits } from 
 import { findApi } from './apis.ts';
 import { RowNotFound } from './errors.ts';
 import { lockWorkspaceBounds, requireKeyRolesWithinLimit, requireWithinLimit } from './limits.ts';
-import { type EntityManager, rows, sql, typed } from './sql.ts';
+import { type EntityManager, sql, typed, unnestAs } from './sql.ts';
 import { vaultStore } from './vault.ts';
 import { enqueueKeyEvent } from './webhooks.ts';
 
@@ -150,15 +150,23 @@ export async function ensurePermissions(
   if (existing.length === unique.length) return existing.map((permission) => permission.id);
   await lockWorkspaceBounds(em, workspaceId);
   const ids = unique.map(() => newId('permission'));
-  // Raw: one statement and two array parameters for any number of slugs.
-  const created = await rows(
-    em,
-    sql`
-      insert into permissions (id, workspace_id, name, slug, created_at)
-      select id, ${workspaceId}, slug, slug, now() from unnest(${ids}::text[], ${unique}::text[]) as t(id, slug)
-      on conflict (workspace_id, slug) do nothing
-      returning id`,
-  );
+  const created = await typed(em)
+    .insertInto('permissions')
+    .columns(['id', 'workspace_id', 'name', 'slug', 'created_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom(unnestAs('t', { id: ['text', ids], slug: ['text', unique] }))
+        .select([
+          't.id',
+          eb.val(workspaceId).as('workspace_id'),
+          't.slug as name',
+          't.slug',
+          sql<Date>`now()`.as('created_at'),
+        ]),
+    )
+    .onConflict((oc) => oc.columns(['workspace_id', 'slug']).doNothing())
+    .returning('id')
+    .execute();
   if (created.length > 0) {
     requireWithinLimit('permissions', limit, await countPermissions(em, workspaceId), created.length);
   }
@@ -208,14 +216,16 @@ export async function ensureIdentities(
   for (let round = 0; round < 3 && resolved.size < unique.length; round++) {
     const missing = unique.filter((externalId) => !resolved.has(externalId));
     const ids = missing.map(() => newId('identity'));
-    // Raw, as in ensurePermissions.
-    await rows(
-      em,
-      sql`
-        insert into identities (id, workspace_id, external_id, created_at)
-        select id, ${workspaceId}, external_id, now() from unnest(${ids}::text[], ${missing}::text[]) as t(id, external_id)
-        on conflict (workspace_id, external_id) where deleted_at is null do nothing`,
-    );
+    await typed(em)
+      .insertInto('identities')
+      .columns(['id', 'workspace_id', 'external_id', 'created_at'])
+      .expression((eb) =>
+        eb
+          .selectFrom(unnestAs('t', { id: ['text', ids], external_id: ['text', missing] }))
+          .select(['t.id', eb.val(workspaceId).as('workspace_id'), 't.external_id', sql<Date>`now()`.as('created_at')]),
+      )
+      .onConflict((oc) => oc.columns(['workspace_id', 'external_id']).where('deleted_at', 'is', null).doNothing())
+      .execute();
     const found = await typed(em)
       .selectFrom('identities')
       .select(['id', 'external_id'])

@@ -1,6 +1,6 @@
 import { type LimitedResource, MAX_KEY_ROLE_PERMISSIONS } from '@keyplane/core';
 import { LimitReached } from './errors.ts';
-import { type EntityManager, rows, sql } from './sql.ts';
+import { type EntityManager, rows, sql, typed } from './sql.ts';
 
 /** Names the advisory locks of workspace bounds (any constant no other lock of ours uses). */
 const BOUNDS_LOCK = 0x6b706c01;
@@ -14,6 +14,7 @@ const BOUNDS_LOCK = 0x6b706c01;
  * hash merely take turns.
  */
 export async function lockWorkspaceBounds(tx: EntityManager, workspaceId: string): Promise<void> {
+  // Raw: an advisory lock, which the builder has no word for.
   await rows(tx, sql`select pg_advisory_xact_lock(${BOUNDS_LOCK}::int, hashtext(${workspaceId}))`);
 }
 
@@ -32,14 +33,15 @@ export function requireWithinLimit(resource: LimitedResource, limit: number, cou
  */
 export async function requireKeyRolesWithinLimit(em: EntityManager, keyIds: readonly string[]): Promise<void> {
   if (keyIds.length === 0) return;
-  const [over] = await rows(
-    em,
-    sql`
-      select kr.key_id from keys_roles kr join roles_permissions rp on rp.role_id = kr.role_id
-      where kr.key_id = any(${[...keyIds]}::text[])
-      group by kr.key_id having count(*) > ${MAX_KEY_ROLE_PERMISSIONS}
-      limit 1`,
-  );
+  const over = await typed(em)
+    .selectFrom('keys_roles as kr')
+    .innerJoin('roles_permissions as rp', 'rp.role_id', 'kr.role_id')
+    .select('kr.key_id')
+    .where((eb) => eb('kr.key_id', '=', eb.fn.any(eb.val([...keyIds]))))
+    .groupBy('kr.key_id')
+    .having((eb) => eb.fn.countAll(), '>', MAX_KEY_ROLE_PERMISSIONS)
+    .limit(1)
+    .executeTakeFirst();
   if (over) throw new LimitReached('keyRolePermissions', MAX_KEY_ROLE_PERMISSIONS);
 }
 
@@ -49,15 +51,15 @@ export async function requireKeyRolesWithinLimit(em: EntityManager, keyIds: read
  * keys holding the role, which only a change to a role's permissions pays.
  */
 export async function requireHoldersWithinLimit(em: EntityManager, roleId: string): Promise<void> {
-  const [over] = await rows(
-    em,
-    sql`
-      select holder.key_id from keys_roles holder
-      join keys_roles kr on kr.key_id = holder.key_id
-      join roles_permissions rp on rp.role_id = kr.role_id
-      where holder.role_id = ${roleId}
-      group by holder.key_id having count(*) > ${MAX_KEY_ROLE_PERMISSIONS}
-      limit 1`,
-  );
+  const over = await typed(em)
+    .selectFrom('keys_roles as holder')
+    .innerJoin('keys_roles as kr', 'kr.key_id', 'holder.key_id')
+    .innerJoin('roles_permissions as rp', 'rp.role_id', 'kr.role_id')
+    .select('holder.key_id')
+    .where('holder.role_id', '=', roleId)
+    .groupBy('holder.key_id')
+    .having((eb) => eb.fn.countAll(), '>', MAX_KEY_ROLE_PERMISSIONS)
+    .limit(1)
+    .executeTakeFirst();
   if (over) throw new LimitReached('keyRolePermissions', MAX_KEY_ROLE_PERMISSIONS);
 }

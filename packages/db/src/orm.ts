@@ -56,6 +56,7 @@ export async function migrate(orm: Orm): Promise<void> {
   const lock = new pg.Client({ connectionString: orm.config.get('clientUrl'), application_name: 'keyplane_migrate' });
   await lock.connect();
   try {
+    // Raw: a session advisory lock on a connection of its own (see above).
     await lock.query('select pg_advisory_lock($1::bigint)', [MIGRATION_LOCK]);
     await orm.migrator.up();
   } finally {
@@ -79,6 +80,7 @@ const UNDEFINED_TABLE = '42P01';
 export async function pendingMigrations(orm: Orm): Promise<string[]> {
   let executed: { name: string }[];
   try {
+    // Raw: the migrator's own table, which no entity defines.
     executed = await orm.em.fork().getConnection().execute<{ name: string }[]>('select name from mikro_orm_migrations');
   } catch (error) {
     if ((error as { code?: string }).code === UNDEFINED_TABLE) return [...MIGRATIONS];

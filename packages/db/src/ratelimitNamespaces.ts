@@ -6,6 +6,9 @@ import {
   type RatelimitOverrideRule,
   WILDCARD,
 } from '@keyplane/core';
+import type { Selectable } from 'kysely';
+import { jsonArrayFrom } from 'kysely/helpers/postgres';
+import type { Database } from './entities/database.ts';
 import { lockWorkspaceBounds, requireWithinLimit } from './limits.ts';
 import { amongIds, containsAny, type PageQuery, startingAt } from './listing.ts';
 import { namedBy } from './lookup.ts';
@@ -49,13 +52,9 @@ export async function findRatelimitNamespace(
         'n.id',
         'n.name',
         'n.deleted_at',
-        liveOverrides()
-          .where(isPattern)
-          .select(
-            sql<RatelimitOverrideRow[]>`coalesce(json_agg(json_build_object('id', o.id, 'identifier', o.identifier,
-              'limit', o."limit", 'duration_ms', o.duration_ms) order by o.id), '[]'::json)`.as('patterns'),
-          )
-          .as('patterns'),
+        jsonArrayFrom(
+          liveOverrides().where(isPattern).select(['o.id', 'o.identifier', 'o.limit', 'o.duration_ms']).orderBy('o.id'),
+        ).as('patterns'),
         liveOverrides()
           .where(sql<boolean>`not ${isPattern}`)
           .select(sql<number>`count(*)::int`.as('exact'))
@@ -69,17 +68,15 @@ export async function findRatelimitNamespace(
     id: found.id,
     name: found.name,
     deleted: found.deleted_at !== null,
-    patternOverrides: compilePatternOverrides((found.patterns ?? []).map(overrideRule)),
+    patternOverrides: compilePatternOverrides(found.patterns.map(overrideRule)),
     exactOverrides: found.exact ?? 0,
   };
 }
 
-interface RatelimitOverrideRow {
-  id: string;
-  identifier: string;
-  limit: number;
-  duration_ms: number;
-}
+type RatelimitOverrideRow = Pick<
+  Selectable<Database['ratelimit_overrides']>,
+  'id' | 'identifier' | 'limit' | 'duration_ms'
+>;
 
 const overrideRule = (row: RatelimitOverrideRow): RatelimitOverrideRule => ({
   id: row.id,

@@ -1,7 +1,7 @@
 import type { ChangeLog } from '@keyplane/caches';
 import type { RootKeyChangeStore, RootKeyStore } from '@keyplane/core';
 import { budgetedPageLength, type ChosenPage, type PageQuery, startingAt } from './listing.ts';
-import { type EntityManager, rows, sql, typed, unixMs } from './sql.ts';
+import { type EntityManager, sql, typed, unixMs, unnestAs } from './sql.ts';
 import { enqueueWebhookEvent } from './webhooks.ts';
 
 /** Root keys stored as core issues them, on the caller's transaction. */
@@ -120,13 +120,12 @@ export function rootKeyChangeStore(tx: EntityManager, changeLog: ChangeLog): Roo
 /** Records the latest use of each root key (unix ms), never moving one back. */
 export async function recordRootKeyUses(em: EntityManager, uses: ReadonlyMap<string, number>): Promise<void> {
   // One set-based statement for the whole batch of uses.
-  await rows(
-    em,
-    sql`
-      update root_keys r set last_used_at = greatest(r.last_used_at, to_timestamp(u.time / 1000.0))
-      from unnest(${[...uses.keys()]}::text[], ${[...uses.values()]}::float8[]) as u(id, time)
-      where r.id = u.id`,
-  );
+  await typed(em)
+    .updateTable('root_keys as r')
+    .from(unnestAs('u', { id: ['text', [...uses.keys()]], time: ['float8', [...uses.values()]] }))
+    .set({ last_used_at: sql<Date>`greatest(r.last_used_at, to_timestamp(u.time / 1000.0))` })
+    .whereRef('r.id', '=', 'u.id')
+    .execute();
 }
 
 export interface RootKeyListing {

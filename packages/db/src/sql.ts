@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Kysely, RawBuilder } from 'kysely';
+import type { AliasedRawBuilder, Kysely, RawBuilder } from 'kysely';
 import { sql } from 'kysely';
 import type { Database } from './entities/database.ts';
 
@@ -10,7 +10,8 @@ export { sql };
  * Typed queries on the entity manager's connection (inside its transaction, if one is open): tables
  * and columns as the entities define them, values converted as the entities type them (timestamps
  * as Dates, bigints as numbers). Raw `sql` is kept for what the builder cannot say or where a
- * statement earns its hand-written form (locking, set-based writes, the credit spend).
+ * statement earns its hand-written form (locks, COPY, partition DDL, the credit spend); set-based
+ * writes take their arrays through {@link unnestAs}.
  * Results are converted by column name: a column selected under a name of its own (`as …`) comes
  * back as the driver gives it, a timestamp as a string, whatever its type says.
  */
@@ -25,6 +26,30 @@ export function typed(em: EntityManager): Kysely<Database> {
 export async function rows<TRow>(em: EntityManager, statement: RawBuilder<TRow>): Promise<TRow[]> {
   const result = await statement.execute(em.getKysely());
   return result.rows;
+}
+
+/** The array element types {@link unnestAs} takes, and what each holds. */
+interface ArrayElements {
+  text: string | null;
+  int8: number | null;
+  float8: number | null;
+  bool: boolean | null;
+}
+
+/**
+ * Parallel arrays as the rows of a typed query's `from` (`unnest(…) as alias(columns)`), each column
+ * given as its element type and its values (or an array literal, see arrayLiterals.ts): one bind
+ * parameter per column however many rows, so a set-based write has one statement for any batch.
+ */
+export function unnestAs<A extends string, C extends Record<string, readonly [keyof ArrayElements, unknown]>>(
+  alias: A,
+  columns: C,
+): AliasedRawBuilder<{ [K in keyof C]: ArrayElements[C[K][0]] }, A> {
+  const names = Object.keys(columns);
+  const arrays = Object.values(columns).map(([type, values]) => sql`${values}::${sql.raw(type)}[]`);
+  return sql<{ [K in keyof C]: ArrayElements[C[K][0]] }>`unnest(${sql.join(arrays)})`.as<A>(
+    sql`${sql.id(alias)}(${sql.join(names.map((name) => sql.id(name)))})`,
+  );
 }
 
 /**

@@ -1,6 +1,9 @@
 import { newId } from '@keyplane/core';
+import type { Selectable } from 'kysely';
+import { jsonArrayFrom } from 'kysely/helpers/postgres';
+import type { Database } from './entities/database.ts';
 import { amongIds, type PageQuery, startingAt } from './listing.ts';
-import { type EntityManager, epochMs, rows, sql } from './sql.ts';
+import { type EntityManager, rows, sql, typed, unixMs } from './sql.ts';
 
 /** What a change tells the outbox (docs/webhooks.md): written in the change's own transaction. */
 export interface WebhookEventEntry {
@@ -17,10 +20,18 @@ export interface WebhookEventEntry {
  * in `tx`: it exists exactly when the change does. Writes nothing when no endpoint wants it.
  */
 export async function enqueueWebhookEvent(tx: EntityManager, entry: WebhookEventEntry): Promise<void> {
-  await rows(
-    tx,
-    sql`select keyplane_enqueue_webhook_event(${entry.workspaceId}, ${entry.type}, ${entry.apiId}, ${JSON.stringify(entry.data)}::jsonb)`,
-  );
+  await typed(tx)
+    .selectNoFrom((eb) =>
+      eb
+        .fn<void>('keyplane_enqueue_webhook_event', [
+          eb.val(entry.workspaceId),
+          eb.val(entry.type),
+          eb.val(entry.apiId),
+          sql`${JSON.stringify(entry.data)}::jsonb`,
+        ])
+        .as('enqueued'),
+    )
+    .execute();
 }
 
 /**
@@ -35,6 +46,7 @@ export async function enqueueTestEvent(
   data: Record<string, unknown>,
 ): Promise<boolean> {
   const eventId = newId('webhookEvent');
+  // Raw: the endpoint's KEY SHARE lock and both inserts in one statement.
   const written = await rows(
     tx,
     sql`with endpoint as (
@@ -74,26 +86,23 @@ export interface WebhookEndpointRecord {
   updatedAt: number | null;
 }
 
-interface EndpointRow {
-  id: string;
-  url: string;
-  description: string | null;
-  event_types: string[];
-  api_ids: string[] | null;
-  enabled: boolean;
-  disabled_reason: string | null;
-  failing_since: number | null;
-  credits_low_threshold: number | null;
-  credits_low_percent: number | null;
-  expiring_notice_ms: string;
-  created_at: number;
-  updated_at: number | null;
-}
+const endpointColumns = [
+  'id',
+  'url',
+  'description',
+  'event_types',
+  'api_ids',
+  'enabled',
+  'disabled_reason',
+  'failing_since',
+  'credits_low_threshold',
+  'credits_low_percent',
+  'expiring_notice_ms',
+  'created_at',
+  'updated_at',
+] as const;
 
-// Times as unix ms: raw statements get timestamps back as strings.
-const ENDPOINT_COLUMNS = sql`id, url, description, event_types, api_ids, enabled, disabled_reason,
-  ${epochMs('failing_since')} as failing_since, credits_low_threshold, credits_low_percent, expiring_notice_ms,
-  ${epochMs('created_at')} as created_at, ${epochMs('updated_at')} as updated_at`;
+type EndpointRow = Pick<Selectable<Database['webhook_endpoints']>, (typeof endpointColumns)[number]>;
 
 function endpointRecord(row: EndpointRow): WebhookEndpointRecord {
   return {
@@ -104,12 +113,12 @@ function endpointRecord(row: EndpointRow): WebhookEndpointRecord {
     apiIds: row.api_ids,
     enabled: row.enabled,
     disabledReason: row.disabled_reason,
-    failingSince: row.failing_since,
+    failingSince: unixMs(row.failing_since),
     creditsLowThreshold: row.credits_low_threshold,
     creditsLowPercent: row.credits_low_percent,
-    expiringNoticeMs: Number(row.expiring_notice_ms),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
+    expiringNoticeMs: row.expiring_notice_ms,
+    createdAt: row.created_at.getTime(),
+    updatedAt: unixMs(row.updated_at),
   };
 }
 
@@ -137,17 +146,33 @@ export async function createWebhookEndpoint(
   maxEndpoints: number,
 ): Promise<WebhookEndpointRecord | undefined> {
   return em.transactional(async (tx) => {
+    // Raw: an advisory lock, named by the workspace, that no row of it holds.
     await rows(tx, sql`select pg_advisory_xact_lock(hashtextextended(${`webhook_endpoints:${workspaceId}`}, 0))`);
-    const [row] = await rows<EndpointRow>(
-      tx,
-      sql`insert into webhook_endpoints (id, workspace_id, url, description, event_types, api_ids, secret, enabled,
-            credits_low_threshold, credits_low_percent, expiring_notice_ms, created_at)
-          select ${newId('webhookEndpoint')}, ${workspaceId}, ${settings.url}, ${settings.description},
-            ${settings.eventTypes}::text[], ${settings.apiIds}::text[], ${secret}, ${settings.enabled},
-            ${settings.creditsLowThreshold}, ${settings.creditsLowPercent}, ${settings.expiringNoticeMs}, now()
-          where (select count(*) from webhook_endpoints where workspace_id = ${workspaceId}) < ${maxEndpoints}
-          returning ${ENDPOINT_COLUMNS}`,
-    );
+    const db = typed(tx);
+    const counted = await db
+      .selectFrom('webhook_endpoints')
+      .select(sql<number>`count(*)::int`.as('total'))
+      .where('workspace_id', '=', workspaceId)
+      .executeTakeFirstOrThrow();
+    if (counted.total >= maxEndpoints) return undefined;
+    const row = await db
+      .insertInto('webhook_endpoints')
+      .values({
+        id: newId('webhookEndpoint'),
+        workspace_id: workspaceId,
+        url: settings.url,
+        description: settings.description,
+        event_types: settings.eventTypes,
+        api_ids: settings.apiIds,
+        secret,
+        enabled: settings.enabled,
+        credits_low_threshold: settings.creditsLowThreshold,
+        credits_low_percent: settings.creditsLowPercent,
+        expiring_notice_ms: settings.expiringNoticeMs,
+        created_at: sql<Date>`now()`,
+      })
+      .returning(endpointColumns)
+      .executeTakeFirstOrThrow();
     return row && endpointRecord(row);
   });
 }
@@ -158,12 +183,15 @@ export async function listWebhookEndpoints(
   workspaceId: string,
   query: PageQuery,
 ): Promise<WebhookEndpointRecord[]> {
-  const found = await rows<EndpointRow>(
-    em,
-    sql`select ${ENDPOINT_COLUMNS} from webhook_endpoints
-         where workspace_id = ${workspaceId} and ${startingAt('id', query.fromId)} and ${amongIds('id', query.ids)}
-         order by id limit ${query.count}`,
-  );
+  const found = await typed(em)
+    .selectFrom('webhook_endpoints')
+    .select(endpointColumns)
+    .where('workspace_id', '=', workspaceId)
+    .where(startingAt('id', query.fromId))
+    .where(amongIds('id', query.ids))
+    .orderBy('id')
+    .limit(query.count)
+    .execute();
   return found.map(endpointRecord);
 }
 
@@ -172,10 +200,12 @@ export async function findWebhookEndpoint(
   workspaceId: string,
   endpointId: string,
 ): Promise<WebhookEndpointRecord | undefined> {
-  const [row] = await rows<EndpointRow>(
-    em,
-    sql`select ${ENDPOINT_COLUMNS} from webhook_endpoints where workspace_id = ${workspaceId} and id = ${endpointId}`,
-  );
+  const row = await typed(em)
+    .selectFrom('webhook_endpoints')
+    .select(endpointColumns)
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', endpointId)
+    .executeTakeFirst();
   return row && endpointRecord(row);
 }
 
@@ -189,44 +219,46 @@ export async function updateWebhookEndpoint(
   endpointId: string,
   changes: Partial<WebhookEndpointSettings>,
 ): Promise<WebhookEndpointRecord | undefined> {
-  const set = (column: string, value: unknown, cast = '') =>
-    value === undefined ? sql.raw(column) : sql`${value}${sql.raw(cast)}`;
-  const [row] = await rows<EndpointRow>(
-    em,
-    sql`update webhook_endpoints set
-          url = ${set('url', changes.url)},
-          description = ${set('description', changes.description)},
-          event_types = ${set('event_types', changes.eventTypes, '::text[]')},
-          api_ids = ${set('api_ids', changes.apiIds, '::text[]')},
-          enabled = ${set('enabled', changes.enabled)},
-          disabled_reason = case when ${changes.enabled === true} then null else disabled_reason end,
-          failing_since = case when ${changes.enabled === true} then null else failing_since end,
-          credits_low_threshold = ${set('credits_low_threshold', changes.creditsLowThreshold)},
-          credits_low_percent = ${set('credits_low_percent', changes.creditsLowPercent)},
-          expiring_notice_ms = ${set('expiring_notice_ms', changes.expiringNoticeMs)},
-          updated_at = now()
-        where workspace_id = ${workspaceId} and id = ${endpointId}
-        returning ${ENDPOINT_COLUMNS}`,
-  );
+  const enabledAgain = changes.enabled === true ? { disabled_reason: null, failing_since: null } : {};
+  const row = await typed(em)
+    .updateTable('webhook_endpoints')
+    .set({
+      url: changes.url,
+      description: changes.description,
+      event_types: changes.eventTypes,
+      api_ids: changes.apiIds,
+      enabled: changes.enabled,
+      ...enabledAgain,
+      credits_low_threshold: changes.creditsLowThreshold,
+      credits_low_percent: changes.creditsLowPercent,
+      expiring_notice_ms: changes.expiringNoticeMs,
+      updated_at: sql<Date>`now()`,
+    })
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', endpointId)
+    .returning(endpointColumns)
+    .executeTakeFirst();
   return row && endpointRecord(row);
 }
 
 /** False when the workspace has no such endpoint. Its events' deliveries go with it. */
 export async function deleteWebhookEndpoint(em: EntityManager, workspaceId: string, endpointId: string) {
-  const deleted = await rows(
-    em,
-    sql`delete from webhook_endpoints where workspace_id = ${workspaceId} and id = ${endpointId} returning id`,
-  );
-  return deleted.length > 0;
+  const deleted = await typed(em)
+    .deleteFrom('webhook_endpoints')
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', endpointId)
+    .executeTakeFirst();
+  return deleted.numDeletedRows > 0n;
 }
 
 export async function setWebhookSecret(em: EntityManager, workspaceId: string, endpointId: string, secret: string) {
-  const updated = await rows(
-    em,
-    sql`update webhook_endpoints set secret = ${secret}, updated_at = now()
-        where workspace_id = ${workspaceId} and id = ${endpointId} returning id`,
-  );
-  return updated.length > 0;
+  const updated = await typed(em)
+    .updateTable('webhook_endpoints')
+    .set({ secret, updated_at: sql<Date>`now()` })
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', endpointId)
+    .executeTakeFirst();
+  return updated.numUpdatedRows > 0n;
 }
 
 export interface WebhookAttemptRecord {
@@ -250,56 +282,59 @@ export interface WebhookDeliveryRecord {
   completedAt: number | null;
 }
 
-interface DeliveryRow {
-  id: string;
-  endpoint_id: string;
-  event_id: string;
-  type: string;
-  payload: Record<string, unknown>;
-  state: WebhookDeliveryRecord['state'];
-  next_attempt_at: number;
-  created_at: number;
-  completed_at: number | null;
-  attempts: {
-    attemptedAt: string;
-    statusCode: number | null;
-    error: string | null;
-    responseBody: string | null;
-    durationMs: number;
-  }[];
-}
-
 /** Newest first; a page holds the deliveries with ids at or below the cursor. */
 export async function listWebhookDeliveries(
   em: EntityManager,
   workspaceId: string,
   query: { endpointId?: string; fromId?: string; count: number },
 ): Promise<WebhookDeliveryRecord[]> {
-  const found = await rows<DeliveryRow>(
-    em,
-    sql`select d.id, d.endpoint_id, d.event_id, e.type, e.payload, d.state, ${epochMs('d.next_attempt_at')} as next_attempt_at,
-               ${epochMs('d.created_at')} as created_at, ${epochMs('d.completed_at')} as completed_at,
-               coalesce((select jsonb_agg(jsonb_build_object('attemptedAt', a.attempted_at, 'statusCode', a.status_code,
-                           'error', a.error, 'responseBody', a.response_body, 'durationMs', a.duration_ms) order by a.id)
-                         from webhook_attempts a where a.delivery_id = d.id), '[]'::jsonb) as attempts
-          from webhook_deliveries d join webhook_events e on e.id = d.event_id
-         where d.workspace_id = ${workspaceId}
-           and (${query.endpointId ?? null}::text is null or d.endpoint_id = ${query.endpointId ?? null})
-           and (${query.fromId ?? null}::text is null or d.id <= ${query.fromId ?? null})
-         order by d.id desc
-         limit ${query.count}`,
-  );
+  let deliveries = typed(em)
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
+    .select((eb) => [
+      // Renamed: values are converted by column name, and the attempts' `id` is a number.
+      'd.id as deliveryId',
+      'd.endpoint_id',
+      'd.event_id',
+      'e.type',
+      'e.payload',
+      'd.state',
+      'd.next_attempt_at',
+      'd.created_at',
+      'd.completed_at',
+      jsonArrayFrom(
+        eb
+          .selectFrom('webhook_attempts as a')
+          .select([
+            'a.attempted_at as attemptedAt',
+            'a.status_code as statusCode',
+            'a.error',
+            'a.response_body as responseBody',
+            'a.duration_ms as durationMs',
+          ])
+          .whereRef('a.delivery_id', '=', 'd.id')
+          .orderBy('a.id'),
+      ).as('attempt_log'),
+    ])
+    .where('d.workspace_id', '=', workspaceId);
+  if (query.endpointId !== undefined) deliveries = deliveries.where('d.endpoint_id', '=', query.endpointId);
+  if (query.fromId !== undefined) deliveries = deliveries.where('d.id', '<=', query.fromId);
+  const found = await deliveries.orderBy('d.id', 'desc').limit(query.count).execute();
   return found.map((row) => ({
-    id: row.id,
+    id: row.deliveryId,
     endpointId: row.endpoint_id,
     eventId: row.event_id,
     eventType: row.type,
     payload: row.payload,
-    state: row.state,
-    attempts: row.attempts.map((attempt) => ({ ...attempt, attemptedAt: new Date(attempt.attemptedAt).getTime() })),
-    nextAttemptAt: row.state === 'pending' ? row.next_attempt_at : null,
-    createdAt: row.created_at,
-    completedAt: row.completed_at,
+    state: row.state as WebhookDeliveryRecord['state'],
+    attempts: row.attempt_log.map((attempt) => ({
+      ...attempt,
+      durationMs: Number(attempt.durationMs),
+      attemptedAt: new Date(attempt.attemptedAt).getTime(),
+    })),
+    nextAttemptAt: row.state === 'pending' ? row.next_attempt_at.getTime() : null,
+    createdAt: row.created_at.getTime(),
+    completedAt: unixMs(row.completed_at),
   }));
 }
 
@@ -309,10 +344,12 @@ export async function findWebhookDelivery(
   workspaceId: string,
   deliveryId: string,
 ): Promise<{ id: string; endpointId: string } | undefined> {
-  const [row] = await rows<{ id: string; endpoint_id: string }>(
-    em,
-    sql`select id, endpoint_id from webhook_deliveries where workspace_id = ${workspaceId} and id = ${deliveryId}`,
-  );
+  const row = await typed(em)
+    .selectFrom('webhook_deliveries')
+    .select(['id', 'endpoint_id'])
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', deliveryId)
+    .executeTakeFirst();
   return row && { id: row.id, endpointId: row.endpoint_id };
 }
 
@@ -322,13 +359,27 @@ export async function redeliverWebhook(
   workspaceId: string,
   deliveryId: string,
 ): Promise<string | undefined> {
-  const [created] = await rows<{ id: string }>(
-    em,
-    sql`insert into webhook_deliveries (id, event_id, endpoint_id, workspace_id, state, attempts, next_attempt_at, created_at)
-        select ${newId('webhookDelivery')}, event_id, endpoint_id, workspace_id, 'pending', 0, now(), now()
-          from webhook_deliveries where workspace_id = ${workspaceId} and id = ${deliveryId}
-        returning id`,
-  );
+  const created = await typed(em)
+    .insertInto('webhook_deliveries')
+    .columns(['id', 'event_id', 'endpoint_id', 'workspace_id', 'state', 'attempts', 'next_attempt_at', 'created_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('webhook_deliveries')
+        .select([
+          eb.val(newId('webhookDelivery')).as('id'),
+          'event_id',
+          'endpoint_id',
+          'workspace_id',
+          sql.lit('pending').as('state'),
+          eb.lit(0).as('attempts'),
+          sql<Date>`now()`.as('next_attempt_at'),
+          sql<Date>`now()`.as('created_at'),
+        ])
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', deliveryId),
+    )
+    .returning('id')
+    .executeTakeFirst();
   return created?.id;
 }
 
@@ -356,8 +407,18 @@ export async function enqueueCreditCrossings(
   refillAmount: number | null,
 ): Promise<void> {
   if (before === null || after === null || after >= before) return;
-  await rows(
-    tx,
-    sql`select keyplane_credit_crossings(${key.workspaceId}, ${key.apiId}, ${key.id}, ${before}, ${after}, ${refillAmount})`,
-  );
+  await typed(tx)
+    .selectNoFrom((eb) =>
+      eb
+        .fn<void>('keyplane_credit_crossings', [
+          eb.val(key.workspaceId),
+          eb.val(key.apiId),
+          eb.val(key.id),
+          eb.val(before),
+          eb.val(after),
+          eb.val(refillAmount),
+        ])
+        .as('enqueued'),
+    )
+    .execute();
 }

@@ -19,7 +19,8 @@ export function workspaceStore(tx: EntityManager): WorkspaceStore {
         .execute();
     },
     async isEmpty() {
-      // Held until the transaction ends: a node starting at the same time waits, then sees this one's workspace.
+      // Raw: an advisory lock, held until the transaction ends: a node starting at the same time
+      // waits, then sees this one's workspace.
       await rows(tx, sql`select pg_advisory_xact_lock(${BOOTSTRAP_LOCK})`);
       const found = await typed(tx).selectFrom('workspaces').select('id').limit(1).executeTakeFirst();
       return found === undefined;

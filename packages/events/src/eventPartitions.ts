@@ -39,6 +39,7 @@ export async function createEventPartitions(orm: Orm, from: Date, to: Date): Pro
     const date = day.toISOString().slice(0, 10);
     for (const table of EVENT_TABLES) {
       // One transaction each, so a day that has to wait for its locks keeps none of the others waiting.
+      // Raw: partition DDL, in a database function (docs/decisions/0012-per-day-event-partitions.md).
       const [result] = await withPartitionLocks(orm, (tx) =>
         rows(tx, sql<{ created: boolean }>`select keyplane_create_event_partition(${table}, ${date}::date) as created`),
       );
@@ -50,6 +51,7 @@ export async function createEventPartitions(orm: Orm, from: Date, to: Date): Pro
 
 /** The day partitions of an event table, oldest first (the default partition is not one of them). */
 export async function eventPartitions(em: EntityManager, table: EventTable): Promise<EventPartition[]> {
+  // Raw: the catalog's list of partitions, which no entity defines.
   const children = await rows(
     em,
     sql<{ name: string }>`select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid
@@ -72,6 +74,7 @@ export async function dropExpiredEventPartitions(orm: Orm, table: EventTable, be
   const dropped: string[] = [];
   for (const partition of await eventPartitions(orm.em.fork(), table)) {
     if (partition.day.getTime() + DAY_MS > before.getTime()) break;
+    // Raw: partition DDL (docs/decisions/0012-per-day-event-partitions.md).
     await withPartitionLocks(orm, (tx) => rows(tx, sql`drop table if exists ${sql.table(partition.name)}`));
     dropped.push(partition.name);
   }
@@ -80,6 +83,7 @@ export async function dropExpiredEventPartitions(orm: Orm, table: EventTable, be
 
 function withPartitionLocks<T>(orm: Orm, work: (tx: EntityManager) => Promise<T>): Promise<T> {
   return orm.em.fork().transactional(async (tx) => {
+    // Raw: a setting for this transaction only.
     await rows(tx, sql`select set_config('lock_timeout', ${PARTITION_LOCK_TIMEOUT}, true)`);
     return work(tx);
   });

@@ -32,6 +32,7 @@ export async function eventTransaction<T>(orm: Orm, work: (tx: EventTransaction)
     em.setTransactionContext(transaction);
     return work({
       em,
+      // Raw: COPY, which the builder has no form for (docs/decisions/0007-copy-rows-off-heap.md).
       copyIn: (statement, rows) => pipeline(Readable.from(copyChunks(rows)), client.query(copyFrom(statement))),
     });
   });

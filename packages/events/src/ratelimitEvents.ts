@@ -181,6 +181,7 @@ async function writeCalls(tx: EventTransaction, { rows: batch, totals }: EventRo
   const texts = (key: 'workspaceId' | 'namespaceId' | 'identifier') =>
     textArrayLiteral(minutes.map((total) => total[key]));
   const scalars = (key: 'time' | 'passed' | 'count') => scalarArrayLiteral(minutes.map((total) => total[key]));
+  // Raw: one statement upserts every rollup (docs/decisions/0014-events-spooled-then-copied-in-batches.md).
   await rows(
     tx.em,
     sql`

@@ -49,7 +49,8 @@ async function deleteInBatches(
 ): Promise<number> {
   let total = 0;
   for (;;) {
-    // By ctid: the rollup tables have composite keys, and a TID scan is the cheapest way back to the rows.
+    // Raw: the table is named at run time, and rows are found again by ctid (the rollup tables have
+    // composite keys, and a TID scan is the cheapest way back to the rows).
     const [result] = await rows(
       orm.em.fork(),
       sql<{ deleted: number }>`

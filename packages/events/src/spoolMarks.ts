@@ -1,4 +1,4 @@
-import { type EntityManager, loadServerSecret, rows, scalarArrayLiteral, sql, typed } from '@keyplane/db';
+import { type EntityManager, loadServerSecret, scalarArrayLiteral, sql, typed, unnestAs } from '@keyplane/db';
 
 /** A run of consecutive spool positions, both ends included. */
 export type PositionRun = readonly [first: number, last: number];
@@ -23,13 +23,20 @@ export async function markWritten(tx: EntityManager, owner: string, positions: r
   const runs = positionRuns(positions);
   if (runs.length === 0) return;
   // One set-based statement, however many runs a batch of events marks.
-  await rows(
-    tx,
-    sql`insert into event_spool_marks (owner, first_position, last_position, created_at)
-        select ${owner}, first, last, now()
-        from unnest(${scalarArrayLiteral(runs.map(([first]) => first))}::int8[],
-                    ${scalarArrayLiteral(runs.map(([, last]) => last))}::int8[]) as t(first, last)`,
-  );
+  await typed(tx)
+    .insertInto('event_spool_marks')
+    .columns(['owner', 'first_position', 'last_position', 'created_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom(
+          unnestAs('t', {
+            first: ['int8', scalarArrayLiteral(runs.map(([first]) => first))],
+            last: ['int8', scalarArrayLiteral(runs.map(([, last]) => last))],
+          }),
+        )
+        .select([eb.val(owner).as('owner'), 't.first', 't.last', sql<Date>`now()`.as('created_at')]),
+    )
+    .execute();
 }
 
 /** The marked runs of `owner` that overlap positions `from` to `to`, in order. */

@@ -6,6 +6,7 @@ import {
   sql,
   textArrayLiteral,
   typed,
+  unnestAs,
 } from '@keyplane/db';
 import type { EventRows, EventTable } from './eventTable.ts';
 import {
@@ -172,6 +173,7 @@ async function writeVerifications(tx: EventTransaction, { rows: batch, totals }:
     textArrayLiteral(minutes.map((total) => total[key]));
   const numbers = (key: 'time' | 'count' | 'spentCredits' | 'latencySum') =>
     scalarArrayLiteral(minutes.map((total) => total[key]));
+  // Raw: one statement upserts every rollup (docs/decisions/0014-events-spooled-then-copied-in-batches.md).
   await rows(
     tx.em,
     sql`
@@ -187,14 +189,17 @@ async function writeVerifications(tx: EventTransaction, { rows: batch, totals }:
   );
   // Last, so the key rows (which credit spends lock too) are held only until the commit right after.
   // lastUsedAt comes from the same batch: approximate to the flush interval.
-  await rows(
-    tx.em,
-    sql`
-      update keys k set last_used_at = greatest(k.last_used_at, to_timestamp(u.time / 1000.0))
-      from unnest(${textArrayLiteral([...totals.lastUses.keys()])}::text[],
-                  ${scalarArrayLiteral([...totals.lastUses.values()])}::float8[]) as u(key_id, time)
-      where k.id = u.key_id`,
-  );
+  await typed(tx.em)
+    .updateTable('keys as k')
+    .from(
+      unnestAs('u', {
+        key_id: ['text', textArrayLiteral([...totals.lastUses.keys()])],
+        time: ['float8', scalarArrayLiteral([...totals.lastUses.values()])],
+      }),
+    )
+    .set({ last_used_at: sql<Date>`greatest(k.last_used_at, to_timestamp(u.time / 1000.0))` })
+    .whereRef('k.id', '=', 'u.key_id')
+    .execute();
 }
 
 /** Verifications, written to key_verifications and its rollups. */

@@ -1,4 +1,4 @@
-import { type EntityManager, rows, sql } from '@keyplane/db';
+import { type EntityManager, rows, sql, typed } from '@keyplane/db';
 
 /** A delivery a node has claimed, with what it needs to send it. */
 export interface ClaimedDelivery {
@@ -38,6 +38,7 @@ export interface ClaimOptions {
  * attempt's update of it; an endpoint being deleted is skipped.
  */
 export async function claimDueDeliveries(tx: EntityManager, options: ClaimOptions): Promise<ClaimedDelivery[]> {
+  // Raw: a recursive walk of the workspaces and locks taken with SKIP LOCKED.
   const claimed = await rows<{
     id: string;
     workspace_id: string;
@@ -102,12 +103,17 @@ export async function claimDueDeliveries(tx: EntityManager, options: ClaimOption
 
 /** Whether any delivery is due now (to an enabled endpoint). */
 export async function hasDueDeliveries(em: EntityManager): Promise<boolean> {
-  const found = await rows(
-    em,
-    sql`select 1 from webhook_deliveries d join webhook_endpoints ep on ep.id = d.endpoint_id
-         where d.state = 'pending' and d.next_attempt_at <= now() and ep.enabled limit 1`,
-  );
-  return found.length > 0;
+  const found = await typed(em)
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_endpoints as ep', 'ep.id', 'd.endpoint_id')
+    .select(sql.lit(1).as('due'))
+    // A literal, as the partial index on pending deliveries says it.
+    .where('d.state', '=', sql.lit('pending'))
+    .where('d.next_attempt_at', '<=', sql<Date>`now()`)
+    .where('ep.enabled', '=', true)
+    .limit(1)
+    .executeTakeFirst();
+  return found !== undefined;
 }
 
 export interface AttemptOutcome {
@@ -138,13 +144,11 @@ export async function recordDeliveryAttempt(
   delivery: ClaimedDelivery,
   outcome: AttemptOutcome,
 ): Promise<{ refused?: unknown }> {
-  await rows(tx, sql`savepoint record_attempt`);
   try {
-    await writeAttempt(tx, delivery, outcome);
-    await rows(tx, sql`release savepoint record_attempt`);
+    // A savepoint in the claiming transaction: a refused write rolls back to it, the claim stays.
+    await tx.transactional((savepoint) => writeAttempt(savepoint, delivery, outcome), { propagation: 'nested' });
     return {};
   } catch (refused) {
-    await rows(tx, sql`rollback to savepoint record_attempt`);
     await writeAttempt(tx, delivery, { ...outcome, error: ATTEMPT_NOT_RECORDED, responseBody: null });
     return { refused };
   }
@@ -153,37 +157,52 @@ export async function recordDeliveryAttempt(
 async function writeAttempt(tx: EntityManager, delivery: ClaimedDelivery, outcome: AttemptOutcome): Promise<void> {
   const state = outcome.succeeded ? 'succeeded' : outcome.retryAt === null ? 'failed' : 'pending';
   const retryAt = outcome.retryAt === null ? null : new Date(outcome.retryAt);
-  await rows(
-    tx,
-    sql`insert into webhook_attempts (delivery_id, attempted_at, status_code, error, response_body, duration_ms)
-        values (${delivery.id}, now(), ${outcome.statusCode}, ${outcome.error}, ${outcome.responseBody}, ${outcome.durationMs})`,
-  );
-  await rows(
-    tx,
-    sql`update webhook_deliveries
-           set state = ${state}, attempts = ${delivery.attempt},
-               next_attempt_at = coalesce(${retryAt}::timestamptz, next_attempt_at),
-               completed_at = case when ${state} = 'pending' then null else now() end
-         where id = ${delivery.id}`,
-  );
+  const db = typed(tx);
+  await db
+    .insertInto('webhook_attempts')
+    .values({
+      delivery_id: delivery.id,
+      attempted_at: sql<Date>`now()`,
+      status_code: outcome.statusCode,
+      error: outcome.error,
+      response_body: outcome.responseBody,
+      duration_ms: outcome.durationMs,
+    })
+    .execute();
+  await db
+    .updateTable('webhook_deliveries')
+    .set({
+      state,
+      attempts: delivery.attempt,
+      ...(retryAt === null ? {} : { next_attempt_at: retryAt }),
+      completed_at: state === 'pending' ? null : sql<Date>`now()`,
+    })
+    .where('id', '=', delivery.id)
+    .execute();
   if (outcome.succeeded) {
-    await rows(tx, sql`update webhook_endpoints set failing_since = null where id = ${delivery.endpointId}`);
+    await db
+      .updateTable('webhook_endpoints')
+      .set({ failing_since: null })
+      .where('id', '=', delivery.endpointId)
+      .execute();
     return;
   }
   const answer = outcome.statusCode === null ? (outcome.error ?? 'no answer') : `HTTP ${outcome.statusCode}`;
   const tooLong = sql`coalesce(failing_since, now()) <= now() - ${outcome.disableAfterMs} * interval '1 millisecond'`;
-  await rows(
-    tx,
-    sql`update webhook_endpoints
-           set failing_since = coalesce(failing_since, now()),
-               enabled = enabled and not (${tooLong}),
-               disabled_reason = case
-                 when enabled and ${tooLong}
-                 then 'Disabled after failing since ' || to_char(failing_since at time zone 'UTC', 'YYYY-MM-DD HH24:MI "UTC"')
-                      || ' without a success; the last attempt got: ' || ${answer}
-                 else disabled_reason end
-         where id = ${delivery.endpointId}`,
-  );
+  // Every expression reads the endpoint as it was before this update.
+  await db
+    .updateTable('webhook_endpoints')
+    .set({
+      failing_since: sql<Date>`coalesce(failing_since, now())`,
+      enabled: sql<boolean>`enabled and not (${tooLong})`,
+      disabled_reason: sql<string | null>`case
+        when enabled and ${tooLong}
+        then 'Disabled after failing since ' || to_char(failing_since at time zone 'UTC', 'YYYY-MM-DD HH24:MI "UTC"')
+             || ' without a success; the last attempt got: ' || ${answer}
+        else disabled_reason end`,
+    })
+    .where('id', '=', delivery.endpointId)
+    .execute();
 }
 
 /**
@@ -192,6 +211,7 @@ async function writeAttempt(tx: EntityManager, delivery: ClaimedDelivery, outcom
  * given a new expiry is announced again). Idempotent, so every node may run it.
  */
 export async function enqueueDueExpiryEvents(em: EntityManager): Promise<number> {
+  // Raw: the notices and their events in one statement (a writing CTE), so each is sent once.
   const [result] = await rows<{ count: string }>(
     em,
     sql`with candidates as (

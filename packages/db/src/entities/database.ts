@@ -29,6 +29,13 @@ import type { RolePermissionSchema } from './RolePermission.ts';
 import type { RootKeySchema } from './RootKey.ts';
 import type { ServerSecretSchema } from './ServerSecret.ts';
 import type { VaultKeySchema } from './VaultKey.ts';
+import type {
+  WebhookAttemptSchema,
+  WebhookDeliverySchema,
+  WebhookEndpointSchema,
+  WebhookEventSchema,
+  WebhookKeyNoticeSchema,
+} from './Webhook.ts';
 import type { WorkspaceSchema } from './Workspace.ts';
 
 /**
@@ -36,7 +43,12 @@ import type { WorkspaceSchema } from './Workspace.ts';
  * columns, foreign keys as `<relation>_id`): a query that names a table or column the entities do
  * not have, or reads a value as the wrong type, does not compile.
  */
-export type Database = InferKyselyDB<
+export type Database = Omit<Inferred, 'vault_keys'> & {
+  /** Keyed by its workspace: MikroORM infers no column for the owning side of a one-to-one key. */
+  vault_keys: Inferred['vault_keys'] & { workspace_id: string };
+};
+
+type Inferred = InferKyselyDB<
   | typeof ApiSchema
   | typeof AuditEventSchema
   | typeof DashboardSessionSchema
@@ -57,6 +69,11 @@ export type Database = InferKyselyDB<
   | typeof RootKeySchema
   | typeof ServerSecretSchema
   | typeof VaultKeySchema
+  | typeof WebhookAttemptSchema
+  | typeof WebhookDeliverySchema
+  | typeof WebhookEndpointSchema
+  | typeof WebhookEventSchema
+  | typeof WebhookKeyNoticeSchema
   | typeof WorkspaceSchema
   | typeof KeyVerificationPerMinute
   | typeof KeyVerificationPerHour
