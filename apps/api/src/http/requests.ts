@@ -115,8 +115,8 @@ export function requestListener(
       // Without the query string: a client may have put a secret in it.
       path: pathOf(request.url),
       procedure: exchange.procedure,
-      // A client that hung up is logged as such rather than as a failure.
-      status: request.socket.destroyed ? CLIENT_CLOSED_REQUEST : response.statusCode,
+      // A client that hung up before its whole answer went out is logged as such, not as a failure.
+      status: request.socket.destroyed && !response.writableFinished ? CLIENT_CLOSED_REQUEST : response.statusCode,
       durationMs: performance.now() - started,
       traceId: traceIdFrom(request.headers[TRACEPARENT_HEADER]),
       failure: exchange.failure,
