@@ -1,8 +1,8 @@
 import { type FreshnessCache, type Tally, VERIFICATION_CODES } from '@keyplane/core';
 import { type Orm, ormPoolUsage, type PoolUsage } from '@keyplane/db';
-import { appRouter, type Services } from '@keyplane/procedures';
+import type { Services } from '@keyplane/procedures';
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
-import { publicProcedureTable } from './http/contract.ts';
+import { PUBLIC_PROCEDURES } from './http/procedureTable.ts';
 import type { RequestLine } from './log.ts';
 import { RequestMetrics } from './requestMetrics.ts';
 import type { NodeCounts } from './services.ts';
@@ -38,7 +38,7 @@ export function createMetrics(options: { orm: Orm; services: Services; counts: N
 
   const requests = new RequestMetrics();
   // A request to any other name under /v2 is counted as `unknown`: names are the caller's choice.
-  const knownV2Names = new Set([...publicProcedureTable(appRouter).keys(), 'liveness', 'readiness']);
+  const knownV2Names = new Set([...PUBLIC_PROCEDURES.keys(), 'liveness', 'readiness']);
   const routeOf = (path: string): string => {
     if (path.startsWith('/v2/')) {
       const name = path.slice('/v2/'.length);

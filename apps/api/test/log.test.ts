@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { requestRecorder } from '../src/http/requestLog.ts';
+import { requestRecorder } from '../src/http/requests.ts';
 import { jsonLogger } from '../src/log.ts';
 
 /** A logger writing into an array, one parsed object per line. */

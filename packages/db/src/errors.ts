@@ -3,7 +3,7 @@ import type { LimitedResource } from '@keyplane/core';
 /**
  * What data access reports when a write cannot happen as asked; reads answer `undefined` instead.
  * Plain facts about rows, not public errors: the procedures turn them into the contract's answers
- * (packages/procedures/src/middleware/errors.ts), where every public wording lives in core.
+ * (packages/procedures/src/errors.ts), where every public wording lives in core.
  */
 
 /** A row a write needs does not exist (for the caller's workspace), or was deleted meanwhile. */

@@ -19,7 +19,6 @@ afterEach(async () => {
 /** Numbers as events: each one's row is its decimal text, and a batch's totals are their sum. */
 const numbers: EventStream<number, { sum: number }> = {
   tag: 'n',
-  jsonTag: 'j',
   table: {
     row: String,
     parse: Number,

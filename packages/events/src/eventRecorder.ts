@@ -9,11 +9,6 @@ import { markWritten } from './spoolMarks.ts';
 export interface EventStream<TEvent, TTotals> {
   /** One character, unique among streams: a line of the event's row. */
   readonly tag: string;
-  /**
-   * One character, unique among streams: a line of the event as JSON, as spools kept it before
-   * 2026-11-27, still read back from the spools of processes of earlier versions.
-   */
-  readonly jsonTag: string;
   readonly table: EventTable<TEvent, TTotals>;
 }
 

@@ -58,11 +58,11 @@ function callRow(event: RatelimitEvent): string {
   );
 }
 
-/** Its row's fields; a spool written before calls had one row each holds rows without `further`. */
+/** Its row's fields. */
 const CALL_COLUMNS = 11;
 
 function parseCallRow(row: string): RatelimitEvent | undefined {
-  const fields = readCopyRow(row, CALL_COLUMNS) ?? readCopyRow(row, CALL_COLUMNS - 1);
+  const fields = readCopyRow(row, CALL_COLUMNS);
   const [
     time,
     requestId,

@@ -12,13 +12,11 @@ import { type VerificationEvent, type VerificationTotals, verificationTable } fr
 
 export const verificationStream: EventStream<VerificationEvent, VerificationTotals> = {
   tag: 'V',
-  jsonTag: 'v',
   table: verificationTable,
 };
 
 export const ratelimitStream: EventStream<RatelimitEvent, RatelimitTotals> = {
   tag: 'R',
-  jsonTag: 'r',
   table: ratelimitTable,
 };
 

@@ -48,15 +48,11 @@ export function startSpoolReplay(
   options: SpoolReplayOptions = {},
 ): SpoolReplay {
   const maxBatch = options.maxBatch ?? 5000;
-  const byTag = new Map<string, { stream: EventStream<unknown, unknown>; json: boolean }>();
-  for (const stream of streams) {
-    byTag.set(stream.tag, { stream, json: false });
-    byTag.set(stream.jsonTag, { stream, json: true });
-  }
+  const byTag = new Map(streams.map((stream) => [stream.tag, stream]));
   const read: LineReader = (tag, text) => {
-    const known = byTag.get(tag);
-    if (!known) return TAG.test(tag) ? UNKNOWN_STREAM : undefined;
-    return known.json ? parsedJson(text) : known.stream.table.parse(text);
+    const stream = byTag.get(tag);
+    if (!stream) return TAG.test(tag) ? UNKNOWN_STREAM : undefined;
+    return stream.table.parse(text);
   };
   let prunedBelow = 0;
   let lastSweep = 0;
@@ -73,7 +69,7 @@ export function startSpoolReplay(
     for (const { position, tag, event } of lines) {
       while ((marked[markIndex]?.[1] ?? Number.POSITIVE_INFINITY) < position) markIndex++;
       if ((marked[markIndex]?.[0] ?? Number.POSITIVE_INFINITY) <= position) continue;
-      const stream = byTag.get(tag)?.stream;
+      const stream = byTag.get(tag);
       if (!stream) {
         unknown++;
         continue;
@@ -168,12 +164,4 @@ export function startSpoolReplay(
       }
     },
   };
-}
-
-function parsedJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

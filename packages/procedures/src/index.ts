@@ -2,7 +2,16 @@ import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from './root.ts';
 
 export { type Context, createContextInner, oneAtATime, type SessionCarrier } from './context.ts';
-export { domainErrorOf } from './middleware/errors.ts';
+export {
+  domainErrorOf,
+  PUBLIC_STATUSES,
+  type PublicError,
+  publicError,
+  publicErrorOf,
+  titleOf,
+  toTRPCError,
+  UNEXPECTED_ERROR,
+} from './errors.ts';
 export { type AppRouter, appRouter } from './root.ts';
 export type { Services } from './services.ts';
 export { createCallerFactory, type ProcedureMeta } from './trpc.ts';

@@ -1,10 +1,9 @@
 import { createChangeLog, settle } from '@keyplane/caches';
-import { badRequest } from '@keyplane/core';
 import { initTRPC } from '@trpc/server';
 import type { Context } from './context.ts';
+import { domainErrorOf, publicErrorOf, toTRPCError } from './errors.ts';
 import { recordChange, snapshotBefore } from './middleware/audit.ts';
 import { authenticate, type RootKeyPrincipal } from './middleware/auth.ts';
-import { domainErrorOf, toTRPCError } from './middleware/errors.ts';
 import { enforceWorkspaceRateLimit } from './middleware/workspaceRateLimit.ts';
 
 export interface ProcedureMeta {
@@ -32,13 +31,13 @@ const t = initTRPC
   .create({
     isDev: false,
     errorFormatter({ shape, error, ctx }) {
-      // Input a procedure's schema refuses is tRPC's BAD_REQUEST: the contract's invalid input.
-      const domain = domainErrorOf(error) ?? (error.code === 'BAD_REQUEST' ? badRequest(shape.message) : undefined);
+      // The public error's type, as `/v2` gives it (errors.ts).
+      const { type } = publicErrorOf(error);
       // Internal callers get the same safe messages as the public API: no internals on a 5xx.
       const message = shape.data.httpStatus >= 500 ? 'An unexpected error occurred.' : shape.message;
       // The request id as the public envelope's `meta.requestId` gives it, so a caller can quote it.
       const requestId = ctx?.requestId ?? null;
-      return { ...shape, message, data: { ...shape.data, type: domain?.type ?? null, requestId } };
+      return { ...shape, message, data: { ...shape.data, type, requestId } };
     },
   });
 

@@ -1,8 +1,8 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { performance } from 'node:perf_hooks';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { extname, join, sep } from 'node:path';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
+import { serveStatic } from '@hono/node-server/serve-static';
 import type { TrustProxy } from '@keyplane/config';
-import { newId } from '@keyplane/core';
 import { lazyFork, type Orm } from '@keyplane/db';
 import {
   type AppRouter,
@@ -13,23 +13,21 @@ import {
   type Services,
 } from '@keyplane/procedures';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
-import { Hono } from 'hono';
+import { Hono, type Context as HonoContext } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { secureHeaders } from 'hono/secure-headers';
 import type { Logger } from '../log.ts';
 import type { NodeMetrics } from '../metrics.ts';
 import type { Readiness } from '../readiness.ts';
 import { API_REFERENCE_PAGE, scalarBundleResponse } from './apiReference.ts';
 import { clientAddressReader } from './clientAddress.ts';
-import { createDashboardAssets } from './dashboardStatic.ts';
 import { exposition, type MetricsAccess, scrapeAllowed } from './metricsEndpoint.ts';
 import { openApiDescription } from './openapi.ts';
-import { CLIENT_CLOSED_REQUEST, type Problem, problemBody, problems } from './problem.ts';
+import { type Problem, problemBody, problems } from './problem.ts';
 import { workspaceRateLimitHeaders } from './rateLimitHeaders.ts';
-import { REQUEST_ID_HEADER, requestIdFor, TRACEPARENT_HEADER, traceIdFrom } from './requestId.ts';
-import { requestRecorder } from './requestLog.ts';
+import { type Exchange, requestListener } from './requests.ts';
 import { cookieSessionCarrier, crossSiteRefusal } from './sessionCookie.ts';
-import { type CallerHeaders, createV2Handler, metricsDisabledBy } from './v2.ts';
-import { createV2Transport } from './v2Transport.ts';
+import { type CallerHeaders, createV2Handler, METRICS_HEADER, metricsDisabledBy, v2Route } from './v2.ts';
 
 export interface AppDeps {
   orm: Orm;
@@ -55,26 +53,45 @@ export interface AppDeps {
   metricsAccess?: MetricsAccess;
 }
 
-type Env = {
-  Bindings: Partial<HttpBindings>;
-  Variables: { requestId: string; failure?: unknown };
-};
+type Env = { Bindings: HttpBindings };
 
 /** Calls in one `/trpc` batch unless configured (LIMIT_TRPC_BATCH_SIZE): what the dashboard and the client send at most. */
 export const DEFAULT_TRPC_BATCH_SIZE = 10;
 
-/** The reference's header for opting one call out of analytics. */
-const METRICS_HEADER = 'x-unkey-metrics';
+/** The dashboard talks only to its own origin and is never framed (clickjacking). */
+const DASHBOARD_HEADERS = secureHeaders({
+  contentSecurityPolicy: {
+    defaultSrc: ["'self'"],
+    imgSrc: ["'self'", 'data:'],
+    styleSrc: ["'self'", "'unsafe-inline'"],
+    connectSrc: ["'self'"],
+    frameAncestors: ["'none'"],
+    baseUri: ["'none'"],
+    formAction: ["'self'"],
+  },
+  xFrameOptions: 'DENY',
+  xContentTypeOptions: true,
+  referrerPolicy: true,
+  // Only those above: HSTS in particular is the TLS-ending proxy's to decide.
+  crossOriginResourcePolicy: false,
+  crossOriginOpenerPolicy: false,
+  originAgentCluster: false,
+  strictTransportSecurity: false,
+  xDnsPrefetchControl: false,
+  xDownloadOptions: false,
+  xPermittedCrossDomainPolicies: false,
+  xXssProtection: false,
+});
 
 /**
- * The HTTP host. `listener` is what the Node server runs: `/v2` (the public contract, liveness
- * included) goes through its one transport (v2Transport.ts); `/trpc` (internal typed callers) and
- * the dashboard through a small Hono app. `handleV2` is the `/v2` pipeline without any transport
- * (for measuring it alone).
+ * The HTTP host. `listener` is what the Node server runs: every request goes through one wrapper
+ * (requests.ts: its id, its log line, the metrics), then `/v2` (the public contract, probes
+ * included) through its own transport (v2.ts), and everything else (`/trpc` for internal typed
+ * callers, the dashboard, the API's description) through a small Hono app. `handleV2` is the `/v2`
+ * pipeline without any transport (for measuring it alone).
  */
 export function createHttp(deps: AppDeps) {
   const router = deps.router ?? appRouter;
-  const logRequests = deps.logRequests !== false;
   const contextFor = (requestId: string, caller: CallerHeaders): Context =>
     createContextInner({
       em: lazyFork(deps.orm),
@@ -93,46 +110,27 @@ export function createHttp(deps: AppDeps) {
     errorsBaseUrl: deps.errorsBaseUrl,
     contextFor,
   });
+  const v2 = v2Route({ handleV2, readiness: deps.readiness, errorsBaseUrl: deps.errorsBaseUrl });
   const clientAddressOf = clientAddressReader(deps.trustProxy ?? false);
-  const recordRequest = requestRecorder({ logger: deps.logger, logRequests, metrics: deps.metrics });
-  const v2 = createV2Transport({
-    handleV2,
-    readiness: deps.readiness,
-    recordRequest,
-    errorsBaseUrl: deps.errorsBaseUrl,
-  });
+
+  // The request wrapper's view of each request the Hono app answers.
+  const exchanges = new WeakMap<IncomingMessage, Exchange>();
+  const exchangeOf = (c: HonoContext<Env>) => exchanges.get(c.env.incoming) as Exchange;
 
   const app = new Hono<Env>();
-  const respondWith = (c: { json: (body: unknown, status: never) => Response }, requestId: string, problem: Problem) =>
-    c.json(problemBody(problem, requestId, deps.errorsBaseUrl), problem.status as never);
-
-  app.use('*', async (c, next) => {
-    const requestId = requestIdFor(c.req.header(REQUEST_ID_HEADER));
-    c.set('requestId', requestId);
-    const started = performance.now();
-    await next();
-    c.res.headers.set(REQUEST_ID_HEADER, requestId);
-    recordRequest({
-      requestId,
-      method: c.req.method,
-      path: c.req.path,
-      procedure: undefined,
-      status: c.env?.incoming?.socket.destroyed ? CLIENT_CLOSED_REQUEST : c.res.status,
-      durationMs: performance.now() - started,
-      traceId: traceIdFrom(c.req.header(TRACEPARENT_HEADER)),
-      failure: c.get('failure'),
-    });
-  });
+  const respondWith = (c: HonoContext<Env>, problem: Problem) =>
+    c.json(problemBody(problem, exchangeOf(c).requestId, deps.errorsBaseUrl), problem.status as never);
 
   const limitBody = bodyLimit({
     maxSize: deps.maxBodyBytes,
-    onError: (c) => respondWith(c, c.get('requestId'), problems.bodyTooLarge(deps.maxBodyBytes)),
+    onError: (c) => respondWith(c, problems.bodyTooLarge(deps.maxBodyBytes)),
   });
   app.all('/trpc/*', limitBody, (c) => {
     const authorization = c.req.header('authorization');
     // Without an Authorization header the caller can only be the dashboard, by its session cookie.
     const refusal = authorization === undefined ? crossSiteRefusal(c.req.raw) : undefined;
-    if (refusal !== undefined) return respondWith(c, c.get('requestId'), problems.crossSiteRequest(refusal));
+    if (refusal !== undefined) return respondWith(c, problems.crossSiteRequest(refusal));
+    const exchange = exchangeOf(c);
     return fetchRequestHandler({
       endpoint: '/trpc',
       req: c.req.raw,
@@ -142,11 +140,11 @@ export function createHttp(deps: AppDeps) {
       // request can make the node do (docs/contract.md#limits). Larger batches are a 400.
       maxBatchSize: deps.maxBatchSize ?? DEFAULT_TRPC_BATCH_SIZE,
       createContext: ({ resHeaders }) => ({
-        ...contextFor(c.get('requestId'), {
+        ...contextFor(exchange.requestId, {
           authorization,
-          clientAddress: clientAddressOf(c.env?.incoming),
+          clientAddress: clientAddressOf(c.env.incoming),
           metricsDisabled: metricsDisabledBy(c.req.header(METRICS_HEADER)),
-          session: authorization === undefined ? cookieSessionCarrier(c.req.raw, resHeaders) : undefined,
+          session: authorization === undefined ? cookieSessionCarrier(c, resHeaders) : undefined,
           onWorkspaceRateLimit: (state) => {
             for (const [name, value] of Object.entries(workspaceRateLimitHeaders(state))) resHeaders.set(name, value);
           },
@@ -155,7 +153,7 @@ export function createHttp(deps: AppDeps) {
         inTurn: oneAtATime(),
       }),
       onError: ({ error }) => {
-        if (error.code === 'INTERNAL_SERVER_ERROR') c.set('failure', error.cause ?? error);
+        if (error.code === 'INTERNAL_SERVER_ERROR') exchange.failure = error.cause ?? error;
       },
     });
   });
@@ -165,7 +163,7 @@ export function createHttp(deps: AppDeps) {
     app.get('/metrics', async (c) => {
       if (!scrapeAllowed(metricsAccess, c.req.header('authorization'))) {
         c.header('WWW-Authenticate', 'Bearer');
-        return respondWith(c, c.get('requestId'), problems.metricsTokenRequired());
+        return respondWith(c, problems.metricsTokenRequired());
       }
       const { contentType, body } = await exposition(metrics);
       return c.body(body, 200, { 'content-type': contentType });
@@ -179,32 +177,64 @@ export function createHttp(deps: AppDeps) {
   app.get('/docs', (c) => c.html(API_REFERENCE_PAGE));
   app.get('/docs/scalar.js', (c) => scalarBundleResponse(c.req.raw));
 
-  if (deps.dashboardDir !== undefined) {
-    const dashboardAsset = createDashboardAssets(deps.dashboardDir);
+  const { dashboardDir } = deps;
+  if (dashboardDir !== undefined) {
+    // The production build, a single-page app. Vite names assets by content hash, so those are
+    // cached for good and nothing else is; each text file is sent as the build compressed it
+    // (.br, .gz) when the caller accepts that. `root` is left out, so that a dashboard not built
+    // yet is a 503 of its own rather than a warning on standard error at start.
+    const assets = join(dashboardDir, 'assets') + sep;
+    const cacheFor = (path: string, c: { header(name: string, value: string): void }) =>
+      c.header('cache-control', path.startsWith(assets) ? 'public, max-age=31536000, immutable' : 'no-cache');
     app.get('/dashboard', (c) => c.redirect('/dashboard/', 308));
-    app.get('/dashboard/*', async (c) => {
-      const asset = await dashboardAsset(c.req.path.slice('/dashboard/'.length));
-      if (asset.status === 200) return c.body(new Uint8Array(asset.body), 200, asset.headers);
-      const problem = asset.status === 503 ? problems.dashboardNotBuilt() : problems.routeNotFound(c.req.path);
-      return respondWith(c, c.get('requestId'), problem);
+    app.use('/dashboard/*', DASHBOARD_HEADERS);
+    app.get(
+      '/dashboard/*',
+      serveStatic({
+        rewriteRequestPath: (path) => join(dashboardDir, path.slice('/dashboard/'.length)),
+        precompressed: true,
+        onFound: cacheFor,
+      }),
+    );
+    // A missing asset (under assets/, or a top-level file such as favicon.svg) is stale or mistyped.
+    // Deeper paths are app routes, whose names may hold dots (/ratelimits/api.requests).
+    app.get('/dashboard/*', async (c, next) => {
+      const relative = c.req.path.slice('/dashboard/'.length);
+      if (relative.startsWith('assets/') || (!relative.includes('/') && extname(relative) !== '')) {
+        return respondWith(c, problems.routeNotFound(c.req.path));
+      }
+      return next();
     });
+    // Any other path is the app's to route, in the browser: its index.html.
+    app.get(
+      '/dashboard/*',
+      serveStatic({ path: join(dashboardDir, 'index.html'), precompressed: true, onFound: cacheFor }),
+    );
+    app.get('/dashboard/*', (c) => respondWith(c, problems.dashboardNotBuilt()));
   }
 
-  app.notFound((c) => respondWith(c, c.get('requestId'), problems.routeNotFound(c.req.path)));
+  app.notFound((c) => respondWith(c, problems.routeNotFound(c.req.path)));
   app.onError((error, c) => {
-    c.set('failure', error);
-    return respondWith(c, c.get('requestId') ?? newId('request'), problems.unexpected());
+    exchangeOf(c).failure = error;
+    return respondWith(c, problems.unexpected());
   });
 
   const honoListener = getRequestListener(app.fetch);
-
-  const { readiness } = deps;
-  async function listener(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    // A stopping node closes each connection after its answer, so that no client sends another
-    // request on one it is about to close (docs/operations.md#rolling-restarts).
-    if (readiness.isStopping()) response.setHeader('connection', 'close');
-    if (!v2.accept(request, response)) await honoListener(request, response);
-  }
+  const listener = requestListener(
+    {
+      logger: deps.logger,
+      logRequests: deps.logRequests !== false,
+      metrics: deps.metrics,
+      readiness: deps.readiness,
+      errorsBaseUrl: deps.errorsBaseUrl,
+    },
+    (request, response, exchange) => {
+      const answered = v2(request, response, exchange);
+      if (answered !== undefined) return answered;
+      exchanges.set(request, exchange);
+      return honoListener(request, response);
+    },
+  );
 
   return { listener, handleV2 };
 }

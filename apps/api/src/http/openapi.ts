@@ -1,9 +1,9 @@
 import { createRequire } from 'node:module';
-import type { ProcedureMeta } from '@keyplane/procedures';
+import { type ProcedureMeta, PUBLIC_STATUSES, titleOf } from '@keyplane/procedures';
 import type { AnyTRPCRouter } from '@trpc/server';
 import { stringify } from 'yaml';
-import { publicProcedureTable } from './contract.ts';
-import { mediaTypeOf, TITLES } from './problem.ts';
+import { CLIENT_CLOSED_REQUEST, mediaTypeOf } from './problem.ts';
+import { publicProcedureTable } from './procedureTable.ts';
 
 // The OpenAPI 3.1 description of `/v2` (docs/contract.md#transport), generated from the public
 // procedures' zod schemas and meta: nothing in it is written by hand but the envelopes, which
@@ -35,7 +35,7 @@ const PROBLEM_ACCEPTED = 'application/problem+json';
 const SCHEMAS = '#/components/schemas/';
 
 /** `Bad Request` → `BadRequest`: the name of a status's response and its problem schema. */
-const statusName = (status: number) => (TITLES[status] ?? `Status${status}`).replace(/\s+/g, '');
+const statusName = (status: number) => titleOf(status).replace(/\s+/g, '');
 
 /** The component schema of the error envelope a status answers with. */
 export const problemSchemaName = (status: number) => `${statusName(status)}Problem`;
@@ -45,7 +45,7 @@ function problemSchema(status: number): JsonSchema {
   const error: JsonSchema = {
     type: 'object',
     properties: {
-      title: { const: TITLES[status] },
+      title: { const: titleOf(status) },
       detail: { type: 'string', description: 'What went wrong, in words a person can act on.' },
       status: { const: status },
       type: {
@@ -104,7 +104,7 @@ const RATE_LIMIT_HEADERS = {
 
 function problemResponse(status: number) {
   return {
-    description: TITLES[status],
+    description: titleOf(status),
     headers: {
       'X-Request-Id': header('RequestId'),
       ...(status === 429 ? { ...RATE_LIMIT_HEADERS, 'Retry-After': header('RetryAfter') } : {}),
@@ -254,9 +254,9 @@ function buildDocument(router: AnyTRPCRouter) {
       },
     };
   }
-  const sentStatuses = Object.keys(TITLES)
+  const sentStatuses = Object.keys(PUBLIC_STATUSES)
     .map(Number)
-    .filter((status) => status !== 499);
+    .filter((status) => status !== CLIENT_CLOSED_REQUEST);
   return {
     openapi: '3.1.0',
     info: {

@@ -1,19 +1,12 @@
 import type { SessionCarrier } from '@keyplane/procedures';
+import type { Context } from 'hono';
+import { generateCookie, getCookie } from 'hono/cookie';
 
 /** The dashboard's session cookie. */
 export const SESSION_COOKIE = 'keyplane_session';
 
 /** The header the dashboard sends on every call; a cross-site page cannot send it without a CORS preflight we never grant. */
 export const DASHBOARD_HEADER = 'x-keyplane-dashboard';
-
-export function presentedSession(cookieHeader: string | undefined): string | undefined {
-  if (!cookieHeader) return undefined;
-  for (const pair of cookieHeader.split(';')) {
-    const separator = pair.indexOf('=');
-    if (separator > 0 && pair.slice(0, separator).trim() === SESSION_COOKIE) return pair.slice(separator + 1).trim();
-  }
-  return undefined;
-}
 
 /**
  * Why a request that authenticates by cookie (it has no Authorization header) is refused, or
@@ -34,17 +27,21 @@ export function crossSiteRefusal(request: Request): string | undefined {
 }
 
 /** Hands procedures the presented session and lets them set or clear the cookie on the response. */
-export function cookieSessionCarrier(request: Request, responseHeaders: Headers): SessionCarrier {
+export function cookieSessionCarrier(c: Context, responseHeaders: Headers): SessionCarrier {
+  const request = c.req.raw;
   const secure = new URL(request.url).protocol === 'https:' || request.headers.get('x-forwarded-proto') === 'https';
-  const attributes = `Path=/; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
+  const write = (value: string, maxAge: number) => {
+    const cookie = generateCookie(SESSION_COOKIE, value, { maxAge, path: '/', httpOnly: true, sameSite: 'Strict' });
+    // Secure goes last, in the attribute order the session tests pin (hono's puts it before SameSite).
+    responseHeaders.append('set-cookie', secure ? `${cookie}; Secure` : cookie);
+  };
   return {
-    presented: presentedSession(request.headers.get('cookie') ?? undefined),
+    presented: getCookie(c, SESSION_COOKIE),
     issue(signedValue, expiresAt) {
-      const maxAge = Math.max(0, Math.round((expiresAt - Date.now()) / 1000));
-      responseHeaders.append('set-cookie', `${SESSION_COOKIE}=${signedValue}; Max-Age=${maxAge}; ${attributes}`);
+      write(signedValue, Math.max(0, Math.round((expiresAt - Date.now()) / 1000)));
     },
     clear() {
-      responseHeaders.append('set-cookie', `${SESSION_COOKIE}=; Max-Age=0; ${attributes}`);
+      write('', 0);
     },
   };
 }

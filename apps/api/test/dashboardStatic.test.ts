@@ -1,0 +1,84 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withServerOn } from './appVariants.ts';
+import { ERRORS_BASE_URL, useApi } from './harness.ts';
+
+// The dashboard's production build as the server serves it at /dashboard/: a build like Vite's, each
+// text file beside its .br and .gz, in a directory of this test's own.
+const api = useApi();
+
+const INDEX = '<!doctype html><title>Keyplane</title>';
+const SCRIPT = 'console.log("the app");';
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'keyplane-dashboard-'));
+  await mkdir(join(dir, 'build', 'assets'), { recursive: true });
+  await mkdir(join(dir, 'unbuilt'));
+  for (const [path, text] of [
+    ['index.html', INDEX],
+    ['assets/index-abc123.js', SCRIPT],
+  ] as const) {
+    await writeFile(join(dir, 'build', path), text);
+    await writeFile(join(dir, 'build', `${path}.br`), brotliCompressSync(text));
+    await writeFile(join(dir, 'build', `${path}.gz`), gzipSync(text));
+  }
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+const get = (path: string, encoding = 'identity') =>
+  withServerOn(api, { dashboardDir: join(dir, 'build') }, async (server) => {
+    const response = await server.fetch(path, { headers: { 'accept-encoding': encoding } });
+    return { response, text: await response.text() };
+  });
+
+describe('the dashboard', () => {
+  it('sends an asset as the build compressed it, cached for good', async () => {
+    for (const encoding of ['br', 'gzip']) {
+      const { response, text } = await get('/dashboard/assets/index-abc123.js', encoding);
+      expect(response.status).toBe(200);
+      expect(text).toBe(SCRIPT);
+      expect(
+        Object.fromEntries(
+          ['content-type', 'content-encoding', 'cache-control'].map((name) => [name, response.headers.get(name)]),
+        ),
+      ).toEqual({
+        'content-type': 'text/javascript; charset=utf-8',
+        'content-encoding': encoding,
+        'cache-control': 'public, max-age=31536000, immutable',
+      });
+    }
+    const plain = await get('/dashboard/assets/index-abc123.js');
+    expect([plain.text, plain.response.headers.get('content-encoding')]).toEqual([SCRIPT, null]);
+  });
+
+  it('answers every app route with its page, never cached, framed by no one', async () => {
+    for (const path of ['/dashboard/', '/dashboard/apis/api_1', '/dashboard/ratelimits/api.requests']) {
+      const { response, text } = await get(path, 'br');
+      expect([path, response.status, text]).toEqual([path, 200, INDEX]);
+      expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(response.headers.get('cache-control')).toBe('no-cache');
+      expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      expect(response.headers.get('x-frame-options')).toBe('DENY');
+    }
+  });
+
+  it('answers a missing asset or top-level file with a 404, and an unbuilt dashboard with a 503', async () => {
+    for (const path of ['/dashboard/assets/missing.js', '/dashboard/favicon.svg']) {
+      const { response, text } = await get(path);
+      expect([path, response.status]).toEqual([path, 404]);
+      expect(JSON.parse(text).error.type).toBe(`${ERRORS_BASE_URL}/service/routing/route_not_found`);
+    }
+    const unbuilt = await withServerOn(api, { dashboardDir: join(dir, 'unbuilt') }, async (server) => {
+      const response = await server.fetch('/dashboard/');
+      return { status: response.status, body: await response.json() };
+    });
+    expect(unbuilt).toMatchObject({
+      status: 503,
+      body: { error: { type: `${ERRORS_BASE_URL}/service/application/dashboard_not_built` } },
+    });
+  });
+});
