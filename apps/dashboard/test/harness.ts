@@ -11,7 +11,7 @@ import {
 } from '@keyplane/events';
 import { writeEvents } from '@keyplane/events/testing';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { inject } from 'vitest';
+import { inject, vi } from 'vitest';
 import { type SpawnedServer, spawnServer } from '../../../bench/server.ts';
 import { collectPageErrors, launchChromium } from './browser.ts';
 
@@ -116,9 +116,15 @@ export function runShell(code: string, env: Record<string, string>): Promise<str
 
 /** Opens a row's action menu (its button is "Actions for <row>") and chooses an action in it. */
 export async function chooseRowAction(scope: Page | Locator, row: string, action: string): Promise<void> {
-  await scope.getByRole('button', { name: `Actions for ${row}`, exact: true }).click();
   const page = 'page' in scope ? scope.page() : scope;
-  await page.getByRole('menuitem', { name: action }).click();
+  const menuItem = page.getByRole('menuitem', { name: action });
+  // A refetch that re-renders the row closes its open menu (the item is detached): open it again.
+  await vi.waitFor(async () => {
+    if (!(await menuItem.isVisible())) {
+      await scope.getByRole('button', { name: `Actions for ${row}`, exact: true }).click({ timeout: 5_000 });
+    }
+    await menuItem.click({ timeout: 2_000 });
+  }, { timeout: 30_000, interval: 100 });
 }
 
 /**
