@@ -35,7 +35,7 @@ export const MembershipSchema = defineEntity({
   properties: {
     workspace: () => p.manyToOne(Workspace).primary().deleteRule('cascade'),
     user: () => p.manyToOne(User).primary().deleteRule('cascade').index(),
-    role: p.enum(() => [...TEAM_ROLES]),
+    role: p.enum(TEAM_ROLES),
     createdAt: p.datetime().onCreate(() => new Date()),
     lastSignInAt: p.datetime().nullable(),
   },
@@ -51,7 +51,7 @@ export const InvitationSchema = defineEntity({
     id: p.string().length(64).primary(),
     workspace: () => p.manyToOne(Workspace).deleteRule('cascade'),
     email: p.string().length(320),
-    role: p.enum(() => [...TEAM_ROLES]),
+    role: p.enum(TEAM_ROLES),
     tokenHash: p.string().length(64).unique(),
     /** Null when a root key invited, or the inviter's account is gone. */
     invitedByUser: () => p.manyToOne(User).nullable().deleteRule('set null').index(),
