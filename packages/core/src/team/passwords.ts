@@ -7,9 +7,11 @@ export const MIN_PASSWORD_LENGTH = 12;
 /** Bounds the work one hash costs; far beyond any password a person or a password manager makes. */
 export const MAX_PASSWORD_LENGTH = 256;
 
-// argon2id with OWASP's first recommended setting: 19 MiB, 2 passes, 1 lane. The parameters travel
-// in the PHC string each hash is stored as, so raising them later leaves older hashes verifiable.
-// `algorithm: 2` is the package's `Algorithm.Argon2id`, a const enum verbatimModuleSyntax cannot read.
+// Through @node-rs/argon2 (prebuilt, no compile), which writes and checks the PHC strings that
+// node:crypto's argon2 would leave to us. argon2id with OWASP's first recommended setting: 19 MiB,
+// 2 passes, 1 lane. The parameters travel in the PHC string each hash is stored as, so raising them
+// later leaves older hashes verifiable. `algorithm: 2` is the package's `Algorithm.Argon2id`, a
+// const enum that verbatimModuleSyntax cannot read.
 const ARGON2_OPTIONS: Options = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 };
 
 export type PasswordProblem = 'too_short' | 'too_long' | 'too_common';

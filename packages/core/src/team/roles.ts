@@ -3,7 +3,8 @@ import { allRootKeyPermissions, permissionsNotHeld, type ResourceType, ROOT_KEY_
 
 /**
  * A person's role in a workspace, highest first. Roles are lists of root-key permissions, so a
- * person and a root key with the same grants pass the same checks.
+ * person and a root key with the same grants pass the same checks; what only an owner may do is
+ * judged by rank (docs/decisions/0018-team-roles-as-permission-lists.md).
  */
 export const TEAM_ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
 
