@@ -31,6 +31,8 @@ type NotFoundResource =
   | 'role'
   | 'permission'
   | 'identity'
+  | 'invitation'
+  | 'member'
   | 'migration'
   | 'ratelimit_namespace'
   | 'ratelimit_override'
@@ -111,6 +113,18 @@ export const webhookDeliveryNotFound = (deliveryId: string) =>
 /** The caller's own workspace, deleted between authenticating its root key and using it. */
 export const workspaceNotFound = () => notFound('workspace', 'This workspace does not exist: it was deleted.');
 
+/** A person named by user id who is not a member of the caller's workspace. */
+export const memberNotFound = (userId: string) => notFound('member', `The member '${userId}' was not found.`);
+
+/** An invitation named by id, or (no id) one presented by its link: unknown, used, revoked or expired alike. */
+export const invitationNotFound = (invitationId?: string) =>
+  notFound(
+    'invitation',
+    invitationId === undefined
+      ? 'This invitation is not valid: it was used, revoked or has expired.'
+      : `The pending invitation '${invitationId}' was not found.`,
+  );
+
 /** Limiting on a deleted namespace: told apart from a missing one (which limiting creates). */
 export const namespaceGone = () =>
   new DomainError(
@@ -183,6 +197,27 @@ export const signInThrottled = (retryAfterSeconds: number) =>
 export function preconditionFailed(detail: string): DomainError {
   return new DomainError(412, 'service/application/precondition_failed', detail);
 }
+
+// The rules of authority over a workspace's people (core/src/team/roles.ts).
+
+/** Granting (inviting with, or changing someone to) a role above the caller's own. */
+export const roleAboveOwn = (role: string) =>
+  forbiddenBecause(`Granting the role '${role}' needs a role at least as high: nobody grants a role above their own.`);
+
+/** Changing or removing a person whose role is above the caller's own. */
+export const memberAboveOwn = (role: string) =>
+  forbiddenBecause(`Changing or removing a member whose role is '${role}' needs a role at least as high.`);
+
+export const ownMembershipUnchangeable = () =>
+  forbiddenBecause('Nobody changes their own role or removes themselves: another owner or admin does.');
+
+export const lastOwner = () =>
+  preconditionFailed(
+    'A workspace keeps at least one owner: make another member owner before this one is demoted or removed.',
+  );
+
+/** A password the policy refuses (core/src/team/passwords.ts); the password itself is never repeated. */
+export const weakPassword = (detail: string) => badRequest(detail, [{ location: 'body.password', message: detail }]);
 
 /** `webhooks.createEndpoint` in a workspace that has as many endpoints as it may (docs/contract.md#limits). */
 export const webhookEndpointLimitReached = (limit: number) =>

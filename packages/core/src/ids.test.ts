@@ -10,6 +10,9 @@ describe('newId', () => {
     ['identity', 'id_'],
     ['permission', 'perm_'],
     ['role', 'role_'],
+    ['user', 'usr_'],
+    ['invitation', 'inv_'],
+    ['passkey', 'pkey_'],
   ] as const)('gives %s ids the prefix %s and the contract id pattern', (kind, prefix) => {
     const id = newId(kind);
     expect(id.startsWith(prefix)).toBe(true);

@@ -16,6 +16,9 @@ const ID_PREFIXES = {
   request: 'req',
   session: 'sess',
   auditEvent: 'audit',
+  user: 'usr',
+  invitation: 'inv',
+  passkey: 'pkey',
   // The database mints webhook events' and deliveries' ids in this format too (keyplane_new_id).
   webhookEndpoint: 'whep',
   webhookEvent: 'msg',

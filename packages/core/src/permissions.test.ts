@@ -111,6 +111,7 @@ describe('parsePermission and the catalogue', () => {
     const all = allRootKeyPermissions();
     expect(all).toContain('api.*.create_key');
     expect(all).toContain('workspace.*.manage_root_keys');
+    expect(all).toContain('workspace.*.manage_members');
     expect(all).toContain('webhook.*.delete_endpoint');
     expect(all.every(isGrantablePermission)).toBe(true);
   });

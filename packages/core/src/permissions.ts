@@ -43,7 +43,7 @@ export const ROOT_KEY_ACTIONS = {
     'read_analytics',
   ],
   webhook: ['create_endpoint', 'read_endpoint', 'update_endpoint', 'delete_endpoint'],
-  workspace: ['manage_root_keys'],
+  workspace: ['manage_root_keys', 'manage_members'],
 } as const;
 
 export type ResourceType = keyof typeof ROOT_KEY_ACTIONS;

@@ -49,6 +49,14 @@ export {
   type NewIdentity,
   updateIdentity,
 } from './identities.ts';
+export {
+  acceptInvitation,
+  createInvitation,
+  findPendingInvitation,
+  type InvitationRecord,
+  listInvitations,
+  revokeInvitation,
+} from './invitations.ts';
 export { creditsStateOf, findKeyDetails, type KeyDetails, type KeyPageQuery, listKeyDetails } from './keyDetails.ts';
 export { deleteKey, keyCreditsStore, keyRerollStore } from './keyLifecycle.ts';
 export { createKeyMigration, keyMigrationStore } from './keyMigrations.ts';
@@ -76,7 +84,32 @@ export {
 export { type KeyChanges, updateKey } from './keyUpdates.ts';
 export { lazyFork } from './lazyFork.ts';
 export { type ChosenPage, containsAny, type PageQuery, startingAt } from './listing.ts';
+export {
+  createMembership,
+  createUser,
+  findMembership,
+  findUser,
+  findUserByEmail,
+  listMembers,
+  listUserWorkspaces,
+  type MemberRecord,
+  membershipChangeStore,
+  recordSignIn,
+  removeMembership,
+  setUserPassword,
+  type UserRecord,
+  updateMemberRole,
+} from './members.ts';
 export { createOrm, migrate, type Orm, type OrmOptions, ormConfig, pendingMigrations } from './orm.ts';
+export {
+  addPasskey,
+  findPasskeyByCredentialId,
+  listPasskeys,
+  type PasskeyRecord,
+  recordPasskeyUse,
+  removePasskey,
+  renamePasskey,
+} from './passkeys.ts';
 export {
   createPermission,
   deletePermission,
@@ -120,6 +153,7 @@ export {
   rootKeyStore,
 } from './rootKeys.ts';
 export { createRootKeyUsageTracker, type RootKeyUsageTracker } from './rootKeyUsage.ts';
+export { consumeSetupLink, createSetupLink } from './setupLinks.ts';
 export {
   databaseErrorCode,
   type EntityManager,
@@ -131,6 +165,15 @@ export {
   unixMs,
   unnestAs,
 } from './sql.ts';
+export {
+  createUserSession,
+  findUserSession,
+  listUserSessions,
+  revokeUserSession,
+  revokeUserSessions,
+  touchUserSession,
+  type UserSessionRecord,
+} from './userSessions.ts';
 export { storeDataKey, vaultStore } from './vault.ts';
 export { findKeyForVerification } from './verification.ts';
 export {

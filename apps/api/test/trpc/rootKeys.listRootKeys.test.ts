@@ -90,7 +90,7 @@ describe('rootKeys.permissionCatalog', () => {
     const byType = Object.fromEntries(reply.data.resourceTypes.map((entry) => [entry.resourceType, entry.actions]));
     expect(Object.keys(byType).sort()).toEqual(['api', 'identity', 'ratelimit', 'rbac', 'webhook', 'workspace']);
     expect(byType.api).toContain('verify_key');
-    expect(byType.workspace).toEqual(['manage_root_keys']);
+    expect(byType.workspace).toEqual(['manage_root_keys', 'manage_members']);
     expect(byType.webhook).toEqual(['create_endpoint', 'read_endpoint', 'update_endpoint', 'delete_endpoint']);
   });
 

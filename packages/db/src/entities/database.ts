@@ -28,6 +28,14 @@ import type { RoleSchema } from './Role.ts';
 import type { RolePermissionSchema } from './RolePermission.ts';
 import type { RootKeySchema } from './RootKey.ts';
 import type { ServerSecretSchema } from './ServerSecret.ts';
+import type {
+  InvitationSchema,
+  MembershipSchema,
+  PasskeySchema,
+  SetupLinkSchema,
+  UserSchema,
+  UserSessionSchema,
+} from './Team.ts';
 import type { VaultKeySchema } from './VaultKey.ts';
 import type {
   WebhookAttemptSchema,
@@ -75,6 +83,12 @@ type Inferred = InferKyselyDB<
   | typeof WebhookEventSchema
   | typeof WebhookKeyNoticeSchema
   | typeof WorkspaceSchema
+  | typeof UserSchema
+  | typeof MembershipSchema
+  | typeof InvitationSchema
+  | typeof UserSessionSchema
+  | typeof PasskeySchema
+  | typeof SetupLinkSchema
   | typeof KeyVerificationPerMinute
   | typeof KeyVerificationPerHour
   | typeof KeyVerificationPerDay

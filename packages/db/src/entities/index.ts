@@ -30,6 +30,7 @@ import { Role } from './Role.ts';
 import { RolePermission } from './RolePermission.ts';
 import { RootKey } from './RootKey.ts';
 import { ServerSecret } from './ServerSecret.ts';
+import { Invitation, Membership, Passkey, SetupLink, User, UserSession } from './Team.ts';
 import { VaultKey } from './VaultKey.ts';
 import { WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent, WebhookKeyNotice } from './Webhook.ts';
 import { Workspace } from './Workspace.ts';
@@ -40,6 +41,7 @@ export {
   DashboardSession,
   EventSpoolMark,
   Identity,
+  Invitation,
   Key,
   KeyMigration,
   KeyPermission,
@@ -50,6 +52,8 @@ export {
   KeyVerificationPerMinute,
   KeyVerificationPerMonth,
   MAX_KEY_HASH_LENGTH,
+  Membership,
+  Passkey,
   Permission,
   Ratelimit,
   RatelimitEvent,
@@ -63,6 +67,9 @@ export {
   RolePermission,
   RootKey,
   ServerSecret,
+  SetupLink,
+  User,
+  UserSession,
   VaultKey,
   WebhookAttempt,
   WebhookDelivery,
@@ -107,4 +114,10 @@ export const entities = [
   WebhookDelivery,
   WebhookAttempt,
   WebhookKeyNotice,
+  User,
+  Membership,
+  Invitation,
+  UserSession,
+  Passkey,
+  SetupLink,
 ];
