@@ -119,12 +119,15 @@ export async function chooseRowAction(scope: Page | Locator, row: string, action
   const page = 'page' in scope ? scope.page() : scope;
   const menuItem = page.getByRole('menuitem', { name: action });
   // A refetch that re-renders the row closes its open menu (the item is detached): open it again.
-  await vi.waitFor(async () => {
-    if (!(await menuItem.isVisible())) {
-      await scope.getByRole('button', { name: `Actions for ${row}`, exact: true }).click({ timeout: 5_000 });
-    }
-    await menuItem.click({ timeout: 2_000 });
-  }, { timeout: 30_000, interval: 100 });
+  await vi.waitFor(
+    async () => {
+      if (!(await menuItem.isVisible())) {
+        await scope.getByRole('button', { name: `Actions for ${row}`, exact: true }).click({ timeout: 5_000 });
+      }
+      await menuItem.click({ timeout: 2_000 });
+    },
+    { timeout: 30_000, interval: 100 },
+  );
 }
 
 /**
