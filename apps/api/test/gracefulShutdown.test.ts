@@ -129,8 +129,12 @@ describe('a server stopped with SIGINT (Ctrl-C) and a SHUTDOWN_DRAIN_DELAY_MS', 
       SHUTDOWN_TIMEOUT_MS: '600000',
       ...(REDIS_URL ? { REDIS_URL } : {}),
     });
-    expect((await fetch(`${server.url}/v2/liveness`)).status).toBe(200);
-    expect(await server.interrupt()).toBe(0);
+    try {
+      expect((await fetch(`${server.url}/v2/liveness`)).status).toBe(200);
+      expect(await server.interrupt()).toBe(0);
+    } finally {
+      await server.kill();
+    }
   }, 30_000);
 });
 
