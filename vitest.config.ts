@@ -1,11 +1,22 @@
-import { configDefaults, defineConfig } from 'vitest/config';
+import { globSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { configDefaults, defineConfig, type UserWorkspaceConfig } from 'vitest/config';
 import server from './apps/api/vitest.config.ts';
 
 /**
- * Test files that compare latencies measured on this machine: they run in a group of their own
- * (`groupOrder`, vitest runs it before the others), one at a time, so that the rest of the suite
- * does not weigh on one phase of a measurement and not on the other. The hostile-tenant suite
- * bounds another workspace's latency while the largest requests run (docs/contract.md#limits).
+ * Files at once. Vitest's default is one fewer than the cores (one, on the two-core machines the
+ * suite runs on), but most files wait on server processes, PostgreSQL and browsers rather than
+ * compute: three at once keep both cores busy. Set on every project, since a project that does not
+ * inherit it would run its files one at a time after the rest (docs/contributing.md#running-the-tests).
+ */
+const WORKERS = 3;
+
+/**
+ * Test files that compare latencies measured on this machine: they run after the others, in a
+ * group of their own (`groupOrder`), one at a time, so that the rest of the suite does not weigh on
+ * one phase of a measurement and not on the other. The hostile-tenant suite bounds another
+ * workspace's latency while the largest requests run (docs/contract.md#limits).
  */
 const MEASURING_LATENCY = [
   'test/analyticsIsolation.test.ts',
@@ -16,19 +27,29 @@ const MEASURING_LATENCY = [
   'test/hostileTenant/trpcBatches.test.ts',
 ];
 
+/** Every workspace with tests but the server, each from its own vitest.config.ts. */
+const workspaceProjects = await Promise.all(
+  globSync(
+    [
+      'packages/*/vitest.config.ts',
+      'apps/cli/vitest.config.ts',
+      'apps/dashboard/vitest.config.ts',
+      'examples/*/vitest.config.ts',
+    ],
+    { cwd: fileURLToPath(new URL('.', import.meta.url)) },
+  ).map(async (config) => {
+    const { default: project } = (await import(new URL(config, import.meta.url).href)) as {
+      default: UserWorkspaceConfig;
+    };
+    return { ...project, test: { ...project.test, root: `./${dirname(config)}` } };
+  }),
+);
+
 export default defineConfig({
   test: {
-    /**
-     * Files at once. Vitest's default is one fewer than the cores (one, on the two-core machines the
-     * suite runs on), but most files wait on server processes, PostgreSQL and browsers rather than
-     * compute: three at once keep both cores busy (docs/contributing.md#running-the-tests).
-     */
-    maxWorkers: 3,
+    maxWorkers: WORKERS,
     projects: [
-      'packages/*',
-      'apps/cli',
-      'apps/dashboard',
-      'examples/*',
+      ...workspaceProjects,
       { test: { ...server.test, root: './apps/api', exclude: [...configDefaults.exclude, ...MEASURING_LATENCY] } },
       {
         test: {
