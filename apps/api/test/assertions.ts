@@ -1,4 +1,4 @@
-import { expect, it } from 'vitest';
+import { expect } from 'vitest';
 import { type Api, ERRORS_BASE_URL, type ErrorEnvelope, type Reply } from './harness.ts';
 import type { ProcedurePath } from './procedures.ts';
 
@@ -31,23 +31,6 @@ export function expectMissingPermissions(reply: ErrorReply, ...missing: string[]
   expect(reply.status).toBe(403);
   const names = missing.map((permission) => `'${permission}'`).join(', ');
   expect(reply.body.error.detail).toBe(`Missing permission${missing.length > 1 ? 's' : ''}: ${names}.`);
-}
-
-/**
- * The 401 cases of a procedure: `send` (the procedure with a fixed input) without a root key, and
- * with one the server does not know.
- */
-export function itNeedsARootKey(
-  send: (rootKey?: string) => Promise<Reply<unknown>>,
-  unknownRootKey = 'kproot_unknown',
-): void {
-  it('without a root key', async () => {
-    expect((await send()).status).toBe(401);
-  });
-
-  it('with an unknown root key', async () => {
-    expect((await send(unknownRootKey)).status).toBe(401);
-  });
 }
 
 /** A file's 400 check: posts `body` as it is to `procedure` and expects it rejected at `location`. */

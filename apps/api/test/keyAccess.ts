@@ -124,15 +124,6 @@ export function itRejectsInvalidInput<P extends KeyAccessProcedure>(
   });
 }
 
-/** 401 without a root key and with one the server does not know. */
-export function itAnswers401WithoutAKnownRootKey<P extends KeyAccessProcedure>(access: KeyAccess<P>, names: string[]) {
-  it('without a root key, or with an unknown one', async () => {
-    const { keyId } = await access.newKey();
-    expect((await access.api.post(access.procedure, access.input(keyId, names))).status).toBe(401);
-    expect((await access.send(access.input(keyId, names), 'kproot_unknown')).status).toBe(401);
-  });
-}
-
 /**
  * 403 naming update_key when the root key has only `grants`, and the key keeps what it `holds`:
  * the API's own when the grants may read its keys, else the wildcard, since a key the root key may

@@ -60,12 +60,6 @@ describe('400', () => {
   );
 });
 
-describe('401', () => {
-  it('with an unknown root key', async () => {
-    expect((await list({}, 'kproot_unknown')).status).toBe(401);
-  });
-});
-
 describe('403', () => {
   it('without any read_api grant, naming the wildcard', async () => {
     const { rootKey } = await workspace.rootKeyWith([`api.${apiIds[0]}.update_api`]);

@@ -171,12 +171,6 @@ describe('400', () => {
   });
 });
 
-describe('401', () => {
-  it('with an unknown root key', async () => {
-    expect((await listPage({ apiId: 'api_whatever' }, 'kproot_unknown')).status).toBe(401);
-  });
-});
-
 describe('403', () => {
   it('without read_key, naming it', async () => {
     const apiId = await createTestApi(api, workspace.rootKey);

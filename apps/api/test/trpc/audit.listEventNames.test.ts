@@ -37,12 +37,6 @@ describe('400', () => {
   });
 });
 
-describe('401', () => {
-  it('with an unknown root key', async () => {
-    expect((await names('kproot_unknown')).status).toBe(401);
-  });
-});
-
 describe('403', () => {
   it('without workspace.*.manage_root_keys, naming it', async () => {
     const { rootKey } = await workspace.rootKeyWith(['api.*.read_api']);

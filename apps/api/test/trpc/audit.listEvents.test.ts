@@ -277,12 +277,6 @@ describe('400', () => {
   });
 });
 
-describe('401', () => {
-  it('with an unknown root key', async () => {
-    expect((await list({}, 'kproot_unknown')).status).toBe(401);
-  });
-});
-
 describe('403', () => {
   it('without workspace.*.manage_root_keys', async () => {
     const { rootKey } = await workspace.rootKeyWith(['api.*.read_api']);

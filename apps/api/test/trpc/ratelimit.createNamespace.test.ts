@@ -42,12 +42,6 @@ describe('400', () => {
   });
 });
 
-describe('401', () => {
-  it('with an unknown root key', async () => {
-    expect((await create({ name: 'nope' }, 'kproot_unknown')).status).toBe(401);
-  });
-});
-
 describe('403', () => {
   it('without ratelimit.*.create_namespace', async () => {
     const { rootKey } = await workspace.rootKeyWith(['ratelimit.*.limit']);

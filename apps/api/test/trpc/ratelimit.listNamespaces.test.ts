@@ -46,12 +46,6 @@ describe('400', () => {
   });
 });
 
-describe('401', () => {
-  it('with an unknown root key', async () => {
-    expect((await list({}, 'kproot_unknown')).status).toBe(401);
-  });
-});
-
 describe('200 for a root key scoped to some namespaces', () => {
   it('lists only the namespaces its read_namespace grants name', async () => {
     const { rootKey } = await workspace.rootKeyWith([`ratelimit.${namespaceIds[1]}.read_namespace`]);

@@ -63,12 +63,6 @@ describe('400', () => {
   });
 });
 
-describe('401', () => {
-  it('with an unknown root key', async () => {
-    expect((await revoke('rk_x', 'kproot_unknown')).status).toBe(401);
-  });
-});
-
 describe('403', () => {
   it('without workspace.*.manage_root_keys, revoking nothing', async () => {
     const target = await workspace.rootKeyWith(['api.*.create_api']);

@@ -78,12 +78,6 @@ describe('400', () => {
   });
 });
 
-describe('401', () => {
-  it('with an unknown root key', async () => {
-    expect((await update({ rootKeyId: 'rk_x', expires: null }, 'kproot_unknown')).status).toBe(401);
-  });
-});
-
 describe('403', () => {
   it('without workspace.*.manage_root_keys', async () => {
     const target = await workspace.rootKeyWith(['api.*.create_api']);

@@ -44,13 +44,6 @@ describe('200', () => {
   });
 });
 
-describe('401', () => {
-  it('with an unknown root key', async () => {
-    expect((await getWorkspace('kproot_unknown')).status).toBe(401);
-    expect((await deleteWorkspace('kproot_unknown')).status).toBe(401);
-  });
-});
-
 describe('403', () => {
   it('deleting without workspace.*.manage_root_keys, leaving the workspace as it was', async () => {
     const { rootKey } = await workspace.rootKeyWith(['api.*.read_api', 'api.*.delete_api']);

@@ -149,12 +149,6 @@ describe('400', () => {
   });
 });
 
-describe('401', () => {
-  it('without a root key', async () => {
-    expect((await api.post('analytics.getRatelimits', { query: 'select 1' })).status).toBe(401);
-  });
-});
-
 describe('403', () => {
   it('a root key without any ratelimit read_analytics grant, naming ratelimit.*.read_analytics', async () => {
     for (const permissions of [['ratelimit.*.limit'], ['api.*.read_analytics']]) {

@@ -251,13 +251,6 @@ describe('400', () => {
   });
 });
 
-describe('401', () => {
-  it('without a root key, or with an unknown one', async () => {
-    expect((await api.post('analytics.getVerifications', { query: 'select 1' })).status).toBe(401);
-    expect((await getVerifications('select 1', 'unknown_root_key')).status).toBe(401);
-  });
-});
-
 describe('403', () => {
   it('a root key without any read_analytics grant for APIs, naming api.*.read_analytics', async () => {
     for (const permissions of [['api.*.read_key'], ['ratelimit.*.read_analytics']]) {

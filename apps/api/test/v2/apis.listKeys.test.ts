@@ -1,7 +1,7 @@
 import { createKeyMigration, rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
-import { expectMissingPermissions, expectProblem, invalidInputCheck, itNeedsARootKey } from '../assertions.ts';
+import { expectMissingPermissions, expectProblem, invalidInputCheck } from '../assertions.ts';
 import { createRole, grantRolePermission } from '../dbInspect.ts';
 import type { NewKeyInput } from '../fixtures.ts';
 import { createTestApi, createTestKey, ERRORS_BASE_URL, type ReplyOf, type TestWorkspace, useApi } from '../harness.ts';
@@ -318,10 +318,6 @@ describe('400', () => {
     const apiId = await createTestApi(api, workspace.rootKey);
     await expectInvalid({ apiId, cursor }, 'body.cursor');
   });
-});
-
-describe('401', () => {
-  itNeedsARootKey((rootKey) => api.call('apis.listKeys', { apiId: 'api_whatever' }, rootKey), 'unknown_root_key');
 });
 
 describe('403', () => {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
-import { expectInvalidInput, expectMissingPermissions, itNeedsARootKey } from '../assertions.ts';
+import { expectInvalidInput, expectMissingPermissions } from '../assertions.ts';
 import { countRows, identityRatelimits, storedIdentities, storedKey } from '../dbInspect.ts';
 import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi, withNestedMeta } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
@@ -181,10 +181,6 @@ describe('400', () => {
   it('rejects unknown fields', async () => {
     await expectInvalid({ externalId: 'unknown_field', identityId: 'id_x' }, 'body.identityId');
   });
-});
-
-describe('401', () => {
-  itNeedsARootKey((rootKey) => api.call('identities.createIdentity', { externalId: 'no_auth' }, rootKey));
 });
 
 describe('403', () => {

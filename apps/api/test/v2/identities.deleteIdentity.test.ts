@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, itNeedsARootKey } from '../assertions.ts';
+import { expectInvalidInput, expectMissingPermissions } from '../assertions.ts';
 import { identityRatelimits, storedIdentities, storedKey } from '../dbInspect.ts';
 import { createTestIdentity, useWorkspaceWithApi } from '../fixtures.ts';
 import { ERRORS_BASE_URL, useApi } from '../harness.ts';
@@ -137,10 +137,6 @@ describe('400', () => {
   ])('identity %s', async (_, body, location) => {
     expectInvalidInput(await api.post('identities.deleteIdentity', body, owner.workspace.rootKey), location);
   });
-});
-
-describe('401', () => {
-  itNeedsARootKey((rootKey) => api.call('identities.deleteIdentity', { identity: 'x' }, rootKey));
 });
 
 describe('403', () => {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectProblem, itNeedsARootKey } from '../assertions.ts';
+import { expectInvalidInput, expectProblem } from '../assertions.ts';
 import { identityRatelimits } from '../dbInspect.ts';
 import { createTestIdentity } from '../fixtures.ts';
 import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
@@ -109,10 +109,6 @@ describe('400', () => {
   ])('identity %s', async (_, body, location) => {
     expectInvalidInput(await api.post('identities.getIdentity', body, workspace.rootKey), location);
   });
-});
-
-describe('401', () => {
-  itNeedsARootKey((rootKey) => api.call('identities.getIdentity', { identity: 'x' }, rootKey));
 });
 
 describe('403', () => {

@@ -1,6 +1,6 @@
 import { rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, itNeedsARootKey } from '../assertions.ts';
+import { expectInvalidInput } from '../assertions.ts';
 import { createTestIdentity } from '../fixtures.ts';
 import { type TestWorkspace, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
@@ -246,10 +246,6 @@ describe('400', () => {
   it('unknown fields', async () => {
     await expectInvalid({ externalId: 'x' }, 'body.externalId');
   });
-});
-
-describe('401', () => {
-  itNeedsARootKey((rootKey) => api.call('identities.listIdentities', {}, rootKey));
 });
 
 describe('403', () => {

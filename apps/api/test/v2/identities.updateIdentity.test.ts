@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
-import { expectInvalidInput, expectMissingPermissions, itNeedsARootKey } from '../assertions.ts';
+import { expectInvalidInput, expectMissingPermissions } from '../assertions.ts';
 import { countRows, identityRatelimits, keyRatelimits, storedIdentities } from '../dbInspect.ts';
 import { createTestIdentity, useWorkspaceWithApi } from '../fixtures.ts';
 import { ERRORS_BASE_URL, type JsonText, useApi, withNestedMeta } from '../harness.ts';
@@ -335,10 +335,6 @@ describe('400', () => {
   it('rejects unknown fields, externalId included (an identity is not renamed)', async () => {
     await expectInvalid({ identity: id, externalId: 'renamed' }, 'body.externalId');
   });
-});
-
-describe('401', () => {
-  itNeedsARootKey((rootKey) => api.call('identities.updateIdentity', { identity: 'x' }, rootKey));
 });
 
 describe('403', () => {

@@ -102,10 +102,6 @@ describe('400', () => {
   ]);
 });
 
-describe('401', () => {
-  shared.itAnswers401WithoutAKnownRootKey(access, ['a']);
-});
-
 describe('403', () => {
   shared.itNeedsUpdateKey(access, 'without update_key, naming it', {
     grants: [addToKey, 'rbac.*.create_permission'],

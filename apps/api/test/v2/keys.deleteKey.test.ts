@@ -139,10 +139,6 @@ describe('400', () => {
 });
 
 describe('401', () => {
-  it('without a root key', async () => {
-    expect((await api.post('keys.deleteKey', { keyId: 'key_abc' })).status).toBe(401);
-  });
-
   it('with an unknown root key, deleting nothing', async () => {
     const { keyId } = await newKey();
     expect((await deleteKey({ keyId }, 'unknown_root_key')).status).toBe(401);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createKeyMigration, rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
 import { callOn, postOn } from '../appVariants.ts';
-import { expectMissingPermissions, expectProblem, invalidInputCheck, itNeedsARootKey } from '../assertions.ts';
+import { expectMissingPermissions, expectProblem, invalidInputCheck } from '../assertions.ts';
 import { addIdentityRatelimit, createRole, grantRolePermission, storedKey } from '../dbInspect.ts';
 import { type NewKeyInput, useWorkspaceWithApi } from '../fixtures.ts';
 import { createTestApi, createTestKey, ERRORS_BASE_URL, useApi } from '../harness.ts';
@@ -209,10 +209,6 @@ describe('400', () => {
   it('rejects unknown fields, such as the key string', async () => {
     await expectInvalid({ keyId: 'key_abc', key: 'sk_123' }, 'body.key');
   });
-});
-
-describe('401', () => {
-  itNeedsARootKey((rootKey) => api.call('keys.getKey', { keyId: 'key_abc' }, rootKey), 'unknown_root_key');
 });
 
 describe('403', () => {

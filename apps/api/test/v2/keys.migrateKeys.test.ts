@@ -350,14 +350,6 @@ describe('400', () => {
   });
 });
 
-describe('401', () => {
-  it('without a root key, or with an unknown one', async () => {
-    const body = { migrationId, apiId: owner.apiId, keys: [{ hash: legacyKey().hex }] };
-    expect((await api.post('keys.migrateKeys', body)).status).toBe(401);
-    expect((await migrateKeys(body, 'kproot_unknown')).status).toBe(401);
-  });
-});
-
 describe('403', () => {
   it('without create_key, naming it, and migrates nothing', async () => {
     const legacy = legacyKey();

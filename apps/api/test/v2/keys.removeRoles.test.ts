@@ -64,10 +64,6 @@ describe('400', () => {
   ]);
 });
 
-describe('401', () => {
-  shared.itAnswers401WithoutAKnownRootKey(access, ['reader']);
-});
-
 describe('403', () => {
   shared.itNeedsUpdateKey(access, 'without update_key, naming it and removing nothing', {
     grants: ['rbac.*.remove_role_from_key', 'api.*.read_key'],

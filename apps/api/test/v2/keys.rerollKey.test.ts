@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { hashKey } from '@keyplane/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
-import { expectMissingPermissions, expectProblem, invalidInputCheck, itNeedsARootKey } from '../assertions.ts';
+import { expectMissingPermissions, expectProblem, invalidInputCheck } from '../assertions.ts';
 import {
   countRows,
   createRole,
@@ -237,13 +237,6 @@ describe('400', () => {
     const old = await newKey();
     expect((await reroll({ keyId: old.keyId, expiration: 4102444800000 })).status).toBe(200);
   });
-});
-
-describe('401', () => {
-  itNeedsARootKey(
-    (rootKey) => api.call('keys.rerollKey', { keyId: 'key_abc', expiration: 0 }, rootKey),
-    'unknown_root_key',
-  );
 });
 
 describe('403', () => {

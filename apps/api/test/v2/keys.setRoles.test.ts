@@ -76,10 +76,6 @@ describe('400', () => {
   ]);
 });
 
-describe('401', () => {
-  shared.itAnswers401WithoutAKnownRootKey(access, []);
-});
-
 describe('403', () => {
   shared.itNeedsUpdateKey(access, 'without update_key, naming it and changing nothing', {
     grants: [...roleLinkGrants, 'api.*.create_key'],

@@ -1,7 +1,7 @@
 import { rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
 import { callOn, postOn } from '../appVariants.ts';
-import { expectInvalidInput, expectMissingPermissions, expectProblem, itNeedsARootKey } from '../assertions.ts';
+import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { storedKey } from '../dbInspect.ts';
 import { useWorkspaceWithApi } from '../fixtures.ts';
 import { useApi } from '../harness.ts';
@@ -240,13 +240,6 @@ describe('400', () => {
       expect(reply.body.error.detail).toBe('You cannot increment or decrement a key with unlimited credits.');
       expect((await stored(keyId)).credits_remaining).toBeNull();
     },
-  );
-});
-
-describe('401', () => {
-  itNeedsARootKey(
-    (rootKey) => api.call('keys.updateCredits', { keyId: 'key_abc', operation: 'set', value: 1 }, rootKey),
-    'unknown_root_key',
   );
 });
 

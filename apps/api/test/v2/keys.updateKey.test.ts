@@ -478,18 +478,6 @@ describe('400', () => {
   });
 });
 
-describe('401', () => {
-  it('without a root key', async () => {
-    const { keyId } = await newKey();
-    expect((await api.post('keys.updateKey', { keyId })).status).toBe(401);
-  });
-
-  it('with an unknown root key', async () => {
-    const { keyId } = await newKey();
-    expect((await updateKey({ keyId }, 'kproot_unknown')).status).toBe(401);
-  });
-});
-
 describe('403', () => {
   it('without update_key, naming it, and changes nothing', async () => {
     const { keyId } = await newKey({ name: 'unchanged' });

@@ -458,12 +458,6 @@ describe('400', () => {
   });
 });
 
-describe('401', () => {
-  it('without a root key', async () => {
-    expect((await api.post('keys.verifyKey', { key: 'x' })).status).toBe(401);
-  });
-});
-
 describe('403', () => {
   it('for a root key without any verify permission, even for an unknown key', async () => {
     const { rootKey } = await owner.workspace.rootKeyWith(['api.*.create_key']);

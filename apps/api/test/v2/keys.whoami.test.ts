@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectMissingPermissions, invalidInputCheck, itNeedsARootKey } from '../assertions.ts';
+import { expectMissingPermissions, invalidInputCheck } from '../assertions.ts';
 import { storedKey } from '../dbInspect.ts';
 import type { NewKeyInput } from '../fixtures.ts';
 import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
@@ -92,10 +92,6 @@ describe('400', () => {
   it('accepts a key of 512 characters (and answers 404 for it)', async () => {
     expect((await whoami({ key: 'k'.repeat(512) })).status).toBe(404);
   });
-});
-
-describe('401', () => {
-  itNeedsARootKey((rootKey) => api.call('keys.whoami', { key: 'sk_abc' }, rootKey), 'unknown_root_key');
 });
 
 describe('403', () => {

@@ -74,13 +74,6 @@ describe('400', () => {
   });
 });
 
-describe('401', () => {
-  it('without a root key, or with an unknown one', async () => {
-    expect((await api.post('permissions.createPermission', { name: 'n', slug: 'no.auth' })).status).toBe(401);
-    expect((await createPermission({ name: 'n', slug: 'no.auth' }, 'kproot_unknown')).status).toBe(401);
-  });
-});
-
 describe('403', () => {
   it('without rbac.*.create_permission, naming it and creating nothing', async () => {
     const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_permission', 'api.*.create_key']);

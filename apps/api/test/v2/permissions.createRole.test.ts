@@ -130,13 +130,6 @@ describe('400', () => {
   });
 });
 
-describe('401', () => {
-  it('without a root key, or with an unknown one', async () => {
-    expect((await api.post('permissions.createRole', { name: 'no-auth' })).status).toBe(401);
-    expect((await createRole({ name: 'no-auth' }, 'kproot_unknown')).status).toBe(401);
-  });
-});
-
 describe('403', () => {
   it('without rbac.*.create_role, naming it', async () => {
     const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_role']);

@@ -121,13 +121,6 @@ describe('400', () => {
   });
 });
 
-describe('401', () => {
-  it('without a root key, or with an unknown one', async () => {
-    expect((await api.post('permissions.deletePermission', { permission: 'x' })).status).toBe(401);
-    expect((await deletePermission({ permission: 'x' }, 'kproot_unknown')).status).toBe(401);
-  });
-});
-
 describe('403', () => {
   it('without rbac.*.delete_permission, naming it and deleting nothing', async () => {
     const id = await createPermission('kept');

@@ -100,13 +100,6 @@ describe('400', () => {
   });
 });
 
-describe('401', () => {
-  it('without a root key, or with an unknown one', async () => {
-    expect((await api.post('permissions.deleteRole', { role: 'x' })).status).toBe(401);
-    expect((await deleteRole({ role: 'x' }, 'kproot_unknown')).status).toBe(401);
-  });
-});
-
 describe('403', () => {
   it('without rbac.*.delete_role, naming it and deleting nothing', async () => {
     const id = await createRole('kept-role');

@@ -72,13 +72,6 @@ describe('400', () => {
   });
 });
 
-describe('401', () => {
-  it('without a root key, or with an unknown one', async () => {
-    expect((await api.post('permissions.getPermission', { permission: readId })).status).toBe(401);
-    expect((await getPermission({ permission: readId }, 'kproot_unknown')).status).toBe(401);
-  });
-});
-
 describe('403', () => {
   it('without rbac.*.read_permission, naming it', async () => {
     const { rootKey } = await workspace.rootKeyWith(['rbac.*.create_permission', 'rbac.*.read_role']);

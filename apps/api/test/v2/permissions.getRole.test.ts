@@ -80,13 +80,6 @@ describe('400', () => {
   });
 });
 
-describe('401', () => {
-  it('without a root key, or with an unknown one', async () => {
-    expect((await api.post('permissions.getRole', { role: editorId })).status).toBe(401);
-    expect((await getRole({ role: editorId }, 'kproot_unknown')).status).toBe(401);
-  });
-});
-
 describe('403', () => {
   it('without rbac.*.read_role, naming it', async () => {
     const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_permission', 'rbac.*.create_role']);

@@ -142,13 +142,6 @@ describe('400', () => {
   });
 });
 
-describe('401', () => {
-  it('without a root key, or with an unknown one', async () => {
-    expect((await api.post('permissions.listRoles', {})).status).toBe(401);
-    expect((await listRoles({}, 'kproot_unknown')).status).toBe(401);
-  });
-});
-
 describe('403', () => {
   it('without rbac.*.read_role, naming it', async () => {
     const workspace = await api.workspace();

@@ -162,13 +162,6 @@ describe('400', () => {
   });
 });
 
-describe('401', () => {
-  it('without a root key, or with an unknown one', async () => {
-    expect((await api.post('permissions.setRolePermissions', { roleId: 'role_x', permissions: [] })).status).toBe(401);
-    expect((await setRolePermissions({ roleId: 'role_x', permissions: [] }, 'kproot_unknown')).status).toBe(401);
-  });
-});
-
 describe('403', () => {
   it.each([
     ['rbac.*.add_permission_to_role', 'rbac.*.remove_permission_from_role'],

@@ -49,12 +49,6 @@ describe('400', () => {
   });
 });
 
-describe('401', () => {
-  it('with an unknown root key', async () => {
-    expect((await deleteNamespace(api, 'kproot_unknown', 'anything')).status).toBe(401);
-  });
-});
-
 describe('403', () => {
   it('without ratelimit.<namespaceId>.delete_namespace or the wildcard, deleting nothing', async () => {
     const id = await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'kept');

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem, itNeedsARootKey } from '../assertions.ts';
+import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { storedOverrides } from '../dbInspect.ts';
 import { createNamespace } from '../fixtures.ts';
 import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
@@ -64,12 +64,6 @@ describe('400', () => {
   ])('rejects %j', async (body, location) => {
     expectInvalidInput(await api.post('ratelimit.deleteOverride', body, workspace.rootKey), location);
   });
-});
-
-describe('401', () => {
-  itNeedsARootKey((rootKey) =>
-    api.post('ratelimit.deleteOverride', { namespace: 'deletions', identifier: 'x' }, rootKey),
-  );
 });
 
 describe('403', () => {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem, itNeedsARootKey } from '../assertions.ts';
+import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { createNamespace } from '../fixtures.ts';
 import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
@@ -79,12 +79,6 @@ describe('400', () => {
   ])('rejects %j', async (body, location) => {
     expectInvalidInput(await api.post('ratelimit.getOverride', body, workspace.rootKey), location);
   });
-});
-
-describe('401', () => {
-  itNeedsARootKey((rootKey) =>
-    api.post('ratelimit.getOverride', { namespace: 'lookups', identifier: 'user_1' }, rootKey),
-  );
 });
 
 describe('403', () => {

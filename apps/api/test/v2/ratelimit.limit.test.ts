@@ -370,10 +370,6 @@ describe('400', () => {
 });
 
 describe('401', () => {
-  it('without a root key', async () => {
-    expect((await api.post('ratelimit.limit', request('no_auth'))).status).toBe(401);
-  });
-
   it('with an unknown root key, creating nothing', async () => {
     expect((await limit(request('bad_auth'), 'kproot_unknown')).status).toBe(401);
     expect(await namespaceNamed(workspace.workspaceId, 'bad_auth')).toEqual([]);

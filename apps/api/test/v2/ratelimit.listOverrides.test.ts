@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem, itNeedsARootKey } from '../assertions.ts';
+import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { createNamespace } from '../fixtures.ts';
 import { type TestWorkspace, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
@@ -91,10 +91,6 @@ describe('400', () => {
     expect(reply.status).toBe(400);
     expect(reply.body.error.errors?.map((error) => error.location)).toEqual(['body.cursor']);
   });
-});
-
-describe('401', () => {
-  itNeedsARootKey((rootKey) => api.call('ratelimit.listOverrides', { namespace: 'listed' }, rootKey));
 });
 
 describe('403', () => {

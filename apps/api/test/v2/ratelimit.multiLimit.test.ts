@@ -1,12 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { callOn } from '../appVariants.ts';
-import {
-  expectInvalidInput,
-  expectLimitExceeded,
-  expectMissingPermissions,
-  expectProblem,
-  itNeedsARootKey,
-} from '../assertions.ts';
+import { expectInvalidInput, expectLimitExceeded, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { ratelimitEvents, ratelimitRowCount, storedNamespaces } from '../dbInspect.ts';
 import { createNamespace } from '../fixtures.ts';
 import { type TestWorkspace, useApi } from '../harness.ts';
@@ -191,10 +185,6 @@ describe('400', () => {
     expectInvalidInput(await api.post('ratelimit.multiLimit', body, workspace.rootKey), location);
     expect(await storedNamespaces(em(), workspace.workspaceId)).toEqual(before);
   });
-});
-
-describe('401', () => {
-  itNeedsARootKey((rootKey) => api.call('ratelimit.multiLimit', [check('no_auth')], rootKey));
 });
 
 describe('403', () => {

@@ -1,6 +1,6 @@
 import { DEFAULT_EXPIRING_NOTICE_MS } from '@keyplane/core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, itNeedsARootKey } from '../assertions.ts';
+import { expectInvalidInput, expectMissingPermissions } from '../assertions.ts';
 import { createTestApi, type TestWorkspace, useApi, walkList } from '../harness.ts';
 import { createTestEndpoint, disableAsFailing, HOOK_URL } from '../webhooks.ts';
 
@@ -113,10 +113,6 @@ describe('400', () => {
     expect(cursor).toEqual(expect.any(String));
     expectInvalidInput(await api.post('webhooks.listEndpoints', { cursor }, workspace.rootKey), 'body.cursor');
   });
-});
-
-describe('401', () => {
-  itNeedsARootKey((rootKey) => api.call('webhooks.listEndpoints', {}, rootKey));
 });
 
 describe('403', () => {

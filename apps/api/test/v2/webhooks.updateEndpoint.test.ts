@@ -1,6 +1,6 @@
 import { DEFAULT_CREDITS_LOW_THRESHOLD } from '@keyplane/core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem, itNeedsARootKey } from '../assertions.ts';
+import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 import { auditEntries, createTestEndpoint, disableAsFailing, HOOK_URL, storedEndpoint } from '../webhooks.ts';
@@ -135,10 +135,6 @@ describe('400', () => {
       `body.${field}`,
     );
   });
-});
-
-describe('401', () => {
-  itNeedsARootKey((rootKey) => api.call('webhooks.updateEndpoint', { endpointId: 'whep_x', enabled: false }, rootKey));
 });
 
 describe('403', () => {
