@@ -9,6 +9,30 @@ import { limitOn } from './ratelimit.ts';
 export type NewKeyInput = Omit<InputOf<'keys.createKey'>, 'apiId'>;
 
 /**
+ * Per test file: a workspace (with a vault when asked), made before the file's tests run. The
+ * object is there at once, for helpers to close over; its fields once that beforeAll ran.
+ */
+export function useWorkspace(api: Api, options: { vault?: boolean } = {}): TestWorkspace {
+  let made: TestWorkspace | undefined;
+  const ready = () => {
+    if (!made) throw new Error('useWorkspace() is used before its beforeAll ran');
+    return made;
+  };
+  beforeAll(async () => {
+    made = await api.workspace(options);
+  });
+  return {
+    get workspaceId() {
+      return ready().workspaceId;
+    },
+    get rootKey() {
+      return ready().rootKey;
+    },
+    rootKeyWith: (permissions, keyOptions) => ready().rootKeyWith(permissions, keyOptions),
+  };
+}
+
+/**
  * Per test file: a workspace (with a vault when asked) and an API in it with these settings, made
  * before the file's tests run (after `useApi`'s server is up), and `newKey` for keys of that API.
  */

@@ -1,10 +1,11 @@
 import { namespaceCacheKey, overrideCacheKey } from '@keyplane/caches';
 import { bootstrapWorkspace, issueRootKey } from '@keyplane/core';
 import { rootKeyStore, workspaceStore } from '@keyplane/db';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SpawnedServer } from '../../../bench/server.ts';
 import { storedNamespaces } from './dbInspect.ts';
-import { type TestWorkspace, useApi } from './harness.ts';
+import { useWorkspace } from './fixtures.ts';
+import { useApi } from './harness.ts';
 import { type LimitData, LONG_WINDOW, limitOn } from './ratelimit.ts';
 import { useTwoNodes } from './twoNodes.ts';
 
@@ -14,11 +15,7 @@ import { useTwoNodes } from './twoNodes.ts';
 
 const cluster = useTwoNodes();
 const api = useApi();
-let workspace: TestWorkspace;
-
-beforeAll(async () => {
-  workspace = await api.workspace();
-});
+const workspace = useWorkspace(api);
 
 const limitBody = (namespace: string, identifier: string) => ({
   namespace,

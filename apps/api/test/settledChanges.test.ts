@@ -2,7 +2,8 @@ import { listenForInvalidations } from '@keyplane/caches';
 import { createKeyMigration } from '@keyplane/db';
 import { appRouter } from '@keyplane/procedures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestWorkspace, useApi } from './harness.ts';
+import { useWorkspace } from './fixtures.ts';
+import { useApi } from './harness.ts';
 import { type Caller, callInternal, dashboardHeaders, signIn } from './internal.ts';
 import type { InputOf, OutputOf, ProcedurePath } from './procedures.ts';
 
@@ -12,7 +13,7 @@ import type { InputOf, OutputOf, ProcedurePath } from './procedures.ts';
 // does, and one that announced a change must not have answered before that node acknowledged.
 
 const api = useApi();
-let workspace: TestWorkspace;
+const workspace = useWorkspace(api);
 
 /** Another node: records what it hears, and acknowledges each ping only after holding it. */
 const otherNode = {
@@ -25,7 +26,6 @@ const otherNode = {
 const HOLD_MS = 100;
 
 beforeAll(async () => {
-  workspace = await api.workspace();
   const listener = await listenForInvalidations(api.databaseUrl, {
     onChange: () => {
       otherNode.heard += 1;

@@ -2,14 +2,14 @@ import { createKeyplaneClient, TRPCClientError } from '@keyplane/client';
 import { hashKey } from '@keyplane/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { storedKey } from './dbInspect.ts';
-import { type TestWorkspace, useApi } from './harness.ts';
+import { useWorkspace } from './fixtures.ts';
+import { useApi } from './harness.ts';
 
 const api = useApi();
 let baseUrl: string;
-let workspace: TestWorkspace;
+const workspace = useWorkspace(api);
 
 beforeAll(async () => {
-  workspace = await api.workspace();
   baseUrl = api.url;
 });
 

@@ -1,17 +1,17 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type TestWorkspace, useApi } from '../harness.ts';
+import { useWorkspace } from '../fixtures.ts';
+import { useApi } from '../harness.ts';
 import { callInternal, callProcedure } from '../internal.ts';
 import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
+const workspace = useWorkspace(api);
 let apiIds: string[];
 
 const list = (input: InputOf<'apis.listApis'>, rootKey = workspace.rootKey) =>
   callProcedure(api, 'apis.listApis', input, { rootKey });
 
 beforeAll(async () => {
-  workspace = await api.workspace();
   apiIds = [];
   for (const name of ['alpha', 'beta', 'gamma']) {
     apiIds.push((await api.call('apis.createApi', { name }, workspace.rootKey)).body.data.apiId);

@@ -1,13 +1,13 @@
 import { keyStatus } from '@keyplane/core/rules';
 import { rows, sql } from '@keyplane/db';
-import { beforeAll, describe, expect, it } from 'vitest';
-import type { NewKeyInput } from '../fixtures.ts';
-import { createTestApi, createTestKey, type TestWorkspace, useApi } from '../harness.ts';
+import { describe, expect, it } from 'vitest';
+import { type NewKeyInput, useWorkspace } from '../fixtures.ts';
+import { createTestApi, createTestKey, useApi } from '../harness.ts';
 import { callInternal, callProcedure } from '../internal.ts';
 import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
+const workspace = useWorkspace(api);
 const em = () => api.orm.em.fork();
 
 const listPage = (input: InputOf<'apis.listKeysPage'>, rootKey = workspace.rootKey) =>
@@ -44,10 +44,6 @@ async function apiWithEveryStatus() {
   await rows(em(), sql`update keys set last_refill_at = now() - interval '2 days' where id = ${ids.refilled}`);
   return { apiId, ids };
 }
-
-beforeAll(async () => {
-  workspace = await api.workspace();
-});
 
 describe('200', () => {
   it('filters by each status exactly as verification judges it, with the total', async () => {

@@ -1,15 +1,12 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { type TestWorkspace, useApi } from '../harness.ts';
+import { describe, expect, it } from 'vitest';
+import { useWorkspace } from '../fixtures.ts';
+import { useApi } from '../harness.ts';
 import { callInternal, callProcedure } from '../internal.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
+const workspace = useWorkspace(api);
 
 const names = (rootKey = workspace.rootKey) => callProcedure(api, 'audit.listEventNames', undefined, { rootKey });
-
-beforeAll(async () => {
-  workspace = await api.workspace();
-});
 
 describe('200', () => {
   it("names each event of the workspace's log once, in order", async () => {

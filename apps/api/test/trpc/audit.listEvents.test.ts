@@ -1,19 +1,16 @@
 import { AUDITED_SERVICES } from '@keyplane/db';
 import { appRouter } from '@keyplane/procedures';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { type TestWorkspace, useApi } from '../harness.ts';
+import { describe, expect, it } from 'vitest';
+import { useWorkspace } from '../fixtures.ts';
+import { useApi } from '../harness.ts';
 import { callInternal, callProcedure, signIn } from '../internal.ts';
 import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
+const workspace = useWorkspace(api);
 
 const list = (input: InputOf<'audit.listEvents'>, rootKey = workspace.rootKey) =>
   callProcedure(api, 'audit.listEvents', input, { rootKey });
-
-beforeAll(async () => {
-  workspace = await api.workspace();
-});
 
 describe('200', () => {
   it('records each change with its actor and resource ids, newest first, and never key material', async () => {

@@ -1,18 +1,15 @@
 import { SIGN_IN_FAILURES_ALLOWED } from '@keyplane/core';
 import { rows, sql } from '@keyplane/db';
-import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { serveOn } from '../appVariants.ts';
-import { type TestWorkspace, useApi } from '../harness.ts';
+import { useWorkspace } from '../fixtures.ts';
+import { useApi } from '../harness.ts';
 import { callInternal, callProcedure, signIn } from '../internal.ts';
 
 // dashboard.signIn / session / signOut: the browser trades a root key for a signed, HTTP-only cookie.
 const api = useApi();
-let workspace: TestWorkspace;
+const workspace = useWorkspace(api);
 const asBrowser = { headers: { 'x-keyplane-dashboard': '1' } };
-
-beforeAll(async () => {
-  workspace = await api.workspace();
-});
 
 const sessionOf = (session: string) => callProcedure(api, 'dashboard.session', undefined, { session });
 

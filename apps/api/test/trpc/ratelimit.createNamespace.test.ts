@@ -1,16 +1,13 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { storedNamespaces } from '../dbInspect.ts';
-import { type TestWorkspace, useApi } from '../harness.ts';
+import { useWorkspace } from '../fixtures.ts';
+import { useApi } from '../harness.ts';
 import { callInternal, callProcedure } from '../internal.ts';
 import type { InputOf } from '../procedures.ts';
 import { limitOn } from '../ratelimit.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
-
-beforeAll(async () => {
-  workspace = await api.workspace();
-});
+const workspace = useWorkspace(api);
 
 const create = (input: InputOf<'ratelimit.createNamespace'>, rootKey = workspace.rootKey) =>
   callProcedure(api, 'ratelimit.createNamespace', input, { rootKey });

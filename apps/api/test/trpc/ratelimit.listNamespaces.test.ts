@@ -1,10 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type TestWorkspace, useApi } from '../harness.ts';
+import { useWorkspace } from '../fixtures.ts';
+import { useApi } from '../harness.ts';
 import { callInternal, callProcedure } from '../internal.ts';
 import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
+const workspace = useWorkspace(api);
 let namespaceIds: string[];
 
 const list = (input: InputOf<'ratelimit.listNamespaces'>, rootKey = workspace.rootKey) =>
@@ -13,7 +14,6 @@ const create = (name: string, rootKey = workspace.rootKey) =>
   callProcedure(api, 'ratelimit.createNamespace', { name }, { rootKey });
 
 beforeAll(async () => {
-  workspace = await api.workspace();
   namespaceIds = [];
   for (const name of ['email', 'login', 'sms']) namespaceIds.push((await create(name)).data.namespaceId);
   const gone = await create('gone');

@@ -1,17 +1,14 @@
 import { hashKey } from '@keyplane/core';
 import { rows, sql } from '@keyplane/db';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { type TestWorkspace, useApi } from '../harness.ts';
+import { describe, expect, it } from 'vitest';
+import { useWorkspace } from '../fixtures.ts';
+import { useApi } from '../harness.ts';
 import { callInternal, callProcedure, signIn } from '../internal.ts';
 import type { InputOf } from '../procedures.ts';
 
 // Internal: the dashboard's root-key management, at /trpc only.
 const api = useApi();
-let workspace: TestWorkspace;
-
-beforeAll(async () => {
-  workspace = await api.workspace();
-});
+const workspace = useWorkspace(api);
 
 const create = (input: InputOf<'rootKeys.createRootKey'>, rootKey = workspace.rootKey) =>
   callProcedure(api, 'rootKeys.createRootKey', input, { rootKey });

@@ -1,13 +1,10 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { type TestWorkspace, useApi } from '../harness.ts';
+import { describe, expect, it } from 'vitest';
+import { useWorkspace } from '../fixtures.ts';
+import { useApi } from '../harness.ts';
 import { callInternal, callProcedure, signIn } from '../internal.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
-
-beforeAll(async () => {
-  workspace = await api.workspace();
-});
+const workspace = useWorkspace(api);
 
 const update = (input: unknown, rootKey = workspace.rootKey) =>
   callInternal(api, 'rootKeys.updateRootKey', input, { rootKey });

@@ -1,14 +1,11 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { type TestWorkspace, useApi } from '../harness.ts';
+import { describe, expect, it } from 'vitest';
+import { useWorkspace } from '../fixtures.ts';
+import { useApi } from '../harness.ts';
 import { callInternal, callProcedure, signIn } from '../internal.ts';
 
 // workspace.getWorkspace and workspace.deleteWorkspace: the dashboard's settings page.
 const api = useApi();
-let workspace: TestWorkspace;
-
-beforeAll(async () => {
-  workspace = await api.workspace();
-});
+const workspace = useWorkspace(api);
 
 const getWorkspace = (rootKey: string) => callProcedure(api, 'workspace.getWorkspace', undefined, { rootKey });
 const deleteWorkspace = (rootKey: string) => callProcedure(api, 'workspace.deleteWorkspace', {}, { rootKey });

@@ -11,12 +11,13 @@ import {
 } from '../analytics.ts';
 import { postOn } from '../appVariants.ts';
 import { expectProblem } from '../assertions.ts';
+import { useWorkspace } from '../fixtures.ts';
 import { ERRORS_BASE_URL, TEST_MASTER_KEY, type TestWorkspace, useApi } from '../harness.ts';
 
 // Two analytics connections, so that a workspace's two queries at its bound both run.
 const api = useApi({ vaultMasterKey: TEST_MASTER_KEY, analyticsConnections: 2 });
 
-let workspace: TestWorkspace;
+const workspace = useWorkspace(api);
 let other: TestWorkspace;
 // Events carry namespace ids as written; the namespaces themselves need not exist for analytics.
 const NS_A = 'rlns_analytics_a';
@@ -48,7 +49,6 @@ function decision(workspaceId: string, namespaceId: string, overrides: Partial<R
 }
 
 beforeAll(async () => {
-  workspace = await api.workspace();
   other = await api.workspace();
   const recorder = api.services.ratelimitEvents;
   // Namespace A: 3 passed + 1 rejected for user_1, in two flushes; namespace B: 2 passed for user_2,

@@ -12,6 +12,7 @@ import {
 } from '../analytics.ts';
 import { callOn, postOn } from '../appVariants.ts';
 import { expectProblem } from '../assertions.ts';
+import { useWorkspace } from '../fixtures.ts';
 import {
   createTestApi,
   createTestKey,
@@ -26,7 +27,7 @@ import { UNREACHABLE_REDIS } from '../ratelimit.ts';
 // Three analytics connections: a workspace running its two queries at once leaves one for the others.
 const api = useApi({ vaultMasterKey: TEST_MASTER_KEY, analyticsConnections: 3 });
 
-let workspace: TestWorkspace;
+const workspace = useWorkspace(api);
 let other: TestWorkspace;
 let apiA: string;
 let apiB: string;
@@ -48,7 +49,6 @@ const rowsOf = (query: string, rootKey = workspace.rootKey) =>
   analyticsRows(api, 'analytics.getVerifications', query, rootKey);
 
 beforeAll(async () => {
-  workspace = await api.workspace();
   other = await api.workspace();
   apiA = await createTestApi(api, workspace.rootKey);
   apiB = await createTestApi(api, workspace.rootKey);

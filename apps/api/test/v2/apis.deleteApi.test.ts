@@ -4,17 +4,13 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type SpawnedServer, spawnServer } from '../../../../bench/server.ts';
 import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { storedKey } from '../dbInspect.ts';
-import type { NewKeyInput } from '../fixtures.ts';
-import { createTestApi, createTestKey, ERRORS_BASE_URL, REDIS_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { type NewKeyInput, useWorkspace } from '../fixtures.ts';
+import { createTestApi, createTestKey, ERRORS_BASE_URL, REDIS_URL, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
+const workspace = useWorkspace(api, { vault: true });
 const em = () => api.orm.em.fork();
-
-beforeAll(async () => {
-  workspace = await api.workspace({ vault: true });
-});
 
 const newKey = (apiId: string, body: NewKeyInput = {}) => createTestKey(api, workspace.rootKey, { apiId, ...body });
 const deleteApi = (body: InputOf<'apis.deleteApi'>, rootKey = workspace.rootKey) =>

@@ -1,19 +1,15 @@
 import { createKeyMigration, rows, sql } from '@keyplane/db';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
 import { expectMissingPermissions, expectProblem, invalidInputCheck } from '../assertions.ts';
 import { createRole, grantRolePermission } from '../dbInspect.ts';
-import type { NewKeyInput } from '../fixtures.ts';
-import { createTestApi, createTestKey, ERRORS_BASE_URL, type ReplyOf, type TestWorkspace, useApi } from '../harness.ts';
+import { type NewKeyInput, useWorkspace } from '../fixtures.ts';
+import { createTestApi, createTestKey, ERRORS_BASE_URL, type ReplyOf, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
+const workspace = useWorkspace(api, { vault: true });
 const em = () => api.orm.em.fork();
-
-beforeAll(async () => {
-  workspace = await api.workspace({ vault: true });
-});
 
 const listKeys = (body: InputOf<'apis.listKeys'>, rootKey = workspace.rootKey) =>
   api.call('apis.listKeys', body, rootKey);

@@ -1,14 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectMissingPermissions, expectProblem } from '../assertions.ts';
-import { createTestApi, type TestWorkspace, useApi } from '../harness.ts';
+import { useWorkspace } from '../fixtures.ts';
+import { createTestApi, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
-
-beforeAll(async () => {
-  workspace = await api.workspace();
-});
+const workspace = useWorkspace(api);
 
 const getApi = (apiId: string, rootKey = workspace.rootKey) => api.call('apis.getApi', { apiId }, rootKey);
 

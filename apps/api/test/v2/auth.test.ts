@@ -2,14 +2,14 @@ import { createChangeLog } from '@keyplane/caches';
 import { revokeRootKey } from '@keyplane/core';
 import { rootKeyChangeStore } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { useWorkspace } from '../fixtures.ts';
+import { createTestApi, ERRORS_BASE_URL, useApi } from '../harness.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
+const workspace = useWorkspace(api);
 let apiId: string;
 
 beforeAll(async () => {
-  workspace = await api.workspace();
   apiId = await createTestApi(api, workspace.rootKey);
 });
 

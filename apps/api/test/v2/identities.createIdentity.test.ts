@@ -1,17 +1,14 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
 import { expectInvalidInput, expectMissingPermissions } from '../assertions.ts';
 import { countRows, identityRatelimits, storedIdentities, storedKey } from '../dbInspect.ts';
-import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi, withNestedMeta } from '../harness.ts';
+import { useWorkspace } from '../fixtures.ts';
+import { createTestApi, ERRORS_BASE_URL, useApi, withNestedMeta } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
+const workspace = useWorkspace(api);
 const em = () => api.orm.em.fork();
-
-beforeAll(async () => {
-  workspace = await api.workspace();
-});
 
 const createIdentity = (body: InputOf<'identities.createIdentity'>, rootKey = workspace.rootKey) =>
   api.call('identities.createIdentity', body, rootKey);

@@ -1,17 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectInvalidInput, expectProblem } from '../assertions.ts';
 import { identityRatelimits } from '../dbInspect.ts';
-import { createTestIdentity } from '../fixtures.ts';
-import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { createTestIdentity, useWorkspace } from '../fixtures.ts';
+import { ERRORS_BASE_URL, useApi } from '../harness.ts';
 import type { InputOf, OutputOf } from '../procedures.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
+const workspace = useWorkspace(api);
 const em = () => api.orm.em.fork();
-
-beforeAll(async () => {
-  workspace = await api.workspace();
-});
 
 const newIdentity = (input: InputOf<'identities.createIdentity'>, rootKey = workspace.rootKey) =>
   createTestIdentity(api, rootKey, input);

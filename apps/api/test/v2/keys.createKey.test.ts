@@ -12,23 +12,15 @@ import {
   keyRoleNames,
   storedKey,
 } from '../dbInspect.ts';
-import {
-  createTestApi,
-  ERRORS_BASE_URL,
-  JsonText,
-  TEST_MASTER_KEY,
-  type TestWorkspace,
-  useApi,
-  withNestedMeta,
-} from '../harness.ts';
+import { useWorkspace } from '../fixtures.ts';
+import { createTestApi, ERRORS_BASE_URL, JsonText, TEST_MASTER_KEY, useApi, withNestedMeta } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
+const workspace = useWorkspace(api, { vault: true });
 let apiId: string;
 
 beforeAll(async () => {
-  workspace = await api.workspace({ vault: true });
   apiId = await createTestApi(api, workspace.rootKey, { encryption: { enabled: true } });
 });
 

@@ -12,12 +12,12 @@ import {
   keyRoleNames,
   storedKey,
 } from '../dbInspect.ts';
-import type { NewKeyInput } from '../fixtures.ts';
-import { createTestApi, createTestKey, type TestWorkspace, useApi } from '../harness.ts';
+import { type NewKeyInput, useWorkspace } from '../fixtures.ts';
+import { createTestApi, createTestKey, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
+const workspace = useWorkspace(api, { vault: true });
 /** Encryption on, in a workspace with a vault. */
 let apiId: string;
 const em = () => api.orm.em.fork();
@@ -25,7 +25,6 @@ const MINUTE = 60_000;
 const HOUR = 3_600_000;
 
 beforeAll(async () => {
-  workspace = await api.workspace({ vault: true });
   apiId = await createTestApi(api, workspace.rootKey, { encryption: { enabled: true } });
 });
 

@@ -1,17 +1,16 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectMissingPermissions, invalidInputCheck } from '../assertions.ts';
 import { storedKey } from '../dbInspect.ts';
-import type { NewKeyInput } from '../fixtures.ts';
-import { createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { type NewKeyInput, useWorkspace } from '../fixtures.ts';
+import { createTestApi, createTestKey, ERRORS_BASE_URL, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
+const workspace = useWorkspace(api, { vault: true });
 let apiId: string;
 const em = () => api.orm.em.fork();
 
 beforeAll(async () => {
-  workspace = await api.workspace({ vault: true });
   apiId = await createTestApi(api, workspace.rootKey, { encryption: { enabled: true } });
 });
 

@@ -1,18 +1,15 @@
 import { rows, sql } from '@keyplane/db';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { callOn } from '../appVariants.ts';
 import { expectInvalidInput, expectLimitExceeded, expectMissingPermissions, expectProblem } from '../assertions.ts';
-import { createTestApi, MAX_BODY_BYTES, type TestWorkspace, useApi } from '../harness.ts';
+import { useWorkspace } from '../fixtures.ts';
+import { createTestApi, MAX_BODY_BYTES, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 import { createKeyWith, verifyCode } from '../rbac.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
+const workspace = useWorkspace(api);
 const em = () => api.orm.em.fork();
-
-beforeAll(async () => {
-  workspace = await api.workspace();
-});
 
 const createRole = (body: InputOf<'permissions.createRole'>, rootKey = workspace.rootKey) =>
   api.call('permissions.createRole', body, rootKey);

@@ -1,10 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
-import { type TestWorkspace, useApi } from '../harness.ts';
+import { useWorkspace } from '../fixtures.ts';
+import { useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
+const workspace = useWorkspace(api);
 let readId: string;
 
 const getPermission = (body: InputOf<'permissions.getPermission'>, rootKey = workspace.rootKey) =>
@@ -17,7 +18,6 @@ async function createPermission(body: InputOf<'permissions.createPermission'>, r
 }
 
 beforeAll(async () => {
-  workspace = await api.workspace();
   readId = await createPermission({ name: 'Read documents', slug: 'docs.read', description: 'Reads them' });
 });
 

@@ -1,10 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
-import { type TestWorkspace, useApi } from '../harness.ts';
+import { useWorkspace } from '../fixtures.ts';
+import { useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
+const workspace = useWorkspace(api);
 let editorId: string;
 
 const getRole = (body: InputOf<'permissions.getRole'>, rootKey = workspace.rootKey) =>
@@ -17,7 +18,6 @@ async function createRole(body: InputOf<'permissions.createRole'>, rootKey = wor
 }
 
 beforeAll(async () => {
-  workspace = await api.workspace();
   await api.post(
     'permissions.createPermission',
     { name: 'Write documents', slug: 'docs.write', description: 'Changes them' },

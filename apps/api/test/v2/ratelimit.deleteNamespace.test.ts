@@ -1,17 +1,13 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { storedNamespaces } from '../dbInspect.ts';
-import { createNamespace } from '../fixtures.ts';
-import { type TestWorkspace, useApi } from '../harness.ts';
+import { createNamespace, useWorkspace } from '../fixtures.ts';
+import { useApi } from '../harness.ts';
 import { deleteNamespace } from '../ratelimit.ts';
 
 // Internal: served at /trpc for the dashboard, not at /v2 (the reference has no such procedure).
 const api = useApi();
-let workspace: TestWorkspace;
+const workspace = useWorkspace(api);
 const em = () => api.orm.em.fork();
-
-beforeAll(async () => {
-  workspace = await api.workspace();
-});
 
 const stateOf = async (workspaceId: string, name: string) =>
   (await storedNamespaces(em(), workspaceId)).filter((namespace) => namespace.name === name);

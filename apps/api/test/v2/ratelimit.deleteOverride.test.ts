@@ -1,18 +1,17 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { storedOverrides } from '../dbInspect.ts';
-import { createNamespace } from '../fixtures.ts';
-import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { createNamespace, useWorkspace } from '../fixtures.ts';
+import { ERRORS_BASE_URL, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 import { deleteNamespace } from '../ratelimit.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
+const workspace = useWorkspace(api);
 let namespaceId: string;
 const em = () => api.orm.em.fork();
 
 beforeAll(async () => {
-  workspace = await api.workspace();
   namespaceId = await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'deletions');
 });
 

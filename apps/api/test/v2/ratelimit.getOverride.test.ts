@@ -1,12 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
-import { createNamespace } from '../fixtures.ts';
-import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { createNamespace, useWorkspace } from '../fixtures.ts';
+import { ERRORS_BASE_URL, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 import { deleteNamespace } from '../ratelimit.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
+const workspace = useWorkspace(api);
 let namespaceId: string;
 const ids: Record<string, string> = {};
 
@@ -21,7 +21,6 @@ const setOverride = async (identifier: string, limit: number, duration = 60_000)
 };
 
 beforeAll(async () => {
-  workspace = await api.workspace();
   namespaceId = await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'lookups');
   await setOverride('user_1', 7, 5000);
   await setOverride('user_*', 3);

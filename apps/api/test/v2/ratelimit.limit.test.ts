@@ -1,9 +1,9 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { callOn } from '../appVariants.ts';
 import { expectInvalidInput, expectLimitExceeded, expectMissingPermissions } from '../assertions.ts';
 import { ratelimitEvents, storedNamespaces } from '../dbInspect.ts';
-import { createNamespace } from '../fixtures.ts';
-import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { createNamespace, useWorkspace } from '../fixtures.ts';
+import { ERRORS_BASE_URL, useApi } from '../harness.ts';
 import {
   clockedLimiter,
   deleteNamespace,
@@ -15,12 +15,8 @@ import {
 } from '../ratelimit.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
+const workspace = useWorkspace(api);
 const em = () => api.orm.em.fork();
-
-beforeAll(async () => {
-  workspace = await api.workspace();
-});
 
 const limit = (body: unknown, rootKey = workspace.rootKey) => limitOn(api, body, rootKey);
 const request = (namespace: string, extra: Partial<LimitBody> = {}): LimitBody => ({

@@ -1,12 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
-import { createNamespace } from '../fixtures.ts';
-import { type TestWorkspace, useApi } from '../harness.ts';
+import { createNamespace, useWorkspace } from '../fixtures.ts';
+import { useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 import { deleteNamespace } from '../ratelimit.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
+const workspace = useWorkspace(api);
 let namespaceId: string;
 /** The live overrides' ids in creation (= id) order. */
 const created: string[] = [];
@@ -16,7 +16,6 @@ const listOverrides = (body: InputOf<'ratelimit.listOverrides'>, rootKey = works
   api.call('ratelimit.listOverrides', body, rootKey);
 
 beforeAll(async () => {
-  workspace = await api.workspace();
   namespaceId = await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'listed');
   for (let i = 0; i < TOTAL; i += 1) {
     const reply = await api.call(

@@ -1,19 +1,15 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { callOn } from '../appVariants.ts';
 import { expectInvalidInput, expectLimitExceeded, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { ratelimitEvents, ratelimitRowCount, storedNamespaces } from '../dbInspect.ts';
-import { createNamespace } from '../fixtures.ts';
-import { type TestWorkspace, useApi } from '../harness.ts';
+import { createNamespace, useWorkspace } from '../fixtures.ts';
+import { useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 import { deleteNamespace, type LimitBody, LONG_WINDOW, limitOn } from '../ratelimit.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
+const workspace = useWorkspace(api);
 const em = () => api.orm.em.fork();
-
-beforeAll(async () => {
-  workspace = await api.workspace();
-});
 
 const multiLimit = (body: InputOf<'ratelimit.multiLimit'>, rootKey = workspace.rootKey) =>
   api.call('ratelimit.multiLimit', body, rootKey);

@@ -4,19 +4,16 @@ import {
   DEFAULT_WEBHOOK_ENDPOINTS_PER_WORKSPACE,
 } from '@keyplane/core';
 import { rows, sql } from '@keyplane/db';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
-import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { useWorkspace } from '../fixtures.ts';
+import { createTestApi, ERRORS_BASE_URL, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 import { auditEntries, countWebhookRows, HOOK_URL, storedEndpoint } from '../webhooks.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
+const workspace = useWorkspace(api);
 const em = () => api.orm.em.fork();
-
-beforeAll(async () => {
-  workspace = await api.workspace();
-});
 
 const createEndpoint = (body: InputOf<'webhooks.createEndpoint'>, rootKey = workspace.rootKey) =>
   api.call('webhooks.createEndpoint', body, rootKey);

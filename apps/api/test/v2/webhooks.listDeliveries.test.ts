@@ -1,12 +1,13 @@
 import { rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { useWorkspace } from '../fixtures.ts';
 import { createTestApi, createTestKey, type TestWorkspace, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 import { createTestEndpoint, sendTestEvent, storeFinishedDelivery } from '../webhooks.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
+const workspace = useWorkspace(api);
 let endpointId: string;
 let otherEndpointId: string;
 /** The first endpoint's finished deliveries, newest first. */
@@ -24,7 +25,6 @@ const failedAttempts = [
 const succeededAttempt = { statusCode: 204, error: null, responseBody: '', durationMs: 1 };
 
 beforeAll(async () => {
-  workspace = await api.workspace();
   // Endpoints wanting only key.deleted: the root keys the tests make announce nothing to them.
   ({ endpointId } = await createTestEndpoint(api, workspace.rootKey, { eventTypes: ['key.deleted'] }));
   ({ endpointId: otherEndpointId } = await createTestEndpoint(api, workspace.rootKey, { eventTypes: ['key.deleted'] }));

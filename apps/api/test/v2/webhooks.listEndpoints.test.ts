@@ -1,11 +1,12 @@
 import { DEFAULT_EXPIRING_NOTICE_MS } from '@keyplane/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectInvalidInput, expectMissingPermissions } from '../assertions.ts';
-import { createTestApi, type TestWorkspace, useApi, walkList } from '../harness.ts';
+import { useWorkspace } from '../fixtures.ts';
+import { createTestApi, useApi, walkList } from '../harness.ts';
 import { createTestEndpoint, disableAsFailing, HOOK_URL } from '../webhooks.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
+const workspace = useWorkspace(api);
 const em = () => api.orm.em.fork();
 /** The workspace's endpoints in creation (= id) order. */
 const created: string[] = [];
@@ -14,7 +15,6 @@ const secrets: string[] = [];
 const listEndpoints = (rootKey = workspace.rootKey) => api.call('webhooks.listEndpoints', {}, rootKey);
 
 beforeAll(async () => {
-  workspace = await api.workspace();
   const apiId = await createTestApi(api, workspace.rootKey);
   for (const body of [
     { eventTypes: ['*' as const] },

@@ -1,15 +1,12 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
-import { type TestWorkspace, useApi } from '../harness.ts';
+import { useWorkspace } from '../fixtures.ts';
+import { useApi } from '../harness.ts';
 import { auditEntries, createTestEndpoint, storedEndpoint } from '../webhooks.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
+const workspace = useWorkspace(api);
 const em = () => api.orm.em.fork();
-
-beforeAll(async () => {
-  workspace = await api.workspace();
-});
 
 const rotateSecret = (endpointId: string, rootKey = workspace.rootKey) =>
   api.call('webhooks.rotateSecret', { endpointId }, rootKey);

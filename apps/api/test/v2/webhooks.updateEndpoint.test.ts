@@ -1,17 +1,17 @@
 import { DEFAULT_CREDITS_LOW_THRESHOLD } from '@keyplane/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
-import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { useWorkspace } from '../fixtures.ts';
+import { createTestApi, ERRORS_BASE_URL, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 import { auditEntries, createTestEndpoint, disableAsFailing, HOOK_URL, storedEndpoint } from '../webhooks.ts';
 
 const api = useApi();
-let workspace: TestWorkspace;
+const workspace = useWorkspace(api);
 let apiId: string;
 const em = () => api.orm.em.fork();
 
 beforeAll(async () => {
-  workspace = await api.workspace();
   apiId = await createTestApi(api, workspace.rootKey);
 });
 
