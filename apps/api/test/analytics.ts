@@ -59,7 +59,7 @@ const RUNNING_ANALYTICS = sql`from pg_stat_activity
 /** Resolves once PostgreSQL executes `count` analytics queries of this test file at once. */
 export async function untilAnalyticsRunning(api: Api, count: number): Promise<void> {
   for (;;) {
-    const [running] = await rows(api.orm.em.fork(), sql<{ n: number }>`select count(*)::int as n ${RUNNING_ANALYTICS}`);
+    const [running] = await rows(api.em(), sql<{ n: number }>`select count(*)::int as n ${RUNNING_ANALYTICS}`);
     if (running?.n === count) return;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
@@ -67,5 +67,5 @@ export async function untilAnalyticsRunning(api: Api, count: number): Promise<vo
 
 /** Cancels the analytics queries PostgreSQL executes for this test file: each answers 422. */
 export async function cancelAnalytics(api: Api): Promise<void> {
-  await rows(api.orm.em.fork(), sql`select pg_cancel_backend(pid) ${RUNNING_ANALYTICS}`);
+  await rows(api.em(), sql`select pg_cancel_backend(pid) ${RUNNING_ANALYTICS}`);
 }

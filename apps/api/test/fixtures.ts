@@ -1,6 +1,6 @@
 import { beforeAll } from 'vitest';
 import { createRole, grantRolePermission, storedNamespaces } from './dbInspect.ts';
-import { type Api, createTestApi, createTestKey, type TestWorkspace } from './harness.ts';
+import { type Api, createTestApi, createTestKey, type TestWorkspace, useApi } from './harness.ts';
 import type { InputOf } from './procedures.ts';
 import { limitOn } from './ratelimit.ts';
 
@@ -30,6 +30,12 @@ export function useWorkspace(api: Api, options: { vault?: boolean } = {}): TestW
     },
     rootKeyWith: (permissions, keyOptions) => ready().rootKeyWith(permissions, keyOptions),
   };
+}
+
+/** The start of most test files: the file's server (`useApi`) and a workspace on it (`useWorkspace`). */
+export function useApiWithWorkspace(options: { vault?: boolean } = {}) {
+  const api = useApi();
+  return { api, workspace: useWorkspace(api, options) };
 }
 
 /**
@@ -76,8 +82,8 @@ export async function createRolesWith(
 ): Promise<Record<string, string>> {
   const ids: Record<string, string> = {};
   for (const [name, slugs] of Object.entries(roles)) {
-    const roleId = await createRole(api.orm.em.fork(), workspaceId, name);
-    for (const slug of slugs) await grantRolePermission(api.orm.em.fork(), workspaceId, roleId, slug);
+    const roleId = await createRole(api.em(), workspaceId, name);
+    for (const slug of slugs) await grantRolePermission(api.em(), workspaceId, roleId, slug);
     ids[name] = roleId;
   }
   return ids;
@@ -98,7 +104,7 @@ export async function createNamespace(api: Api, workspaceId: string, rootKey: st
     rootKey,
   );
   if (reply.status !== 200) throw new Error(`limit failed: ${JSON.stringify(reply.body)}`);
-  const found = (await storedNamespaces(api.orm.em.fork(), workspaceId)).find((namespace) => namespace.name === name);
+  const found = (await storedNamespaces(api.em(), workspaceId)).find((namespace) => namespace.name === name);
   if (!found) throw new Error(`namespace ${name} was not created`);
   return found.id;
 }

@@ -29,7 +29,7 @@ export function useKeyAccess<P extends KeyAccessProcedure>(
 ) {
   const owner = useWorkspaceWithApi(api);
   const field = procedure.endsWith('Roles') ? 'roles' : 'permissions';
-  const em = () => api.orm.em.fork();
+  const em = () => api.em();
   let roleIds: Record<string, string> = {};
   beforeAll(async () => {
     roleIds = await createRolesWith(api, owner.workspace.workspaceId, options.roles ?? {});

@@ -17,7 +17,7 @@ export interface SecondNode {
  * hears through NOTIFY, as a second server process would be. For "every node sees the change".
  */
 export async function startSecondNode(api: Api): Promise<SecondNode> {
-  const [current] = await rows(api.orm.em.fork(), sql<{ name: string }>`select current_database() as name`);
+  const [current] = await rows(api.em(), sql<{ name: string }>`select current_database() as name`);
   if (!current) throw new Error('no current database');
   const databaseUrl = new URL(inject('databaseUrl'));
   databaseUrl.pathname = `/${current.name}`;

@@ -2,8 +2,7 @@ import { listenForInvalidations } from '@keyplane/caches';
 import { createKeyMigration } from '@keyplane/db';
 import { appRouter } from '@keyplane/procedures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useWorkspace } from './fixtures.ts';
-import { useApi } from './harness.ts';
+import { useApiWithWorkspace } from './fixtures.ts';
 import { type Caller, callInternal, dashboardHeaders, signIn } from './internal.ts';
 import type { InputOf, OutputOf, ProcedurePath } from './procedures.ts';
 
@@ -12,8 +11,7 @@ import type { InputOf, OutputOf, ProcedurePath } from './procedures.ts';
 // and holds each acknowledgement back a moment; every mutation of the router is called while it
 // does, and one that announced a change must not have answered before that node acknowledged.
 
-const api = useApi();
-const workspace = useWorkspace(api);
+const { api, workspace } = useApiWithWorkspace();
 
 /** Another node: records what it hears, and acknowledges each ping only after holding it. */
 const otherNode = {
@@ -114,7 +112,7 @@ const scenarios: Scenarios = {
   'keys.setRoles': async () => ({ input: { keyId: (await newKey()).keyId, roles: [(await newRole()).name] } }),
   'keys.migrateKeys': async () => ({
     input: {
-      migrationId: await createKeyMigration(api.orm.em.fork(), workspace.workspaceId),
+      migrationId: await createKeyMigration(api.em(), workspace.workspaceId),
       apiId: await newApi(),
       keys: [{ hash: next('imported_hash') }],
     },

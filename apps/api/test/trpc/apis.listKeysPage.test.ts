@@ -1,14 +1,12 @@
 import { keyStatus } from '@keyplane/core/rules';
 import { rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
-import { type NewKeyInput, useWorkspace } from '../fixtures.ts';
-import { createTestApi, createTestKey, useApi } from '../harness.ts';
+import { type NewKeyInput, useApiWithWorkspace } from '../fixtures.ts';
+import { createTestApi, createTestKey } from '../harness.ts';
 import { callInternal, callProcedure } from '../internal.ts';
 import type { InputOf } from '../procedures.ts';
 
-const api = useApi();
-const workspace = useWorkspace(api);
-const em = () => api.orm.em.fork();
+const { api, workspace } = useApiWithWorkspace();
 
 const listPage = (input: InputOf<'apis.listKeysPage'>, rootKey = workspace.rootKey) =>
   callProcedure(api, 'apis.listKeysPage', input, { rootKey });
@@ -40,8 +38,8 @@ async function apiWithEveryStatus() {
       credits: { remaining: 0, refill: { interval: 'daily', amount: 5 } },
     }),
   };
-  await rows(em(), sql`update keys set expires_at = now() - interval '1 minute' where id = ${ids.expired}`);
-  await rows(em(), sql`update keys set last_refill_at = now() - interval '2 days' where id = ${ids.refilled}`);
+  await rows(api.em(), sql`update keys set expires_at = now() - interval '1 minute' where id = ${ids.expired}`);
+  await rows(api.em(), sql`update keys set last_refill_at = now() - interval '2 days' where id = ${ids.refilled}`);
   return { apiId, ids };
 }
 

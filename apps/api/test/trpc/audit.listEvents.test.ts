@@ -1,13 +1,11 @@
 import { AUDITED_SERVICES } from '@keyplane/db';
 import { appRouter } from '@keyplane/procedures';
 import { describe, expect, it } from 'vitest';
-import { useWorkspace } from '../fixtures.ts';
-import { useApi } from '../harness.ts';
+import { useApiWithWorkspace } from '../fixtures.ts';
 import { callInternal, callProcedure, signIn } from '../internal.ts';
 import type { InputOf } from '../procedures.ts';
 
-const api = useApi();
-const workspace = useWorkspace(api);
+const { api, workspace } = useApiWithWorkspace();
 
 const list = (input: InputOf<'audit.listEvents'>, rootKey = workspace.rootKey) =>
   callProcedure(api, 'audit.listEvents', input, { rootKey });

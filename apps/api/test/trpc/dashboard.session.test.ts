@@ -2,13 +2,11 @@ import { SIGN_IN_FAILURES_ALLOWED } from '@keyplane/core';
 import { rows, sql } from '@keyplane/db';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { serveOn } from '../appVariants.ts';
-import { useWorkspace } from '../fixtures.ts';
-import { useApi } from '../harness.ts';
+import { useApiWithWorkspace } from '../fixtures.ts';
 import { callInternal, callProcedure, signIn } from '../internal.ts';
 
 // dashboard.signIn / session / signOut: the browser trades a root key for a signed, HTTP-only cookie.
-const api = useApi();
-const workspace = useWorkspace(api);
+const { api, workspace } = useApiWithWorkspace();
 const asBrowser = { headers: { 'x-keyplane-dashboard': '1' } };
 
 const sessionOf = (session: string) => callProcedure(api, 'dashboard.session', undefined, { session });
@@ -115,7 +113,7 @@ describe('401', () => {
   it('once the session has expired', async () => {
     const session = await signIn(api, workspace.rootKey);
     expect((await sessionOf(session)).status).toBe(200);
-    await rows(api.orm.em.fork(), sql`update dashboard_sessions set expires_at = now() - interval '1 second'`);
+    await rows(api.em(), sql`update dashboard_sessions set expires_at = now() - interval '1 second'`);
     expect((await sessionOf(session)).status).toBe(401);
   });
 

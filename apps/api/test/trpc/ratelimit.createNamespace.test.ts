@@ -1,13 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { storedNamespaces } from '../dbInspect.ts';
-import { useWorkspace } from '../fixtures.ts';
-import { useApi } from '../harness.ts';
+import { useApiWithWorkspace } from '../fixtures.ts';
 import { callInternal, callProcedure } from '../internal.ts';
 import type { InputOf } from '../procedures.ts';
 import { limitOn } from '../ratelimit.ts';
 
-const api = useApi();
-const workspace = useWorkspace(api);
+const { api, workspace } = useApiWithWorkspace();
 
 const create = (input: InputOf<'ratelimit.createNamespace'>, rootKey = workspace.rootKey) =>
   callProcedure(api, 'ratelimit.createNamespace', input, { rootKey });
@@ -18,7 +16,7 @@ describe('200', () => {
     expect(reply.status).toBe(200);
     const { namespaceId } = reply.data;
     expect(namespaceId).toMatch(/^rlns_/);
-    expect(await storedNamespaces(api.orm.em.fork(), workspace.workspaceId)).toEqual([
+    expect(await storedNamespaces(api.em(), workspace.workspaceId)).toEqual([
       { id: namespaceId, name: 'uploads', deleted: false },
     ]);
     const limited = await limitOn(

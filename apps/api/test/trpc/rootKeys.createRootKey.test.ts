@@ -1,19 +1,17 @@
 import { hashKey } from '@keyplane/core';
 import { rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
-import { useWorkspace } from '../fixtures.ts';
-import { useApi } from '../harness.ts';
+import { useApiWithWorkspace } from '../fixtures.ts';
 import { callInternal, callProcedure, signIn } from '../internal.ts';
 import type { InputOf } from '../procedures.ts';
 
 // Internal: the dashboard's root-key management, at /trpc only.
-const api = useApi();
-const workspace = useWorkspace(api);
+const { api, workspace } = useApiWithWorkspace();
 
 const create = (input: InputOf<'rootKeys.createRootKey'>, rootKey = workspace.rootKey) =>
   callProcedure(api, 'rootKeys.createRootKey', input, { rootKey });
 
-const storedRootKeys = () => rows(api.orm.em.fork(), sql<{ id: string; hash: string }>`select id, hash from root_keys`);
+const storedRootKeys = () => rows(api.em(), sql<{ id: string; hash: string }>`select id, hash from root_keys`);
 
 describe('200', () => {
   it('creates a working root key with exactly the given permissions, storing only its hash', async () => {

@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { useWorkspace } from '../fixtures.ts';
-import { useApi } from '../harness.ts';
+import { useApiWithWorkspace } from '../fixtures.ts';
 import { callInternal, callProcedure } from '../internal.ts';
 
-const api = useApi();
-const workspace = useWorkspace(api);
+const { api, workspace } = useApiWithWorkspace();
 
 const list = (rootKey = workspace.rootKey) => callProcedure(api, 'rootKeys.listRootKeys', undefined, { rootKey });
 

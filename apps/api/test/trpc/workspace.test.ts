@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { useWorkspace } from '../fixtures.ts';
-import { useApi } from '../harness.ts';
+import { useApiWithWorkspace } from '../fixtures.ts';
 import { callInternal, callProcedure, signIn } from '../internal.ts';
 
 // workspace.getWorkspace and workspace.deleteWorkspace: the dashboard's settings page.
-const api = useApi();
-const workspace = useWorkspace(api);
+const { api, workspace } = useApiWithWorkspace();
 
 const getWorkspace = (rootKey: string) => callProcedure(api, 'workspace.getWorkspace', undefined, { rootKey });
 const deleteWorkspace = (rootKey: string) => callProcedure(api, 'workspace.deleteWorkspace', {}, { rootKey });

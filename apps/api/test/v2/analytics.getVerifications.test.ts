@@ -456,7 +456,7 @@ describe('cross-workspace isolation', () => {
 
   it('changed nothing: every key and event is still there', async () => {
     const [counts] = await rows(
-      api.orm.em.fork(),
+      api.em(),
       sql<{ keys: number; events: number }>`
         select (select count(*)::int from keys) as keys, (select count(*)::int from key_verifications) as events`,
     );

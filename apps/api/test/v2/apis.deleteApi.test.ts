@@ -4,13 +4,11 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type SpawnedServer, spawnServer } from '../../../../bench/server.ts';
 import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { storedKey } from '../dbInspect.ts';
-import { type NewKeyInput, useWorkspace } from '../fixtures.ts';
-import { createTestApi, createTestKey, ERRORS_BASE_URL, REDIS_URL, useApi } from '../harness.ts';
+import { type NewKeyInput, useApiWithWorkspace } from '../fixtures.ts';
+import { createTestApi, createTestKey, ERRORS_BASE_URL, REDIS_URL } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 
-const api = useApi();
-const workspace = useWorkspace(api, { vault: true });
-const em = () => api.orm.em.fork();
+const { api, workspace } = useApiWithWorkspace({ vault: true });
 
 const newKey = (apiId: string, body: NewKeyInput = {}) => createTestKey(api, workspace.rootKey, { apiId, ...body });
 const deleteApi = (body: InputOf<'apis.deleteApi'>, rootKey = workspace.rootKey) =>
@@ -20,7 +18,7 @@ const verify = async (key: string) => (await api.call('keys.verifyKey', { key },
 /** The API row's deletion time in unix ms; null while it is live. */
 async function apiDeletedAt(apiId: string) {
   const [row] = await rows(
-    em(),
+    api.em(),
     sql<{ deletedAt: number | null }>`
       select (extract(epoch from deleted_at) * 1000)::float8 as "deletedAt" from apis where id = ${apiId}`,
   );
@@ -36,7 +34,7 @@ describe('200', () => {
     expect(reply.status).toBe(200);
     expect(reply.body.data).toEqual({});
     expect(await apiDeletedAt(apiId)).toBeGreaterThan(Date.now() - 60_000);
-    expect((await storedKey(em(), keyId))?.api_id).toBe(apiId);
+    expect((await storedKey(api.em(), keyId))?.api_id).toBe(apiId);
     expect((await api.post('apis.getApi', { apiId }, workspace.rootKey)).status).toBe(404);
   });
 
@@ -74,7 +72,7 @@ describe('200', () => {
       expect({ procedure, status: reply.status }).toEqual({ procedure, status: 404 });
     }
     // Nothing those calls attempted took effect on the row.
-    expect((await storedKey(em(), keyId))?.credits_remaining).toBe('5');
+    expect((await storedKey(api.em(), keyId))?.credits_remaining).toBe('5');
   });
 
   it('leaves the workspace’s other APIs and their keys alone', async () => {
@@ -216,7 +214,7 @@ describe('404', () => {
 
   it('for a deleted API even with delete protection set on its row', async () => {
     const apiId = await createTestApi(api, workspace.rootKey);
-    await rows(em(), sql`update apis set deleted_at = now(), delete_protection = true where id = ${apiId}`);
+    await rows(api.em(), sql`update apis set deleted_at = now(), delete_protection = true where id = ${apiId}`);
     expect((await deleteApi({ apiId })).status).toBe(404);
   });
 });

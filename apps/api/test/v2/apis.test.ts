@@ -1,11 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectMissingPermissions, expectProblem } from '../assertions.ts';
-import { useWorkspace } from '../fixtures.ts';
-import { createTestApi, useApi } from '../harness.ts';
+import { useApiWithWorkspace } from '../fixtures.ts';
+import { createTestApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 
-const api = useApi();
-const workspace = useWorkspace(api);
+const { api, workspace } = useApiWithWorkspace();
 
 const getApi = (apiId: string, rootKey = workspace.rootKey) => api.call('apis.getApi', { apiId }, rootKey);
 

@@ -2,11 +2,10 @@ import { createChangeLog } from '@keyplane/caches';
 import { revokeRootKey } from '@keyplane/core';
 import { rootKeyChangeStore } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { useWorkspace } from '../fixtures.ts';
-import { createTestApi, ERRORS_BASE_URL, useApi } from '../harness.ts';
+import { useApiWithWorkspace } from '../fixtures.ts';
+import { createTestApi, ERRORS_BASE_URL } from '../harness.ts';
 
-const api = useApi();
-const workspace = useWorkspace(api);
+const { api, workspace } = useApiWithWorkspace();
 let apiId: string;
 
 beforeAll(async () => {

@@ -8,7 +8,6 @@ import { type SecondNode, startSecondNode } from '../secondNode.ts';
 
 const api = useApi();
 const owner = useWorkspaceWithApi(api);
-const em = () => api.orm.em.fork();
 
 const newIdentity = (input: InputOf<'identities.createIdentity'>, rootKey = owner.workspace.rootKey) =>
   createTestIdentity(api, rootKey, input);
@@ -29,15 +28,17 @@ describe('200', () => {
     expect(reply.status).toBe(200);
     // The {meta, data} envelope (docs/contract.md#envelopes), although the reference answers meta alone.
     expect(reply.body).toEqual({ meta: { requestId: expect.stringMatching(/^req_/) }, data: {} });
-    expect(await storedIdentities(em(), owner.workspace.workspaceId, 'doomed')).toMatchObject([{ id, deleted: true }]);
-    expect(await identityRatelimits(em(), id)).toHaveLength(1);
+    expect(await storedIdentities(api.em(), owner.workspace.workspaceId, 'doomed')).toMatchObject([
+      { id, deleted: true },
+    ]);
+    expect(await identityRatelimits(api.em(), id)).toHaveLength(1);
     expect((await getIdentity(id)).status).toBe(404);
   });
 
   it('by externalId', async () => {
     const id = await newIdentity({ externalId: 'doomed_by_name' });
     expect((await deleteIdentity({ identity: 'doomed_by_name' })).status).toBe(200);
-    expect(await storedIdentities(em(), owner.workspace.workspaceId, 'doomed_by_name')).toMatchObject([
+    expect(await storedIdentities(api.em(), owner.workspace.workspaceId, 'doomed_by_name')).toMatchObject([
       { id, deleted: true },
     ]);
   });
@@ -46,7 +47,7 @@ describe('200', () => {
     const old = await newIdentity({ externalId: 'reused' });
     await deleteIdentity({ identity: old });
     const { keyId } = await newKey({ externalId: 'reused' });
-    const linked = (await storedKey(em(), keyId))?.identity_id;
+    const linked = (await storedKey(api.em(), keyId))?.identity_id;
     expect(linked).toMatch(/^id_/);
     expect(linked).not.toBe(old);
     expect(
@@ -83,7 +84,7 @@ describe('200', () => {
         expect(answer.identity).toBeUndefined();
         expect(answer.ratelimits ?? []).toEqual([]);
       }
-      expect((await storedKey(em(), first.keyId))?.identity_id).toBe(id);
+      expect((await storedKey(api.em(), first.keyId))?.identity_id).toBe(id);
       const details = await api.call('keys.getKey', { keyId: first.keyId }, owner.workspace.rootKey);
       expect(details.status).toBe(200);
       expect(details.body.data.identity).toBeUndefined();
@@ -188,7 +189,7 @@ describe('404', () => {
     await deleteIdentity({ identity: old });
     const current = await newIdentity({ externalId: 'reborn' });
     expect((await deleteIdentity({ identity: 'reborn' })).status).toBe(200);
-    expect(await storedIdentities(em(), owner.workspace.workspaceId, 'reborn')).toMatchObject([
+    expect(await storedIdentities(api.em(), owner.workspace.workspaceId, 'reborn')).toMatchObject([
       { id: old, deleted: true },
       { id: current, deleted: true },
     ]);

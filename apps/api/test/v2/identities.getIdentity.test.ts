@@ -1,13 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectInvalidInput, expectProblem } from '../assertions.ts';
 import { identityRatelimits } from '../dbInspect.ts';
-import { createTestIdentity, useWorkspace } from '../fixtures.ts';
-import { ERRORS_BASE_URL, useApi } from '../harness.ts';
+import { createTestIdentity, useApiWithWorkspace } from '../fixtures.ts';
+import { ERRORS_BASE_URL } from '../harness.ts';
 import type { InputOf, OutputOf } from '../procedures.ts';
 
-const api = useApi();
-const workspace = useWorkspace(api);
-const em = () => api.orm.em.fork();
+const { api, workspace } = useApiWithWorkspace();
 
 const newIdentity = (input: InputOf<'identities.createIdentity'>, rootKey = workspace.rootKey) =>
   createTestIdentity(api, rootKey, input);
@@ -26,7 +24,9 @@ describe('200', () => {
         { name: 'requests', limit: 10, duration: 1000, autoApply: true },
       ],
     });
-    const ids = Object.fromEntries((await identityRatelimits(em(), identityId)).map((limit) => [limit.name, limit.id]));
+    const ids = Object.fromEntries(
+      (await identityRatelimits(api.em(), identityId)).map((limit) => [limit.name, limit.id]),
+    );
     expected = {
       id: identityId,
       externalId: 'full_user',

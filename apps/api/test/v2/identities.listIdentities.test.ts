@@ -71,7 +71,7 @@ describe('200', () => {
     const { workspace, ids } = await workspaceWith(4, 'heavy');
     // 900 kB of meta each (written directly: a request body is smaller here), the last one none.
     await rows(
-      api.orm.em.fork(),
+      api.em(),
       sql`update identities set meta = jsonb_build_object('blob', repeat('x', 900000)) where id = any(${ids.slice(0, 3)}::text[])`,
     );
     const first = await list({}, workspace.rootKey);

@@ -9,7 +9,6 @@ import { type SecondNode, startSecondNode } from '../secondNode.ts';
 
 const api = useApi();
 const owner = useWorkspaceWithApi(api);
-const em = () => api.orm.em.fork();
 
 const newIdentity = (input: InputOf<'identities.createIdentity'>, rootKey = owner.workspace.rootKey) =>
   createTestIdentity(api, rootKey, input);
@@ -24,7 +23,7 @@ async function verify(key: string) {
   return reply.body.data;
 }
 const limitsByName = async (identityId: string) =>
-  Object.fromEntries((await identityRatelimits(em(), identityId)).map(({ name, ...limit }) => [name, limit]));
+  Object.fromEntries((await identityRatelimits(api.em(), identityId)).map(({ name, ...limit }) => [name, limit]));
 
 describe('200', () => {
   it('answers the identity unchanged when nothing is to change', async () => {
@@ -51,7 +50,7 @@ describe('200', () => {
     expect(reply.status).toBe(200);
     expect(reply.body.data).toMatchObject({ id, externalId: 'meta_user', meta: { plan: 'enterprise' } });
     expect(reply.body.data.ratelimits?.map((limit) => limit.name)).toEqual(['requests']);
-    expect((await storedIdentities(em(), owner.workspace.workspaceId, 'meta_user'))[0]?.meta).toEqual({
+    expect((await storedIdentities(api.em(), owner.workspace.workspaceId, 'meta_user'))[0]?.meta).toEqual({
       plan: 'enterprise',
     });
     expect(await limitsByName(id)).toEqual(limitsBefore);
@@ -66,7 +65,7 @@ describe('200', () => {
     const reply = await updateIdentity({ identity: id, meta });
     expect(reply.status).toBe(200);
     expect(reply.body.data).toEqual({ id, externalId });
-    expect((await storedIdentities(em(), owner.workspace.workspaceId, externalId))[0]?.meta).toBeNull();
+    expect((await storedIdentities(api.em(), owner.workspace.workspaceId, externalId))[0]?.meta).toBeNull();
   });
 
   it('replaces rate limits by name: same names keep their ids, missing go, new come', async () => {
@@ -110,7 +109,7 @@ describe('200', () => {
     const reply = await updateIdentity({ identity: id, ratelimits: [] });
     expect(reply.status).toBe(200);
     expect(reply.body.data.ratelimits).toBeUndefined();
-    expect(await identityRatelimits(em(), id)).toEqual([]);
+    expect(await identityRatelimits(api.em(), id)).toEqual([]);
   });
 
   it("never touches the rate limits of the identity's keys, even those with the same name", async () => {
@@ -124,7 +123,7 @@ describe('200', () => {
     });
     await updateIdentity({ identity: id, ratelimits: [{ name: 'shared', limit: 9, duration: 9000 }] });
     await updateIdentity({ identity: id, ratelimits: [] });
-    expect(await keyRatelimits(em(), keyId)).toEqual([
+    expect(await keyRatelimits(api.em(), keyId)).toEqual([
       { name: 'shared', limit: 7, duration_ms: '7000', auto_apply: false },
     ]);
   });
@@ -360,7 +359,7 @@ describe('403', () => {
 
 describe('404', () => {
   it('for an identity that does not exist, creating none', async () => {
-    const before = await countRows(em(), 'identities');
+    const before = await countRows(api.em(), 'identities');
     for (const identity of ['id_doesnotexist', 'nobody']) {
       const reply = await updateIdentity({
         identity,
@@ -373,7 +372,7 @@ describe('404', () => {
         detail: 'This identity does not exist.',
       });
     }
-    expect(await countRows(em(), 'identities')).toBe(before);
+    expect(await countRows(api.em(), 'identities')).toBe(before);
   });
 
   it('for a deleted identity, changing nothing', async () => {
@@ -381,7 +380,7 @@ describe('404', () => {
     await api.post('identities.deleteIdentity', { identity: id }, owner.workspace.rootKey);
     expect((await updateIdentity({ identity: id, ratelimits: [] })).status).toBe(404);
     expect((await updateIdentity({ identity: 'gone_user', ratelimits: [] })).status).toBe(404);
-    expect(await identityRatelimits(em(), id)).toHaveLength(1);
+    expect(await identityRatelimits(api.em(), id)).toHaveLength(1);
   });
 });
 

@@ -4,14 +4,12 @@ import { deleteKey as deleteKeyRecord, rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectMissingPermissions, expectProblem, invalidInputCheck } from '../assertions.ts';
 import { createRole, storedKey } from '../dbInspect.ts';
-import { type NewKeyInput, useWorkspace } from '../fixtures.ts';
-import { createTestApi, createTestKey, useApi } from '../harness.ts';
+import { type NewKeyInput, useApiWithWorkspace } from '../fixtures.ts';
+import { createTestApi, createTestKey } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 
-const api = useApi();
-const workspace = useWorkspace(api, { vault: true });
+const { api, workspace } = useApiWithWorkspace({ vault: true });
 let apiId: string;
-const em = () => api.orm.em.fork();
 
 beforeAll(async () => {
   apiId = await createTestApi(api, workspace.rootKey, { encryption: { enabled: true } });
@@ -25,7 +23,7 @@ const verifyCode = async (key: string) => (await api.call('keys.verifyKey', { ke
 /** Rows that hang off a key: what a permanent delete must take along. */
 async function attachedRows(keyId: string) {
   const [counts] = await rows(
-    em(),
+    api.em(),
     sql<{ keys: number; ratelimits: number; permissions: number; roles: number }>`
       select (select count(*)::int from keys where id = ${keyId}) as keys,
              (select count(*)::int from ratelimits where key_id = ${keyId}) as ratelimits,
@@ -37,7 +35,7 @@ async function attachedRows(keyId: string) {
 
 async function deletedAt(keyId: string) {
   const [row] = await rows(
-    em(),
+    api.em(),
     sql<{ deleted: boolean }>`select deleted_at is not null as deleted from keys where id = ${keyId}`,
   );
   return row?.deleted;
@@ -67,7 +65,7 @@ describe('200', () => {
   });
 
   it('permanently removes the row with its links, rate limits and ciphertext', async () => {
-    await createRole(em(), workspace.workspaceId, 'doomed-role');
+    await createRole(api.em(), workspace.workspaceId, 'doomed-role');
     const { keyId, key } = await newKey({
       recoverable: true,
       permissions: ['doomed.read'],
@@ -78,7 +76,7 @@ describe('200', () => {
     expect(await verifyCode(key)).toMatchObject({ code: 'VALID' });
     expect((await deleteKey({ keyId, permanent: true })).status).toBe(200);
     expect(await attachedRows(keyId)).toEqual({ keys: 0, ratelimits: 0, permissions: 0, roles: 0 });
-    expect(await storedKey(em(), keyId)).toBeUndefined();
+    expect(await storedKey(api.em(), keyId)).toBeUndefined();
     expect(await verifyCode(key)).toEqual({ valid: false, code: 'NOT_FOUND' });
   });
 
@@ -93,7 +91,7 @@ describe('200', () => {
     const warmedAt = Date.now();
     expect(await verifyCode(key)).toMatchObject({ code: 'VALID' });
     // Deleting straight through the database layer skips this node's own eviction: only NOTIFY can reach the cache.
-    await deleteKeyRecord(em(), createChangeLog(), workspace.workspaceId, keyId, { permanent: false });
+    await deleteKeyRecord(api.em(), createChangeLog(), workspace.workspaceId, keyId, { permanent: false });
     let code = 'VALID';
     while (code === 'VALID' && Date.now() - warmedAt < 5000) {
       await sleep(10);

@@ -11,7 +11,6 @@ import type { InputOf } from '../procedures.ts';
 const api = useApi();
 /** Encryption on, in a workspace with a vault. */
 const owner = useWorkspaceWithApi(api, { vault: true, settings: { encryption: { enabled: true } } });
-const em = () => api.orm.em.fork();
 const DAY = 86_400_000;
 
 const newKey = (body: NewKeyInput = {}, targetApi = owner.apiId, rootKey = owner.workspace.rootKey) =>
@@ -32,9 +31,9 @@ describe('200', () => {
   });
 
   it('returns everything about the key', async () => {
-    const roleId = await createRole(em(), owner.workspace.workspaceId, 'getkey-admin');
-    await grantRolePermission(em(), owner.workspace.workspaceId, roleId, 'billing.read');
-    await grantRolePermission(em(), owner.workspace.workspaceId, roleId, 'documents.read');
+    const roleId = await createRole(api.em(), owner.workspace.workspaceId, 'getkey-admin');
+    await grantRolePermission(api.em(), owner.workspace.workspaceId, roleId, 'billing.read');
+    await grantRolePermission(api.em(), owner.workspace.workspaceId, roleId, 'documents.read');
     const before = Date.now();
     const { keyId, key } = await newKey({
       prefix: 'gk',
@@ -48,9 +47,9 @@ describe('200', () => {
       ratelimits: [{ name: 'per-second', limit: 5, duration: 1000, autoApply: true }],
     });
     const after = Date.now();
-    const identityId = (await storedKey(em(), keyId))?.identity_id;
+    const identityId = (await storedKey(api.em(), keyId))?.identity_id;
     if (!identityId) throw new Error('expected an identity');
-    await addIdentityRatelimit(em(), owner.workspace.workspaceId, identityId, {
+    await addIdentityRatelimit(api.em(), owner.workspace.workspaceId, identityId, {
       name: 'shared',
       limit: 100,
       durationMs: 60_000,
@@ -91,7 +90,7 @@ describe('200', () => {
     await api.post('keys.updateCredits', { keyId, operation: 'increment', value: 1 }, owner.workspace.rootKey);
     const credited = (await getKey({ keyId })).body.data;
     const rerolled = await api.call('keys.rerollKey', { keyId, expiration: 0 }, owner.workspace.rootKey);
-    const migrationId = await createKeyMigration(em(), owner.workspace.workspaceId);
+    const migrationId = await createKeyMigration(api.em(), owner.workspace.workspaceId);
     const migrated = await api.call(
       'keys.migrateKeys',
       { migrationId, apiId: owner.apiId, keys: [{ hash: randomBytes(32).toString('hex') }] },
@@ -151,7 +150,7 @@ describe('200', () => {
     const tomorrow = Date.now() + DAY;
     const later = await callOn(api, { now: tomorrow }, 'keys.getKey', { keyId }, owner.workspace.rootKey);
     expect(later.body.data.credits).toEqual({ remaining: 50, refill: { interval: 'daily', amount: 50 } });
-    expect((await storedKey(em(), keyId))?.credits_remaining).toBe('2');
+    expect((await storedKey(api.em(), keyId))?.credits_remaining).toBe('2');
     expect((await getKey({ keyId })).body.data.credits?.remaining).toBe(2);
     const verified = await callOn(api, { now: tomorrow }, 'keys.verifyKey', { key }, owner.workspace.rootKey);
     expect(verified.body.data.credits).toBe(49);
@@ -268,7 +267,7 @@ describe('404', () => {
   it('for a key of a deleted API', async () => {
     const doomed = await createTestApi(api, owner.workspace.rootKey);
     const { keyId } = await newKey({}, doomed);
-    await rows(em(), sql`update apis set deleted_at = now() where id = ${doomed}`);
+    await rows(api.em(), sql`update apis set deleted_at = now() where id = ${doomed}`);
     expect((await getKey({ keyId })).status).toBe(404);
   });
 });

@@ -12,15 +12,13 @@ import {
   keyRoleNames,
   storedKey,
 } from '../dbInspect.ts';
-import { type NewKeyInput, useWorkspace } from '../fixtures.ts';
-import { createTestApi, createTestKey, useApi } from '../harness.ts';
+import { type NewKeyInput, useApiWithWorkspace } from '../fixtures.ts';
+import { createTestApi, createTestKey } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 
-const api = useApi();
-const workspace = useWorkspace(api, { vault: true });
+const { api, workspace } = useApiWithWorkspace({ vault: true });
 /** Encryption on, in a workspace with a vault. */
 let apiId: string;
-const em = () => api.orm.em.fork();
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
 
@@ -34,15 +32,15 @@ const reroll = (body: InputOf<'keys.rerollKey'>, rootKey = workspace.rootKey) =>
   api.call('keys.rerollKey', body, rootKey);
 const verify = async (key: string) => (await api.call('keys.verifyKey', { key }, workspace.rootKey)).body.data;
 const stored = async (keyId: string) => {
-  const row = await storedKey(em(), keyId);
+  const row = await storedKey(api.em(), keyId);
   if (!row) throw new Error(`no key ${keyId}`);
   return row;
 };
 
 describe('200', () => {
   it('gives a new key with everything the old one had; the old one works until its new expiry', async () => {
-    const roleId = await createRole(em(), workspace.workspaceId, 'reroll-reader');
-    await grantRolePermission(em(), workspace.workspaceId, roleId, 'reports.read');
+    const roleId = await createRole(api.em(), workspace.workspaceId, 'reroll-reader');
+    await grantRolePermission(api.em(), workspace.workspaceId, roleId, 'reports.read');
     const old = await newKey({
       prefix: 'rr',
       name: 'Acme',
@@ -80,9 +78,9 @@ describe('200', () => {
       refill_day: 31,
       ciphertext: null,
     });
-    expect(await keyPermissionSlugs(em(), fresh.keyId)).toEqual(['documents.read', 'documents.write']);
-    expect(await keyRoleNames(em(), fresh.keyId)).toEqual(['reroll-reader']);
-    expect(await keyRatelimits(em(), fresh.keyId)).toEqual(await keyRatelimits(em(), old.keyId));
+    expect(await keyPermissionSlugs(api.em(), fresh.keyId)).toEqual(['documents.read', 'documents.write']);
+    expect(await keyRoleNames(api.em(), fresh.keyId)).toEqual(['reroll-reader']);
+    expect(await keyRatelimits(api.em(), fresh.keyId)).toEqual(await keyRatelimits(api.em(), old.keyId));
 
     const verified = await verify(fresh.key);
     expect(verified).toMatchObject({
@@ -227,9 +225,9 @@ describe('400', () => {
 
   it('rejects unknown fields, writing nothing', async () => {
     const old = await newKey();
-    const keysBefore = await countRows(em(), 'keys');
+    const keysBefore = await countRows(api.em(), 'keys');
     await expectInvalid({ keyId: old.keyId, expiration: 0, prefix: 'x' }, 'body.prefix');
-    expect(await countRows(em(), 'keys')).toBe(keysBefore);
+    expect(await countRows(api.em(), 'keys')).toBe(keysBefore);
   });
 
   it('accepts the largest expiration', async () => {
@@ -242,20 +240,20 @@ describe('403', () => {
   it('without create_key, naming it, writing nothing', async () => {
     const old = await newKey();
     const { rootKey } = await workspace.rootKeyWith(['api.*.read_key', 'api.*.update_key']);
-    const keysBefore = await countRows(em(), 'keys');
+    const keysBefore = await countRows(api.em(), 'keys');
     const reply = await reroll({ keyId: old.keyId, expiration: 0 }, rootKey);
     expectMissingPermissions(reply, `api.${apiId}.create_key`);
-    expect(await countRows(em(), 'keys')).toBe(keysBefore);
+    expect(await countRows(api.em(), 'keys')).toBe(keysBefore);
     expect(await verify(old.key)).toMatchObject({ code: 'VALID' });
   });
 
   it('for a recoverable key without encrypt_key, naming it, writing nothing', async () => {
     const old = await newKey({ recoverable: true });
     const { rootKey } = await workspace.rootKeyWith([`api.${apiId}.create_key`]);
-    const keysBefore = await countRows(em(), 'keys');
+    const keysBefore = await countRows(api.em(), 'keys');
     const reply = await reroll({ keyId: old.keyId, expiration: 0 }, rootKey);
     expectMissingPermissions(reply, `api.${apiId}.encrypt_key`);
-    expect(await countRows(em(), 'keys')).toBe(keysBefore);
+    expect(await countRows(api.em(), 'keys')).toBe(keysBefore);
     expect((await stored(old.keyId)).expires_ms).toBeNull();
   });
 });
@@ -282,13 +280,13 @@ describe('412', () => {
     const encrypting = await createTestApi(api, workspace.rootKey, { encryption: { enabled: true } });
     const old = await newKey({ recoverable: true }, encrypting);
     await api.post('apis.updateApi', { apiId: encrypting, encryption: { enabled: false } }, workspace.rootKey);
-    const keysBefore = await countRows(em(), 'keys');
+    const keysBefore = await countRows(api.em(), 'keys');
     const reply = await reroll({ keyId: old.keyId, expiration: 0 });
     expect(reply.status).toBe(412);
     expect(reply.body.error.detail).toBe(
       'The requested API does not support key encryption: encryption is not enabled for it.',
     );
-    expect(await countRows(em(), 'keys')).toBe(keysBefore);
+    expect(await countRows(api.em(), 'keys')).toBe(keysBefore);
     expect((await stored(old.keyId)).expires_ms).toBeNull();
   });
 
@@ -335,9 +333,9 @@ describe('cross-workspace isolation', () => {
   it("cannot reroll another workspace's key, which keeps working unchanged", async () => {
     const old = await newKey();
     const intruder = await api.workspace({ vault: true });
-    const keysBefore = await countRows(em(), 'keys');
+    const keysBefore = await countRows(api.em(), 'keys');
     expect((await reroll({ keyId: old.keyId, expiration: 0 }, intruder.rootKey)).status).toBe(404);
-    expect(await countRows(em(), 'keys')).toBe(keysBefore);
+    expect(await countRows(api.em(), 'keys')).toBe(keysBefore);
     expect((await stored(old.keyId)).expires_ms).toBeNull();
     expect(await verify(old.key)).toMatchObject({ code: 'VALID' });
   });

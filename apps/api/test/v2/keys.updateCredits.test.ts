@@ -9,7 +9,6 @@ import type { InputOf, ProcedurePath } from '../procedures.ts';
 
 const api = useApi();
 const owner = useWorkspaceWithApi(api);
-const em = () => api.orm.em.fork();
 const DAY = 86_400_000;
 
 const { newKey } = owner;
@@ -17,7 +16,7 @@ const updateCredits = (body: InputOf<'keys.updateCredits'>, rootKey = owner.work
   api.call('keys.updateCredits', body, rootKey);
 const verify = async (key: string) => (await api.call('keys.verifyKey', { key }, owner.workspace.rootKey)).body.data;
 const stored = async (keyId: string) => {
-  const row = await storedKey(em(), keyId);
+  const row = await storedKey(api.em(), keyId);
   if (!row) throw new Error(`no key ${keyId}`);
   return row;
 };
@@ -217,7 +216,8 @@ describe('400', () => {
     const refill = { interval: 'daily', amount: Number.MAX_SAFE_INTEGER };
     const { keyId } = await newKey({ credits: { remaining: 0, refill } });
     const lastRefill = async () =>
-      (await rows(em(), sql<{ at: string }>`select last_refill_at::text as at from keys where id = ${keyId}`))[0]?.at;
+      (await rows(api.em(), sql<{ at: string }>`select last_refill_at::text as at from keys where id = ${keyId}`))[0]
+        ?.at;
     const refilledBefore = await lastRefill();
     const reply = await callOn(
       api,

@@ -1,14 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectMissingPermissions, invalidInputCheck } from '../assertions.ts';
 import { storedKey } from '../dbInspect.ts';
-import { type NewKeyInput, useWorkspace } from '../fixtures.ts';
-import { createTestApi, createTestKey, ERRORS_BASE_URL, useApi } from '../harness.ts';
+import { type NewKeyInput, useApiWithWorkspace } from '../fixtures.ts';
+import { createTestApi, createTestKey, ERRORS_BASE_URL } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 
-const api = useApi();
-const workspace = useWorkspace(api, { vault: true });
+const { api, workspace } = useApiWithWorkspace({ vault: true });
 let apiId: string;
-const em = () => api.orm.em.fork();
 
 beforeAll(async () => {
   apiId = await createTestApi(api, workspace.rootKey, { encryption: { enabled: true } });
@@ -48,7 +46,7 @@ describe('200', () => {
       ratelimits: [{ name: 'once', limit: 1, duration: 60_000, autoApply: true }],
     });
     for (let i = 0; i < 3; i++) expect((await whoami({ key })).status).toBe(200);
-    expect((await storedKey(em(), keyId))?.credits_remaining).toBe('1');
+    expect((await storedKey(api.em(), keyId))?.credits_remaining).toBe('1');
     const verified = await api.call('keys.verifyKey', { key }, workspace.rootKey);
     expect(verified.body.data).toMatchObject({ code: 'VALID', credits: 0 });
   });

@@ -2,20 +2,18 @@ import { rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
 import { callOn } from '../appVariants.ts';
 import { expectInvalidInput, expectLimitExceeded, expectMissingPermissions } from '../assertions.ts';
-import { useWorkspace } from '../fixtures.ts';
-import { ERRORS_BASE_URL, useApi } from '../harness.ts';
+import { useApiWithWorkspace } from '../fixtures.ts';
+import { ERRORS_BASE_URL } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 
-const api = useApi();
-const workspace = useWorkspace(api);
-const em = () => api.orm.em.fork();
+const { api, workspace } = useApiWithWorkspace();
 
 const createPermission = (body: InputOf<'permissions.createPermission'>, rootKey = workspace.rootKey) =>
   api.call('permissions.createPermission', body, rootKey);
 
 async function stored(permissionId: string) {
   const [found] = await rows(
-    em(),
+    api.em(),
     sql<{ workspace_id: string; name: string; slug: string; description: string | null }>`
       select workspace_id, name, slug, description from permissions where id = ${permissionId}`,
   );
@@ -76,7 +74,7 @@ describe('403', () => {
     const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_permission', 'api.*.create_key']);
     const reply = await createPermission({ name: 'n', slug: 'forbidden.slug' }, rootKey);
     expectMissingPermissions(reply, 'rbac.*.create_permission');
-    const found = await rows(em(), sql`select 1 from permissions where slug = 'forbidden.slug'`);
+    const found = await rows(api.em(), sql`select 1 from permissions where slug = 'forbidden.slug'`);
     expect(found).toHaveLength(0);
   });
 });
@@ -89,7 +87,7 @@ describe('409', () => {
     expect(reply.body.error.title).toBe('Conflicting Resource');
     expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/permission_already_exists`);
     expect(reply.body.error.detail).toBe("A permission with slug 'dup.slug' already exists in this workspace");
-    const found = await rows(em(), sql<{ name: string }>`select name from permissions where slug = 'dup.slug'`);
+    const found = await rows(api.em(), sql<{ name: string }>`select name from permissions where slug = 'dup.slug'`);
     expect(found).toEqual([{ name: 'first' }]);
   });
 
@@ -104,7 +102,7 @@ describe('409', () => {
       const slug = `race.${round}`;
       const replies = await Promise.all([createPermission({ name: 'a', slug }), createPermission({ name: 'b', slug })]);
       expect(replies.map((reply) => reply.status).sort()).toEqual([200, 409]);
-      const found = await rows(em(), sql`select 1 from permissions where slug = ${slug}`);
+      const found = await rows(api.em(), sql`select 1 from permissions where slug = ${slug}`);
       expect(found).toHaveLength(1);
     }
   });
@@ -125,7 +123,7 @@ describe('412', () => {
     expectLimitExceeded(await create('docs.write'), 'A workspace may hold at most 1 permissions');
     expect((await create('docs.read')).status).toBe(409);
     const [held] = await rows(
-      em(),
+      api.em(),
       sql<{
         count: number;
       }>`select count(*)::int as count from permissions where workspace_id = ${bounded.workspaceId}`,

@@ -9,7 +9,6 @@ import { createKeyWith, verifyCode, verifyWarm } from '../rbac.ts';
 
 const api = useApi();
 const owner = useWorkspaceWithApi(api);
-const em = () => api.orm.em.fork();
 
 const deletePermission = (body: InputOf<'permissions.deletePermission'>, rootKey = owner.workspace.rootKey) =>
   api.call('permissions.deletePermission', body, rootKey);
@@ -27,7 +26,7 @@ async function createRole(name: string, permissions: string[]) {
 }
 
 const permissionExists = async (id: string) =>
-  (await rows(em(), sql`select 1 from permissions where id = ${id}`)).length === 1;
+  (await rows(api.em(), sql`select 1 from permissions where id = ${id}`)).length === 1;
 
 describe('200', () => {
   it('by id: a hard delete answering {}', async () => {
@@ -60,7 +59,7 @@ describe('200', () => {
       permissions: ['cascade.me', 'stays'],
     });
     await deletePermission({ permission: id });
-    expect(await keyPermissionSlugs(em(), keyId)).toEqual(['stays']);
+    expect(await keyPermissionSlugs(api.em(), keyId)).toEqual(['stays']);
     const role = await api.call('permissions.getRole', { role: roleId }, owner.workspace.rootKey);
     expect(role.body.data.permissions.map((p) => p.slug)).toEqual(['stays']);
   });

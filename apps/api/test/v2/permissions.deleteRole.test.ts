@@ -9,7 +9,6 @@ import { createKeyWith, verifyCode, verifyWarm } from '../rbac.ts';
 
 const api = useApi();
 const owner = useWorkspaceWithApi(api);
-const em = () => api.orm.em.fork();
 
 const deleteRole = (body: InputOf<'permissions.deleteRole'>, rootKey = owner.workspace.rootKey) =>
   api.call('permissions.deleteRole', body, rootKey);
@@ -20,7 +19,7 @@ async function createRole(name: string, permissions: string[] = [], rootKey = ow
   return reply.body.data.roleId;
 }
 
-const roleExists = async (id: string) => (await rows(em(), sql`select 1 from roles where id = ${id}`)).length === 1;
+const roleExists = async (id: string) => (await rows(api.em(), sql`select 1 from roles where id = ${id}`)).length === 1;
 
 describe('200', () => {
   it('by id: a hard delete answering {}, its permission links gone, the permissions kept', async () => {
@@ -29,8 +28,8 @@ describe('200', () => {
     expect(reply.status).toBe(200);
     expect(reply.body.data).toEqual({});
     expect(await roleExists(id)).toBe(false);
-    expect(await rows(em(), sql`select 1 from roles_permissions where role_id = ${id}`)).toHaveLength(0);
-    expect(await rows(em(), sql`select 1 from permissions where slug = 'kept.perm'`)).toHaveLength(1);
+    expect(await rows(api.em(), sql`select 1 from roles_permissions where role_id = ${id}`)).toHaveLength(0);
+    expect(await rows(api.em(), sql`select 1 from permissions where slug = 'kept.perm'`)).toHaveLength(1);
   });
 
   it('by name', async () => {
@@ -51,7 +50,7 @@ describe('200', () => {
     await createRole('survivor');
     const { keyId } = await createKeyWith(api, owner.workspace.rootKey, owner.apiId, { roles: ['doomed', 'survivor'] });
     await deleteRole({ role: 'doomed' });
-    expect(await keyRoleNames(em(), keyId)).toEqual(['survivor']);
+    expect(await keyRoleNames(api.em(), keyId)).toEqual(['survivor']);
   });
 
   it('a key holding it stops verifying for its permissions at once (the cache is warm)', async () => {
@@ -77,7 +76,7 @@ describe('200', () => {
       // Each either ran before the delete (200) or found the role gone (404).
       for (const reply of others) expect([200, 404]).toContain(reply.status);
       expect(await roleExists(roleId)).toBe(false);
-      expect(await rows(em(), sql`select 1 from keys_roles where role_id = ${roleId}`)).toHaveLength(0);
+      expect(await rows(api.em(), sql`select 1 from keys_roles where role_id = ${roleId}`)).toHaveLength(0);
     }
   });
 

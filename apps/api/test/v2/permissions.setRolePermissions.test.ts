@@ -10,7 +10,6 @@ import { createKeyWith, verifyCode, verifyWarm } from '../rbac.ts';
 
 const api = useApi();
 const owner = useWorkspaceWithApi(api);
-const em = () => api.orm.em.fork();
 
 const setRolePermissions = (body: InputOf<'permissions.setRolePermissions'>, rootKey = owner.workspace.rootKey) =>
   api.call('permissions.setRolePermissions', body, rootKey);
@@ -23,7 +22,7 @@ async function createRole(name: string, permissions: string[] = [], rootKey = ow
 
 async function roleSlugs(roleId: string) {
   const found = await rows(
-    em(),
+    api.em(),
     sql<{ slug: string }>`
       select p.slug from roles_permissions rp join permissions p on p.id = rp.permission_id
       where rp.role_id = ${roleId} order by p.slug`,
@@ -32,7 +31,7 @@ async function roleSlugs(roleId: string) {
 }
 
 const permissionsWithSlug = async (slug: string) =>
-  rows(em(), sql`select 1 from permissions where workspace_id = ${owner.workspace.workspaceId} and slug = ${slug}`);
+  rows(api.em(), sql`select 1 from permissions where workspace_id = ${owner.workspace.workspaceId} and slug = ${slug}`);
 
 describe('200', () => {
   it("replaces the role's permissions and answers them by slug", async () => {
@@ -277,7 +276,7 @@ describe('cross-workspace isolation', () => {
     const reply = await setRolePermissions({ roleId, permissions: ['cross.slug'] });
     expect(reply.status).toBe(200);
     const [linked] = await rows(
-      em(),
+      api.em(),
       sql<{ workspace_id: string }>`select workspace_id from permissions where id = ${reply.body.data[0]?.id ?? ''}`,
     );
     expect(linked?.workspace_id).toBe(owner.workspace.workspaceId);

@@ -1,16 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { storedNamespaces } from '../dbInspect.ts';
-import { createNamespace, useWorkspace } from '../fixtures.ts';
-import { useApi } from '../harness.ts';
+import { createNamespace, useApiWithWorkspace } from '../fixtures.ts';
 import { deleteNamespace } from '../ratelimit.ts';
 
 // Internal: served at /trpc for the dashboard, not at /v2 (the reference has no such procedure).
-const api = useApi();
-const workspace = useWorkspace(api);
-const em = () => api.orm.em.fork();
+const { api, workspace } = useApiWithWorkspace();
 
 const stateOf = async (workspaceId: string, name: string) =>
-  (await storedNamespaces(em(), workspaceId)).filter((namespace) => namespace.name === name);
+  (await storedNamespaces(api.em(), workspaceId)).filter((namespace) => namespace.name === name);
 
 describe('200', () => {
   it('soft-deletes the namespace by name or id', async () => {

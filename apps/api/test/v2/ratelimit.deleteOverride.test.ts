@@ -1,15 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { storedOverrides } from '../dbInspect.ts';
-import { createNamespace, useWorkspace } from '../fixtures.ts';
-import { ERRORS_BASE_URL, useApi } from '../harness.ts';
+import { createNamespace, useApiWithWorkspace } from '../fixtures.ts';
+import { ERRORS_BASE_URL } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 import { deleteNamespace } from '../ratelimit.ts';
 
-const api = useApi();
-const workspace = useWorkspace(api);
+const { api, workspace } = useApiWithWorkspace();
 let namespaceId: string;
-const em = () => api.orm.em.fork();
 
 beforeAll(async () => {
   namespaceId = await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'deletions');
@@ -27,7 +25,7 @@ const setOverride = async (identifier: string) => {
 const deleteOverride = (body: InputOf<'ratelimit.deleteOverride'>, rootKey = workspace.rootKey) =>
   api.call('ratelimit.deleteOverride', body, rootKey);
 const liveIdentifiers = async () =>
-  (await storedOverrides(em(), namespaceId)).filter((row) => !row.deleted).map((row) => row.identifier);
+  (await storedOverrides(api.em(), namespaceId)).filter((row) => !row.deleted).map((row) => row.identifier);
 
 describe('200', () => {
   it('soft-deletes the override and answers {}', async () => {
@@ -35,7 +33,7 @@ describe('200', () => {
     const reply = await deleteOverride({ namespace: 'deletions', identifier: 'to_delete' });
     expect(reply.status).toBe(200);
     expect(reply.body.data).toEqual({});
-    expect((await storedOverrides(em(), namespaceId)).filter((row) => row.id === id)).toMatchObject([
+    expect((await storedOverrides(api.em(), namespaceId)).filter((row) => row.id === id)).toMatchObject([
       { identifier: 'to_delete', deleted: true },
     ]);
   });

@@ -1,12 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
-import { createNamespace, useWorkspace } from '../fixtures.ts';
-import { useApi } from '../harness.ts';
+import { createNamespace, useApiWithWorkspace } from '../fixtures.ts';
 import type { InputOf } from '../procedures.ts';
 import { deleteNamespace } from '../ratelimit.ts';
 
-const api = useApi();
-const workspace = useWorkspace(api);
+const { api, workspace } = useApiWithWorkspace();
 let namespaceId: string;
 /** The live overrides' ids in creation (= id) order. */
 const created: string[] = [];

@@ -2,14 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { callOn } from '../appVariants.ts';
 import { expectInvalidInput, expectLimitExceeded, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { ratelimitEvents, ratelimitRowCount, storedNamespaces } from '../dbInspect.ts';
-import { createNamespace, useWorkspace } from '../fixtures.ts';
-import { useApi } from '../harness.ts';
+import { createNamespace, useApiWithWorkspace } from '../fixtures.ts';
 import type { InputOf } from '../procedures.ts';
 import { deleteNamespace, type LimitBody, LONG_WINDOW, limitOn } from '../ratelimit.ts';
 
-const api = useApi();
-const workspace = useWorkspace(api);
-const em = () => api.orm.em.fork();
+const { api, workspace } = useApiWithWorkspace();
 
 const multiLimit = (body: InputOf<'ratelimit.multiLimit'>, rootKey = workspace.rootKey) =>
   api.call('ratelimit.multiLimit', body, rootKey);
@@ -23,7 +20,7 @@ const check = (namespace: string, extra: Partial<LimitBody> = {}): LimitBody => 
 const remainingOf = async (body: LimitBody, rootKey = workspace.rootKey) =>
   (await limitOn(api, { ...body, cost: 0 }, rootKey)).body.data.remaining;
 const namespaceNamed = async (workspaceId: string, name: string) =>
-  (await storedNamespaces(em(), workspaceId)).filter((namespace) => namespace.name === name);
+  (await storedNamespaces(api.em(), workspaceId)).filter((namespace) => namespace.name === name);
 
 describe('200', () => {
   it('answers every check in request order, each with its namespace as sent', async () => {
@@ -149,14 +146,14 @@ describe('200', () => {
       check('multi_events', { identifier: 'e3\t"\\é', limit: 3 }),
     ]);
     await api.services.ratelimitEvents.flush();
-    const events = (await ratelimitEvents(em(), id)).filter((event) => event.identifier !== 'probe');
+    const events = (await ratelimitEvents(api.em(), id)).filter((event) => event.identifier !== 'probe');
     expect(events.map((event) => [event.identifier, event.passed, event.limit, event.remaining])).toEqual([
       ['e1', false, 5, 5],
       ['e2', false, 1, 0],
       ['e3\t"\\é', false, 3, 3],
     ]);
     expect(new Set(events.map((event) => event.request_id))).toEqual(new Set([reply.body.meta.requestId]));
-    expect(await ratelimitRowCount(em(), reply.body.meta.requestId)).toBe(1);
+    expect(await ratelimitRowCount(api.em(), reply.body.meta.requestId)).toBe(1);
   });
 
   it('accepts 100 checks', async () => {
@@ -177,9 +174,9 @@ describe('400', () => {
     ['an unknown field', [{ ...check('bad_entry'), extra: 1 }], 'body[0].extra'],
     ['a missing identifier', [{ namespace: 'x', limit: 1, duration: 1000 }], 'body[0].identifier'],
   ])('rejects %s, creating nothing', async (_, body, location) => {
-    const before = await storedNamespaces(em(), workspace.workspaceId);
+    const before = await storedNamespaces(api.em(), workspace.workspaceId);
     expectInvalidInput(await api.post('ratelimit.multiLimit', body, workspace.rootKey), location);
-    expect(await storedNamespaces(em(), workspace.workspaceId)).toEqual(before);
+    expect(await storedNamespaces(api.em(), workspace.workspaceId)).toEqual(before);
   });
 });
 
@@ -252,7 +249,9 @@ describe('412', () => {
       bounded.rootKey,
     );
     expectLimitExceeded(refused, 'A workspace may hold at most 2 rate-limit namespaces');
-    expect((await storedNamespaces(em(), bounded.workspaceId)).map((namespace) => namespace.name)).toEqual(['held']);
+    expect((await storedNamespaces(api.em(), bounded.workspaceId)).map((namespace) => namespace.name)).toEqual([
+      'held',
+    ]);
     expect(await remainingOf(check('held'), bounded.rootKey)).toBe(10);
   });
 });

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
-import { useWorkspace } from '../fixtures.ts';
-import { useApi } from '../harness.ts';
+import { useApiWithWorkspace } from '../fixtures.ts';
 import {
   auditEntries,
   countWebhookRows,
@@ -11,9 +10,7 @@ import {
   storedTestDeliveries,
 } from '../webhooks.ts';
 
-const api = useApi();
-const workspace = useWorkspace(api);
-const em = () => api.orm.em.fork();
+const { api, workspace } = useApiWithWorkspace();
 
 const deleteEndpoint = (endpointId: string, rootKey = workspace.rootKey) =>
   api.call('webhooks.deleteEndpoint', { endpointId }, rootKey);
@@ -22,14 +19,14 @@ describe('200', () => {
   it('deletes the endpoint with its deliveries and answers data {}', async () => {
     const { endpointId } = await createTestEndpoint(api, workspace.rootKey);
     const { endpointId: keptId } = await createTestEndpoint(api, workspace.rootKey);
-    await sendTestEvent(api, em(), workspace.rootKey, endpointId);
-    await sendTestEvent(api, em(), workspace.rootKey, keptId);
+    await sendTestEvent(api, api.em(), workspace.rootKey, endpointId);
+    await sendTestEvent(api, api.em(), workspace.rootKey, keptId);
     const reply = await deleteEndpoint(endpointId);
     expect(reply.status).toBe(200);
     expect(reply.body.data).toEqual({});
-    expect(await storedEndpoint(em(), endpointId)).toBeUndefined();
-    expect(await storedTestDeliveries(em(), endpointId)).toEqual([]);
-    expect(await storedTestDeliveries(em(), keptId)).toHaveLength(1);
+    expect(await storedEndpoint(api.em(), endpointId)).toBeUndefined();
+    expect(await storedTestDeliveries(api.em(), endpointId)).toEqual([]);
+    expect(await storedTestDeliveries(api.em(), keptId)).toHaveLength(1);
     const listed = (await api.call('webhooks.listEndpoints', {}, workspace.rootKey)).body.data;
     expect(listed.map((endpoint) => endpoint.endpointId)).toEqual([keptId]);
   });
@@ -38,7 +35,9 @@ describe('200', () => {
     const { workspaceId, rootKey } = await api.workspace();
     const { endpointId } = await createTestEndpoint(api, rootKey);
     await deleteEndpoint(endpointId, rootKey);
-    expect(await auditEntries(em(), workspaceId, 'webhooks.deleteEndpoint')).toEqual([{ resources: { endpointId } }]);
+    expect(await auditEntries(api.em(), workspaceId, 'webhooks.deleteEndpoint')).toEqual([
+      { resources: { endpointId } },
+    ]);
   });
 });
 
@@ -63,7 +62,7 @@ describe('403', () => {
       const { rootKey } = await workspace.rootKeyWith(grants);
       expectMissingPermissions(await deleteEndpoint(endpointId, rootKey), `webhook.${endpointId}.delete_endpoint`);
     }
-    expect(await storedEndpoint(em(), endpointId)).toBeDefined();
+    expect(await storedEndpoint(api.em(), endpointId)).toBeDefined();
   });
 
   it('not with either of them', async () => {
@@ -90,11 +89,11 @@ describe('cross-workspace isolation', () => {
   it("another workspace's endpoint is not found and stays, whatever the grants", async () => {
     const other = await api.workspace();
     const { endpointId } = await createTestEndpoint(api, other.rootKey);
-    const before = await countWebhookRows(em(), 'webhook_endpoints');
+    const before = await countWebhookRows(api.em(), 'webhook_endpoints');
     expectProblem(await deleteEndpoint(endpointId), 404, 'service/data/webhook_endpoint_not_found');
     const { rootKey } = await workspace.rootKeyWith([`webhook.${endpointId}.delete_endpoint`]);
     expect((await deleteEndpoint(endpointId, rootKey)).status).toBe(404);
-    expect(await countWebhookRows(em(), 'webhook_endpoints')).toBe(before);
-    expect(await storedEndpoint(em(), endpointId)).toBeDefined();
+    expect(await countWebhookRows(api.em(), 'webhook_endpoints')).toBe(before);
+    expect(await storedEndpoint(api.em(), endpointId)).toBeDefined();
   });
 });

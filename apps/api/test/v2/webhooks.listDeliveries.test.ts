@@ -1,18 +1,16 @@
 import { rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
-import { useWorkspace } from '../fixtures.ts';
-import { createTestApi, createTestKey, type TestWorkspace, useApi } from '../harness.ts';
+import { useApiWithWorkspace } from '../fixtures.ts';
+import { createTestApi, createTestKey, type TestWorkspace } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 import { createTestEndpoint, sendTestEvent, storeFinishedDelivery } from '../webhooks.ts';
 
-const api = useApi();
-const workspace = useWorkspace(api);
+const { api, workspace } = useApiWithWorkspace();
 let endpointId: string;
 let otherEndpointId: string;
 /** The first endpoint's finished deliveries, newest first. */
 let finished: string[] = [];
-const em = () => api.orm.em.fork();
 
 const listDeliveries = (body: InputOf<'webhooks.listDeliveries'>, rootKey = workspace.rootKey) =>
   api.call('webhooks.listDeliveries', body, rootKey);
@@ -31,11 +29,11 @@ beforeAll(async () => {
   const ids: string[] = [];
   const endpoint = { workspaceId: workspace.workspaceId, endpointId };
   for (let i = 0; i < 6; i += 1) {
-    ids.push((await storeFinishedDelivery(em(), endpoint, 'succeeded', [succeededAttempt])).deliveryId);
+    ids.push((await storeFinishedDelivery(api.em(), endpoint, 'succeeded', [succeededAttempt])).deliveryId);
   }
   finished = ids.sort().reverse();
   await storeFinishedDelivery(
-    em(),
+    api.em(),
     { workspaceId: workspace.workspaceId, endpointId: otherEndpointId },
     'failed',
     failedAttempts,
@@ -46,7 +44,7 @@ describe('200', () => {
   it("answers a delivery with its event, its state and each attempt's answer", async () => {
     const { endpointId: loggedId } = await createTestEndpoint(api, workspace.rootKey, { eventTypes: ['key.deleted'] });
     const { deliveryId, eventId, payload } = await storeFinishedDelivery(
-      em(),
+      api.em(),
       { workspaceId: workspace.workspaceId, endpointId: loggedId },
       'failed',
       failedAttempts,
@@ -74,7 +72,7 @@ describe('200', () => {
 
   it('answers a pending delivery with when its next attempt is due', async () => {
     const { endpointId: pendingId } = await createTestEndpoint(api, workspace.rootKey, { eventTypes: ['key.deleted'] });
-    const deliveryId = await sendTestEvent(api, em(), workspace.rootKey, pendingId);
+    const deliveryId = await sendTestEvent(api, api.em(), workspace.rootKey, pendingId);
     const [delivery] = (await listDeliveries({ endpointId: pendingId })).body.data;
     expect(delivery).toMatchObject({ deliveryId, eventType: 'webhook.test', completedAt: null });
     // The worker may have tried it already (its target does not resolve), but it is due again.
@@ -128,7 +126,7 @@ describe("200: an event's data only for a reader who may read what it is about",
     );
     if (override.status !== 200) throw new Error(JSON.stringify(override.body));
     const [namespace] = await rows(
-      em(),
+      api.em(),
       sql<{ id: string }>`select id from ratelimit_namespaces
                            where workspace_id = ${readerWorkspace.workspaceId} and name = 'hostile'`,
     );

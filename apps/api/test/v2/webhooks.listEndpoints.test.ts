@@ -1,13 +1,11 @@
 import { DEFAULT_EXPIRING_NOTICE_MS } from '@keyplane/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectInvalidInput, expectMissingPermissions } from '../assertions.ts';
-import { useWorkspace } from '../fixtures.ts';
-import { createTestApi, useApi, walkList } from '../harness.ts';
+import { useApiWithWorkspace } from '../fixtures.ts';
+import { createTestApi, walkList } from '../harness.ts';
 import { createTestEndpoint, disableAsFailing, HOOK_URL } from '../webhooks.ts';
 
-const api = useApi();
-const workspace = useWorkspace(api);
-const em = () => api.orm.em.fork();
+const { api, workspace } = useApiWithWorkspace();
 /** The workspace's endpoints in creation (= id) order. */
 const created: string[] = [];
 const secrets: string[] = [];
@@ -77,7 +75,7 @@ describe('200', () => {
 
   it('says why the service disabled an endpoint and since when it fails', async () => {
     const { endpointId } = await createTestEndpoint(api, workspace.rootKey);
-    await disableAsFailing(em(), endpointId, 'Disabled after failing for 5 days; the last attempt got: HTTP 503');
+    await disableAsFailing(api.em(), endpointId, 'Disabled after failing for 5 days; the last attempt got: HTTP 503');
     const listed = (await listEndpoints()).body.data.find((endpoint) => endpoint.endpointId === endpointId);
     expect(listed).toMatchObject({
       enabled: false,

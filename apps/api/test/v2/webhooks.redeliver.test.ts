@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
-import { useWorkspace } from '../fixtures.ts';
-import { useApi } from '../harness.ts';
+import { useApiWithWorkspace } from '../fixtures.ts';
 import {
   auditEntries,
   countWebhookRows,
@@ -10,9 +9,7 @@ import {
   storeFinishedDelivery,
 } from '../webhooks.ts';
 
-const api = useApi();
-const workspace = useWorkspace(api);
-const em = () => api.orm.em.fork();
+const { api, workspace } = useApiWithWorkspace();
 
 const redeliver = (deliveryId: string, rootKey = workspace.rootKey) =>
   api.call('webhooks.redeliver', { deliveryId }, rootKey);
@@ -22,7 +19,7 @@ const failedAttempt = { statusCode: 500, error: null, responseBody: 'boom', dura
 /** An endpoint (wanting only key.deleted, so the root keys the tests make announce nothing to it) with a failed delivery. */
 async function failedDelivery(owner: { workspaceId: string; rootKey: string } = workspace) {
   const { endpointId } = await createTestEndpoint(api, owner.rootKey, { eventTypes: ['key.deleted'] });
-  const stored = await storeFinishedDelivery(em(), { workspaceId: owner.workspaceId, endpointId }, 'failed', [
+  const stored = await storeFinishedDelivery(api.em(), { workspaceId: owner.workspaceId, endpointId }, 'failed', [
     failedAttempt,
   ]);
   return { endpointId, ...stored };
@@ -46,7 +43,7 @@ describe('200', () => {
   it('redelivers a delivery that succeeded, too', async () => {
     const { endpointId } = await createTestEndpoint(api, workspace.rootKey, { eventTypes: ['key.deleted'] });
     const { deliveryId } = await storeFinishedDelivery(
-      em(),
+      api.em(),
       { workspaceId: workspace.workspaceId, endpointId },
       'succeeded',
       [{ statusCode: 200, error: null, responseBody: 'ok', durationMs: 2 }],
@@ -58,7 +55,7 @@ describe('200', () => {
     const owner = await api.workspace();
     const { deliveryId } = await failedDelivery(owner);
     const reply = await redeliver(deliveryId, owner.rootKey);
-    expect(await auditEntries(em(), owner.workspaceId, 'webhooks.redeliver')).toEqual([
+    expect(await auditEntries(api.em(), owner.workspaceId, 'webhooks.redeliver')).toEqual([
       { resources: { deliveryId: reply.body.data.deliveryId } },
     ]);
   });
@@ -77,7 +74,7 @@ describe('400', () => {
 describe('403', () => {
   it("without webhook.<endpointId>.update_endpoint for the delivery's endpoint or the wildcard, naming it", async () => {
     const { endpointId, deliveryId } = await failedDelivery();
-    const before = await countWebhookRows(em(), 'webhook_deliveries');
+    const before = await countWebhookRows(api.em(), 'webhook_deliveries');
     for (const grants of [[], ['webhook.*.read_endpoint'], ['webhook.whep_x.update_endpoint']]) {
       const { rootKey } = await workspace.rootKeyWith(grants);
       // The endpoint only to a root key that may read it: to others, the answer for a delivery that never was.
@@ -86,7 +83,7 @@ describe('403', () => {
       expectMissingPermissions(reply, readable ? `webhook.${endpointId}.update_endpoint` : 'webhook.*.update_endpoint');
       if (!readable) expect((await redeliver('whdl_never_was', rootKey)).body.error).toEqual(reply.body.error);
     }
-    expect(await countWebhookRows(em(), 'webhook_deliveries')).toBe(before);
+    expect(await countWebhookRows(api.em(), 'webhook_deliveries')).toBe(before);
   });
 
   it('not with either of them', async () => {
@@ -115,12 +112,12 @@ describe('404', () => {
 describe('412', () => {
   it('for a delivery of a disabled endpoint, queueing nothing', async () => {
     const { endpointId, deliveryId } = await failedDelivery();
-    await disableAsFailing(em(), endpointId, 'Disabled after failing for 5 days');
-    const before = await countWebhookRows(em(), 'webhook_deliveries');
+    await disableAsFailing(api.em(), endpointId, 'Disabled after failing for 5 days');
+    const before = await countWebhookRows(api.em(), 'webhook_deliveries');
     const reply = await redeliver(deliveryId);
     expectProblem(reply, 412, 'service/application/precondition_failed');
     expect(reply.body.error.detail).toMatch(/is disabled: enable it with webhooks\.updateEndpoint/);
-    expect(await countWebhookRows(em(), 'webhook_deliveries')).toBe(before);
+    expect(await countWebhookRows(api.em(), 'webhook_deliveries')).toBe(before);
   });
 });
 
@@ -128,13 +125,13 @@ describe('cross-workspace isolation', () => {
   it("another workspace's delivery is not found and not sent again, whatever the grants", async () => {
     const other = await api.workspace();
     const { endpointId, deliveryId } = await failedDelivery(other);
-    const before = await countWebhookRows(em(), 'webhook_deliveries');
+    const before = await countWebhookRows(api.em(), 'webhook_deliveries');
     expectProblem(await redeliver(deliveryId), 404, 'service/data/webhook_delivery_not_found');
     // To a root key of some endpoints, the 403 of a delivery that never was, as for any it may not touch.
     const { rootKey } = await workspace.rootKeyWith([`webhook.${endpointId}.update_endpoint`]);
     const intruded = await redeliver(deliveryId, rootKey);
     expect(intruded.body.error).toEqual((await redeliver('whdl_never_was', rootKey)).body.error);
     expectMissingPermissions(intruded, 'webhook.*.update_endpoint');
-    expect(await countWebhookRows(em(), 'webhook_deliveries')).toBe(before);
+    expect(await countWebhookRows(api.em(), 'webhook_deliveries')).toBe(before);
   });
 });

@@ -1,12 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
-import { useWorkspace } from '../fixtures.ts';
-import { useApi } from '../harness.ts';
+import { useApiWithWorkspace } from '../fixtures.ts';
 import { auditEntries, createTestEndpoint, storedEndpoint } from '../webhooks.ts';
 
-const api = useApi();
-const workspace = useWorkspace(api);
-const em = () => api.orm.em.fork();
+const { api, workspace } = useApiWithWorkspace();
 
 const rotateSecret = (endpointId: string, rootKey = workspace.rootKey) =>
   api.call('webhooks.rotateSecret', { endpointId }, rootKey);
@@ -19,7 +16,7 @@ describe('200', () => {
     expect(Object.keys(reply.body.data)).toEqual(['secret']);
     expect(reply.body.data.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
     expect(reply.body.data.secret).not.toBe(secret);
-    expect(await storedEndpoint(em(), endpointId)).toMatchObject({
+    expect(await storedEndpoint(api.em(), endpointId)).toMatchObject({
       secret: reply.body.data.secret,
       description: 'kept',
       enabled: true,
@@ -30,7 +27,7 @@ describe('200', () => {
     const { workspaceId, rootKey } = await api.workspace();
     const { endpointId } = await createTestEndpoint(api, rootKey);
     const { secret } = (await rotateSecret(endpointId, rootKey)).body.data;
-    const entries = await auditEntries(em(), workspaceId, 'webhooks.rotateSecret');
+    const entries = await auditEntries(api.em(), workspaceId, 'webhooks.rotateSecret');
     expect(entries).toEqual([{ resources: { endpointId } }]);
     expect(JSON.stringify(entries)).not.toContain(secret);
   });
@@ -57,7 +54,7 @@ describe('403', () => {
       const { rootKey } = await workspace.rootKeyWith(grants);
       expectMissingPermissions(await rotateSecret(endpointId, rootKey), `webhook.${endpointId}.update_endpoint`);
     }
-    expect((await storedEndpoint(em(), endpointId))?.secret).toBe(secret);
+    expect((await storedEndpoint(api.em(), endpointId))?.secret).toBe(secret);
   });
 
   it('not with either of them', async () => {
@@ -84,6 +81,6 @@ describe('cross-workspace isolation', () => {
     expectProblem(await rotateSecret(endpointId), 404, 'service/data/webhook_endpoint_not_found');
     const { rootKey } = await workspace.rootKeyWith([`webhook.${endpointId}.update_endpoint`]);
     expect((await rotateSecret(endpointId, rootKey)).status).toBe(404);
-    expect((await storedEndpoint(em(), endpointId))?.secret).toBe(secret);
+    expect((await storedEndpoint(api.em(), endpointId))?.secret).toBe(secret);
   });
 });

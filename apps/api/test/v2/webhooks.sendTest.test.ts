@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
-import { useWorkspace } from '../fixtures.ts';
-import { useApi } from '../harness.ts';
+import { useApiWithWorkspace } from '../fixtures.ts';
 import {
   auditEntries,
   countWebhookRows,
@@ -10,9 +9,7 @@ import {
   storedTestDeliveries,
 } from '../webhooks.ts';
 
-const api = useApi();
-const workspace = useWorkspace(api);
-const em = () => api.orm.em.fork();
+const { api, workspace } = useApiWithWorkspace();
 
 const sendTest = (endpointId: string, rootKey = workspace.rootKey) =>
   api.call('webhooks.sendTest', { endpointId }, rootKey);
@@ -24,7 +21,7 @@ describe('200', () => {
     const reply = await sendTest(endpointId);
     expect(reply.status).toBe(200);
     expect(reply.body.data).toEqual({});
-    const [delivery, ...others] = await storedTestDeliveries(em(), endpointId);
+    const [delivery, ...others] = await storedTestDeliveries(api.em(), endpointId);
     expect(others).toEqual([]);
     expect(delivery).toMatchObject({
       id: expect.stringMatching(/^whdl_[0-9a-f]{32}$/),
@@ -37,7 +34,7 @@ describe('200', () => {
         data: { endpointId, message: 'This is a test event from Keyplane.' },
       },
     });
-    expect(await storedTestDeliveries(em(), bystanderId)).toEqual([]);
+    expect(await storedTestDeliveries(api.em(), bystanderId)).toEqual([]);
   });
 
   it('shows in the delivery log at once', async () => {
@@ -57,7 +54,7 @@ describe('200', () => {
     const { endpointId } = await createTestEndpoint(api, workspace.rootKey);
     await sendTest(endpointId);
     await sendTest(endpointId);
-    const deliveries = await storedTestDeliveries(em(), endpointId);
+    const deliveries = await storedTestDeliveries(api.em(), endpointId);
     expect(new Set(deliveries.map((delivery) => delivery.event_id)).size).toBe(2);
   });
 
@@ -65,7 +62,7 @@ describe('200', () => {
     const { workspaceId, rootKey } = await api.workspace();
     const { endpointId } = await createTestEndpoint(api, rootKey);
     await sendTest(endpointId, rootKey);
-    expect(await auditEntries(em(), workspaceId, 'webhooks.sendTest')).toEqual([{ resources: { endpointId } }]);
+    expect(await auditEntries(api.em(), workspaceId, 'webhooks.sendTest')).toEqual([{ resources: { endpointId } }]);
   });
 });
 
@@ -90,7 +87,7 @@ describe('403', () => {
       const { rootKey } = await workspace.rootKeyWith(grants);
       expectMissingPermissions(await sendTest(endpointId, rootKey), `webhook.${endpointId}.update_endpoint`);
     }
-    expect(await storedTestDeliveries(em(), endpointId)).toEqual([]);
+    expect(await storedTestDeliveries(api.em(), endpointId)).toEqual([]);
   });
 
   it('not with either of them', async () => {
@@ -104,11 +101,11 @@ describe('403', () => {
 
 describe('404', () => {
   it('for an endpoint the workspace does not have, writing no event', async () => {
-    const before = await countWebhookRows(em(), 'webhook_events');
+    const before = await countWebhookRows(api.em(), 'webhook_events');
     const reply = await sendTest('whep_missing');
     expectProblem(reply, 404, 'service/data/webhook_endpoint_not_found');
     expect(reply.body.error.detail).toBe("The webhook endpoint 'whep_missing' was not found.");
-    expect(await countWebhookRows(em(), 'webhook_events')).toBe(before);
+    expect(await countWebhookRows(api.em(), 'webhook_events')).toBe(before);
   });
 });
 
@@ -121,10 +118,10 @@ describe('412', () => {
       `The webhook endpoint '${endpointId}' is disabled: enable it with webhooks.updateEndpoint before sending it events.`,
     );
     const { endpointId: failingId } = await createTestEndpoint(api, workspace.rootKey);
-    await disableAsFailing(em(), failingId, 'Disabled after failing for 5 days');
+    await disableAsFailing(api.em(), failingId, 'Disabled after failing for 5 days');
     expect((await sendTest(failingId)).status).toBe(412);
-    expect(await storedTestDeliveries(em(), endpointId)).toEqual([]);
-    expect(await storedTestDeliveries(em(), failingId)).toEqual([]);
+    expect(await storedTestDeliveries(api.em(), endpointId)).toEqual([]);
+    expect(await storedTestDeliveries(api.em(), failingId)).toEqual([]);
   });
 });
 
@@ -135,6 +132,6 @@ describe('cross-workspace isolation', () => {
     expectProblem(await sendTest(endpointId), 404, 'service/data/webhook_endpoint_not_found');
     const { rootKey } = await workspace.rootKeyWith([`webhook.${endpointId}.update_endpoint`]);
     expect((await sendTest(endpointId, rootKey)).status).toBe(404);
-    expect(await storedTestDeliveries(em(), endpointId)).toEqual([]);
+    expect(await storedTestDeliveries(api.em(), endpointId)).toEqual([]);
   });
 });

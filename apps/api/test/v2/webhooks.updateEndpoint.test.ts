@@ -1,15 +1,13 @@
 import { DEFAULT_CREDITS_LOW_THRESHOLD } from '@keyplane/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
-import { useWorkspace } from '../fixtures.ts';
-import { createTestApi, ERRORS_BASE_URL, useApi } from '../harness.ts';
+import { useApiWithWorkspace } from '../fixtures.ts';
+import { createTestApi, ERRORS_BASE_URL } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 import { auditEntries, createTestEndpoint, disableAsFailing, HOOK_URL, storedEndpoint } from '../webhooks.ts';
 
-const api = useApi();
-const workspace = useWorkspace(api);
+const { api, workspace } = useApiWithWorkspace();
 let apiId: string;
-const em = () => api.orm.em.fork();
 
 beforeAll(async () => {
   apiId = await createTestApi(api, workspace.rootKey);
@@ -47,7 +45,7 @@ describe('200', () => {
       createdAt: expect.any(Number),
       updatedAt: expect.any(Number),
     });
-    expect(await storedEndpoint(em(), endpointId)).toMatchObject({ secret, url: 'https://other.example.com/in' });
+    expect(await storedEndpoint(api.em(), endpointId)).toMatchObject({ secret, url: 'https://other.example.com/in' });
   });
 
   it('clears the description and the filter by API with null', async () => {
@@ -73,13 +71,13 @@ describe('200', () => {
   it('disables an endpoint and enables it again', async () => {
     const { endpointId } = await createTestEndpoint(api, workspace.rootKey);
     expect((await updateEndpoint({ endpointId, enabled: false })).body.data.enabled).toBe(false);
-    expect((await storedEndpoint(em(), endpointId))?.enabled).toBe(false);
+    expect((await storedEndpoint(api.em(), endpointId))?.enabled).toBe(false);
     expect((await updateEndpoint({ endpointId, enabled: true })).body.data.enabled).toBe(true);
   });
 
   it('enabling an endpoint the service disabled clears why and its failure streak', async () => {
     const { endpointId } = await createTestEndpoint(api, workspace.rootKey);
-    await disableAsFailing(em(), endpointId, 'Disabled after failing for 5 days');
+    await disableAsFailing(api.em(), endpointId, 'Disabled after failing for 5 days');
     const untouched = await updateEndpoint({ endpointId, description: 'still failing' });
     expect(untouched.body.data).toMatchObject({
       enabled: false,
@@ -94,7 +92,9 @@ describe('200', () => {
     const { workspaceId, rootKey } = await api.workspace();
     const { endpointId } = await createTestEndpoint(api, rootKey);
     await updateEndpoint({ endpointId, description: 'audited' }, rootKey);
-    expect(await auditEntries(em(), workspaceId, 'webhooks.updateEndpoint')).toEqual([{ resources: { endpointId } }]);
+    expect(await auditEntries(api.em(), workspaceId, 'webhooks.updateEndpoint')).toEqual([
+      { resources: { endpointId } },
+    ]);
   });
 });
 
@@ -115,7 +115,7 @@ describe('400', () => {
     'refuses the target %s, leaving the endpoint as it was',
     async (url) => {
       expectInvalidInput(await updateEndpoint({ endpointId, url }), 'body.url');
-      expect((await storedEndpoint(em(), endpointId))?.url).toBe(HOOK_URL);
+      expect((await storedEndpoint(api.em(), endpointId))?.url).toBe(HOOK_URL);
     },
   );
 
@@ -151,7 +151,7 @@ describe('403', () => {
         `webhook.${endpointId}.update_endpoint`,
       );
     }
-    expect((await storedEndpoint(em(), endpointId))?.enabled).toBe(true);
+    expect((await storedEndpoint(api.em(), endpointId))?.enabled).toBe(true);
   });
 
   it('not with either of them', async () => {
@@ -169,7 +169,7 @@ describe('403', () => {
       await updateEndpoint({ endpointId, apiIds: ['api_missing'] }, rootKey),
       'api.api_missing.read_api',
     );
-    expect((await storedEndpoint(em(), endpointId))?.api_ids).toBeNull();
+    expect((await storedEndpoint(api.em(), endpointId))?.api_ids).toBeNull();
   });
 
   it('comes before the lookup: an unknown endpoint is a 403 without the permission', async () => {
@@ -202,7 +202,7 @@ describe('404', () => {
       type: `${ERRORS_BASE_URL}/service/data/api_not_found`,
       detail: "The API 'api_missing' was not found.",
     });
-    expect(await storedEndpoint(em(), endpointId)).toMatchObject({ api_ids: null, description: null });
+    expect(await storedEndpoint(api.em(), endpointId)).toMatchObject({ api_ids: null, description: null });
   });
 });
 
@@ -213,6 +213,6 @@ describe('cross-workspace isolation', () => {
     expectProblem(await updateEndpoint({ endpointId, enabled: false }), 404, 'service/data/webhook_endpoint_not_found');
     const { rootKey } = await workspace.rootKeyWith([`webhook.${endpointId}.update_endpoint`]);
     expect((await updateEndpoint({ endpointId, enabled: false }, rootKey)).status).toBe(404);
-    expect((await storedEndpoint(em(), endpointId))?.enabled).toBe(true);
+    expect((await storedEndpoint(api.em(), endpointId))?.enabled).toBe(true);
   });
 });
