@@ -1,4 +1,4 @@
-import { expect } from 'vitest';
+import { expect, it } from 'vitest';
 import { type Api, ERRORS_BASE_URL, type ErrorEnvelope, type Reply } from './harness.ts';
 import type { ProcedurePath } from './procedures.ts';
 
@@ -37,4 +37,16 @@ export function expectMissingPermissions(reply: ErrorReply, ...missing: string[]
 export function invalidInputCheck(api: Api, procedure: ProcedurePath, rootKey: () => string) {
   return async (body: unknown, location: string) =>
     expectInvalidInput(await api.post(procedure, body, rootKey()), location);
+}
+
+/** A file's 400 cases: each body posted as it is to `procedure`, rejected at its location. */
+export function itRejectsEach(
+  api: Api,
+  procedure: ProcedurePath,
+  rootKey: () => string,
+  cases: [body: unknown, location: string][],
+): void {
+  it.each(cases)('rejects %j', async (body, location) => {
+    expectInvalidInput(await api.post(procedure, body, rootKey()), location);
+  });
 }

@@ -1,5 +1,5 @@
 import { beforeAll, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem } from './assertions.ts';
+import { expectMissingPermissions, expectProblem, itRejectsEach } from './assertions.ts';
 import { keyPermissionSlugs, keyRoleNames } from './dbInspect.ts';
 import { createRolesWith, keyOfAnotherWorkspace, type NewKeyInput, useWorkspaceWithApi } from './fixtures.ts';
 import type { Api } from './harness.ts';
@@ -119,9 +119,7 @@ export function itRejectsInvalidInput<P extends KeyAccessProcedure>(
   access: KeyAccess<P>,
   cases: [body: Record<string, unknown>, location: string][],
 ) {
-  it.each(cases)('rejects %j', async (body, location) => {
-    expectInvalidInput(await access.api.post(access.procedure, body, access.workspace.rootKey), location);
-  });
+  itRejectsEach(access.api, access.procedure, () => access.workspace.rootKey, cases);
 }
 
 /**

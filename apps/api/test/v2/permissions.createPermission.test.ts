@@ -1,7 +1,7 @@
 import { rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
 import { callOn } from '../appVariants.ts';
-import { expectInvalidInput, expectLimitExceeded, expectMissingPermissions } from '../assertions.ts';
+import { expectLimitExceeded, expectMissingPermissions, itRejectsEach } from '../assertions.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import { ERRORS_BASE_URL } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
@@ -52,7 +52,7 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  it.each([
+  itRejectsEach(api, 'permissions.createPermission', () => workspace.rootKey, [
     [{ slug: 's' }, 'body.name'],
     [{ name: 'n' }, 'body.slug'],
     [{ name: '', slug: 's' }, 'body.name'],
@@ -64,9 +64,7 @@ describe('400', () => {
     [{ name: 'n', slug: 's', description: 'd'.repeat(513) }, 'body.description'],
     [{ name: 'n', slug: 's', description: 7 }, 'body.description'],
     [{ name: 'n', slug: 's', extra: true }, 'body.extra'],
-  ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await api.post('permissions.createPermission', body, workspace.rootKey), location);
-  });
+  ]);
 });
 
 describe('403', () => {

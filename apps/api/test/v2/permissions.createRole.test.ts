@@ -1,7 +1,7 @@
 import { rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
 import { callOn } from '../appVariants.ts';
-import { expectInvalidInput, expectLimitExceeded, expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { expectLimitExceeded, expectMissingPermissions, expectProblem, itRejectsEach } from '../assertions.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import { createTestApi, MAX_BODY_BYTES } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
@@ -108,7 +108,7 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  it.each([
+  itRejectsEach(api, 'permissions.createRole', () => workspace.rootKey, [
     [{}, 'body.name'],
     [{ name: '' }, 'body.name'],
     [{ name: 'r'.repeat(129) }, 'body.name'],
@@ -120,9 +120,7 @@ describe('400', () => {
     [{ name: 'r', permissions: ['p'.repeat(129)] }, 'body.permissions[0]'],
     [{ name: 'r', permissions: Array.from({ length: 1001 }, (_, i) => `${i}`) }, 'body.permissions'],
     [{ name: 'r', extra: 1 }, 'body.extra'],
-  ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await api.post('permissions.createRole', body, workspace.rootKey), location);
-  });
+  ]);
 });
 
 describe('403', () => {

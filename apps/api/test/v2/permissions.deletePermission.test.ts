@@ -1,6 +1,6 @@
 import { rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { expectMissingPermissions, expectProblem, itRejectsEach } from '../assertions.ts';
 import { keyPermissionSlugs } from '../dbInspect.ts';
 import { useWorkspaceWithApi } from '../fixtures.ts';
 import { createTestApi, useApi } from '../harness.ts';
@@ -109,15 +109,13 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  it.each([
+  itRejectsEach(api, 'permissions.deletePermission', () => owner.workspace.rootKey, [
     [{}, 'body.permission'],
     [{ permission: '' }, 'body.permission'],
     [{ permission: 'p'.repeat(129) }, 'body.permission'],
     [{ permission: 'a b' }, 'body.permission'],
     [{ permission: 'x', extra: 1 }, 'body.extra'],
-  ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await api.post('permissions.deletePermission', body, owner.workspace.rootKey), location);
-  });
+  ]);
 });
 
 describe('403', () => {

@@ -1,6 +1,6 @@
 import { rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { expectMissingPermissions, expectProblem, itRejectsEach } from '../assertions.ts';
 import { keyRoleNames } from '../dbInspect.ts';
 import { useWorkspaceWithApi } from '../fixtures.ts';
 import { createTestApi, useApi } from '../harness.ts';
@@ -88,15 +88,13 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  it.each([
+  itRejectsEach(api, 'permissions.deleteRole', () => owner.workspace.rootKey, [
     [{}, 'body.role'],
     [{ role: '' }, 'body.role'],
     [{ role: 'r'.repeat(129) }, 'body.role'],
     [{ role: 'a b' }, 'body.role'],
     [{ role: 'x', extra: 1 }, 'body.extra'],
-  ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await api.post('permissions.deleteRole', body, owner.workspace.rootKey), location);
-  });
+  ]);
 });
 
 describe('403', () => {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { expectMissingPermissions, expectProblem, itRejectsEach } from '../assertions.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import type { InputOf } from '../procedures.ts';
 
@@ -59,15 +59,13 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  it.each([
+  itRejectsEach(api, 'permissions.getPermission', () => workspace.rootKey, [
     [{}, 'body.permission'],
     [{ permission: '' }, 'body.permission'],
     [{ permission: 'p'.repeat(129) }, 'body.permission'],
     [{ permission: 'has space' }, 'body.permission'],
     [{ permission: 'docs.read', extra: 1 }, 'body.extra'],
-  ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await api.post('permissions.getPermission', body, workspace.rootKey), location);
-  });
+  ]);
 });
 
 describe('403', () => {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { expectMissingPermissions, expectProblem, itRejectsEach } from '../assertions.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import type { InputOf } from '../procedures.ts';
 
@@ -67,15 +67,13 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  it.each([
+  itRejectsEach(api, 'permissions.getRole', () => workspace.rootKey, [
     [{}, 'body.role'],
     [{ role: '' }, 'body.role'],
     [{ role: 'r'.repeat(129) }, 'body.role'],
     [{ role: 'a b' }, 'body.role'],
     [{ role: 'editor', extra: 1 }, 'body.extra'],
-  ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await api.post('permissions.getRole', body, workspace.rootKey), location);
-  });
+  ]);
 });
 
 describe('403', () => {

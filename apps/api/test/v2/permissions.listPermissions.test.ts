@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions } from '../assertions.ts';
+import { expectInvalidInput, expectMissingPermissions, itRejectsEach } from '../assertions.ts';
 import { type TestWorkspace, useApi, walkList } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 
@@ -131,7 +131,7 @@ describe('400', () => {
     workspace = await api.workspace();
   });
 
-  it.each([
+  itRejectsEach(api, 'permissions.listPermissions', () => workspace.rootKey, [
     [{ limit: 0 }, 'body.limit'],
     [{ limit: 101 }, 'body.limit'],
     [{ limit: 1.5 }, 'body.limit'],
@@ -140,9 +140,7 @@ describe('400', () => {
     [{ cursor: 'c'.repeat(1025) }, 'body.cursor'],
     [{ search: 's'.repeat(257) }, 'body.search'],
     [{ extra: 1 }, 'body.extra'],
-  ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await api.post('permissions.listPermissions', body, workspace.rootKey), location);
-  });
+  ]);
 
   it('a cursor that is no cursor of ours', async () => {
     expectInvalidInput(await listPermissions({ cursor: 'perm_123' }, workspace.rootKey), 'body.cursor');

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions } from '../assertions.ts';
+import { expectInvalidInput, expectMissingPermissions, itRejectsEach } from '../assertions.ts';
 import { type TestWorkspace, useApi, walkList } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 
@@ -129,7 +129,7 @@ describe('400', () => {
     workspace = await api.workspace();
   });
 
-  it.each([
+  itRejectsEach(api, 'permissions.listRoles', () => workspace.rootKey, [
     [{ limit: 0 }, 'body.limit'],
     [{ limit: 101 }, 'body.limit'],
     [{ limit: -1 }, 'body.limit'],
@@ -137,9 +137,7 @@ describe('400', () => {
     [{ cursor: 'garbage' }, 'body.cursor'],
     [{ search: 's'.repeat(257) }, 'body.search'],
     [{ extra: 1 }, 'body.extra'],
-  ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await api.post('permissions.listRoles', body, workspace.rootKey), location);
-  });
+  ]);
 });
 
 describe('403', () => {

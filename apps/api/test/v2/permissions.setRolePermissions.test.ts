@@ -2,7 +2,7 @@ import { hashKey } from '@keyplane/core';
 import { rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
 import { callOn } from '../appVariants.ts';
-import { expectInvalidInput, expectLimitExceeded, expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { expectLimitExceeded, expectMissingPermissions, expectProblem, itRejectsEach } from '../assertions.ts';
 import { useWorkspaceWithApi } from '../fixtures.ts';
 import { createTestApi, MAX_BODY_BYTES, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
@@ -147,7 +147,7 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  it.each([
+  itRejectsEach(api, 'permissions.setRolePermissions', () => owner.workspace.rootKey, [
     [{ permissions: [] }, 'body.roleId'],
     [{ roleId: 'role_x' }, 'body.permissions'],
     [{ roleId: 'ro', permissions: [] }, 'body.roleId'],
@@ -156,9 +156,7 @@ describe('400', () => {
     [{ roleId: 'role_x', permissions: ['bad slug'] }, 'body.permissions[0]'],
     [{ roleId: 'role_x', permissions: Array.from({ length: 1001 }, (_, i) => `${i}`) }, 'body.permissions'],
     [{ roleId: 'role_x', permissions: [], extra: 1 }, 'body.extra'],
-  ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await api.post('permissions.setRolePermissions', body, owner.workspace.rootKey), location);
-  });
+  ]);
 });
 
 describe('403', () => {

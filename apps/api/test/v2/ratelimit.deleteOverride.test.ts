@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { expectMissingPermissions, expectProblem, itRejectsEach } from '../assertions.ts';
 import { storedOverrides } from '../dbInspect.ts';
 import { createNamespace, useApiWithWorkspace } from '../fixtures.ts';
 import { ERRORS_BASE_URL } from '../harness.ts';
@@ -53,14 +53,12 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  it.each([
+  itRejectsEach(api, 'ratelimit.deleteOverride', () => workspace.rootKey, [
     [{ namespace: 'deletions' }, 'body.identifier'],
     [{ identifier: 'x' }, 'body.namespace'],
     [{ namespace: 'deletions', identifier: '' }, 'body.identifier'],
     [{ namespace: 'deletions', identifier: 'x', extra: 1 }, 'body.extra'],
-  ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await api.post('ratelimit.deleteOverride', body, workspace.rootKey), location);
-  });
+  ]);
 });
 
 describe('403', () => {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { expectMissingPermissions, expectProblem, itRejectsEach } from '../assertions.ts';
 import { createNamespace, useApiWithWorkspace } from '../fixtures.ts';
 import { ERRORS_BASE_URL } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
@@ -68,15 +68,13 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  it.each([
+  itRejectsEach(api, 'ratelimit.getOverride', () => workspace.rootKey, [
     [{ namespace: 'lookups' }, 'body.identifier'],
     [{ identifier: 'user_1' }, 'body.namespace'],
     [{ namespace: '', identifier: 'user_1' }, 'body.namespace'],
     [{ namespace: 'lookups', identifier: 'i'.repeat(513) }, 'body.identifier'],
     [{ namespace: 'lookups', identifier: 'user_1', extra: 1 }, 'body.extra'],
-  ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await api.post('ratelimit.getOverride', body, workspace.rootKey), location);
-  });
+  ]);
 });
 
 describe('403', () => {

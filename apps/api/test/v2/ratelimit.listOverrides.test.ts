@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { expectMissingPermissions, expectProblem, itRejectsEach } from '../assertions.ts';
 import { createNamespace, useApiWithWorkspace } from '../fixtures.ts';
 import type { InputOf } from '../procedures.ts';
 import { deleteNamespace } from '../ratelimit.ts';
@@ -65,15 +65,13 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  it.each([
+  itRejectsEach(api, 'ratelimit.listOverrides', () => workspace.rootKey, [
     [{}, 'body.namespace'],
     [{ namespace: 'listed', limit: 0 }, 'body.limit'],
     [{ namespace: 'listed', limit: 101 }, 'body.limit'],
     [{ namespace: 'listed', cursor: '' }, 'body.cursor'],
     [{ namespace: 'listed', extra: 1 }, 'body.extra'],
-  ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await api.post('ratelimit.listOverrides', body, workspace.rootKey), location);
-  });
+  ]);
 
   it("rejects another workspace's cursor", async () => {
     const other = await api.workspace();

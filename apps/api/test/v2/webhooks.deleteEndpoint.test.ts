@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { expectProblem, itRejectsEach } from '../assertions.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import {
   auditEntries,
   countWebhookRows,
   createTestEndpoint,
+  expectEndpointNotFound,
+  itNeedsEndpointPermission,
   sendTestEvent,
   storedEndpoint,
   storedTestDeliveries,
@@ -42,43 +44,26 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  it.each([
+  itRejectsEach(api, 'webhooks.deleteEndpoint', () => workspace.rootKey, [
     [{}, 'body.endpointId'],
     [{ endpointId: '' }, 'body.endpointId'],
     [{ endpointId: 'whep_x', extra: 1 }, 'body.extra'],
-  ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await api.post('webhooks.deleteEndpoint', body, workspace.rootKey), location);
-  });
+  ]);
 });
 
 describe('403', () => {
-  it('without webhook.<endpointId>.delete_endpoint or the wildcard, naming it, deleting nothing', async () => {
-    const { endpointId } = await createTestEndpoint(api, workspace.rootKey);
-    for (const grants of [
-      [],
-      ['webhook.*.update_endpoint', 'webhook.*.read_endpoint'],
-      ['webhook.whep_x.delete_endpoint'],
-    ]) {
-      const { rootKey } = await workspace.rootKeyWith(grants);
-      expectMissingPermissions(await deleteEndpoint(endpointId, rootKey), `webhook.${endpointId}.delete_endpoint`);
-    }
-    expect(await storedEndpoint(api.em(), endpointId)).toBeDefined();
-  });
-
-  it('not with either of them', async () => {
-    for (const grant of ['webhook.<id>.delete_endpoint', 'webhook.*.delete_endpoint']) {
-      const { endpointId } = await createTestEndpoint(api, workspace.rootKey);
-      const { rootKey } = await workspace.rootKeyWith([grant.replace('<id>', endpointId)]);
-      expect((await deleteEndpoint(endpointId, rootKey)).status).toBe(200);
-    }
+  itNeedsEndpointPermission(api, workspace, {
+    action: 'delete_endpoint',
+    others: ['webhook.*.update_endpoint', 'webhook.*.read_endpoint'],
+    leaving: 'deleting nothing',
+    call: deleteEndpoint,
+    unchanged: async ({ endpointId }) => expect(await storedEndpoint(api.em(), endpointId)).toBeDefined(),
   });
 });
 
 describe('404', () => {
   it('for an endpoint the workspace does not have, or one deleted already', async () => {
-    const reply = await deleteEndpoint('whep_missing');
-    expectProblem(reply, 404, 'service/data/webhook_endpoint_not_found');
-    expect(reply.body.error.detail).toBe("The webhook endpoint 'whep_missing' was not found.");
+    expectEndpointNotFound(await deleteEndpoint('whep_missing'), 'whep_missing');
     const { endpointId } = await createTestEndpoint(api, workspace.rootKey);
     expect((await deleteEndpoint(endpointId)).status).toBe(200);
     expect((await deleteEndpoint(endpointId)).status).toBe(404);

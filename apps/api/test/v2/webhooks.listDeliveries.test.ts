@@ -1,10 +1,10 @@
 import { rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { expectInvalidInput, expectMissingPermissions, expectProblem, itRejectsEach } from '../assertions.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import { createTestApi, createTestKey, type TestWorkspace } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
-import { createTestEndpoint, sendTestEvent, storeFinishedDelivery } from '../webhooks.ts';
+import { createTestEndpoint, expectEndpointNotFound, sendTestEvent, storeFinishedDelivery } from '../webhooks.ts';
 
 const { api, workspace } = useApiWithWorkspace();
 let endpointId: string;
@@ -212,16 +212,14 @@ describe("200: an event's data only for a reader who may read what it is about",
 });
 
 describe('400', () => {
-  it.each([
+  itRejectsEach(api, 'webhooks.listDeliveries', () => workspace.rootKey, [
     [{ limit: 0 }, 'body.limit'],
     [{ limit: 101 }, 'body.limit'],
     [{ cursor: '' }, 'body.cursor'],
     [{ cursor: 'not-a-cursor' }, 'body.cursor'],
     [{ endpointId: 'a b' }, 'body.endpointId'],
     [{ state: 'failed' }, 'body.state'],
-  ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await api.post('webhooks.listDeliveries', body, workspace.rootKey), location);
-  });
+  ]);
 
   it("rejects another workspace's cursor", async () => {
     const cursor = (await listDeliveries({ endpointId, limit: 1 })).body.pagination.cursor;
@@ -258,9 +256,7 @@ describe('403', () => {
 
 describe('404', () => {
   it('for an endpoint the workspace does not have', async () => {
-    const reply = await listDeliveries({ endpointId: 'whep_missing' });
-    expectProblem(reply, 404, 'service/data/webhook_endpoint_not_found');
-    expect(reply.body.error.detail).toBe("The webhook endpoint 'whep_missing' was not found.");
+    expectEndpointNotFound(await listDeliveries({ endpointId: 'whep_missing' }), 'whep_missing');
   });
 });
 

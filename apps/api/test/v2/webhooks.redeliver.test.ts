@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { expectMissingPermissions, expectProblem, itRejectsEach } from '../assertions.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import {
   auditEntries,
@@ -62,13 +62,11 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  it.each([
+  itRejectsEach(api, 'webhooks.redeliver', () => workspace.rootKey, [
     [{}, 'body.deliveryId'],
     [{ deliveryId: '' }, 'body.deliveryId'],
     [{ deliveryId: 'whdl_x', endpointId: 'whep_x' }, 'body.endpointId'],
-  ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await api.post('webhooks.redeliver', body, workspace.rootKey), location);
-  });
+  ]);
 });
 
 describe('403', () => {

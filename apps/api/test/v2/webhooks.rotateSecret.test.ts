@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { expectProblem, itRejectsEach } from '../assertions.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
-import { auditEntries, createTestEndpoint, storedEndpoint } from '../webhooks.ts';
+import {
+  auditEntries,
+  createTestEndpoint,
+  expectEndpointNotFound,
+  itNeedsEndpointPermission,
+  storedEndpoint,
+} from '../webhooks.ts';
 
 const { api, workspace } = useApiWithWorkspace();
 
@@ -34,43 +40,27 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  it.each([
+  itRejectsEach(api, 'webhooks.rotateSecret', () => workspace.rootKey, [
     [{}, 'body.endpointId'],
     [{ endpointId: 'a.b' }, 'body.endpointId'],
     [{ endpointId: 'whep_x', secret: 'whsec_mine' }, 'body.secret'],
-  ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await api.post('webhooks.rotateSecret', body, workspace.rootKey), location);
-  });
+  ]);
 });
 
 describe('403', () => {
-  it('without webhook.<endpointId>.update_endpoint or the wildcard, naming it, keeping the secret', async () => {
-    const { endpointId, secret } = await createTestEndpoint(api, workspace.rootKey);
-    for (const grants of [
-      [],
-      ['webhook.*.read_endpoint', 'webhook.*.create_endpoint'],
-      ['webhook.whep_x.update_endpoint'],
-    ]) {
-      const { rootKey } = await workspace.rootKeyWith(grants);
-      expectMissingPermissions(await rotateSecret(endpointId, rootKey), `webhook.${endpointId}.update_endpoint`);
-    }
-    expect((await storedEndpoint(api.em(), endpointId))?.secret).toBe(secret);
-  });
-
-  it('not with either of them', async () => {
-    const { endpointId } = await createTestEndpoint(api, workspace.rootKey);
-    for (const grant of [`webhook.${endpointId}.update_endpoint`, 'webhook.*.update_endpoint']) {
-      const { rootKey } = await workspace.rootKeyWith([grant]);
-      expect((await rotateSecret(endpointId, rootKey)).status).toBe(200);
-    }
+  itNeedsEndpointPermission(api, workspace, {
+    action: 'update_endpoint',
+    others: ['webhook.*.read_endpoint', 'webhook.*.create_endpoint'],
+    leaving: 'keeping the secret',
+    call: rotateSecret,
+    unchanged: async ({ endpointId, secret }) =>
+      expect((await storedEndpoint(api.em(), endpointId))?.secret).toBe(secret),
   });
 });
 
 describe('404', () => {
   it('for an endpoint the workspace does not have', async () => {
-    const reply = await rotateSecret('whep_missing');
-    expectProblem(reply, 404, 'service/data/webhook_endpoint_not_found');
-    expect(reply.body.error.detail).toBe("The webhook endpoint 'whep_missing' was not found.");
+    expectEndpointNotFound(await rotateSecret('whep_missing'), 'whep_missing');
   });
 });
 

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { expectProblem, itRejectsEach } from '../assertions.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import {
   auditEntries,
   countWebhookRows,
   createTestEndpoint,
   disableAsFailing,
+  expectEndpointNotFound,
+  itNeedsEndpointPermission,
   storedTestDeliveries,
 } from '../webhooks.ts';
 
@@ -67,44 +69,27 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  it.each([
+  itRejectsEach(api, 'webhooks.sendTest', () => workspace.rootKey, [
     [{}, 'body.endpointId'],
     [{ endpointId: 'x' }, 'body.endpointId'],
     [{ endpointId: 'whep_x', type: 'key.created' }, 'body.type'],
-  ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await api.post('webhooks.sendTest', body, workspace.rootKey), location);
-  });
+  ]);
 });
 
 describe('403', () => {
-  it('without webhook.<endpointId>.update_endpoint or the wildcard, naming it, queueing nothing', async () => {
-    const { endpointId } = await createTestEndpoint(api, workspace.rootKey);
-    for (const grants of [
-      [],
-      ['webhook.*.read_endpoint', 'webhook.*.create_endpoint'],
-      ['webhook.whep_x.update_endpoint'],
-    ]) {
-      const { rootKey } = await workspace.rootKeyWith(grants);
-      expectMissingPermissions(await sendTest(endpointId, rootKey), `webhook.${endpointId}.update_endpoint`);
-    }
-    expect(await storedTestDeliveries(api.em(), endpointId)).toEqual([]);
-  });
-
-  it('not with either of them', async () => {
-    const { endpointId } = await createTestEndpoint(api, workspace.rootKey);
-    for (const grant of [`webhook.${endpointId}.update_endpoint`, 'webhook.*.update_endpoint']) {
-      const { rootKey } = await workspace.rootKeyWith([grant]);
-      expect((await sendTest(endpointId, rootKey)).status).toBe(200);
-    }
+  itNeedsEndpointPermission(api, workspace, {
+    action: 'update_endpoint',
+    others: ['webhook.*.read_endpoint', 'webhook.*.create_endpoint'],
+    leaving: 'queueing nothing',
+    call: sendTest,
+    unchanged: async ({ endpointId }) => expect(await storedTestDeliveries(api.em(), endpointId)).toEqual([]),
   });
 });
 
 describe('404', () => {
   it('for an endpoint the workspace does not have, writing no event', async () => {
     const before = await countWebhookRows(api.em(), 'webhook_events');
-    const reply = await sendTest('whep_missing');
-    expectProblem(reply, 404, 'service/data/webhook_endpoint_not_found');
-    expect(reply.body.error.detail).toBe("The webhook endpoint 'whep_missing' was not found.");
+    expectEndpointNotFound(await sendTest('whep_missing'), 'whep_missing');
     expect(await countWebhookRows(api.em(), 'webhook_events')).toBe(before);
   });
 });

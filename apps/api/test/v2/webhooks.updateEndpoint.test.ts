@@ -4,7 +4,15 @@ import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../
 import { useApiWithWorkspace } from '../fixtures.ts';
 import { createTestApi, ERRORS_BASE_URL } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
-import { auditEntries, createTestEndpoint, disableAsFailing, HOOK_URL, storedEndpoint } from '../webhooks.ts';
+import {
+  auditEntries,
+  createTestEndpoint,
+  disableAsFailing,
+  expectEndpointNotFound,
+  HOOK_URL,
+  itNeedsEndpointPermission,
+  storedEndpoint,
+} from '../webhooks.ts';
 
 const { api, workspace } = useApiWithWorkspace();
 let apiId: string;
@@ -138,28 +146,12 @@ describe('400', () => {
 });
 
 describe('403', () => {
-  it('without webhook.<endpointId>.update_endpoint or the wildcard, naming it, changing nothing', async () => {
-    const { endpointId } = await createTestEndpoint(api, workspace.rootKey);
-    for (const grants of [
-      [],
-      ['webhook.*.read_endpoint', 'webhook.*.create_endpoint'],
-      ['webhook.whep_x.update_endpoint'],
-    ]) {
-      const { rootKey } = await workspace.rootKeyWith(grants);
-      expectMissingPermissions(
-        await updateEndpoint({ endpointId, enabled: false }, rootKey),
-        `webhook.${endpointId}.update_endpoint`,
-      );
-    }
-    expect((await storedEndpoint(api.em(), endpointId))?.enabled).toBe(true);
-  });
-
-  it('not with either of them', async () => {
-    const { endpointId } = await createTestEndpoint(api, workspace.rootKey);
-    for (const grant of [`webhook.${endpointId}.update_endpoint`, 'webhook.*.update_endpoint']) {
-      const { rootKey } = await workspace.rootKeyWith([grant]);
-      expect((await updateEndpoint({ endpointId, description: grant }, rootKey)).status).toBe(200);
-    }
+  itNeedsEndpointPermission(api, workspace, {
+    action: 'update_endpoint',
+    others: ['webhook.*.read_endpoint', 'webhook.*.create_endpoint'],
+    leaving: 'changing nothing',
+    call: (endpointId, rootKey) => updateEndpoint({ endpointId, enabled: false }, rootKey),
+    unchanged: async ({ endpointId }) => expect((await storedEndpoint(api.em(), endpointId))?.enabled).toBe(true),
   });
 
   it('for an API named in apiIds without read_api on it, before it is looked up, changing nothing', async () => {
@@ -183,9 +175,7 @@ describe('403', () => {
 
 describe('404', () => {
   it('for an endpoint the workspace does not have', async () => {
-    const reply = await updateEndpoint({ endpointId: 'whep_missing', enabled: false });
-    expectProblem(reply, 404, 'service/data/webhook_endpoint_not_found');
-    expect(reply.body.error.detail).toBe("The webhook endpoint 'whep_missing' was not found.");
+    expectEndpointNotFound(await updateEndpoint({ endpointId: 'whep_missing', enabled: false }), 'whep_missing');
   });
 
   it('for a deleted endpoint', async () => {
