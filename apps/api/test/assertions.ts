@@ -20,6 +20,18 @@ export function expectProblem(reply: ErrorReply, status: number, type: string): 
   expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/${type}`);
 }
 
+/**
+ * A 404 for a role or permission that does not exist: the one the request is about, or `named`,
+ * one of several the request listed (`Role 'ghost' was not found.`).
+ */
+export function expectRbacNotFound(reply: ErrorReply, kind: 'role' | 'permission', named?: string): void {
+  expectProblem(reply, 404, `service/data/${kind}_not_found`);
+  const noun = kind === 'role' ? 'Role' : 'Permission';
+  expect(reply.body.error.detail).toBe(
+    named === undefined ? `The requested ${kind} does not exist.` : `${noun} '${named}' was not found.`,
+  );
+}
+
 /** A 412 for one of the limits of docs/contract.md#limits, its detail saying what is bounded (`A workspace may hold at most 5 roles`). */
 export function expectLimitExceeded(reply: ErrorReply, bound: string): void {
   expectProblem(reply, 412, 'service/application/precondition_failed');

@@ -1,6 +1,6 @@
 import { rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectLimitExceeded, expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { expectLimitExceeded, expectMissingPermissions, expectRbacNotFound } from '../assertions.ts';
 import { keyRoleNames } from '../dbInspect.ts';
 import { createRolesWith } from '../fixtures.ts';
 import { useApi } from '../harness.ts';
@@ -109,8 +109,7 @@ describe('404', () => {
   it('for a role that does not exist, adding none of the others', async () => {
     const { keyId } = await newKey();
     const reply = await addRoles(keyId, ['reader', 'ghost']);
-    expectProblem(reply, 404, 'service/data/role_not_found');
-    expect(reply.body.error.detail).toBe("Role 'ghost' was not found.");
+    expectRbacNotFound(reply, 'role', 'ghost');
     expect(await keyRoleNames(em(), keyId)).toEqual([]);
   });
 });

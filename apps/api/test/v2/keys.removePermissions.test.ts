@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { expectMissingPermissions, expectRbacNotFound } from '../assertions.ts';
 import { countRows, keyPermissionSlugs, permissionIdOf } from '../dbInspect.ts';
 import { createRolesWith } from '../fixtures.ts';
 import { useApi } from '../harness.ts';
@@ -95,8 +95,7 @@ describe('404', () => {
   it('for a slug the workspace does not have, removing nothing', async () => {
     const { keyId } = await newKey({ permissions: ['present.one'] });
     const reply = await removePermissions(keyId, ['present.one', 'absent.one']);
-    expectProblem(reply, 404, 'service/data/permission_not_found');
-    expect(reply.body.error.detail).toBe("Permission 'absent.one' was not found.");
+    expectRbacNotFound(reply, 'permission', 'absent.one');
     expect(await keyPermissionSlugs(em(), keyId)).toEqual(['present.one']);
   });
 

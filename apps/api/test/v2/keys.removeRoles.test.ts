@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { expectMissingPermissions, expectRbacNotFound } from '../assertions.ts';
 import { keyRoleNames } from '../dbInspect.ts';
 import { useApi } from '../harness.ts';
 import * as shared from '../keyAccess.ts';
@@ -106,8 +106,7 @@ describe('404', () => {
   it('for a role that does not exist, removing none of the others', async () => {
     const { keyId } = await newKey({ roles: ['reader'] });
     const reply = await removeRoles(keyId, ['reader', 'ghost']);
-    expectProblem(reply, 404, 'service/data/role_not_found');
-    expect(reply.body.error.detail).toBe("Role 'ghost' was not found.");
+    expectRbacNotFound(reply, 'role', 'ghost');
     expect(await keyRoleNames(em(), keyId)).toEqual(['reader']);
   });
 });

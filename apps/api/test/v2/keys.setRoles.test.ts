@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expectLimitExceeded, expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { expectLimitExceeded, expectMissingPermissions, expectRbacNotFound } from '../assertions.ts';
 import { keyRoleNames } from '../dbInspect.ts';
 import { useApi } from '../harness.ts';
 import * as shared from '../keyAccess.ts';
@@ -114,8 +114,7 @@ describe('404', () => {
   it('for a role that does not exist, changing nothing', async () => {
     const { keyId } = await newKey({ roles: ['reader'] });
     const reply = await setRoles(keyId, ['writer', 'ghost']);
-    expectProblem(reply, 404, 'service/data/role_not_found');
-    expect(reply.body.error.detail).toBe("Role 'ghost' was not found.");
+    expectRbacNotFound(reply, 'role', 'ghost');
     expect(await keyRoleNames(em(), keyId)).toEqual(['reader']);
   });
 });

@@ -1,7 +1,13 @@
 import { rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { callOn } from '../appVariants.ts';
-import { expectInvalidInput, expectLimitExceeded, expectMissingPermissions, expectProblem } from '../assertions.ts';
+import {
+  expectInvalidInput,
+  expectLimitExceeded,
+  expectMissingPermissions,
+  expectProblem,
+  expectRbacNotFound,
+} from '../assertions.ts';
 import {
   countRows,
   createRole,
@@ -602,8 +608,7 @@ describe('404', () => {
       ratelimits: [],
       roles: ['reader', 'ghost'],
     });
-    expectProblem(reply, 404, 'service/data/role_not_found');
-    expect(reply.body.error.detail).toBe("Role 'ghost' was not found.");
+    expectRbacNotFound(reply, 'role', 'ghost');
     expect(await storedKey(api.em(), keyId)).toEqual(before);
     expect(await keyRatelimits(api.em(), keyId)).toHaveLength(1);
     expect(await keyPermissionSlugs(api.em(), keyId)).toEqual(['documents.read']);

@@ -1,11 +1,11 @@
 import { rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
-import { expectMissingPermissions, expectProblem, itRejectsEach } from '../assertions.ts';
+import { expectMissingPermissions, expectRbacNotFound, itRejectsEach } from '../assertions.ts';
 import { keyPermissionSlugs } from '../dbInspect.ts';
 import { useWorkspaceWithApi } from '../fixtures.ts';
 import { createTestApi, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
-import { createKeyWith, verifyCode, verifyWarm } from '../rbac.ts';
+import { createKeyWith, itRefusesBeforeTheLookup, nameFieldCases, verifyCode, verifyWarm } from '../rbac.ts';
 
 const api = useApi();
 const owner = useWorkspaceWithApi(api);
@@ -109,13 +109,7 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  itRejectsEach(api, 'permissions.deletePermission', () => owner.workspace.rootKey, [
-    [{}, 'body.permission'],
-    [{ permission: '' }, 'body.permission'],
-    [{ permission: 'p'.repeat(129) }, 'body.permission'],
-    [{ permission: 'a b' }, 'body.permission'],
-    [{ permission: 'x', extra: 1 }, 'body.extra'],
-  ]);
+  itRejectsEach(api, 'permissions.deletePermission', () => owner.workspace.rootKey, nameFieldCases('permission', 'x'));
 });
 
 describe('403', () => {
@@ -127,17 +121,18 @@ describe('403', () => {
     expect(await permissionExists(id)).toBe(true);
   });
 
-  it('before the lookup: 403, not 404, for a permission that does not exist', async () => {
-    const { rootKey } = await owner.workspace.rootKeyWith(['rbac.*.read_permission']);
-    expect((await deletePermission({ permission: 'perm_doesnotexist' }, rootKey)).status).toBe(403);
-  });
+  itRefusesBeforeTheLookup(
+    'permission',
+    () => owner.workspace,
+    ['rbac.*.read_permission'],
+    (id, rootKey) => deletePermission({ permission: id }, rootKey),
+  );
 });
 
 describe('404', () => {
   it.each(['perm_doesnotexist', 'no.such.slug'])('for %s', async (permission) => {
     const reply = await deletePermission({ permission });
-    expectProblem(reply, 404, 'service/data/permission_not_found');
-    expect(reply.body.error.detail).toBe('The requested permission does not exist.');
+    expectRbacNotFound(reply, 'permission');
   });
 
   it('the second of two deletes', async () => {

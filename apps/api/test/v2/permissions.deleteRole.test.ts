@@ -1,11 +1,11 @@
 import { rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
-import { expectMissingPermissions, expectProblem, itRejectsEach } from '../assertions.ts';
+import { expectMissingPermissions, expectRbacNotFound, itRejectsEach } from '../assertions.ts';
 import { keyRoleNames } from '../dbInspect.ts';
 import { useWorkspaceWithApi } from '../fixtures.ts';
 import { createTestApi, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
-import { createKeyWith, verifyCode, verifyWarm } from '../rbac.ts';
+import { createKeyWith, itRefusesBeforeTheLookup, nameFieldCases, verifyCode, verifyWarm } from '../rbac.ts';
 
 const api = useApi();
 const owner = useWorkspaceWithApi(api);
@@ -88,13 +88,7 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  itRejectsEach(api, 'permissions.deleteRole', () => owner.workspace.rootKey, [
-    [{}, 'body.role'],
-    [{ role: '' }, 'body.role'],
-    [{ role: 'r'.repeat(129) }, 'body.role'],
-    [{ role: 'a b' }, 'body.role'],
-    [{ role: 'x', extra: 1 }, 'body.extra'],
-  ]);
+  itRejectsEach(api, 'permissions.deleteRole', () => owner.workspace.rootKey, nameFieldCases('role', 'x'));
 });
 
 describe('403', () => {
@@ -106,17 +100,18 @@ describe('403', () => {
     expect(await roleExists(id)).toBe(true);
   });
 
-  it('before the lookup: 403, not 404, for a role that does not exist', async () => {
-    const { rootKey } = await owner.workspace.rootKeyWith(['rbac.*.read_role']);
-    expect((await deleteRole({ role: 'role_doesnotexist' }, rootKey)).status).toBe(403);
-  });
+  itRefusesBeforeTheLookup(
+    'role',
+    () => owner.workspace,
+    ['rbac.*.read_role'],
+    (id, rootKey) => deleteRole({ role: id }, rootKey),
+  );
 });
 
 describe('404', () => {
   it.each(['role_doesnotexist', 'no-such-name'])('for %s', async (role) => {
     const reply = await deleteRole({ role });
-    expectProblem(reply, 404, 'service/data/role_not_found');
-    expect(reply.body.error.detail).toBe('The requested role does not exist.');
+    expectRbacNotFound(reply, 'role');
   });
 
   it('the second of two deletes', async () => {

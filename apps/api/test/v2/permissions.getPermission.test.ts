@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectMissingPermissions, expectProblem, itRejectsEach } from '../assertions.ts';
+import { expectMissingPermissions, expectRbacNotFound, itRejectsEach } from '../assertions.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import type { InputOf } from '../procedures.ts';
+import { itRefusesBeforeTheLookup, nameFieldCases } from '../rbac.ts';
 
 const { api, workspace } = useApiWithWorkspace();
 let readId: string;
@@ -59,13 +60,7 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  itRejectsEach(api, 'permissions.getPermission', () => workspace.rootKey, [
-    [{}, 'body.permission'],
-    [{ permission: '' }, 'body.permission'],
-    [{ permission: 'p'.repeat(129) }, 'body.permission'],
-    [{ permission: 'has space' }, 'body.permission'],
-    [{ permission: 'docs.read', extra: 1 }, 'body.extra'],
-  ]);
+  itRejectsEach(api, 'permissions.getPermission', () => workspace.rootKey, nameFieldCases('permission', 'docs.read'));
 });
 
 describe('403', () => {
@@ -75,17 +70,18 @@ describe('403', () => {
     expectMissingPermissions(reply, 'rbac.*.read_permission');
   });
 
-  it('before the lookup: 403, not 404, for a permission that does not exist', async () => {
-    const { rootKey } = await workspace.rootKeyWith([]);
-    expect((await getPermission({ permission: 'perm_doesnotexist' }, rootKey)).status).toBe(403);
-  });
+  itRefusesBeforeTheLookup(
+    'permission',
+    () => workspace,
+    [],
+    (id, rootKey) => getPermission({ permission: id }, rootKey),
+  );
 });
 
 describe('404', () => {
   it.each(['perm_doesnotexist', 'no.such.slug'])('for %s', async (permission) => {
     const reply = await getPermission({ permission });
-    expectProblem(reply, 404, 'service/data/permission_not_found');
-    expect(reply.body.error.detail).toBe('The requested permission does not exist.');
+    expectRbacNotFound(reply, 'permission');
   });
 
   it('slugs are matched exactly, letter case included', async () => {

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectMissingPermissions, expectProblem, itRejectsEach } from '../assertions.ts';
+import { expectMissingPermissions, expectRbacNotFound, itRejectsEach } from '../assertions.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import type { InputOf } from '../procedures.ts';
+import { itRefusesBeforeTheLookup, nameFieldCases } from '../rbac.ts';
 
 const { api, workspace } = useApiWithWorkspace();
 let editorId: string;
@@ -67,13 +68,7 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  itRejectsEach(api, 'permissions.getRole', () => workspace.rootKey, [
-    [{}, 'body.role'],
-    [{ role: '' }, 'body.role'],
-    [{ role: 'r'.repeat(129) }, 'body.role'],
-    [{ role: 'a b' }, 'body.role'],
-    [{ role: 'editor', extra: 1 }, 'body.extra'],
-  ]);
+  itRejectsEach(api, 'permissions.getRole', () => workspace.rootKey, nameFieldCases('role', 'editor'));
 });
 
 describe('403', () => {
@@ -83,17 +78,18 @@ describe('403', () => {
     expectMissingPermissions(reply, 'rbac.*.read_role');
   });
 
-  it('before the lookup: 403, not 404, for a role that does not exist', async () => {
-    const { rootKey } = await workspace.rootKeyWith([]);
-    expect((await getRole({ role: 'role_doesnotexist' }, rootKey)).status).toBe(403);
-  });
+  itRefusesBeforeTheLookup(
+    'role',
+    () => workspace,
+    [],
+    (id, rootKey) => getRole({ role: id }, rootKey),
+  );
 });
 
 describe('404', () => {
   it.each(['role_doesnotexist', 'no-such-name', 'EDITOR'])('for %s', async (role) => {
     const reply = await getRole({ role });
-    expectProblem(reply, 404, 'service/data/role_not_found');
-    expect(reply.body.error.detail).toBe('The requested role does not exist.');
+    expectRbacNotFound(reply, 'role');
   });
 });
 

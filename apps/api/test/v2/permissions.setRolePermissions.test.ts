@@ -2,11 +2,11 @@ import { hashKey } from '@keyplane/core';
 import { rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
 import { callOn } from '../appVariants.ts';
-import { expectLimitExceeded, expectMissingPermissions, expectProblem, itRejectsEach } from '../assertions.ts';
+import { expectLimitExceeded, expectMissingPermissions, expectRbacNotFound, itRejectsEach } from '../assertions.ts';
 import { useWorkspaceWithApi } from '../fixtures.ts';
 import { createTestApi, MAX_BODY_BYTES, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
-import { createKeyWith, verifyCode, verifyWarm } from '../rbac.ts';
+import { createKeyWith, itRefusesBeforeTheLookup, verifyCode, verifyWarm } from '../rbac.ts';
 
 const api = useApi();
 const owner = useWorkspaceWithApi(api);
@@ -200,17 +200,18 @@ describe('403', () => {
     expect(await permissionsWithSlug('nc.absent')).toHaveLength(0);
   });
 
-  it('before the lookup: 403, not 404, for a role that does not exist', async () => {
-    const { rootKey } = await owner.workspace.rootKeyWith(['rbac.*.read_role']);
-    expect((await setRolePermissions({ roleId: 'role_doesnotexist', permissions: [] }, rootKey)).status).toBe(403);
-  });
+  itRefusesBeforeTheLookup(
+    'role',
+    () => owner.workspace,
+    ['rbac.*.read_role'],
+    (id, rootKey) => setRolePermissions({ roleId: id, permissions: [] }, rootKey),
+  );
 });
 
 describe('404', () => {
   it('for a role id that does not exist', async () => {
     const reply = await setRolePermissions({ roleId: 'role_doesnotexist', permissions: ['p.1'] });
-    expectProblem(reply, 404, 'service/data/role_not_found');
-    expect(reply.body.error.detail).toBe('The requested role does not exist.');
+    expectRbacNotFound(reply, 'role');
     expect(await permissionsWithSlug('p.1')).toHaveLength(0);
   });
 
