@@ -1,23 +1,20 @@
 import { createChangeLog, type Invalidation, listenForInvalidations } from '@keyplane/caches';
 import { rows, sql } from '@keyplane/db';
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { useApi } from './harness.ts';
-import { type SecondNode, startSecondNode } from './secondNode.ts';
+import { useSecondNode } from './secondNode.ts';
 
 // A change answers once every node has acknowledged it: the mechanism under "revocation beats the cache".
 const api = useApi();
-let nodeB: SecondNode;
+// A second node running, whose acknowledgement every change below waits for.
+useSecondNode(api);
 let databaseUrl: string;
 
 beforeAll(async () => {
-  nodeB = await startSecondNode(api);
   const [current] = await rows(api.em(), sql<{ name: string }>`select current_database() as name`);
   const url = new URL(inject('databaseUrl'));
   url.pathname = `/${current?.name}`;
   databaseUrl = url.toString();
-});
-afterAll(async () => {
-  await nodeB?.stop();
 });
 
 /** Another node's listener, recording what it handled. */

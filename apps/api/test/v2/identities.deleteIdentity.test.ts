@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions } from '../assertions.ts';
+import { describe, expect, it } from 'vitest';
+import { expectIdentityNotFound, expectInvalidInput, expectMissingPermissions } from '../assertions.ts';
 import { identityRatelimits, storedIdentities, storedKey } from '../dbInspect.ts';
 import { createTestIdentity, useWorkspaceWithApi } from '../fixtures.ts';
-import { ERRORS_BASE_URL, useApi } from '../harness.ts';
+import { useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
-import { type SecondNode, startSecondNode } from '../secondNode.ts';
+import { useSecondNode } from '../secondNode.ts';
 
 const api = useApi();
 const owner = useWorkspaceWithApi(api);
@@ -107,13 +107,7 @@ describe('200', () => {
     });
 
     describe('on another node', () => {
-      let nodeB: SecondNode;
-      beforeAll(async () => {
-        nodeB = await startSecondNode(api);
-      });
-      afterAll(async () => {
-        await nodeB?.stop();
-      });
+      const nodeB = useSecondNode(api);
 
       it('as soon as the delete returns, not when its cache expires (1 s)', async () => {
         const id = await newIdentity({ externalId: 'remote_user' });
@@ -169,11 +163,7 @@ describe('404', () => {
   it('for an identity that does not exist, by id or externalId', async () => {
     for (const identity of ['id_doesnotexist', 'nobody']) {
       const reply = await deleteIdentity({ identity });
-      expect(reply.status).toBe(404);
-      expect(reply.body.error).toMatchObject({
-        type: `${ERRORS_BASE_URL}/service/data/identity_not_found`,
-        detail: 'This identity does not exist.',
-      });
+      expectIdentityNotFound(reply);
     }
   });
 

@@ -1,8 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectProblem } from '../assertions.ts';
+import { expectIdentityNotFound, expectInvalidInput, expectProblem } from '../assertions.ts';
 import { identityRatelimits } from '../dbInspect.ts';
 import { createTestIdentity, useApiWithWorkspace } from '../fixtures.ts';
-import { ERRORS_BASE_URL } from '../harness.ts';
 import type { InputOf, OutputOf } from '../procedures.ts';
 
 const { api, workspace } = useApiWithWorkspace();
@@ -140,11 +139,7 @@ describe('404', () => {
   it('for an identity that does not exist, by id or externalId', async () => {
     for (const identity of ['id_doesnotexist', 'nobody']) {
       const reply = await getIdentity({ identity });
-      expect(reply.status).toBe(404);
-      expect(reply.body.error).toMatchObject({
-        type: `${ERRORS_BASE_URL}/service/data/identity_not_found`,
-        detail: 'This identity does not exist.',
-      });
+      expectIdentityNotFound(reply);
     }
   });
 

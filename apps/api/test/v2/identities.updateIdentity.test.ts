@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
-import { expectInvalidInput, expectMissingPermissions } from '../assertions.ts';
+import { expectIdentityNotFound, expectInvalidInput, expectMissingPermissions } from '../assertions.ts';
 import { countRows, identityRatelimits, keyRatelimits, storedIdentities } from '../dbInspect.ts';
 import { createTestIdentity, useWorkspaceWithApi } from '../fixtures.ts';
-import { ERRORS_BASE_URL, type JsonText, useApi, withNestedMeta } from '../harness.ts';
+import { type JsonText, useApi, withNestedMeta } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
-import { type SecondNode, startSecondNode } from '../secondNode.ts';
+import { useSecondNode } from '../secondNode.ts';
 
 const api = useApi();
 const owner = useWorkspaceWithApi(api);
@@ -242,13 +242,7 @@ describe('200', () => {
     });
 
     describe('on another node', () => {
-      let nodeB: SecondNode;
-      beforeAll(async () => {
-        nodeB = await startSecondNode(api);
-      });
-      afterAll(async () => {
-        await nodeB?.stop();
-      });
+      const nodeB = useSecondNode(api);
 
       it('as soon as the update returns, not when its cache expires (1 s)', async () => {
         const id = await newIdentity({ externalId: 'remote_user', meta: { version: 1 } });
@@ -366,11 +360,7 @@ describe('404', () => {
         meta: { a: 1 },
         ratelimits: [{ name: 'x-limit', limit: 1, duration: 1000 }],
       });
-      expect(reply.status).toBe(404);
-      expect(reply.body.error).toMatchObject({
-        type: `${ERRORS_BASE_URL}/service/data/identity_not_found`,
-        detail: 'This identity does not exist.',
-      });
+      expectIdentityNotFound(reply);
     }
     expect(await countRows(api.em(), 'identities')).toBe(before);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expectMissingPermissions, expectRbacNotFound } from '../assertions.ts';
+import { expectMissingPermissions } from '../assertions.ts';
 import { keyRoleNames } from '../dbInspect.ts';
 import { useApi } from '../harness.ts';
 import * as shared from '../keyAccess.ts';
@@ -98,16 +98,11 @@ describe('403', () => {
 describe('404', () => {
   shared.itAnswersKeyNotFound(access, ['reader']);
 
-  it('for a key that does not exist, before any other missing permission, to a root key of every API', async () => {
-    const { rootKey } = await access.workspace.rootKeyWith(['api.*.update_key']);
-    expect((await removeRoles('key_missing', ['reader'], rootKey)).status).toBe(404);
-  });
+  shared.itAnswersAMissingKeyFirst(access, ['reader']);
 
-  it('for a role that does not exist, removing none of the others', async () => {
-    const { keyId } = await newKey({ roles: ['reader'] });
-    const reply = await removeRoles(keyId, ['reader', 'ghost']);
-    expectRbacNotFound(reply, 'role', 'ghost');
-    expect(await keyRoleNames(em(), keyId)).toEqual(['reader']);
+  shared.itAnswersAMissingName(access, 'for a role that does not exist, removing none of the others', {
+    holds: { roles: ['reader'] },
+    names: ['reader', 'ghost'],
   });
 });
 

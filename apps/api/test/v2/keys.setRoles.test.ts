@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expectLimitExceeded, expectMissingPermissions, expectRbacNotFound } from '../assertions.ts';
+import { expectLimitExceeded, expectMissingPermissions } from '../assertions.ts';
 import { keyRoleNames } from '../dbInspect.ts';
 import { useApi } from '../harness.ts';
 import * as shared from '../keyAccess.ts';
@@ -106,16 +106,11 @@ describe('403', () => {
 describe('404', () => {
   shared.itAnswersKeyNotFound(access, []);
 
-  it('for a key that does not exist, before any other missing permission, to a root key of every API', async () => {
-    const { rootKey } = await access.workspace.rootKeyWith(['api.*.update_key']);
-    expect((await setRoles('key_missing', [], rootKey)).status).toBe(404);
-  });
+  shared.itAnswersAMissingKeyFirst(access, []);
 
-  it('for a role that does not exist, changing nothing', async () => {
-    const { keyId } = await newKey({ roles: ['reader'] });
-    const reply = await setRoles(keyId, ['writer', 'ghost']);
-    expectRbacNotFound(reply, 'role', 'ghost');
-    expect(await keyRoleNames(em(), keyId)).toEqual(['reader']);
+  shared.itAnswersAMissingName(access, 'for a role that does not exist, changing nothing', {
+    holds: { roles: ['reader'] },
+    names: ['writer', 'ghost'],
   });
 });
 
