@@ -22,6 +22,15 @@ export async function createTestEndpoint(
   return reply.body.data;
 }
 
+/** The webhooks procedures that take one id: an endpoint's, or for `redeliver` a delivery's. */
+type ByIdProcedure = 'webhooks.deleteEndpoint' | 'webhooks.rotateSecret' | 'webhooks.sendTest' | 'webhooks.redeliver';
+
+/** Calls `procedure` with just its id, with the workspace's root key unless given another. */
+export function callById<P extends ByIdProcedure>(api: Api, workspace: TestWorkspace, procedure: P) {
+  const field = procedure === 'webhooks.redeliver' ? 'deliveryId' : 'endpointId';
+  return (id: string, rootKey = workspace.rootKey) => api.call(procedure, { [field]: id } as InputOf<P>, rootKey);
+}
+
 /**
  * The 403s and 200s of a procedure on one endpoint (`call`), which takes `webhook.<endpointId>.<action>`
  * or `webhook.*.<action>`: without either (no grant, the `others`, the grant for another endpoint)

@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectMissingPermissions, expectProblem, itRejectsEach } from '../assertions.ts';
+import { expectProblem, itRejectsEach } from '../assertions.ts';
 import { storedOverrides } from '../dbInspect.ts';
 import { createNamespace, useApiWithWorkspace } from '../fixtures.ts';
 import { ERRORS_BASE_URL } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
-import { deleteNamespace } from '../ratelimit.ts';
+import { deleteNamespace, expectNamespaceRefusals } from '../ratelimit.ts';
 
 const { api, workspace } = useApiWithWorkspace();
 let namespaceId: string;
@@ -64,21 +64,10 @@ describe('400', () => {
 describe('403', () => {
   it('without delete_override, naming it, deleting nothing', async () => {
     await setOverride('protected');
-    for (const grants of [
-      ['ratelimit.*.read_namespace'],
-      [],
-      ['ratelimit.*.set_override'],
-      ['ratelimit.rlns_x.delete_override'],
-    ]) {
-      const { rootKey } = await workspace.rootKeyWith(grants);
-      const reply = await deleteOverride({ namespace: 'deletions', identifier: 'protected' }, rootKey);
-      // Its id only to a root key that may read it: to others, the answer for a namespace that never was.
-      const readable = grants.includes('ratelimit.*.read_namespace');
-      expectMissingPermissions(
-        reply,
-        readable ? `ratelimit.${namespaceId}.delete_override` : 'ratelimit.*.delete_override',
-      );
-    }
+    const namespace = { id: namespaceId, action: 'delete_override', others: ['ratelimit.*.set_override'] };
+    await expectNamespaceRefusals(workspace, namespace, (rootKey) =>
+      deleteOverride({ namespace: 'deletions', identifier: 'protected' }, rootKey),
+    );
     expect(await liveIdentifiers()).toContain('protected');
   });
 

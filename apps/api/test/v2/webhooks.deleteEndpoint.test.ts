@@ -3,6 +3,7 @@ import { expectProblem, itRejectsEach } from '../assertions.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import {
   auditEntries,
+  callById,
   countWebhookRows,
   createTestEndpoint,
   expectEndpointNotFound,
@@ -14,8 +15,7 @@ import {
 
 const { api, workspace } = useApiWithWorkspace();
 
-const deleteEndpoint = (endpointId: string, rootKey = workspace.rootKey) =>
-  api.call('webhooks.deleteEndpoint', { endpointId }, rootKey);
+const deleteEndpoint = callById(api, workspace, 'webhooks.deleteEndpoint');
 
 describe('200', () => {
   it('deletes the endpoint with its deliveries and answers data {}', async () => {

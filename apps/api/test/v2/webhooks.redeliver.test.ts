@@ -3,6 +3,7 @@ import { expectMissingPermissions, expectProblem, itRejectsEach } from '../asser
 import { useApiWithWorkspace } from '../fixtures.ts';
 import {
   auditEntries,
+  callById,
   countWebhookRows,
   createTestEndpoint,
   disableAsFailing,
@@ -11,8 +12,7 @@ import {
 
 const { api, workspace } = useApiWithWorkspace();
 
-const redeliver = (deliveryId: string, rootKey = workspace.rootKey) =>
-  api.call('webhooks.redeliver', { deliveryId }, rootKey);
+const redeliver = callById(api, workspace, 'webhooks.redeliver');
 
 const failedAttempt = { statusCode: 500, error: null, responseBody: 'boom', durationMs: 7 };
 

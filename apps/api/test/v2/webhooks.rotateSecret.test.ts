@@ -3,6 +3,7 @@ import { expectProblem, itRejectsEach } from '../assertions.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import {
   auditEntries,
+  callById,
   createTestEndpoint,
   expectEndpointNotFound,
   itNeedsEndpointPermission,
@@ -11,8 +12,7 @@ import {
 
 const { api, workspace } = useApiWithWorkspace();
 
-const rotateSecret = (endpointId: string, rootKey = workspace.rootKey) =>
-  api.call('webhooks.rotateSecret', { endpointId }, rootKey);
+const rotateSecret = callById(api, workspace, 'webhooks.rotateSecret');
 
 describe('200', () => {
   it('replaces the signing secret and answers the new one, leaving the rest as it was', async () => {

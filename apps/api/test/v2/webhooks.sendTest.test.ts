@@ -3,6 +3,7 @@ import { expectProblem, itRejectsEach } from '../assertions.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import {
   auditEntries,
+  callById,
   countWebhookRows,
   createTestEndpoint,
   disableAsFailing,
@@ -13,8 +14,7 @@ import {
 
 const { api, workspace } = useApiWithWorkspace();
 
-const sendTest = (endpointId: string, rootKey = workspace.rootKey) =>
-  api.call('webhooks.sendTest', { endpointId }, rootKey);
+const sendTest = callById(api, workspace, 'webhooks.sendTest');
 
 describe('200', () => {
   it('queues a webhook.test event for that endpoint alone, whatever types it wants, and answers data {}', async () => {
