@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
-import { type Api, createTestKey, type TestWorkspace } from './harness.ts';
+import { expectRbacNotFound } from './assertions.ts';
+import { type Api, createTestKey, type Reply, type TestWorkspace } from './harness.ts';
 
 // What the permissions.* tests share: keys holding roles or permissions, and their verification.
 
@@ -62,4 +63,13 @@ export function nameFieldCases(field: string, valid: string): [body: unknown, lo
     [{ [field]: 'has space' }, location],
     [{ [field]: valid, extra: 1 }, 'body.extra'],
   ];
+}
+
+/** A 404 for each of `names`, ids or names no role or permission of the workspace has. */
+export function itAnswersNotFoundFor(
+  kind: 'role' | 'permission',
+  names: string[],
+  send: (name: string) => Promise<Reply<unknown>>,
+): void {
+  it.each(names)('for %s', async (name) => expectRbacNotFound(await send(name), kind));
 }

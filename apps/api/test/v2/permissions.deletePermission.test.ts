@@ -1,11 +1,18 @@
 import { rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
-import { expectMissingPermissions, expectRbacNotFound, itRejectsEach } from '../assertions.ts';
+import { expectMissingPermissions, itRejectsEach } from '../assertions.ts';
 import { keyPermissionSlugs } from '../dbInspect.ts';
 import { useWorkspaceWithApi } from '../fixtures.ts';
 import { createTestApi, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
-import { createKeyWith, itRefusesBeforeTheLookup, nameFieldCases, verifyCode, verifyWarm } from '../rbac.ts';
+import {
+  createKeyWith,
+  itAnswersNotFoundFor,
+  itRefusesBeforeTheLookup,
+  nameFieldCases,
+  verifyCode,
+  verifyWarm,
+} from '../rbac.ts';
 
 const api = useApi();
 const owner = useWorkspaceWithApi(api);
@@ -130,10 +137,9 @@ describe('403', () => {
 });
 
 describe('404', () => {
-  it.each(['perm_doesnotexist', 'no.such.slug'])('for %s', async (permission) => {
-    const reply = await deletePermission({ permission });
-    expectRbacNotFound(reply, 'permission');
-  });
+  itAnswersNotFoundFor('permission', ['perm_doesnotexist', 'no.such.slug'], (permission) =>
+    deletePermission({ permission }),
+  );
 
   it('the second of two deletes', async () => {
     const id = await createPermission('twice');

@@ -1,11 +1,18 @@
 import { rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
-import { expectMissingPermissions, expectRbacNotFound, itRejectsEach } from '../assertions.ts';
+import { expectMissingPermissions, itRejectsEach } from '../assertions.ts';
 import { keyRoleNames } from '../dbInspect.ts';
 import { useWorkspaceWithApi } from '../fixtures.ts';
 import { createTestApi, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
-import { createKeyWith, itRefusesBeforeTheLookup, nameFieldCases, verifyCode, verifyWarm } from '../rbac.ts';
+import {
+  createKeyWith,
+  itAnswersNotFoundFor,
+  itRefusesBeforeTheLookup,
+  nameFieldCases,
+  verifyCode,
+  verifyWarm,
+} from '../rbac.ts';
 
 const api = useApi();
 const owner = useWorkspaceWithApi(api);
@@ -109,10 +116,7 @@ describe('403', () => {
 });
 
 describe('404', () => {
-  it.each(['role_doesnotexist', 'no-such-name'])('for %s', async (role) => {
-    const reply = await deleteRole({ role });
-    expectRbacNotFound(reply, 'role');
-  });
+  itAnswersNotFoundFor('role', ['role_doesnotexist', 'no-such-name'], (role) => deleteRole({ role }));
 
   it('the second of two deletes', async () => {
     const id = await createRole('twice');

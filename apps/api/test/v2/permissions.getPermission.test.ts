@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectMissingPermissions, expectRbacNotFound, itRejectsEach } from '../assertions.ts';
+import { expectMissingPermissions, itRejectsEach } from '../assertions.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import type { InputOf } from '../procedures.ts';
-import { itRefusesBeforeTheLookup, nameFieldCases } from '../rbac.ts';
+import { itAnswersNotFoundFor, itRefusesBeforeTheLookup, nameFieldCases } from '../rbac.ts';
 
 const { api, workspace } = useApiWithWorkspace();
 let readId: string;
@@ -79,10 +79,9 @@ describe('403', () => {
 });
 
 describe('404', () => {
-  it.each(['perm_doesnotexist', 'no.such.slug'])('for %s', async (permission) => {
-    const reply = await getPermission({ permission });
-    expectRbacNotFound(reply, 'permission');
-  });
+  itAnswersNotFoundFor('permission', ['perm_doesnotexist', 'no.such.slug'], (permission) =>
+    getPermission({ permission }),
+  );
 
   it('slugs are matched exactly, letter case included', async () => {
     expect((await getPermission({ permission: 'DOCS.READ' })).status).toBe(404);

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectMissingPermissions, expectRbacNotFound, itRejectsEach } from '../assertions.ts';
+import { expectMissingPermissions, itRejectsEach } from '../assertions.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import type { InputOf } from '../procedures.ts';
-import { itRefusesBeforeTheLookup, nameFieldCases } from '../rbac.ts';
+import { itAnswersNotFoundFor, itRefusesBeforeTheLookup, nameFieldCases } from '../rbac.ts';
 
 const { api, workspace } = useApiWithWorkspace();
 let editorId: string;
@@ -87,10 +87,7 @@ describe('403', () => {
 });
 
 describe('404', () => {
-  it.each(['role_doesnotexist', 'no-such-name', 'EDITOR'])('for %s', async (role) => {
-    const reply = await getRole({ role });
-    expectRbacNotFound(reply, 'role');
-  });
+  itAnswersNotFoundFor('role', ['role_doesnotexist', 'no-such-name', 'EDITOR'], (role) => getRole({ role }));
 });
 
 describe('cross-workspace isolation', () => {
