@@ -68,3 +68,14 @@ export function itRejectsEach(
     expectInvalidInput(await api.post(procedure, body, rootKey()), location);
   });
 }
+
+/** 400 at `body.<field>` for each value (undefined: the field left out), the only field of its body; `check` from invalidInputCheck. */
+export function itRejectsField(
+  check: (body: unknown, location: string) => Promise<void>,
+  field: string,
+  cases: [label: string, value: unknown][],
+): void {
+  it.each(cases)(`rejects a ${field} %s`, async (_, value) => {
+    await check(value === undefined ? {} : { [field]: value }, `body.${field}`);
+  });
+}

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createChangeLog } from '@keyplane/caches';
 import { deleteKey as deleteKeyRecord, rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectMissingPermissions, expectProblem, invalidInputCheck } from '../assertions.ts';
+import { expectMissingPermissions, expectProblem, invalidInputCheck, itRejectsField } from '../assertions.ts';
 import { createRole, storedKey } from '../dbInspect.ts';
 import { type NewKeyInput, useApiWithWorkspace } from '../fixtures.ts';
 import { createTestApi, createTestKey } from '../harness.ts';
@@ -115,14 +115,12 @@ describe('200', () => {
 describe('400', () => {
   const expectInvalid = invalidInputCheck(api, 'keys.deleteKey', () => workspace.rootKey);
 
-  it.each([
+  itRejectsField(expectInvalid, 'keyId', [
     ['missing', undefined],
     ['too short', 'ab'],
     ['with a forbidden character', 'key 1'],
     ['of the wrong type', ['key_abc']],
-  ])('rejects a keyId %s', async (_, keyId) => {
-    await expectInvalid(keyId === undefined ? {} : { keyId }, 'body.keyId');
-  });
+  ]);
 
   it('rejects a permanent that is not a boolean', async () => {
     await expectInvalid({ keyId: 'key_abc', permanent: 'true' }, 'body.permanent');

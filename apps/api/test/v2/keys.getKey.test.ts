@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createKeyMigration, rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
 import { callOn, postOn } from '../appVariants.ts';
-import { expectMissingPermissions, expectProblem, invalidInputCheck } from '../assertions.ts';
+import { expectMissingPermissions, expectProblem, invalidInputCheck, itRejectsField } from '../assertions.ts';
 import { addIdentityRatelimit, createRole, grantRolePermission, storedKey } from '../dbInspect.ts';
 import { type NewKeyInput, useWorkspaceWithApi } from '../fixtures.ts';
 import { createTestApi, createTestKey, ERRORS_BASE_URL, useApi } from '../harness.ts';
@@ -191,15 +191,13 @@ describe('200', () => {
 describe('400', () => {
   const expectInvalid = invalidInputCheck(api, 'keys.getKey', () => owner.workspace.rootKey);
 
-  it.each([
+  itRejectsField(expectInvalid, 'keyId', [
     ['missing', undefined],
     ['too short', 'ab'],
     ['too long', 'k'.repeat(256)],
     ['with a forbidden character', 'key-1'],
     ['of the wrong type', 7],
-  ])('rejects a keyId %s', async (_, keyId) => {
-    await expectInvalid(keyId === undefined ? {} : { keyId }, 'body.keyId');
-  });
+  ]);
 
   it('rejects a decrypt that is not a boolean', async () => {
     await expectInvalid({ keyId: 'key_abc', decrypt: 'yes' }, 'body.decrypt');

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectInvalidInput, expectMissingPermissions, itRejectsEach } from '../assertions.ts';
+import { useWorkspace } from '../fixtures.ts';
 import { type TestWorkspace, useApi, walkList } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 
@@ -18,10 +19,7 @@ const walk = (rootKey: string, body: InputOf<'permissions.listPermissions'>, bet
   walkList(api, 'permissions.listPermissions', rootKey, body, between);
 
 describe('200', () => {
-  let workspace: TestWorkspace;
-  beforeAll(async () => {
-    workspace = await api.workspace();
-  });
+  const workspace = useWorkspace(api);
 
   it('an empty workspace: no data, no more', async () => {
     const empty = await api.workspace();
@@ -126,10 +124,7 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  let workspace: TestWorkspace;
-  beforeAll(async () => {
-    workspace = await api.workspace();
-  });
+  const workspace = useWorkspace(api);
 
   itRejectsEach(api, 'permissions.listPermissions', () => workspace.rootKey, [
     [{ limit: 0 }, 'body.limit'],

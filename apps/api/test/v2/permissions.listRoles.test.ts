@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectInvalidInput, expectMissingPermissions, itRejectsEach } from '../assertions.ts';
+import { useWorkspace } from '../fixtures.ts';
 import { type TestWorkspace, useApi, walkList } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 
@@ -124,10 +125,7 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  let workspace: TestWorkspace;
-  beforeAll(async () => {
-    workspace = await api.workspace();
-  });
+  const workspace = useWorkspace(api);
 
   itRejectsEach(api, 'permissions.listRoles', () => workspace.rootKey, [
     [{ limit: 0 }, 'body.limit'],
