@@ -117,16 +117,15 @@ describe('403', () => {
     expect(await storedExpiry(target.rootKeyId)).toBe(expired.getTime());
   });
 
+  /** Takes the root key's expiry away, as the dashboard session `session`. */
+  const reviveAs = (session: string, rootKeyId: string) =>
+    callInternal(api, 'rootKeys.updateRootKey', { rootKeyId, expires: null }, { session });
+
   it("a dashboard session obeys its root key's expiry too", async () => {
     const expiresAt = new Date(Date.now() + HOUR);
     const own = await workspace.rootKeyWith(['workspace.*.manage_root_keys'], { expiresAt });
     const session = await signIn(api, own.rootKey);
-    const reply = await callInternal(
-      api,
-      'rootKeys.updateRootKey',
-      { rootKeyId: own.rootKeyId, expires: null },
-      { session },
-    );
+    const reply = await reviveAs(session, own.rootKeyId);
     expect(reply.status).toBe(403);
     expect(await storedExpiry(own.rootKeyId)).toBe(expiresAt.getTime());
   });
@@ -135,12 +134,7 @@ describe('403', () => {
     const target = await workspace.rootKeyWith(['api.*.read_api'], { expiresAt: new Date(Date.now() - 1000) });
     const narrow = await workspace.rootKeyWith(['workspace.*.manage_root_keys', 'api.*.create_api']);
     const session = await signIn(api, narrow.rootKey);
-    const reply = await callInternal(
-      api,
-      'rootKeys.updateRootKey',
-      { rootKeyId: target.rootKeyId, expires: null },
-      { session },
-    );
+    const reply = await reviveAs(session, target.rootKeyId);
     expect(reply.status).toBe(403);
     expect(reply.error?.message).toBe("Missing permission: 'api.*.read_api'.");
   });

@@ -106,24 +106,18 @@ describe('apis.updateApi', () => {
 
   describe('200', () => {
     it('changes every setting and answers data: {}', async () => {
-      const reply = await updateApi({
+      const settings = {
         name: 'renamed',
         keyAuth: { enabled: false },
         encryption: { enabled: true },
         defaultPrefix: 'acme',
         defaultBytes: 32,
         deleteProtection: true,
-      });
+      };
+      const reply = await updateApi(settings);
       expect(reply.status).toBe(200);
       expect(reply.body.data).toEqual({});
-      expect((await getApi(apiId)).body.data).toMatchObject({
-        name: 'renamed',
-        keyAuth: { enabled: false },
-        encryption: { enabled: true },
-        defaultPrefix: 'acme',
-        defaultBytes: 32,
-        deleteProtection: true,
-      });
+      expect((await getApi(apiId)).body.data).toMatchObject(settings);
     });
 
     it('leaves absent fields alone and clears defaults with null', async () => {

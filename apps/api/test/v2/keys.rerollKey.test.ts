@@ -290,15 +290,12 @@ describe('412', () => {
     expect((await stored(old.keyId)).expires_ms).toBeNull();
   });
 
+  const rerollWithoutMasterKey = (keyId: string) =>
+    postOn(api, { masterKey: false }, 'keys.rerollKey', { keyId, expiration: 0 }, workspace.rootKey);
+
   it('for a recoverable key on a server without a master key', async () => {
     const old = await newKey({ recoverable: true });
-    const reply = await postOn(
-      api,
-      { masterKey: false },
-      'keys.rerollKey',
-      { keyId: old.keyId, expiration: 0 },
-      workspace.rootKey,
-    );
+    const reply = await rerollWithoutMasterKey(old.keyId);
     expect(reply.status).toBe(412);
     expect(reply.body.error.detail).toBe(
       'The vault is not set up for this workspace, so keys cannot be stored recoverably or decrypted.',
@@ -307,13 +304,7 @@ describe('412', () => {
 
   it('a key that is not recoverable needs no vault', async () => {
     const old = await newKey();
-    const reply = await postOn(
-      api,
-      { masterKey: false },
-      'keys.rerollKey',
-      { keyId: old.keyId, expiration: 0 },
-      workspace.rootKey,
-    );
+    const reply = await rerollWithoutMasterKey(old.keyId);
     expect(reply.status).toBe(200);
   });
 
