@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
 import { type Api, ERRORS_BASE_URL, type ErrorEnvelope, type Reply } from './harness.ts';
+import type { InternalReply } from './internal.ts';
 import type { ProcedurePath } from './procedures.ts';
 
 // The error answers every procedure's tests check, asserted one way.
@@ -44,11 +45,22 @@ export function expectLimitExceeded(reply: ErrorReply, bound: string): void {
   expect(reply.body.error.detail).toContain(`${bound}, and this request would exceed that.`);
 }
 
+/** How a 403 names the missing permissions, in this order: `Missing permissions: 'a', 'b'.` */
+export function missingPermissionsText(...missing: string[]): string {
+  const names = missing.map((permission) => `'${permission}'`).join(', ');
+  return `Missing permission${missing.length > 1 ? 's' : ''}: ${names}.`;
+}
+
 /** A 403 whose detail names exactly these missing permissions, in this order. */
 export function expectMissingPermissions(reply: ErrorReply, ...missing: string[]): void {
   expect(reply.status).toBe(403);
-  const names = missing.map((permission) => `'${permission}'`).join(', ');
-  expect(reply.body.error.detail).toBe(`Missing permission${missing.length > 1 ? 's' : ''}: ${names}.`);
+  expect(reply.body.error.detail).toBe(missingPermissionsText(...missing));
+}
+
+/** The same 403 over `/trpc`, where the answer's message names them. */
+export function expectInternalMissingPermissions(reply: InternalReply<unknown>, ...missing: string[]): void {
+  expect(reply.status).toBe(403);
+  expect(reply.error?.message).toBe(missingPermissionsText(...missing));
 }
 
 /** A file's 400 check: posts `body` as it is to `procedure` and expects it rejected at `location`. */

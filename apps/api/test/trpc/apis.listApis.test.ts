@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { expectInternalMissingPermissions } from '../assertions.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import { callInternal, callProcedure } from '../internal.ts';
 import type { InputOf } from '../procedures.ts';
@@ -62,8 +63,7 @@ describe('403', () => {
   it('without any read_api grant, naming the wildcard', async () => {
     const { rootKey } = await workspace.rootKeyWith([`api.${apiIds[0]}.update_api`]);
     const reply = await list({}, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.error?.message).toBe("Missing permission: 'api.*.read_api'.");
+    expectInternalMissingPermissions(reply, 'api.*.read_api');
   });
 });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { expectInternalMissingPermissions } from '../assertions.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import { callInternal, callProcedure } from '../internal.ts';
 
@@ -36,8 +37,7 @@ describe('403', () => {
   it('without workspace.*.manage_root_keys, naming it', async () => {
     const { rootKey } = await workspace.rootKeyWith(['api.*.read_api']);
     const reply = await names(rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.error?.message).toBe("Missing permission: 'workspace.*.manage_root_keys'.");
+    expectInternalMissingPermissions(reply, 'workspace.*.manage_root_keys');
   });
 });
 

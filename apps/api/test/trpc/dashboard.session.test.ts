@@ -2,6 +2,7 @@ import { SIGN_IN_FAILURES_ALLOWED } from '@keyplane/core';
 import { rows, sql } from '@keyplane/db';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { serveOn } from '../appVariants.ts';
+import { expectInternalMissingPermissions } from '../assertions.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import { callInternal, callProcedure, signIn } from '../internal.ts';
 
@@ -141,8 +142,7 @@ describe('403', () => {
   it('signing in with a root key that cannot manage root keys', async () => {
     const { rootKey } = await workspace.rootKeyWith(['api.*.read_api', 'api.*.create_api']);
     const reply = await callInternal(api, 'dashboard.signIn', { rootKey }, asBrowser);
-    expect(reply.status).toBe(403);
-    expect(reply.error?.message).toBe("Missing permission: 'workspace.*.manage_root_keys'.");
+    expectInternalMissingPermissions(reply, 'workspace.*.manage_root_keys');
     expect(reply.setCookie).toEqual([]);
   });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { expectInternalMissingPermissions } from '../assertions.ts';
 import { storedNamespaces } from '../dbInspect.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import { callInternal, callProcedure } from '../internal.ts';
@@ -41,8 +42,7 @@ describe('403', () => {
   it('without ratelimit.*.create_namespace', async () => {
     const { rootKey } = await workspace.rootKeyWith(['ratelimit.*.limit']);
     const reply = await create({ name: 'forbidden' }, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.error?.message).toBe("Missing permission: 'ratelimit.*.create_namespace'.");
+    expectInternalMissingPermissions(reply, 'ratelimit.*.create_namespace');
   });
 });
 

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { expectInternalMissingPermissions } from '../assertions.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import { callInternal, callProcedure } from '../internal.ts';
 import type { InputOf } from '../procedures.ts';
@@ -57,8 +58,7 @@ describe('403', () => {
   it('without any read_namespace grant, naming the wildcard', async () => {
     const { rootKey } = await workspace.rootKeyWith([`ratelimit.${namespaceIds[0]}.limit`]);
     const reply = await list({}, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.error?.message).toBe("Missing permission: 'ratelimit.*.read_namespace'.");
+    expectInternalMissingPermissions(reply, 'ratelimit.*.read_namespace');
   });
 });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { expectInternalMissingPermissions } from '../assertions.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import { callInternal, callProcedure, signIn } from '../internal.ts';
 
@@ -85,8 +86,7 @@ describe('403', () => {
     const target = await workspace.rootKeyWith(['api.*.read_api'], { expiresAt: new Date(Date.now() - 1000) });
     const narrow = await workspace.rootKeyWith(['workspace.*.manage_root_keys', 'api.*.create_api']);
     const reply = await update({ rootKeyId: target.rootKeyId, expires: null }, narrow.rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.error?.message).toBe("Missing permission: 'api.*.read_api'.");
+    expectInternalMissingPermissions(reply, 'api.*.read_api');
     expect(await storedExpiry(target.rootKeyId)).toBeLessThan(Date.now());
     expect((await api.post('apis.getApi', { apiId: 'api_x' }, target.rootKey)).status).toBe(401);
   });
@@ -135,8 +135,7 @@ describe('403', () => {
     const narrow = await workspace.rootKeyWith(['workspace.*.manage_root_keys', 'api.*.create_api']);
     const session = await signIn(api, narrow.rootKey);
     const reply = await reviveAs(session, target.rootKeyId);
-    expect(reply.status).toBe(403);
-    expect(reply.error?.message).toBe("Missing permission: 'api.*.read_api'.");
+    expectInternalMissingPermissions(reply, 'api.*.read_api');
   });
 });
 
