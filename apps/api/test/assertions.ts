@@ -33,12 +33,6 @@ export function expectRbacNotFound(reply: ErrorReply, kind: 'role' | 'permission
   );
 }
 
-/** The 404 of an identity the workspace does not have, named by id or externalId. */
-export function expectIdentityNotFound(reply: ErrorReply): void {
-  expectProblem(reply, 404, 'service/data/identity_not_found');
-  expect(reply.body.error.detail).toBe('This identity does not exist.');
-}
-
 /** A 412 for one of the limits of docs/contract.md#limits, its detail saying what is bounded (`A workspace may hold at most 5 roles`). */
 export function expectLimitExceeded(reply: ErrorReply, bound: string): void {
   expectProblem(reply, 412, 'service/application/precondition_failed');

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { expectIdentityNotFound, expectInvalidInput, expectMissingPermissions } from '../assertions.ts';
+import { expectInvalidInput, expectMissingPermissions } from '../assertions.ts';
 import { identityRatelimits, storedIdentities, storedKey } from '../dbInspect.ts';
 import { createTestIdentity, useWorkspaceWithApi } from '../fixtures.ts';
 import { useApi } from '../harness.ts';
+import { expectNoSuchIdentity, itRefusesBeforeLookingTheIdentityUp } from '../identities.ts';
 import type { InputOf } from '../procedures.ts';
 import { useSecondNode } from '../secondNode.ts';
 
@@ -147,10 +148,10 @@ describe('403', () => {
     expect((await getIdentity(id)).status).toBe(200);
   });
 
-  it('before looking the identity up: also for one that does not exist', async () => {
-    const { rootKey } = await owner.workspace.rootKeyWith(['identity.*.read_identity']);
-    expect((await deleteIdentity({ identity: 'nobody_at_all' }, rootKey)).status).toBe(403);
-  });
+  itRefusesBeforeLookingTheIdentityUp(
+    () => owner.workspace,
+    (identity, rootKey) => deleteIdentity({ identity }, rootKey),
+  );
 
   it('not with identity.*.delete_identity alone', async () => {
     const id = await newIdentity({ externalId: 'deletable_user' });
@@ -161,10 +162,7 @@ describe('403', () => {
 
 describe('404', () => {
   it('for an identity that does not exist, by id or externalId', async () => {
-    for (const identity of ['id_doesnotexist', 'nobody']) {
-      const reply = await deleteIdentity({ identity });
-      expectIdentityNotFound(reply);
-    }
+    await expectNoSuchIdentity((identity) => deleteIdentity({ identity }));
   });
 
   it('for an identity deleted already, by id and by externalId', async () => {

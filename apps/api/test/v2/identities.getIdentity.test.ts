@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectIdentityNotFound, expectInvalidInput, expectProblem } from '../assertions.ts';
+import { expectInvalidInput, expectProblem } from '../assertions.ts';
 import { identityRatelimits } from '../dbInspect.ts';
 import { createTestIdentity, useApiWithWorkspace } from '../fixtures.ts';
+import { expectNoSuchIdentity } from '../identities.ts';
 import type { InputOf, OutputOf } from '../procedures.ts';
 
 const { api, workspace } = useApiWithWorkspace();
@@ -137,10 +138,7 @@ describe('403', () => {
 
 describe('404', () => {
   it('for an identity that does not exist, by id or externalId', async () => {
-    for (const identity of ['id_doesnotexist', 'nobody']) {
-      const reply = await getIdentity({ identity });
-      expectIdentityNotFound(reply);
-    }
+    await expectNoSuchIdentity((identity) => getIdentity({ identity }));
   });
 
   it('for an id no identity has, to a root key granted that very id', async () => {

@@ -1,9 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
-import { expectIdentityNotFound, expectInvalidInput, expectMissingPermissions } from '../assertions.ts';
+import { expectInvalidInput, expectMissingPermissions } from '../assertions.ts';
 import { countRows, identityRatelimits, keyRatelimits, storedIdentities } from '../dbInspect.ts';
 import { createTestIdentity, useWorkspaceWithApi } from '../fixtures.ts';
 import { type JsonText, useApi, withNestedMeta } from '../harness.ts';
+import { expectNoSuchIdentity, itRefusesBeforeLookingTheIdentityUp } from '../identities.ts';
 import type { InputOf } from '../procedures.ts';
 import { useSecondNode } from '../secondNode.ts';
 
@@ -339,10 +340,10 @@ describe('403', () => {
     expect((await getIdentity(id)).meta).toEqual({ kept: true });
   });
 
-  it('before looking the identity up: also for one that does not exist', async () => {
-    const { rootKey } = await owner.workspace.rootKeyWith(['identity.*.read_identity']);
-    expect((await updateIdentity({ identity: 'nobody_at_all' }, rootKey)).status).toBe(403);
-  });
+  itRefusesBeforeLookingTheIdentityUp(
+    () => owner.workspace,
+    (identity, rootKey) => updateIdentity({ identity }, rootKey),
+  );
 
   it('not with identity.*.update_identity alone', async () => {
     const id = await newIdentity({ externalId: 'updatable_user' });
@@ -354,14 +355,9 @@ describe('403', () => {
 describe('404', () => {
   it('for an identity that does not exist, creating none', async () => {
     const before = await countRows(api.em(), 'identities');
-    for (const identity of ['id_doesnotexist', 'nobody']) {
-      const reply = await updateIdentity({
-        identity,
-        meta: { a: 1 },
-        ratelimits: [{ name: 'x-limit', limit: 1, duration: 1000 }],
-      });
-      expectIdentityNotFound(reply);
-    }
+    await expectNoSuchIdentity((identity) =>
+      updateIdentity({ identity, meta: { a: 1 }, ratelimits: [{ name: 'x-limit', limit: 1, duration: 1000 }] }),
+    );
     expect(await countRows(api.em(), 'identities')).toBe(before);
   });
 
