@@ -26,6 +26,9 @@ async function verify(key: string) {
 const limitsByName = async (identityId: string) =>
   Object.fromEntries((await identityRatelimits(api.em(), identityId)).map(({ name, ...limit }) => [name, limit]));
 
+/** The identity limit these tests change: `limit` requests a minute, applied to every key of the identity. */
+const requestsPerMinute = (limit: number) => ({ name: 'requests', limit, duration: 60_000, autoApply: true });
+
 describe('200', () => {
   it('answers the identity unchanged when nothing is to change', async () => {
     const id = await newIdentity({
@@ -184,17 +187,11 @@ describe('200', () => {
     });
 
     it('lowering the limit applies at once', async () => {
-      const id = await newIdentity({
-        externalId: 'lowered_user',
-        ratelimits: [{ name: 'requests', limit: 10, duration: 60_000, autoApply: true }],
-      });
+      const id = await newIdentity({ externalId: 'lowered_user', ratelimits: [requestsPerMinute(10)] });
       const { key } = await newKey({ externalId: 'lowered_user' });
       expect((await verify(key)).code).toBe('VALID');
       expect((await verify(key)).code).toBe('VALID');
-      const reply = await updateIdentity({
-        identity: id,
-        ratelimits: [{ name: 'requests', limit: 2, duration: 60_000, autoApply: true }],
-      });
+      const reply = await updateIdentity({ identity: id, ratelimits: [requestsPerMinute(2)] });
       expect(reply.status).toBe(200);
       const denied = await verify(key);
       expect(denied.code).toBe('RATE_LIMITED');
@@ -202,26 +199,17 @@ describe('200', () => {
     });
 
     it('raising the limit applies at once', async () => {
-      const id = await newIdentity({
-        externalId: 'raised_user',
-        ratelimits: [{ name: 'requests', limit: 2, duration: 60_000, autoApply: true }],
-      });
+      const id = await newIdentity({ externalId: 'raised_user', ratelimits: [requestsPerMinute(2)] });
       const { key } = await newKey({ externalId: 'raised_user' });
       expect((await verify(key)).code).toBe('VALID');
       expect((await verify(key)).code).toBe('VALID');
       expect((await verify(key)).code).toBe('RATE_LIMITED');
-      await updateIdentity({
-        identity: id,
-        ratelimits: [{ name: 'requests', limit: 10, duration: 60_000, autoApply: true }],
-      });
+      await updateIdentity({ identity: id, ratelimits: [requestsPerMinute(10)] });
       expect((await verify(key)).code).toBe('VALID');
     });
 
     it('removing the limits lifts them at once', async () => {
-      const id = await newIdentity({
-        externalId: 'lifted_user',
-        ratelimits: [{ name: 'requests', limit: 1, duration: 60_000, autoApply: true }],
-      });
+      const id = await newIdentity({ externalId: 'lifted_user', ratelimits: [requestsPerMinute(1)] });
       const { key } = await newKey({ externalId: 'lifted_user' });
       expect((await verify(key)).code).toBe('VALID');
       expect((await verify(key)).code).toBe('RATE_LIMITED');
@@ -375,7 +363,7 @@ describe('cross-workspace isolation', () => {
     const id = await newIdentity({
       externalId: 'their_user',
       meta: { owner: 'me' },
-      ratelimits: [{ name: 'requests', limit: 1, duration: 60_000, autoApply: true }],
+      ratelimits: [requestsPerMinute(1)],
     });
     const { key } = await newKey({ externalId: 'their_user' });
     const intruder = await api.workspace();

@@ -33,6 +33,9 @@ async function roleSlugs(roleId: string) {
 const permissionsWithSlug = async (slug: string) =>
   rows(api.em(), sql`select 1 from permissions where workspace_id = ${owner.workspace.workspaceId} and slug = ${slug}`);
 
+/** What replacing a role's permissions takes besides slugs: both link grants, since it may add and remove. */
+const LINK_GRANTS = ['rbac.*.add_permission_to_role', 'rbac.*.remove_permission_from_role'];
+
 describe('200', () => {
   it("replaces the role's permissions and answers them by slug", async () => {
     const roleId = await createRole('replace', ['old.a', 'keep.b']);
@@ -125,22 +128,14 @@ describe('200', () => {
   it('with exactly add_permission_to_role and remove_permission_from_role when every slug exists', async () => {
     const roleId = await createRole('exact', ['e.1']);
     await createRole('seed-e2', ['e.2']);
-    const { rootKey } = await owner.workspace.rootKeyWith([
-      'rbac.*.add_permission_to_role',
-      'rbac.*.remove_permission_from_role',
-      'rbac.*.read_permission',
-    ]);
+    const { rootKey } = await owner.workspace.rootKeyWith([...LINK_GRANTS, 'rbac.*.read_permission']);
     expect((await setRolePermissions({ roleId, permissions: ['e.2'] }, rootKey)).status).toBe(200);
     expect((await setRolePermissions({ roleId, permissions: [] }, rootKey)).status).toBe(200);
   });
 
   it('plus create_permission for missing slugs', async () => {
     const roleId = await createRole('creates');
-    const { rootKey } = await owner.workspace.rootKeyWith([
-      'rbac.*.add_permission_to_role',
-      'rbac.*.remove_permission_from_role',
-      'rbac.*.create_permission',
-    ]);
+    const { rootKey } = await owner.workspace.rootKeyWith([...LINK_GRANTS, 'rbac.*.create_permission']);
     expect((await setRolePermissions({ roleId, permissions: ['made.here'] }, rootKey)).status).toBe(200);
     expect(await permissionsWithSlug('made.here')).toHaveLength(1);
   });
@@ -174,10 +169,7 @@ describe('403', () => {
   it('without read_permission, create_permission for any slug, whether it exists or not', async () => {
     const roleId = await createRole('blind', ['b.1']);
     await createRole('seed-b2', ['b.2']);
-    const { rootKey } = await owner.workspace.rootKeyWith([
-      'rbac.*.add_permission_to_role',
-      'rbac.*.remove_permission_from_role',
-    ]);
+    const { rootKey } = await owner.workspace.rootKeyWith(LINK_GRANTS);
     for (const slug of ['b.2', 'b.absent']) {
       expectMissingPermissions(
         await setRolePermissions({ roleId, permissions: [slug] }, rootKey),
@@ -189,11 +181,7 @@ describe('403', () => {
 
   it('with a missing slug but without create_permission: nothing is created or changed', async () => {
     const roleId = await createRole('no-create', ['nc.1']);
-    const { rootKey } = await owner.workspace.rootKeyWith([
-      'rbac.*.add_permission_to_role',
-      'rbac.*.remove_permission_from_role',
-      'rbac.*.read_permission',
-    ]);
+    const { rootKey } = await owner.workspace.rootKeyWith([...LINK_GRANTS, 'rbac.*.read_permission']);
     const reply = await setRolePermissions({ roleId, permissions: ['nc.absent'] }, rootKey);
     expectMissingPermissions(reply, 'rbac.*.create_permission');
     expect(await roleSlugs(roleId)).toEqual(['nc.1']);
