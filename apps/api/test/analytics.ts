@@ -48,6 +48,20 @@ export function expectQueryRefused(reply: { status: number; body: { error: Error
   expect(reply.body.error.errors?.[0]?.location).toBe('body.query');
 }
 
+/** A 403 whose detail names `missing`, to a root key of the workspace holding each of `grantSets` in turn. */
+export async function expectRefusedWith(
+  workspace: TestWorkspace,
+  grantSets: string[][],
+  missing: string,
+  send: (rootKey: string) => Promise<{ status: number; body: { error: ErrorEnvelope } }>,
+): Promise<void> {
+  for (const grants of grantSets) {
+    const reply = await send((await workspace.rootKeyWith(grants)).rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.detail).toContain(missing);
+  }
+}
+
 /** A new workspace with ten verification events of its own, enough for ENDLESS_QUERY. */
 export async function workspaceWithEvents(api: Api): Promise<TestWorkspace> {
   const created = await api.workspace();
