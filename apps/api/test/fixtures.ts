@@ -108,3 +108,10 @@ export async function createNamespace(api: Api, workspaceId: string, rootKey: st
   if (!found) throw new Error(`namespace ${name} was not created`);
   return found.id;
 }
+
+/** Sets a namespace's override through the public procedure and answers its id, failing the test on any error. */
+export async function setTestOverride(api: Api, rootKey: string, body: InputOf<'ratelimit.setOverride'>) {
+  const reply = await api.call('ratelimit.setOverride', body, rootKey);
+  if (reply.status !== 200) throw new Error(`setOverride failed: ${JSON.stringify(reply.body)}`);
+  return reply.body.data.overrideId;
+}

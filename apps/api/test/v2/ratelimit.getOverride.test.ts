@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem, itRejectsEach } from '../assertions.ts';
-import { createNamespace, useApiWithWorkspace } from '../fixtures.ts';
+import { createNamespace, setTestOverride, useApiWithWorkspace } from '../fixtures.ts';
 import { ERRORS_BASE_URL } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 import { deleteNamespace, expectNamespaceRefusals } from '../ratelimit.ts';
@@ -10,13 +10,12 @@ let namespaceId: string;
 const ids: Record<string, string> = {};
 
 const setOverride = async (identifier: string, limit: number, duration = 60_000) => {
-  const reply = await api.call(
-    'ratelimit.setOverride',
-    { namespace: 'lookups', identifier, limit, duration },
-    workspace.rootKey,
-  );
-  if (reply.status !== 200) throw new Error(JSON.stringify(reply.body));
-  ids[identifier] = reply.body.data.overrideId;
+  ids[identifier] = await setTestOverride(api, workspace.rootKey, {
+    namespace: 'lookups',
+    identifier,
+    limit,
+    duration,
+  });
 };
 
 beforeAll(async () => {
@@ -96,11 +95,12 @@ describe('403', () => {
 describe('404', () => {
   it('when no override matches', async () => {
     await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'sparse');
-    await api.post(
-      'ratelimit.setOverride',
-      { namespace: 'sparse', identifier: 'only_*', limit: 1, duration: 1000 },
-      workspace.rootKey,
-    );
+    await setTestOverride(api, workspace.rootKey, {
+      namespace: 'sparse',
+      identifier: 'only_*',
+      limit: 1,
+      duration: 1000,
+    });
     const reply = await getOverride({ namespace: 'sparse', identifier: 'Only_1' });
     expect(reply.status).toBe(404);
     expect(reply.body.error).toMatchObject({

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { callOn } from '../appVariants.ts';
 import { expectInvalidInput, expectLimitExceeded, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { ratelimitEvents, ratelimitRowCount, storedNamespaces } from '../dbInspect.ts';
-import { createNamespace, useApiWithWorkspace } from '../fixtures.ts';
+import { createNamespace, setTestOverride, useApiWithWorkspace } from '../fixtures.ts';
 import type { InputOf } from '../procedures.ts';
 import { deleteNamespace, type LimitBody, LONG_WINDOW, limitOn } from '../ratelimit.ts';
 
@@ -25,11 +25,8 @@ const namespaceNamed = async (workspaceId: string, name: string) =>
 describe('200', () => {
   it('answers every check in request order, each with its namespace as sent', async () => {
     const id = await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'multi_ordered');
-    const override = await api.call(
-      'ratelimit.setOverride',
-      { namespace: 'multi_ordered', identifier: 'vip_*', limit: 100, duration: LONG_WINDOW },
-      workspace.rootKey,
-    );
+    const vip = { namespace: 'multi_ordered', identifier: 'vip_*', limit: 100, duration: LONG_WINDOW };
+    const overrideId = await setTestOverride(api, workspace.rootKey, vip);
     const reply = await multiLimit([
       check('multi_ordered', { identifier: 'vip_1', cost: 3 }),
       check(id, { identifier: 'user_a', limit: 5 }),
@@ -47,7 +44,7 @@ describe('200', () => {
           remaining: 97,
           reset,
           passed: true,
-          overrideId: override.body.data.overrideId,
+          overrideId,
         },
         { namespace: id, identifier: 'user_a', limit: 5, remaining: 4, reset, passed: true },
         { namespace: 'multi_ordered_other', identifier: 'user_a', limit: 2, remaining: 2, reset, passed: true },
@@ -102,11 +99,8 @@ describe('200', () => {
 
   it('blocks the whole call when one check hits a limit-0 override', async () => {
     await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'multi_blocked');
-    await api.post(
-      'ratelimit.setOverride',
-      { namespace: 'multi_blocked', identifier: 'banned', limit: 0, duration: 1000 },
-      workspace.rootKey,
-    );
+    const banned = { namespace: 'multi_blocked', identifier: 'banned', limit: 0, duration: 1000 };
+    await setTestOverride(api, workspace.rootKey, banned);
     const open = check('multi_blocked', { identifier: 'fine' });
     const reply = await multiLimit([open, check('multi_blocked', { identifier: 'banned', cost: 0 })]);
     expect(reply.status).toBe(200);
