@@ -17,13 +17,25 @@ export async function expectNoSuchIdentity(send: (identity: string) => Promise<I
   for (const identity of ['id_doesnotexist', 'nobody']) expectIdentityNotFound(await send(identity));
 }
 
-/** 403 for an identity that does not exist, to a root key that may only read identities: permissions come before the lookup. */
-export function itRefusesBeforeLookingTheIdentityUp(
-  workspace: () => TestWorkspace,
-  send: (identity: string, rootKey: string) => Promise<{ status: number }>,
-): void {
+/**
+ * `identity.*.<action>` is checked before the identity is looked up: a 403 also for one that does
+ * not exist, to a root key that may only read identities; and it is all `send` takes (a 200 for
+ * the identity `create` answers).
+ */
+export function itNeedsTheIdentityPermissionFirst(spec: {
+  action: string;
+  workspace: () => TestWorkspace;
+  create: () => Promise<string>;
+  send: (identity: string, rootKey: string) => Promise<{ status: number }>;
+}): void {
   it('before looking the identity up: also for one that does not exist', async () => {
-    const { rootKey } = await workspace().rootKeyWith(['identity.*.read_identity']);
-    expect((await send('nobody_at_all', rootKey)).status).toBe(403);
+    const { rootKey } = await spec.workspace().rootKeyWith(['identity.*.read_identity']);
+    expect((await spec.send('nobody_at_all', rootKey)).status).toBe(403);
+  });
+
+  it(`not with identity.*.${spec.action} alone`, async () => {
+    const id = await spec.create();
+    const { rootKey } = await spec.workspace().rootKeyWith([`identity.*.${spec.action}`]);
+    expect((await spec.send(id, rootKey)).status).toBe(200);
   });
 }

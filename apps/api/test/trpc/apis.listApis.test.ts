@@ -62,8 +62,7 @@ describe('400', () => {
 describe('403', () => {
   it('without any read_api grant, naming the wildcard', async () => {
     const { rootKey } = await workspace.rootKeyWith([`api.${apiIds[0]}.update_api`]);
-    const reply = await list({}, rootKey);
-    expectInternalMissingPermissions(reply, 'api.*.read_api');
+    expectInternalMissingPermissions(await list({}, rootKey), 'api.*.read_api');
   });
 });
 

@@ -36,8 +36,7 @@ describe('400', () => {
 describe('403', () => {
   it('without workspace.*.manage_root_keys, naming it', async () => {
     const { rootKey } = await workspace.rootKeyWith(['api.*.read_api']);
-    const reply = await names(rootKey);
-    expectInternalMissingPermissions(reply, 'workspace.*.manage_root_keys');
+    expectInternalMissingPermissions(await names(rootKey), 'workspace.*.manage_root_keys');
   });
 });
 

@@ -41,8 +41,7 @@ describe('400', () => {
 describe('403', () => {
   it('without ratelimit.*.create_namespace', async () => {
     const { rootKey } = await workspace.rootKeyWith(['ratelimit.*.limit']);
-    const reply = await create({ name: 'forbidden' }, rootKey);
-    expectInternalMissingPermissions(reply, 'ratelimit.*.create_namespace');
+    expectInternalMissingPermissions(await create({ name: 'forbidden' }, rootKey), 'ratelimit.*.create_namespace');
   });
 });
 

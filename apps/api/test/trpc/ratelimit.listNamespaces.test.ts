@@ -57,8 +57,7 @@ describe('200 for a root key scoped to some namespaces', () => {
 describe('403', () => {
   it('without any read_namespace grant, naming the wildcard', async () => {
     const { rootKey } = await workspace.rootKeyWith([`ratelimit.${namespaceIds[0]}.limit`]);
-    const reply = await list({}, rootKey);
-    expectInternalMissingPermissions(reply, 'ratelimit.*.read_namespace');
+    expectInternalMissingPermissions(await list({}, rootKey), 'ratelimit.*.read_namespace');
   });
 });
 

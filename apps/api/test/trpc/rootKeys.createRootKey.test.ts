@@ -79,8 +79,10 @@ describe('400', () => {
 describe('403', () => {
   it('without workspace.*.manage_root_keys', async () => {
     const { rootKey } = await workspace.rootKeyWith(['api.*.read_api']);
-    const reply = await create({ permissions: ['api.*.read_api'] }, rootKey);
-    expectInternalMissingPermissions(reply, 'workspace.*.manage_root_keys');
+    expectInternalMissingPermissions(
+      await create({ permissions: ['api.*.read_api'] }, rootKey),
+      'workspace.*.manage_root_keys',
+    );
   });
 
   it('granting a permission the creating key does not hold (no escalation)', async () => {

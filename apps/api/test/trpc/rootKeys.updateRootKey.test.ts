@@ -134,8 +134,7 @@ describe('403', () => {
     const target = await workspace.rootKeyWith(['api.*.read_api'], { expiresAt: new Date(Date.now() - 1000) });
     const narrow = await workspace.rootKeyWith(['workspace.*.manage_root_keys', 'api.*.create_api']);
     const session = await signIn(api, narrow.rootKey);
-    const reply = await reviveAs(session, target.rootKeyId);
-    expectInternalMissingPermissions(reply, 'api.*.read_api');
+    expectInternalMissingPermissions(await reviveAs(session, target.rootKeyId), 'api.*.read_api');
   });
 });
 

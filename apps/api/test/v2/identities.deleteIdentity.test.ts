@@ -3,7 +3,7 @@ import { expectInvalidInput, expectMissingPermissions } from '../assertions.ts';
 import { identityRatelimits, storedIdentities, storedKey } from '../dbInspect.ts';
 import { createTestIdentity, useWorkspaceWithApi } from '../fixtures.ts';
 import { useApi } from '../harness.ts';
-import { expectNoSuchIdentity, itRefusesBeforeLookingTheIdentityUp } from '../identities.ts';
+import { expectNoSuchIdentity, itNeedsTheIdentityPermissionFirst } from '../identities.ts';
 import type { InputOf } from '../procedures.ts';
 import { useSecondNode } from '../secondNode.ts';
 
@@ -148,15 +148,11 @@ describe('403', () => {
     expect((await getIdentity(id)).status).toBe(200);
   });
 
-  itRefusesBeforeLookingTheIdentityUp(
-    () => owner.workspace,
-    (identity, rootKey) => deleteIdentity({ identity }, rootKey),
-  );
-
-  it('not with identity.*.delete_identity alone', async () => {
-    const id = await newIdentity({ externalId: 'deletable_user' });
-    const { rootKey } = await owner.workspace.rootKeyWith(['identity.*.delete_identity']);
-    expect((await deleteIdentity({ identity: id }, rootKey)).status).toBe(200);
+  itNeedsTheIdentityPermissionFirst({
+    action: 'delete_identity',
+    workspace: () => owner.workspace,
+    create: () => newIdentity({ externalId: 'deletable_user' }),
+    send: (identity, rootKey) => deleteIdentity({ identity }, rootKey),
   });
 });
 

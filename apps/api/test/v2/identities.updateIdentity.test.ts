@@ -4,7 +4,7 @@ import { expectInvalidInput, expectMissingPermissions } from '../assertions.ts';
 import { countRows, identityRatelimits, keyRatelimits, storedIdentities } from '../dbInspect.ts';
 import { createTestIdentity, useWorkspaceWithApi } from '../fixtures.ts';
 import { type JsonText, useApi, withNestedMeta } from '../harness.ts';
-import { expectNoSuchIdentity, itRefusesBeforeLookingTheIdentityUp } from '../identities.ts';
+import { expectNoSuchIdentity, itNeedsTheIdentityPermissionFirst } from '../identities.ts';
 import type { InputOf } from '../procedures.ts';
 import { useSecondNode } from '../secondNode.ts';
 
@@ -328,15 +328,11 @@ describe('403', () => {
     expect((await getIdentity(id)).meta).toEqual({ kept: true });
   });
 
-  itRefusesBeforeLookingTheIdentityUp(
-    () => owner.workspace,
-    (identity, rootKey) => updateIdentity({ identity }, rootKey),
-  );
-
-  it('not with identity.*.update_identity alone', async () => {
-    const id = await newIdentity({ externalId: 'updatable_user' });
-    const { rootKey } = await owner.workspace.rootKeyWith(['identity.*.update_identity']);
-    expect((await updateIdentity({ identity: id, meta: { ok: true } }, rootKey)).status).toBe(200);
+  itNeedsTheIdentityPermissionFirst({
+    action: 'update_identity',
+    workspace: () => owner.workspace,
+    create: () => newIdentity({ externalId: 'updatable_user' }),
+    send: (identity, rootKey) => updateIdentity({ identity, meta: { ok: true } }, rootKey),
   });
 });
 
