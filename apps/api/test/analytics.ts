@@ -1,5 +1,6 @@
 import { rows, sql } from '@keyplane/db';
-import type { Api, TestWorkspace } from './harness.ts';
+import { expect } from 'vitest';
+import { type Api, ERRORS_BASE_URL, type ErrorEnvelope, type TestWorkspace } from './harness.ts';
 
 export type AnalyticsRow = Record<string, unknown>;
 
@@ -29,23 +30,51 @@ export async function withAnalyticsQuota(api: Api, queriesPerHour: number, test:
 /** A 12-way cross join of the workspace's events: over ten events it never finishes within the budget. */
 export const ENDLESS_QUERY = `select count(*) from ${Array.from({ length: 12 }, (_, i) => `key_verifications_v1 t${i}`).join(', ')}`;
 
+/** A verification event as the recorder takes it: a VALID one without identity or tags, but for `event`. */
+export function verificationEvent(event: {
+  time: number;
+  requestId: string;
+  workspaceId: string;
+  apiId: string;
+  keyId: string;
+}) {
+  return { identityId: null, externalId: null, outcome: 'VALID', tags: [], spentCredits: 0, latencyMs: 1, ...event };
+}
+
+/** A 400 for an analytics query, of the type `user/bad_request/<name>`, located at body.query. */
+export function expectQueryRefused(reply: { status: number; body: { error: ErrorEnvelope } }, name: string): void {
+  expect(reply.status).toBe(400);
+  expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/user/bad_request/${name}`);
+  expect(reply.body.error.errors?.[0]?.location).toBe('body.query');
+}
+
+/** A 403 whose detail names `missing`, to a root key of the workspace holding each of `grantSets` in turn. */
+export async function expectRefusedWith(
+  workspace: TestWorkspace,
+  grantSets: string[][],
+  missing: string,
+  send: (rootKey: string) => Promise<{ status: number; body: { error: ErrorEnvelope } }>,
+): Promise<void> {
+  for (const grants of grantSets) {
+    const reply = await send((await workspace.rootKeyWith(grants)).rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.detail).toContain(missing);
+  }
+}
+
 /** A new workspace with ten verification events of its own, enough for ENDLESS_QUERY. */
 export async function workspaceWithEvents(api: Api): Promise<TestWorkspace> {
   const created = await api.workspace();
   for (let i = 0; i < 10; i++) {
-    api.services.verifications.record({
-      time: Date.now(),
-      requestId: `req_${created.workspaceId}_${i}`,
-      workspaceId: created.workspaceId,
-      apiId: 'api_events',
-      keyId: 'key_events',
-      identityId: null,
-      externalId: null,
-      outcome: 'VALID',
-      tags: [],
-      spentCredits: 0,
-      latencyMs: 1,
-    });
+    api.services.verifications.record(
+      verificationEvent({
+        time: Date.now(),
+        requestId: `req_${created.workspaceId}_${i}`,
+        workspaceId: created.workspaceId,
+        apiId: 'api_events',
+        keyId: 'key_events',
+      }),
+    );
   }
   await api.services.verifications.flush();
   return created;
@@ -59,7 +88,7 @@ const RUNNING_ANALYTICS = sql`from pg_stat_activity
 /** Resolves once PostgreSQL executes `count` analytics queries of this test file at once. */
 export async function untilAnalyticsRunning(api: Api, count: number): Promise<void> {
   for (;;) {
-    const [running] = await rows(api.orm.em.fork(), sql<{ n: number }>`select count(*)::int as n ${RUNNING_ANALYTICS}`);
+    const [running] = await rows(api.em(), sql<{ n: number }>`select count(*)::int as n ${RUNNING_ANALYTICS}`);
     if (running?.n === count) return;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
@@ -67,5 +96,5 @@ export async function untilAnalyticsRunning(api: Api, count: number): Promise<vo
 
 /** Cancels the analytics queries PostgreSQL executes for this test file: each answers 422. */
 export async function cancelAnalytics(api: Api): Promise<void> {
-  await rows(api.orm.em.fork(), sql`select pg_cancel_backend(pid) ${RUNNING_ANALYTICS}`);
+  await rows(api.em(), sql`select pg_cancel_backend(pid) ${RUNNING_ANALYTICS}`);
 }

@@ -1,7 +1,8 @@
 import { connect } from 'node:net';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { LogFields } from '../src/log.ts';
-import { type TestWorkspace, useApi } from './harness.ts';
+import { useWorkspace } from './fixtures.ts';
+import { useApi } from './harness.ts';
 
 // A client that hangs up mid-request is no failure of the server: one 499 request line, no error, no stack.
 const lines: { level: string; message: string; fields: LogFields }[] = [];
@@ -12,11 +13,7 @@ const api = useApi({
     request: (fields) => lines.push({ level: 'info', message: 'request', fields: { ...fields } }),
   },
 });
-let workspace: TestWorkspace;
-
-beforeAll(async () => {
-  workspace = await api.workspace();
-});
+const workspace = useWorkspace(api);
 
 /** Sends the headers and part of a 100-byte body, then closes the connection. */
 async function hangUpMidBody(path: string): Promise<void> {

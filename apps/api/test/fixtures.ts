@@ -1,12 +1,42 @@
 import { beforeAll } from 'vitest';
 import { createRole, grantRolePermission, storedNamespaces } from './dbInspect.ts';
-import { type Api, createTestApi, createTestKey, type TestWorkspace } from './harness.ts';
+import { type Api, createTestApi, createTestKey, type TestWorkspace, useApi } from './harness.ts';
 import type { InputOf } from './procedures.ts';
 import { limitOn } from './ratelimit.ts';
 
 // What many test files set up before they test anything: one way to make each.
 
 export type NewKeyInput = Omit<InputOf<'keys.createKey'>, 'apiId'>;
+
+/**
+ * Per test file: a workspace (with a vault when asked), made before the file's tests run. The
+ * object is there at once, for helpers to close over; its fields once that beforeAll ran.
+ */
+export function useWorkspace(api: Api, options: { vault?: boolean } = {}): TestWorkspace {
+  let made: TestWorkspace | undefined;
+  const ready = () => {
+    if (!made) throw new Error('useWorkspace() is used before its beforeAll ran');
+    return made;
+  };
+  beforeAll(async () => {
+    made = await api.workspace(options);
+  });
+  return {
+    get workspaceId() {
+      return ready().workspaceId;
+    },
+    get rootKey() {
+      return ready().rootKey;
+    },
+    rootKeyWith: (permissions, keyOptions) => ready().rootKeyWith(permissions, keyOptions),
+  };
+}
+
+/** The start of most test files: the file's server (`useApi`) and a workspace on it (`useWorkspace`). */
+export function useApiWithWorkspace(options: { vault?: boolean } = {}) {
+  const api = useApi();
+  return { api, workspace: useWorkspace(api, options) };
+}
 
 /**
  * Per test file: a workspace (with a vault when asked) and an API in it with these settings, made
@@ -52,8 +82,8 @@ export async function createRolesWith(
 ): Promise<Record<string, string>> {
   const ids: Record<string, string> = {};
   for (const [name, slugs] of Object.entries(roles)) {
-    const roleId = await createRole(api.orm.em.fork(), workspaceId, name);
-    for (const slug of slugs) await grantRolePermission(api.orm.em.fork(), workspaceId, roleId, slug);
+    const roleId = await createRole(api.em(), workspaceId, name);
+    for (const slug of slugs) await grantRolePermission(api.em(), workspaceId, roleId, slug);
     ids[name] = roleId;
   }
   return ids;
@@ -74,7 +104,14 @@ export async function createNamespace(api: Api, workspaceId: string, rootKey: st
     rootKey,
   );
   if (reply.status !== 200) throw new Error(`limit failed: ${JSON.stringify(reply.body)}`);
-  const found = (await storedNamespaces(api.orm.em.fork(), workspaceId)).find((namespace) => namespace.name === name);
+  const found = (await storedNamespaces(api.em(), workspaceId)).find((namespace) => namespace.name === name);
   if (!found) throw new Error(`namespace ${name} was not created`);
   return found.id;
+}
+
+/** Sets a namespace's override through the public procedure and answers its id, failing the test on any error. */
+export async function setTestOverride(api: Api, rootKey: string, body: InputOf<'ratelimit.setOverride'>) {
+  const reply = await api.call('ratelimit.setOverride', body, rootKey);
+  if (reply.status !== 200) throw new Error(`setOverride failed: ${JSON.stringify(reply.body)}`);
+  return reply.body.data.overrideId;
 }

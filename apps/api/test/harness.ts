@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadEnv } from '@keyplane/config';
 import { bootstrapWorkspace, issueRootKey } from '@keyplane/core';
-import { type Orm, rootKeyStore, workspaceStore } from '@keyplane/db';
+import { type EntityManager, type Orm, rootKeyStore, workspaceStore } from '@keyplane/db';
 import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
 import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { type Logger, silentLogger } from '../src/log.ts';
@@ -87,6 +87,10 @@ export function useApi(options: ServerOptions = { vaultMasterKey: TEST_MASTER_KE
   return {
     get orm(): Orm {
       return ready().database.orm;
+    },
+    /** An entity manager of its own on the file's database, for reading what a call stored. */
+    em(): EntityManager {
+      return ready().database.orm.em.fork();
     },
     get services() {
       return ready().running.services;

@@ -5,7 +5,10 @@ import type { InputOf, OutputOf, ProcedurePath } from './procedures.ts';
 export interface InternalReply<TData> {
   status: number;
   data: TData;
-  error?: { message: string; data: { code: string; httpStatus: number; type: string | null } };
+  error?: {
+    message: string;
+    data: { code: string; httpStatus: number; type: string | null; requestId: string | null };
+  };
   setCookie: string[];
   headers: Headers;
 }

@@ -1,23 +1,20 @@
 import { createChangeLog, type Invalidation, listenForInvalidations } from '@keyplane/caches';
 import { rows, sql } from '@keyplane/db';
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { useApi } from './harness.ts';
-import { type SecondNode, startSecondNode } from './secondNode.ts';
+import { useSecondNode } from './secondNode.ts';
 
 // A change answers once every node has acknowledged it: the mechanism under "revocation beats the cache".
 const api = useApi();
-let nodeB: SecondNode;
+// A second node running, whose acknowledgement every change below waits for.
+useSecondNode(api);
 let databaseUrl: string;
 
 beforeAll(async () => {
-  nodeB = await startSecondNode(api);
-  const [current] = await rows(api.orm.em.fork(), sql<{ name: string }>`select current_database() as name`);
+  const [current] = await rows(api.em(), sql<{ name: string }>`select current_database() as name`);
   const url = new URL(inject('databaseUrl'));
   url.pathname = `/${current?.name}`;
   databaseUrl = url.toString();
-});
-afterAll(async () => {
-  await nodeB?.stop();
 });
 
 /** Another node's listener, recording what it handled. */
@@ -35,9 +32,9 @@ describe('every node caught up', () => {
     const pinging = await observer();
     const other = await observer();
     try {
-      await createChangeLog().announce(api.orm.em.fork(), { workspaceId: 'ws_acked' });
+      await createChangeLog().announce(api.em(), { workspaceId: 'ws_acked' });
       // The test app, node B and the two observers.
-      expect(await pinging.listener.everyNodeCaughtUp(api.orm.em.fork(), 10_000)).toEqual({
+      expect(await pinging.listener.everyNodeCaughtUp(api.em(), 10_000)).toEqual({
         listeners: 4,
         acknowledged: 4,
       });
@@ -54,7 +51,7 @@ describe('every node caught up', () => {
     try {
       // The observers above have closed; their backends leave pg_stat_activity a moment later.
       await vi.waitFor(async () =>
-        expect(await pinging.listener.everyNodeCaughtUp(api.orm.em.fork(), 10_000)).toEqual({
+        expect(await pinging.listener.everyNodeCaughtUp(api.em(), 10_000)).toEqual({
           listeners: 3,
           acknowledged: 3,
         }),
@@ -71,7 +68,7 @@ describe('every node caught up', () => {
     process.on('warning', recordWarning);
     try {
       const caughtUp = await Promise.all(
-        Array.from({ length: 10 }, () => pinging.listener.everyNodeCaughtUp(api.orm.em.fork(), 10_000)),
+        Array.from({ length: 10 }, () => pinging.listener.everyNodeCaughtUp(api.em(), 10_000)),
       );
       for (const { listeners, acknowledged } of caughtUp) expect(acknowledged).toBe(listeners);
       // pg warns (once per process) when a connection is handed a query while another is running.

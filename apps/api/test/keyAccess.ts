@@ -1,5 +1,5 @@
 import { beforeAll, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem } from './assertions.ts';
+import { expectMissingPermissions, expectProblem, expectRbacNotFound, itRejectsEach } from './assertions.ts';
 import { keyPermissionSlugs, keyRoleNames } from './dbInspect.ts';
 import { createRolesWith, keyOfAnotherWorkspace, type NewKeyInput, useWorkspaceWithApi } from './fixtures.ts';
 import type { Api } from './harness.ts';
@@ -29,7 +29,7 @@ export function useKeyAccess<P extends KeyAccessProcedure>(
 ) {
   const owner = useWorkspaceWithApi(api);
   const field = procedure.endsWith('Roles') ? 'roles' : 'permissions';
-  const em = () => api.orm.em.fork();
+  const em = () => api.em();
   let roleIds: Record<string, string> = {};
   beforeAll(async () => {
     roleIds = await createRolesWith(api, owner.workspace.workspaceId, options.roles ?? {});
@@ -119,18 +119,7 @@ export function itRejectsInvalidInput<P extends KeyAccessProcedure>(
   access: KeyAccess<P>,
   cases: [body: Record<string, unknown>, location: string][],
 ) {
-  it.each(cases)('rejects %j', async (body, location) => {
-    expectInvalidInput(await access.api.post(access.procedure, body, access.workspace.rootKey), location);
-  });
-}
-
-/** 401 without a root key and with one the server does not know. */
-export function itAnswers401WithoutAKnownRootKey<P extends KeyAccessProcedure>(access: KeyAccess<P>, names: string[]) {
-  it('without a root key, or with an unknown one', async () => {
-    const { keyId } = await access.newKey();
-    expect((await access.api.post(access.procedure, access.input(keyId, names))).status).toBe(401);
-    expect((await access.send(access.input(keyId, names), 'kproot_unknown')).status).toBe(401);
-  });
+  itRejectsEach(access.api, access.procedure, () => access.workspace.rootKey, cases);
 }
 
 /**
@@ -212,6 +201,28 @@ export function itHidesTheKeyFromOtherWorkspaces<P extends KeyAccessProcedure>(
     const { keyId } = await access.newKey(request.holds);
     const intruder = await access.api.workspace();
     expect((await access.send(access.input(keyId, request.names), intruder.rootKey)).status).toBe(404);
+    expect(await access.attached(keyId)).toEqual(access.held(request.holds));
+  });
+}
+
+/** 404 for a key that does not exist, before any other missing permission, to a root key that may update every API's keys. */
+export function itAnswersAMissingKeyFirst<P extends KeyAccessProcedure>(access: KeyAccess<P>, names: string[]) {
+  it('for a key that does not exist, before any other missing permission, to a root key of every API', async () => {
+    const { rootKey } = await access.workspace.rootKeyWith(['api.*.update_key']);
+    expectProblem(await access.send(access.input('key_missing', names), rootKey), 404, 'service/data/key_not_found');
+  });
+}
+
+/** 404 naming the last of `names`, which the workspace does not have; the key keeps what it `holds`. */
+export function itAnswersAMissingName<P extends KeyAccessProcedure>(
+  access: KeyAccess<P>,
+  title: string,
+  request: { holds: NewKeyInput; names: string[] },
+) {
+  it(title, async () => {
+    const { keyId } = await access.newKey(request.holds);
+    const reply = await access.send(access.input(keyId, request.names));
+    expectRbacNotFound(reply, access.field === 'roles' ? 'role' : 'permission', request.names.at(-1));
     expect(await access.attached(keyId)).toEqual(access.held(request.holds));
   });
 }

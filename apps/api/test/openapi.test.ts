@@ -26,6 +26,14 @@ async function servedDocument(): Promise<Document> {
   return (await response.json()) as Document;
 }
 
+/** GET `path` without authentication, expecting a 200 of this content type. */
+async function fetchServed(path: string, contentType: RegExp): Promise<Response> {
+  const response = await api.fetch(path);
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toMatch(contentType);
+  return response;
+}
+
 const procedureMeta = (path: string) =>
   (appRouter._def.procedures as unknown as Record<string, { _def: { meta?: ProcedureMeta } }>)[path]?._def.meta;
 
@@ -45,9 +53,7 @@ describe('examples', () => {
 
 describe('GET /openapi.json', () => {
   it('serves the document as JSON without authentication', async () => {
-    const response = await api.fetch('/openapi.json');
-    expect(response.status).toBe(200);
-    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    const response = await fetchServed('/openapi.json', /^application\/json/);
     expect(response.headers.get('x-request-id')).toEqual(expect.any(String));
     expect(await response.json()).toEqual(openApiDescription(appRouter).document);
   });
@@ -86,9 +92,7 @@ describe('GET /openapi.json', () => {
 
 describe('GET /openapi.yaml', () => {
   it('serves the same document as YAML', async () => {
-    const response = await api.fetch('/openapi.yaml');
-    expect(response.status).toBe(200);
-    expect(response.headers.get('content-type')).toMatch(/^application\/yaml/);
+    const response = await fetchServed('/openapi.yaml', /^application\/yaml/);
     const text = await response.text();
     // Plain YAML: no anchors or aliases for the parts the document repeats.
     expect(text).not.toMatch(/[&*]a\d+\b/);
@@ -98,9 +102,7 @@ describe('GET /openapi.yaml', () => {
 
 describe('GET /docs', () => {
   it('serves a page that loads the reference from this server, not from a CDN', async () => {
-    const response = await api.fetch('/docs');
-    expect(response.status).toBe(200);
-    expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    const response = await fetchServed('/docs', /^text\/html/);
     const html = await response.text();
     expect(html).toContain('<script src="/docs/scalar.js"></script>');
     expect(html).toContain('data-url="/openapi.json"');
@@ -111,9 +113,7 @@ describe('GET /docs', () => {
     const bundle = await readFile(
       join(dirname(createRequire(import.meta.url).resolve('@scalar/api-reference')), 'browser', 'standalone.js'),
     );
-    const response = await api.fetch('/docs/scalar.js');
-    expect(response.status).toBe(200);
-    expect(response.headers.get('content-type')).toMatch(/^text\/javascript/);
+    const response = await fetchServed('/docs/scalar.js', /^text\/javascript/);
     expect(response.headers.get('cache-control')).toMatch(/max-age=\d+/);
     // fetch asks for gzip and undoes it: the bytes are the package's.
     expect(response.headers.get('content-encoding')).toBe('gzip');

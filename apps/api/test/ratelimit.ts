@@ -6,7 +6,8 @@ import {
 } from '@keyplane/ratelimit';
 import { onTestFinished } from 'vitest';
 import { callOn } from './appVariants.ts';
-import type { Api, Reply } from './harness.ts';
+import { expectMissingPermissions } from './assertions.ts';
+import type { Api, Reply, TestWorkspace } from './harness.ts';
 import type { InputOf, OutputOf } from './procedures.ts';
 
 // What the ratelimit.* tests share.
@@ -61,4 +62,23 @@ export function limiterWithoutRedis(redisFailure: RedisFailureMode): RateLimitEn
   const engine = new RedisRateLimitEngine({ redisUrl: UNREACHABLE_REDIS, redisFailure });
   onTestFinished(() => engine.close());
   return engine;
+}
+
+/**
+ * The 403s of a call (`send`) needing `ratelimit.<namespaceId>.<action>` or its wildcard, to root
+ * keys holding only read_namespace, nothing, `others`, or the action on another namespace. The
+ * namespace's id is named only to a root key that may read it: to others, the answer is that for a
+ * namespace that never was.
+ */
+export async function expectNamespaceRefusals(
+  workspace: TestWorkspace,
+  namespace: { id: string; action: string; others: string[] },
+  send: (rootKey: string) => Promise<Reply<unknown>>,
+): Promise<void> {
+  const { id, action, others } = namespace;
+  for (const grants of [['ratelimit.*.read_namespace'], [], others, [`ratelimit.rlns_x.${action}`]]) {
+    const { rootKey } = await workspace.rootKeyWith(grants);
+    const readable = grants.includes('ratelimit.*.read_namespace');
+    expectMissingPermissions(await send(rootKey), readable ? `ratelimit.${id}.${action}` : `ratelimit.*.${action}`);
+  }
 }

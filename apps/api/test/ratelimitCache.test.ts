@@ -1,10 +1,10 @@
 import { namespaceCacheKey, overrideCacheKey } from '@keyplane/caches';
 import { bootstrapWorkspace, issueRootKey } from '@keyplane/core';
 import { rootKeyStore, workspaceStore } from '@keyplane/db';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SpawnedServer } from '../../../bench/server.ts';
 import { storedNamespaces } from './dbInspect.ts';
-import { type TestWorkspace, useApi } from './harness.ts';
+import { useApiWithWorkspace } from './fixtures.ts';
 import { type LimitData, LONG_WINDOW, limitOn } from './ratelimit.ts';
 import { useTwoNodes } from './twoNodes.ts';
 
@@ -13,12 +13,7 @@ import { useTwoNodes } from './twoNodes.ts';
 // server processes, and look into one node's cache for what it keeps.
 
 const cluster = useTwoNodes();
-const api = useApi();
-let workspace: TestWorkspace;
-
-beforeAll(async () => {
-  workspace = await api.workspace();
-});
+const { api, workspace } = useApiWithWorkspace();
 
 const limitBody = (namespace: string, identifier: string) => ({
   namespace,
@@ -139,7 +134,7 @@ describe("one node's cache", () => {
 
   it('keeps a namespace by the name and by the id it was named by', async () => {
     expect((await limitOn(api, limitBody('by_both', 'user'), workspace.rootKey)).status).toBe(200);
-    const [stored] = (await storedNamespaces(api.orm.em.fork(), workspace.workspaceId)).filter(
+    const [stored] = (await storedNamespaces(api.em(), workspace.workspaceId)).filter(
       (namespace) => namespace.name === 'by_both',
     );
     if (!stored) throw new Error('the namespace was not created');

@@ -1,5 +1,6 @@
-import { expect } from 'vitest';
-import { type Api, createTestKey } from './harness.ts';
+import { expect, it } from 'vitest';
+import { expectRbacNotFound } from './assertions.ts';
+import { type Api, createTestKey, type Reply, type TestWorkspace } from './harness.ts';
 
 // What the permissions.* tests share: keys holding roles or permissions, and their verification.
 
@@ -31,4 +32,44 @@ export async function verifyCode(api: Api, rootKey: string, key: string, permiss
 export async function verifyWarm(api: Api, rootKey: string, key: string, permissions: string): Promise<string> {
   await verifyCode(api, rootKey, key, permissions);
   return verifyCode(api, rootKey, key, permissions);
+}
+
+/**
+ * 403, not 404, for a role or permission that does not exist, to a root key holding only `grants`:
+ * the permission is checked before anything is looked up (docs/contract.md#authorization-order).
+ */
+export function itRefusesBeforeTheLookup(
+  kind: 'role' | 'permission',
+  workspace: () => TestWorkspace,
+  grants: string[],
+  send: (id: string, rootKey: string) => Promise<{ status: number }>,
+): void {
+  it(`before the lookup: 403, not 404, for a ${kind} that does not exist`, async () => {
+    const { rootKey } = await workspace().rootKeyWith(grants);
+    expect((await send(`${kind === 'role' ? 'role' : 'perm'}_doesnotexist`, rootKey)).status).toBe(403);
+  });
+}
+
+/**
+ * The 400 cases of a field naming one role or permission by id, name or slug: missing, empty, over
+ * 128 characters, with a space; and an unknown field beside a `valid` one.
+ */
+export function nameFieldCases(field: string, valid: string): [body: unknown, location: string][] {
+  const location = `body.${field}`;
+  return [
+    [{}, location],
+    [{ [field]: '' }, location],
+    [{ [field]: 'n'.repeat(129) }, location],
+    [{ [field]: 'has space' }, location],
+    [{ [field]: valid, extra: 1 }, 'body.extra'],
+  ];
+}
+
+/** A 404 for each of `names`, ids or names no role or permission of the workspace has. */
+export function itAnswersNotFoundFor(
+  kind: 'role' | 'permission',
+  names: string[],
+  send: (name: string) => Promise<Reply<unknown>>,
+): void {
+  it.each(names)('for %s', async (name) => expectRbacNotFound(await send(name), kind));
 }

@@ -1,5 +1,5 @@
 import { rows, sql } from '@keyplane/db';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { silentLogger } from '../src/log.ts';
 import { startServices } from '../src/services.ts';
 import { serveOn } from './appVariants.ts';
@@ -17,7 +17,7 @@ export interface SecondNode {
  * hears through NOTIFY, as a second server process would be. For "every node sees the change".
  */
 export async function startSecondNode(api: Api): Promise<SecondNode> {
-  const [current] = await rows(api.orm.em.fork(), sql<{ name: string }>`select current_database() as name`);
+  const [current] = await rows(api.em(), sql<{ name: string }>`select current_database() as name`);
   if (!current) throw new Error('no current database');
   const databaseUrl = new URL(inject('databaseUrl'));
   databaseUrl.pathname = `/${current.name}`;
@@ -35,6 +35,23 @@ export async function startSecondNode(api: Api): Promise<SecondNode> {
     async stop() {
       await server.close();
       await running.stop();
+    },
+  };
+}
+
+/** A second node for the tests of the describe (or file) this is called in: started before them, stopped after. */
+export function useSecondNode(api: Api): Pick<SecondNode, 'call'> {
+  let node: SecondNode | undefined;
+  beforeAll(async () => {
+    node = await startSecondNode(api);
+  });
+  afterAll(async () => {
+    await node?.stop();
+  });
+  return {
+    call: (procedure, input, rootKey) => {
+      if (!node) throw new Error('useSecondNode() is used before its beforeAll ran');
+      return node.call(procedure, input, rootKey);
     },
   };
 }

@@ -2,7 +2,7 @@ import { listenForInvalidations } from '@keyplane/caches';
 import { createKeyMigration } from '@keyplane/db';
 import { appRouter } from '@keyplane/procedures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestWorkspace, useApi } from './harness.ts';
+import { useApiWithWorkspace } from './fixtures.ts';
 import { type Caller, callInternal, dashboardHeaders, signIn } from './internal.ts';
 import type { InputOf, OutputOf, ProcedurePath } from './procedures.ts';
 
@@ -11,8 +11,7 @@ import type { InputOf, OutputOf, ProcedurePath } from './procedures.ts';
 // and holds each acknowledgement back a moment; every mutation of the router is called while it
 // does, and one that announced a change must not have answered before that node acknowledged.
 
-const api = useApi();
-let workspace: TestWorkspace;
+const { api, workspace } = useApiWithWorkspace();
 
 /** Another node: records what it hears, and acknowledges each ping only after holding it. */
 const otherNode = {
@@ -25,7 +24,6 @@ const otherNode = {
 const HOLD_MS = 100;
 
 beforeAll(async () => {
-  workspace = await api.workspace();
   const listener = await listenForInvalidations(api.databaseUrl, {
     onChange: () => {
       otherNode.heard += 1;
@@ -114,7 +112,7 @@ const scenarios: Scenarios = {
   'keys.setRoles': async () => ({ input: { keyId: (await newKey()).keyId, roles: [(await newRole()).name] } }),
   'keys.migrateKeys': async () => ({
     input: {
-      migrationId: await createKeyMigration(api.orm.em.fork(), workspace.workspaceId),
+      migrationId: await createKeyMigration(api.em(), workspace.workspaceId),
       apiId: await newApi(),
       keys: [{ hash: next('imported_hash') }],
     },

@@ -2,14 +2,14 @@ import { createKeyplaneClient, TRPCClientError } from '@keyplane/client';
 import { hashKey } from '@keyplane/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { storedKey } from './dbInspect.ts';
-import { type TestWorkspace, useApi } from './harness.ts';
+import { useWorkspace } from './fixtures.ts';
+import { useApi } from './harness.ts';
 
 const api = useApi();
 let baseUrl: string;
-let workspace: TestWorkspace;
+const workspace = useWorkspace(api);
 
 beforeAll(async () => {
-  workspace = await api.workspace();
   baseUrl = api.url;
 });
 
@@ -20,7 +20,7 @@ describe('the typed tRPC client', () => {
     const settings = await client.apis.getApi.query({ apiId });
     expect(settings.keyAuth.enabled).toBe(true);
     const { keyId, key } = await client.keys.createKey.mutate({ apiId, prefix: 'int', name: 'internal' });
-    expect((await storedKey(api.orm.em.fork(), keyId))?.hash).toBe(hashKey(key));
+    expect((await storedKey(api.em(), keyId))?.hash).toBe(hashKey(key));
   });
 
   it('reaches internal procedures that /v2 does not serve', async () => {

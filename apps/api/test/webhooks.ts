@@ -1,6 +1,8 @@
 import { newId } from '@keyplane/core';
 import { type EntityManager, rows, sql } from '@keyplane/db';
-import type { Api } from './harness.ts';
+import { expect, it } from 'vitest';
+import { expectMissingPermissions, expectProblem } from './assertions.ts';
+import type { Api, Reply, TestWorkspace } from './harness.ts';
 import type { InputOf } from './procedures.ts';
 
 // What the webhooks.* procedures' tests share: endpoints made through the public procedure, and
@@ -18,6 +20,57 @@ export async function createTestEndpoint(
   const reply = await api.call('webhooks.createEndpoint', { url: HOOK_URL, eventTypes: ['*'], ...body }, rootKey);
   if (reply.status !== 200) throw new Error(`createEndpoint failed: ${JSON.stringify(reply.body)}`);
   return reply.body.data;
+}
+
+/** The webhooks procedures that take one id: an endpoint's, or for `redeliver` a delivery's. */
+type ByIdProcedure = 'webhooks.deleteEndpoint' | 'webhooks.rotateSecret' | 'webhooks.sendTest' | 'webhooks.redeliver';
+
+/** Calls `procedure` with just its id, with the workspace's root key unless given another. */
+export function callById<P extends ByIdProcedure>(api: Api, workspace: TestWorkspace, procedure: P) {
+  const field = procedure === 'webhooks.redeliver' ? 'deliveryId' : 'endpointId';
+  return (id: string, rootKey = workspace.rootKey) => api.call(procedure, { [field]: id } as InputOf<P>, rootKey);
+}
+
+/**
+ * The 403s and 200s of a procedure on one endpoint (`call`), which takes `webhook.<endpointId>.<action>`
+ * or `webhook.*.<action>`: without either (no grant, the `others`, the grant for another endpoint)
+ * a 403 naming the endpoint's own, and `unchanged` finds the endpoint as it was; with either a 200.
+ */
+export function itNeedsEndpointPermission(
+  api: Api,
+  workspace: TestWorkspace,
+  spec: {
+    action: string;
+    others: string[];
+    /** What the title says the refused calls left alone: `deleting nothing`. */
+    leaving: string;
+    call: (endpointId: string, rootKey: string) => Promise<Reply<unknown>>;
+    unchanged: (endpoint: { endpointId: string; secret: string }) => Promise<void>;
+  },
+): void {
+  it(`without webhook.<endpointId>.${spec.action} or the wildcard, naming it, ${spec.leaving}`, async () => {
+    const endpoint = await createTestEndpoint(api, workspace.rootKey);
+    for (const grants of [[], spec.others, [`webhook.whep_x.${spec.action}`]]) {
+      const { rootKey } = await workspace.rootKeyWith(grants);
+      const reply = await spec.call(endpoint.endpointId, rootKey);
+      expectMissingPermissions(reply, `webhook.${endpoint.endpointId}.${spec.action}`);
+    }
+    await spec.unchanged(endpoint);
+  });
+
+  it('not with either of them', async () => {
+    for (const grant of [`webhook.<id>.${spec.action}`, `webhook.*.${spec.action}`]) {
+      const { endpointId } = await createTestEndpoint(api, workspace.rootKey);
+      const { rootKey } = await workspace.rootKeyWith([grant.replace('<id>', endpointId)]);
+      expect((await spec.call(endpointId, rootKey)).status).toBe(200);
+    }
+  });
+}
+
+/** The 404 of an endpoint id the workspace does not have. */
+export function expectEndpointNotFound(reply: Reply<unknown>, endpointId: string): void {
+  expectProblem(reply, 404, 'service/data/webhook_endpoint_not_found');
+  expect(reply.body.error.detail).toBe(`The webhook endpoint '${endpointId}' was not found.`);
 }
 
 /** Queues a test event for the endpoint and answers the id of its delivery. */

@@ -1,17 +1,16 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type TestWorkspace, useApi } from '../harness.ts';
+import { expectInternalMissingPermissions } from '../assertions.ts';
+import { useApiWithWorkspace } from '../fixtures.ts';
 import { callInternal, callProcedure } from '../internal.ts';
 import type { InputOf } from '../procedures.ts';
 
-const api = useApi();
-let workspace: TestWorkspace;
+const { api, workspace } = useApiWithWorkspace();
 let apiIds: string[];
 
 const list = (input: InputOf<'apis.listApis'>, rootKey = workspace.rootKey) =>
   callProcedure(api, 'apis.listApis', input, { rootKey });
 
 beforeAll(async () => {
-  workspace = await api.workspace();
   apiIds = [];
   for (const name of ['alpha', 'beta', 'gamma']) {
     apiIds.push((await api.call('apis.createApi', { name }, workspace.rootKey)).body.data.apiId);
@@ -60,18 +59,10 @@ describe('400', () => {
   );
 });
 
-describe('401', () => {
-  it('with an unknown root key', async () => {
-    expect((await list({}, 'kproot_unknown')).status).toBe(401);
-  });
-});
-
 describe('403', () => {
   it('without any read_api grant, naming the wildcard', async () => {
     const { rootKey } = await workspace.rootKeyWith([`api.${apiIds[0]}.update_api`]);
-    const reply = await list({}, rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.error?.message).toBe("Missing permission: 'api.*.read_api'.");
+    expectInternalMissingPermissions(await list({}, rootKey), 'api.*.read_api');
   });
 });
 

@@ -1,15 +1,11 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { type TestWorkspace, useApi } from '../harness.ts';
+import { describe, expect, it } from 'vitest';
+import { expectInternalMissingPermissions } from '../assertions.ts';
+import { useApiWithWorkspace } from '../fixtures.ts';
 import { callInternal, callProcedure } from '../internal.ts';
 
-const api = useApi();
-let workspace: TestWorkspace;
+const { api, workspace } = useApiWithWorkspace();
 
 const names = (rootKey = workspace.rootKey) => callProcedure(api, 'audit.listEventNames', undefined, { rootKey });
-
-beforeAll(async () => {
-  workspace = await api.workspace();
-});
 
 describe('200', () => {
   it("names each event of the workspace's log once, in order", async () => {
@@ -37,18 +33,10 @@ describe('400', () => {
   });
 });
 
-describe('401', () => {
-  it('with an unknown root key', async () => {
-    expect((await names('kproot_unknown')).status).toBe(401);
-  });
-});
-
 describe('403', () => {
   it('without workspace.*.manage_root_keys, naming it', async () => {
     const { rootKey } = await workspace.rootKeyWith(['api.*.read_api']);
-    const reply = await names(rootKey);
-    expect(reply.status).toBe(403);
-    expect(reply.error?.message).toBe("Missing permission: 'workspace.*.manage_root_keys'.");
+    expectInternalMissingPermissions(await names(rootKey), 'workspace.*.manage_root_keys');
   });
 });
 

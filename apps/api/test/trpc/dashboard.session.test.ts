@@ -1,18 +1,14 @@
 import { SIGN_IN_FAILURES_ALLOWED } from '@keyplane/core';
 import { rows, sql } from '@keyplane/db';
-import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { serveOn } from '../appVariants.ts';
-import { type TestWorkspace, useApi } from '../harness.ts';
+import { expectInternalMissingPermissions } from '../assertions.ts';
+import { useApiWithWorkspace } from '../fixtures.ts';
 import { callInternal, callProcedure, signIn } from '../internal.ts';
 
 // dashboard.signIn / session / signOut: the browser trades a root key for a signed, HTTP-only cookie.
-const api = useApi();
-let workspace: TestWorkspace;
+const { api, workspace } = useApiWithWorkspace();
 const asBrowser = { headers: { 'x-keyplane-dashboard': '1' } };
-
-beforeAll(async () => {
-  workspace = await api.workspace();
-});
 
 const sessionOf = (session: string) => callProcedure(api, 'dashboard.session', undefined, { session });
 
@@ -118,7 +114,7 @@ describe('401', () => {
   it('once the session has expired', async () => {
     const session = await signIn(api, workspace.rootKey);
     expect((await sessionOf(session)).status).toBe(200);
-    await rows(api.orm.em.fork(), sql`update dashboard_sessions set expires_at = now() - interval '1 second'`);
+    await rows(api.em(), sql`update dashboard_sessions set expires_at = now() - interval '1 second'`);
     expect((await sessionOf(session)).status).toBe(401);
   });
 
@@ -146,8 +142,7 @@ describe('403', () => {
   it('signing in with a root key that cannot manage root keys', async () => {
     const { rootKey } = await workspace.rootKeyWith(['api.*.read_api', 'api.*.create_api']);
     const reply = await callInternal(api, 'dashboard.signIn', { rootKey }, asBrowser);
-    expect(reply.status).toBe(403);
-    expect(reply.error?.message).toBe("Missing permission: 'workspace.*.manage_root_keys'.");
+    expectInternalMissingPermissions(reply, 'workspace.*.manage_root_keys');
     expect(reply.setCookie).toEqual([]);
   });
 

@@ -46,12 +46,6 @@ describe('400', () => {
   });
 });
 
-describe('401', () => {
-  it('with an unknown root key', async () => {
-    expect((await access('key_x', 'kproot_unknown')).status).toBe(401);
-  });
-});
-
 describe('403', () => {
   it('without read_key on the key API', async () => {
     const { keyId } = await owner.newKey();

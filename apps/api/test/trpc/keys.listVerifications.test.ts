@@ -69,12 +69,6 @@ describe('400', () => {
   });
 });
 
-describe('401', () => {
-  it('with an unknown root key', async () => {
-    expect((await list({ keyId }, 'kproot_unknown')).status).toBe(401);
-  });
-});
-
 describe('403', () => {
   it('without read_analytics on the key API, naming it', async () => {
     const { rootKey } = await owner.workspace.rootKeyWith([`api.${owner.apiId}.read_key`]);

@@ -1,13 +1,8 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { type TestWorkspace, useApi } from '../harness.ts';
+import { describe, expect, it } from 'vitest';
+import { useApiWithWorkspace } from '../fixtures.ts';
 import { callInternal, callProcedure } from '../internal.ts';
 
-const api = useApi();
-let workspace: TestWorkspace;
-
-beforeAll(async () => {
-  workspace = await api.workspace();
-});
+const { api, workspace } = useApiWithWorkspace();
 
 const list = (rootKey = workspace.rootKey) => callProcedure(api, 'rootKeys.listRootKeys', undefined, { rootKey });
 
@@ -58,12 +53,6 @@ describe('pages', () => {
     ).data;
     expect(second.data.map((rootKey) => rootKey.rootKeyId)).toEqual([heavy[1]]);
     expect(second.pagination).toEqual({ hasMore: false });
-  });
-});
-
-describe('401', () => {
-  it('with an unknown root key', async () => {
-    expect((await list('kproot_unknown')).status).toBe(401);
   });
 });
 

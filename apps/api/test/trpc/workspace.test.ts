@@ -1,14 +1,9 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { type TestWorkspace, useApi } from '../harness.ts';
+import { describe, expect, it } from 'vitest';
+import { useApiWithWorkspace } from '../fixtures.ts';
 import { callInternal, callProcedure, signIn } from '../internal.ts';
 
 // workspace.getWorkspace and workspace.deleteWorkspace: the dashboard's settings page.
-const api = useApi();
-let workspace: TestWorkspace;
-
-beforeAll(async () => {
-  workspace = await api.workspace();
-});
+const { api, workspace } = useApiWithWorkspace();
 
 const getWorkspace = (rootKey: string) => callProcedure(api, 'workspace.getWorkspace', undefined, { rootKey });
 const deleteWorkspace = (rootKey: string) => callProcedure(api, 'workspace.deleteWorkspace', {}, { rootKey });
@@ -41,13 +36,6 @@ describe('200', () => {
     expect((await getWorkspace(doomed.rootKey)).status).toBe(401);
     // Another workspace is untouched.
     expect((await getWorkspace(workspace.rootKey)).status).toBe(200);
-  });
-});
-
-describe('401', () => {
-  it('with an unknown root key', async () => {
-    expect((await getWorkspace('kproot_unknown')).status).toBe(401);
-    expect((await deleteWorkspace('kproot_unknown')).status).toBe(401);
   });
 });
 

@@ -139,28 +139,18 @@ describe('400', () => {
 
   it('comes as application/problem+json when the caller accepts it, as the reference answers', async () => {
     const { rootKey } = await api.workspace();
-    const reply = await api.request('/v2/apis.createApi', {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/problem+json, application/json',
-        authorization: `Bearer ${rootKey}`,
-      },
-      body: JSON.stringify({ name: 1 }),
-    });
+    const createApi = (accept: string, body: unknown) =>
+      api.request('/v2/apis.createApi', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept, authorization: `Bearer ${rootKey}` },
+        body: JSON.stringify(body),
+      });
+    const reply = await createApi('application/problem+json, application/json', { name: 1 });
     expect(reply.status).toBe(400);
     expect(reply.headers.get('content-type')).toBe('application/problem+json');
     expect(reply.body.error.status).toBe(400);
     // A success stays application/json whatever the caller accepts.
-    const created = await api.request('/v2/apis.createApi', {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/problem+json',
-        authorization: `Bearer ${rootKey}`,
-      },
-      body: JSON.stringify({ name: 'accepted' }),
-    });
+    const created = await createApi('application/problem+json', { name: 'accepted' });
     expect(created.status).toBe(200);
     expect(created.headers.get('content-type')).toBe('application/json');
   });

@@ -5,18 +5,21 @@ import {
   analyticsRows,
   cancelAnalytics,
   ENDLESS_QUERY,
+  expectQueryRefused,
+  expectRefusedWith,
   untilAnalyticsRunning,
   withAnalyticsQuota,
   workspaceWithEvents,
 } from '../analytics.ts';
 import { postOn } from '../appVariants.ts';
 import { expectProblem } from '../assertions.ts';
-import { ERRORS_BASE_URL, TEST_MASTER_KEY, type TestWorkspace, useApi } from '../harness.ts';
+import { useWorkspace } from '../fixtures.ts';
+import { TEST_MASTER_KEY, type TestWorkspace, useApi } from '../harness.ts';
 
 // Two analytics connections, so that a workspace's two queries at its bound both run.
 const api = useApi({ vaultMasterKey: TEST_MASTER_KEY, analyticsConnections: 2 });
 
-let workspace: TestWorkspace;
+const workspace = useWorkspace(api);
 let other: TestWorkspace;
 // Events carry namespace ids as written; the namespaces themselves need not exist for analytics.
 const NS_A = 'rlns_analytics_a';
@@ -48,7 +51,6 @@ function decision(workspaceId: string, namespaceId: string, overrides: Partial<R
 }
 
 beforeAll(async () => {
-  workspace = await api.workspace();
   other = await api.workspace();
   const recorder = api.services.ratelimitEvents;
   // Namespace A: 3 passed + 1 rejected for user_1, in two flushes; namespace B: 2 passed for user_2,
@@ -130,10 +132,7 @@ describe('400', () => {
     ['update ratelimits_v1 set passed = true', 'invalid_analytics_query_type'],
     ['select * from', 'invalid_analytics_query'],
   ])('%s → %s', async (query, name) => {
-    const reply = await getRatelimits(query);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/user/bad_request/${name}`);
-    expect(reply.body.error.errors?.[0]?.location).toBe('body.query');
+    expectQueryRefused(await getRatelimits(query), name);
   });
 
   it('a lower bound on time before the retention → query_range_exceeds_retention', async () => {
@@ -149,20 +148,12 @@ describe('400', () => {
   });
 });
 
-describe('401', () => {
-  it('without a root key', async () => {
-    expect((await api.post('analytics.getRatelimits', { query: 'select 1' })).status).toBe(401);
-  });
-});
-
 describe('403', () => {
   it('a root key without any ratelimit read_analytics grant, naming ratelimit.*.read_analytics', async () => {
-    for (const permissions of [['ratelimit.*.limit'], ['api.*.read_analytics']]) {
-      const { rootKey } = await workspace.rootKeyWith(permissions);
-      const reply = await getRatelimits('select 1', rootKey);
-      expect(reply.status).toBe(403);
-      expect(reply.body.error.detail).toContain('ratelimit.*.read_analytics');
-    }
+    const grantSets = [['ratelimit.*.limit'], ['api.*.read_analytics']];
+    await expectRefusedWith(workspace, grantSets, 'ratelimit.*.read_analytics', (key) =>
+      getRatelimits('select 1', key),
+    );
   });
 });
 

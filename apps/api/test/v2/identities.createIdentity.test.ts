@@ -1,17 +1,12 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
-import { expectInvalidInput, expectMissingPermissions, itNeedsARootKey } from '../assertions.ts';
+import { expectInvalidInput, expectMissingPermissions } from '../assertions.ts';
 import { countRows, identityRatelimits, storedIdentities, storedKey } from '../dbInspect.ts';
-import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi, withNestedMeta } from '../harness.ts';
+import { useApiWithWorkspace } from '../fixtures.ts';
+import { createTestApi, ERRORS_BASE_URL, withNestedMeta } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 
-const api = useApi();
-let workspace: TestWorkspace;
-const em = () => api.orm.em.fork();
-
-beforeAll(async () => {
-  workspace = await api.workspace();
-});
+const { api, workspace } = useApiWithWorkspace();
 
 const createIdentity = (body: InputOf<'identities.createIdentity'>, rootKey = workspace.rootKey) =>
   api.call('identities.createIdentity', body, rootKey);
@@ -22,7 +17,7 @@ describe('200', () => {
     expect(reply.status).toBe(200);
     expect(Object.keys(reply.body.data)).toEqual(['identityId']);
     expect(reply.body.data.identityId).toMatch(/^id_[0-9a-f]{32}$/);
-    expect(await storedIdentities(em(), workspace.workspaceId, 'user_1')).toEqual([
+    expect(await storedIdentities(api.em(), workspace.workspaceId, 'user_1')).toEqual([
       {
         id: reply.body.data.identityId,
         workspace_id: workspace.workspaceId,
@@ -42,7 +37,7 @@ describe('200', () => {
       ],
     });
     expect(reply.status).toBe(200);
-    const limits = await identityRatelimits(em(), reply.body.data.identityId);
+    const limits = await identityRatelimits(api.em(), reply.body.data.identityId);
     expect(limits.map(({ id, ...limit }) => limit)).toEqual([
       { name: 'requests', limit: 10, duration_ms: '1000', auto_apply: true },
       { name: 'tokens', limit: 5000, duration_ms: '60000', auto_apply: false },
@@ -59,7 +54,7 @@ describe('200', () => {
   it('stores an empty meta as none', async () => {
     const reply = await createIdentity({ externalId: 'user_empty_meta', meta: {} });
     expect(reply.status).toBe(200);
-    expect((await storedIdentities(em(), workspace.workspaceId, 'user_empty_meta'))[0]?.meta).toBeNull();
+    expect((await storedIdentities(api.em(), workspace.workspaceId, 'user_empty_meta'))[0]?.meta).toBeNull();
   });
 
   it('makes the externalId reusable as soon as the identity is deleted', async () => {
@@ -71,7 +66,7 @@ describe('200', () => {
     const second = await createIdentity({ externalId: 'user_reused', meta: { generation: 2 } });
     expect(second.status).toBe(200);
     expect(second.body.data.identityId).not.toBe(first.body.data.identityId);
-    expect(await storedIdentities(em(), workspace.workspaceId, 'user_reused')).toMatchObject([
+    expect(await storedIdentities(api.em(), workspace.workspaceId, 'user_reused')).toMatchObject([
       { id: first.body.data.identityId, deleted: true, meta: { generation: 1 } },
       { id: second.body.data.identityId, deleted: false, meta: { generation: 2 } },
     ]);
@@ -81,16 +76,16 @@ describe('200', () => {
     const apiId = await createTestApi(api, workspace.rootKey);
     const { identityId } = (await createIdentity({ externalId: 'user_with_keys' })).body.data;
     const created = await api.call('keys.createKey', { apiId, externalId: 'user_with_keys' }, workspace.rootKey);
-    expect((await storedKey(em(), created.body.data.keyId))?.identity_id).toBe(identityId);
+    expect((await storedKey(api.em(), created.body.data.keyId))?.identity_id).toBe(identityId);
   });
 });
 
 describe('400', () => {
   const expectInvalid = async (body: unknown, location: string) => {
-    const before = await countRows(em(), 'identities');
+    const before = await countRows(api.em(), 'identities');
     const reply = await api.post('identities.createIdentity', body, workspace.rootKey);
     expectInvalidInput(reply, location);
-    expect(await countRows(em(), 'identities')).toBe(before);
+    expect(await countRows(api.em(), 'identities')).toBe(before);
     return reply;
   };
 
@@ -125,7 +120,7 @@ describe('400', () => {
   });
 
   it('rejects meta over 1 MB serialized, saying so (a server whose body limit lets it through)', async () => {
-    const before = await countRows(em(), 'identities');
+    const before = await countRows(api.em(), 'identities');
     const reply = await postOn(
       api,
       { maxBodyBytes: 4 * 1024 * 1024 },
@@ -137,7 +132,7 @@ describe('400', () => {
     expect(reply.body.error.errors).toContainEqual(
       expect.objectContaining({ location: 'body.meta', message: expect.stringMatching(/^Metadata is too large/) }),
     );
-    expect(await countRows(em(), 'identities')).toBe(before);
+    expect(await countRows(api.em(), 'identities')).toBe(before);
   });
 
   it('accepts meta just under 1 MB on such a server', async () => {
@@ -160,7 +155,7 @@ describe('400', () => {
     const ratelimits = Array.from({ length: 50 }, (_, i) => ({ name: `limit-${i}`, limit: 1, duration: 1000 }));
     const reply = await createIdentity({ externalId: 'fifty_limits', ratelimits });
     expect(reply.status).toBe(200);
-    expect(await identityRatelimits(em(), reply.body.data.identityId)).toHaveLength(50);
+    expect(await identityRatelimits(api.em(), reply.body.data.identityId)).toHaveLength(50);
   });
 
   it.each([
@@ -183,10 +178,6 @@ describe('400', () => {
   });
 });
 
-describe('401', () => {
-  itNeedsARootKey((rootKey) => api.call('identities.createIdentity', { externalId: 'no_auth' }, rootKey));
-});
-
 describe('403', () => {
   it.each([
     [[]],
@@ -196,7 +187,7 @@ describe('403', () => {
     const { rootKey } = await workspace.rootKeyWith(grants);
     const reply = await createIdentity({ externalId: 'forbidden_user' }, rootKey);
     expectMissingPermissions(reply, 'identity.*.create_identity');
-    expect(await storedIdentities(em(), workspace.workspaceId, 'forbidden_user')).toEqual([]);
+    expect(await storedIdentities(api.em(), workspace.workspaceId, 'forbidden_user')).toEqual([]);
   });
 
   it('not with identity.*.create_identity alone', async () => {
@@ -223,10 +214,10 @@ describe('409', () => {
       type: `${ERRORS_BASE_URL}/service/data/identity_already_exists`,
       detail: "Identity with externalId 'taken' already exists in this workspace.",
     });
-    expect(await storedIdentities(em(), workspace.workspaceId, 'taken')).toMatchObject([
+    expect(await storedIdentities(api.em(), workspace.workspaceId, 'taken')).toMatchObject([
       { id: first.body.data.identityId, meta: { original: true }, deleted: false },
     ]);
-    expect((await identityRatelimits(em(), first.body.data.identityId)).map((limit) => limit.name)).toEqual([
+    expect((await identityRatelimits(api.em(), first.body.data.identityId)).map((limit) => limit.name)).toEqual([
       'original',
     ]);
   });
@@ -250,11 +241,11 @@ describe('409', () => {
     );
     expect(replies.map((reply) => reply.status).sort()).toEqual([200, ...Array(11).fill(409)]);
     const winner = replies.find((reply) => reply.status === 200);
-    const stored = await storedIdentities(em(), workspace.workspaceId, 'raced');
+    const stored = await storedIdentities(api.em(), workspace.workspaceId, 'raced');
     expect(stored.map((identity) => identity.id)).toEqual([winner?.body.data.identityId]);
     // The losers left no rate limits behind.
     const winnerIndex = replies.indexOf(winner as (typeof replies)[number]);
-    expect((await identityRatelimits(em(), stored[0]?.id ?? '')).map((limit) => limit.name)).toEqual([
+    expect((await identityRatelimits(api.em(), stored[0]?.id ?? '')).map((limit) => limit.name)).toEqual([
       `racer-${winnerIndex}`,
     ]);
   });
@@ -268,7 +259,7 @@ describe('cross-workspace isolation', () => {
     expect(mine.status).toBe(200);
     expect(theirs.status).toBe(200);
     expect(theirs.body.data.identityId).not.toBe(mine.body.data.identityId);
-    expect(await storedIdentities(em(), other.workspaceId, 'shared_name')).toMatchObject([
+    expect(await storedIdentities(api.em(), other.workspaceId, 'shared_name')).toMatchObject([
       { id: theirs.body.data.identityId, meta: { owner: 'them' } },
     ]);
     const seen = await api.post('identities.getIdentity', { identity: mine.body.data.identityId }, other.rootKey);

@@ -1,14 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, itNeedsARootKey } from '../assertions.ts';
+import { describe, expect, it } from 'vitest';
+import { expectInvalidInput, expectMissingPermissions } from '../assertions.ts';
 import { identityRatelimits, storedIdentities, storedKey } from '../dbInspect.ts';
 import { createTestIdentity, useWorkspaceWithApi } from '../fixtures.ts';
-import { ERRORS_BASE_URL, useApi } from '../harness.ts';
+import { useApi } from '../harness.ts';
+import { expectNoSuchIdentity, itNeedsTheIdentityPermissionFirst } from '../identities.ts';
 import type { InputOf } from '../procedures.ts';
-import { type SecondNode, startSecondNode } from '../secondNode.ts';
+import { useSecondNode } from '../secondNode.ts';
 
 const api = useApi();
 const owner = useWorkspaceWithApi(api);
-const em = () => api.orm.em.fork();
 
 const newIdentity = (input: InputOf<'identities.createIdentity'>, rootKey = owner.workspace.rootKey) =>
   createTestIdentity(api, rootKey, input);
@@ -29,15 +29,17 @@ describe('200', () => {
     expect(reply.status).toBe(200);
     // The {meta, data} envelope (docs/contract.md#envelopes), although the reference answers meta alone.
     expect(reply.body).toEqual({ meta: { requestId: expect.stringMatching(/^req_/) }, data: {} });
-    expect(await storedIdentities(em(), owner.workspace.workspaceId, 'doomed')).toMatchObject([{ id, deleted: true }]);
-    expect(await identityRatelimits(em(), id)).toHaveLength(1);
+    expect(await storedIdentities(api.em(), owner.workspace.workspaceId, 'doomed')).toMatchObject([
+      { id, deleted: true },
+    ]);
+    expect(await identityRatelimits(api.em(), id)).toHaveLength(1);
     expect((await getIdentity(id)).status).toBe(404);
   });
 
   it('by externalId', async () => {
     const id = await newIdentity({ externalId: 'doomed_by_name' });
     expect((await deleteIdentity({ identity: 'doomed_by_name' })).status).toBe(200);
-    expect(await storedIdentities(em(), owner.workspace.workspaceId, 'doomed_by_name')).toMatchObject([
+    expect(await storedIdentities(api.em(), owner.workspace.workspaceId, 'doomed_by_name')).toMatchObject([
       { id, deleted: true },
     ]);
   });
@@ -46,7 +48,7 @@ describe('200', () => {
     const old = await newIdentity({ externalId: 'reused' });
     await deleteIdentity({ identity: old });
     const { keyId } = await newKey({ externalId: 'reused' });
-    const linked = (await storedKey(em(), keyId))?.identity_id;
+    const linked = (await storedKey(api.em(), keyId))?.identity_id;
     expect(linked).toMatch(/^id_/);
     expect(linked).not.toBe(old);
     expect(
@@ -83,7 +85,7 @@ describe('200', () => {
         expect(answer.identity).toBeUndefined();
         expect(answer.ratelimits ?? []).toEqual([]);
       }
-      expect((await storedKey(em(), first.keyId))?.identity_id).toBe(id);
+      expect((await storedKey(api.em(), first.keyId))?.identity_id).toBe(id);
       const details = await api.call('keys.getKey', { keyId: first.keyId }, owner.workspace.rootKey);
       expect(details.status).toBe(200);
       expect(details.body.data.identity).toBeUndefined();
@@ -106,13 +108,7 @@ describe('200', () => {
     });
 
     describe('on another node', () => {
-      let nodeB: SecondNode;
-      beforeAll(async () => {
-        nodeB = await startSecondNode(api);
-      });
-      afterAll(async () => {
-        await nodeB?.stop();
-      });
+      const nodeB = useSecondNode(api);
 
       it('as soon as the delete returns, not when its cache expires (1 s)', async () => {
         const id = await newIdentity({ externalId: 'remote_user' });
@@ -139,10 +135,6 @@ describe('400', () => {
   });
 });
 
-describe('401', () => {
-  itNeedsARootKey((rootKey) => api.call('identities.deleteIdentity', { identity: 'x' }, rootKey));
-});
-
 describe('403', () => {
   it('without identity.*.delete_identity, naming it, and deletes nothing', async () => {
     const id = await newIdentity({ externalId: 'protected_user' });
@@ -156,28 +148,17 @@ describe('403', () => {
     expect((await getIdentity(id)).status).toBe(200);
   });
 
-  it('before looking the identity up: also for one that does not exist', async () => {
-    const { rootKey } = await owner.workspace.rootKeyWith(['identity.*.read_identity']);
-    expect((await deleteIdentity({ identity: 'nobody_at_all' }, rootKey)).status).toBe(403);
-  });
-
-  it('not with identity.*.delete_identity alone', async () => {
-    const id = await newIdentity({ externalId: 'deletable_user' });
-    const { rootKey } = await owner.workspace.rootKeyWith(['identity.*.delete_identity']);
-    expect((await deleteIdentity({ identity: id }, rootKey)).status).toBe(200);
+  itNeedsTheIdentityPermissionFirst({
+    action: 'delete_identity',
+    workspace: () => owner.workspace,
+    create: () => newIdentity({ externalId: 'deletable_user' }),
+    send: (identity, rootKey) => deleteIdentity({ identity }, rootKey),
   });
 });
 
 describe('404', () => {
   it('for an identity that does not exist, by id or externalId', async () => {
-    for (const identity of ['id_doesnotexist', 'nobody']) {
-      const reply = await deleteIdentity({ identity });
-      expect(reply.status).toBe(404);
-      expect(reply.body.error).toMatchObject({
-        type: `${ERRORS_BASE_URL}/service/data/identity_not_found`,
-        detail: 'This identity does not exist.',
-      });
-    }
+    await expectNoSuchIdentity((identity) => deleteIdentity({ identity }));
   });
 
   it('for an identity deleted already, by id and by externalId', async () => {
@@ -192,7 +173,7 @@ describe('404', () => {
     await deleteIdentity({ identity: old });
     const current = await newIdentity({ externalId: 'reborn' });
     expect((await deleteIdentity({ identity: 'reborn' })).status).toBe(200);
-    expect(await storedIdentities(em(), owner.workspace.workspaceId, 'reborn')).toMatchObject([
+    expect(await storedIdentities(api.em(), owner.workspace.workspaceId, 'reborn')).toMatchObject([
       { id: old, deleted: true },
       { id: current, deleted: true },
     ]);

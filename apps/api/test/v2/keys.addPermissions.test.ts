@@ -1,6 +1,6 @@
 import { rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
-import { expectLimitExceeded, expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { expectLimitExceeded, expectMissingPermissions } from '../assertions.ts';
 import { countRows, keyPermissionSlugs, permissionWorkspaceId } from '../dbInspect.ts';
 import { createRolesWith } from '../fixtures.ts';
 import { useApi } from '../harness.ts';
@@ -102,10 +102,6 @@ describe('400', () => {
   ]);
 });
 
-describe('401', () => {
-  shared.itAnswers401WithoutAKnownRootKey(access, ['a']);
-});
-
 describe('403', () => {
   shared.itNeedsUpdateKey(access, 'without update_key, naming it', {
     grants: [addToKey, 'rbac.*.create_permission'],
@@ -162,10 +158,7 @@ describe('403', () => {
 });
 
 describe('404', () => {
-  it('for a key that does not exist, before any other missing permission, to a root key of every API', async () => {
-    const { rootKey } = await access.workspace.rootKeyWith(['api.*.update_key']);
-    expectProblem(await addPermissions('key_missing', ['a'], rootKey), 404, 'service/data/key_not_found');
-  });
+  shared.itAnswersAMissingKeyFirst(access, ['a']);
 
   it('for a deleted key', async () => {
     const { keyId } = await newKey();

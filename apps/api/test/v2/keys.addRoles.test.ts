@@ -1,6 +1,6 @@
 import { rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectLimitExceeded, expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { expectLimitExceeded, expectMissingPermissions } from '../assertions.ts';
 import { keyRoleNames } from '../dbInspect.ts';
 import { createRolesWith } from '../fixtures.ts';
 import { useApi } from '../harness.ts';
@@ -82,10 +82,6 @@ describe('400', () => {
   ]);
 });
 
-describe('401', () => {
-  shared.itAnswers401WithoutAKnownRootKey(access, ['reader']);
-});
-
 describe('403', () => {
   shared.itNeedsUpdateKey(access, 'without update_key, naming it', {
     grants: ['rbac.*.add_role_to_key'],
@@ -110,12 +106,9 @@ describe('403', () => {
 describe('404', () => {
   shared.itAnswersKeyNotFound(access, ['reader']);
 
-  it('for a role that does not exist, adding none of the others', async () => {
-    const { keyId } = await newKey();
-    const reply = await addRoles(keyId, ['reader', 'ghost']);
-    expectProblem(reply, 404, 'service/data/role_not_found');
-    expect(reply.body.error.detail).toBe("Role 'ghost' was not found.");
-    expect(await keyRoleNames(em(), keyId)).toEqual([]);
+  shared.itAnswersAMissingName(access, 'for a role that does not exist, adding none of the others', {
+    holds: {},
+    names: ['reader', 'ghost'],
   });
 });
 

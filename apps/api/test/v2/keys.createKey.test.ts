@@ -2,13 +2,7 @@ import { decryptKeyMaterial, hashKey, loadDataKey } from '@keyplane/core';
 import { vaultStore } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { callOn, postOn } from '../appVariants.ts';
-import {
-  expectInvalidInput,
-  expectLimitExceeded,
-  expectMissingPermissions,
-  expectProblem,
-  itNeedsARootKey,
-} from '../assertions.ts';
+import { expectInvalidInput, expectLimitExceeded, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import {
   countRows,
   createRole,
@@ -18,37 +12,27 @@ import {
   keyRoleNames,
   storedKey,
 } from '../dbInspect.ts';
-import {
-  createTestApi,
-  ERRORS_BASE_URL,
-  JsonText,
-  TEST_MASTER_KEY,
-  type TestWorkspace,
-  useApi,
-  withNestedMeta,
-} from '../harness.ts';
+import { useApiWithWorkspace } from '../fixtures.ts';
+import { createTestApi, ERRORS_BASE_URL, JsonText, TEST_MASTER_KEY, withNestedMeta } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 
-const api = useApi();
-let workspace: TestWorkspace;
+const { api, workspace } = useApiWithWorkspace({ vault: true });
 let apiId: string;
 
 beforeAll(async () => {
-  workspace = await api.workspace({ vault: true });
   apiId = await createTestApi(api, workspace.rootKey, { encryption: { enabled: true } });
 });
 
 /** keys.createKey, in the file's API unless `input` names another. */
 const createKey = (input: Partial<InputOf<'keys.createKey'>>, rootKey = workspace.rootKey) =>
   api.call('keys.createKey', { apiId, ...input }, rootKey);
-const em = () => api.orm.em.fork();
 
 describe('200', () => {
   it('creates a usable key with the defaults and returns it once', async () => {
     const reply = await createKey({});
     expect(reply.status).toBe(200);
     expect(reply.body.data).toEqual({ keyId: expect.stringMatching(/^key_[A-Za-z0-9]+$/), key: expect.any(String) });
-    const stored = await storedKey(em(), reply.body.data.keyId);
+    const stored = await storedKey(api.em(), reply.body.data.keyId);
     expect(stored).toMatchObject({
       api_id: apiId,
       workspace_id: workspace.workspaceId,
@@ -70,7 +54,7 @@ describe('200', () => {
   it('puts the prefix before an underscore and keeps the start for listings', async () => {
     const { keyId, key } = (await createKey({ prefix: 'sk_live' })).body.data;
     expect(key).toMatch(/^sk_live_[1-9A-HJ-NP-Za-km-z]+$/);
-    expect((await storedKey(em(), keyId))?.start).toBe(key.slice(0, 'sk_live_'.length + 4));
+    expect((await storedKey(api.em(), keyId))?.start).toBe(key.slice(0, 'sk_live_'.length + 4));
   });
 
   it.each([
@@ -93,7 +77,7 @@ describe('200', () => {
   it('stores name, meta, expires and enabled', async () => {
     const meta = { plan: 'pro', nested: { seats: 3 }, list: [1, 2] };
     const { keyId } = (await createKey({ name: 'Acme prod', meta, expires: 4102444800000, enabled: false })).body.data;
-    expect(await storedKey(em(), keyId)).toMatchObject({
+    expect(await storedKey(api.em(), keyId)).toMatchObject({
       name: 'Acme prod',
       meta,
       expires_ms: 4102444800000,
@@ -103,37 +87,37 @@ describe('200', () => {
 
   it('accepts an expiry in the past (the key is expired at once)', async () => {
     const { keyId } = (await createKey({ expires: 0 })).body.data;
-    expect((await storedKey(em(), keyId))?.expires_ms).toBe(0);
+    expect((await storedKey(api.em(), keyId))?.expires_ms).toBe(0);
   });
 
   it('creates an identity for a new externalId and links later keys to the same one', async () => {
     const first = (await createKey({ externalId: 'user_123.a-b' })).body.data;
     const second = (await createKey({ externalId: 'user_123.a-b' })).body.data;
-    const firstIdentity = (await storedKey(em(), first.keyId))?.identity_id;
+    const firstIdentity = (await storedKey(api.em(), first.keyId))?.identity_id;
     expect(firstIdentity).toMatch(/^id_/);
-    expect((await storedKey(em(), second.keyId))?.identity_id).toBe(firstIdentity);
+    expect((await storedKey(api.em(), second.keyId))?.identity_id).toBe(firstIdentity);
   });
 
   it('creates missing permissions and reuses existing ones', async () => {
     const first = (await createKey({ permissions: ['documents.read', 'documents.*'] })).body.data;
-    const permissionsBefore = await countRows(em(), 'permissions');
+    const permissionsBefore = await countRows(api.em(), 'permissions');
     const second = (await createKey({ permissions: ['documents.read', 'documents.write'] })).body.data;
-    expect(await keyPermissionSlugs(em(), first.keyId)).toEqual(['documents.*', 'documents.read']);
-    expect(await keyPermissionSlugs(em(), second.keyId)).toEqual(['documents.read', 'documents.write']);
-    expect(await countRows(em(), 'permissions')).toBe(permissionsBefore + 1);
+    expect(await keyPermissionSlugs(api.em(), first.keyId)).toEqual(['documents.*', 'documents.read']);
+    expect(await keyPermissionSlugs(api.em(), second.keyId)).toEqual(['documents.read', 'documents.write']);
+    expect(await countRows(api.em(), 'permissions')).toBe(permissionsBefore + 1);
   });
 
   it('attaches existing roles', async () => {
-    await createRole(em(), workspace.workspaceId, 'admin');
-    await createRole(em(), workspace.workspaceId, 'billing:read');
+    await createRole(api.em(), workspace.workspaceId, 'admin');
+    await createRole(api.em(), workspace.workspaceId, 'billing:read');
     const { keyId } = (await createKey({ roles: ['admin', 'billing:read'] })).body.data;
-    expect(await keyRoleNames(em(), keyId)).toEqual(['admin', 'billing:read']);
+    expect(await keyRoleNames(api.em(), keyId)).toEqual(['admin', 'billing:read']);
   });
 
   it('stores credits with a daily refill, in any letter case', async () => {
     const { keyId } = (await createKey({ credits: { remaining: 100, refill: { interval: 'DAILY', amount: 50 } } })).body
       .data;
-    expect(await storedKey(em(), keyId)).toMatchObject({
+    expect(await storedKey(api.em(), keyId)).toMatchObject({
       credits_remaining: '100',
       refill_interval: 'daily',
       refill_amount: '50',
@@ -147,15 +131,15 @@ describe('200', () => {
       { interval: 'Monthly', amount: 10, refill_day: 31 },
     ]) {
       const { keyId } = (await createKey({ credits: { remaining: 5, refill } })).body.data;
-      expect(await storedKey(em(), keyId)).toMatchObject({ refill_interval: 'monthly', refill_day: 31 });
+      expect(await storedKey(api.em(), keyId)).toMatchObject({ refill_interval: 'monthly', refill_day: 31 });
     }
   });
 
   it('treats remaining 0 as limited and remaining null as unlimited', async () => {
     const zero = (await createKey({ credits: { remaining: 0 } })).body.data;
     const unlimited = (await createKey({ credits: { remaining: null } })).body.data;
-    expect((await storedKey(em(), zero.keyId))?.credits_remaining).toBe('0');
-    expect((await storedKey(em(), unlimited.keyId))?.credits_remaining).toBeNull();
+    expect((await storedKey(api.em(), zero.keyId))?.credits_remaining).toBe('0');
+    expect((await storedKey(api.em(), unlimited.keyId))?.credits_remaining).toBeNull();
   });
 
   it('stores rate limits, autoApply defaulting to false', async () => {
@@ -167,7 +151,7 @@ describe('200', () => {
         ],
       })
     ).body.data;
-    expect(await keyRatelimits(em(), keyId)).toEqual([
+    expect(await keyRatelimits(api.em(), keyId)).toEqual([
       { name: 'per-day', limit: 10_000, duration_ms: '86400000', auto_apply: false },
       { name: 'per-second', limit: 10, duration_ms: '1000', auto_apply: true },
     ]);
@@ -175,16 +159,16 @@ describe('200', () => {
 
   it('stores a recoverable key encrypted under the workspace vault key', async () => {
     const { keyId, key } = (await createKey({ recoverable: true })).body.data;
-    const stored = await storedKey(em(), keyId);
+    const stored = await storedKey(api.em(), keyId);
     expect(stored?.ciphertext).toEqual(expect.any(String));
-    const dataKey = await loadDataKey(vaultStore(em()), workspace.workspaceId, TEST_MASTER_KEY);
+    const dataKey = await loadDataKey(vaultStore(api.em()), workspace.workspaceId, TEST_MASTER_KEY);
     if (!dataKey || !stored?.ciphertext) throw new Error('expected a data key and a ciphertext');
     expect(decryptKeyMaterial(dataKey, stored.ciphertext, keyId)).toBe(key);
   });
 
   it('accepts every field at its upper bound at once', async () => {
     const names = Array.from({ length: 100 }, (_, i) => `bulk-role-${i}`);
-    for (const name of names) await createRole(em(), workspace.workspaceId, name);
+    for (const name of names) await createRole(api.em(), workspace.workspaceId, name);
     const reply = await createKey({
       prefix: 'p'.repeat(16),
       name: 'n'.repeat(255),
@@ -197,8 +181,8 @@ describe('200', () => {
       ratelimits: Array.from({ length: 50 }, (_, i) => ({ name: `limit-${i}`, limit: 1, duration: 1000 })),
     });
     expect(reply.status).toBe(200);
-    expect(await keyRoleNames(em(), reply.body.data.keyId)).toHaveLength(100);
-    expect(await keyPermissionSlugs(em(), reply.body.data.keyId)).toHaveLength(1000);
+    expect(await keyRoleNames(api.em(), reply.body.data.keyId)).toHaveLength(100);
+    expect(await keyPermissionSlugs(api.em(), reply.body.data.keyId)).toHaveLength(1000);
   });
 });
 
@@ -320,14 +304,10 @@ describe('400', () => {
   });
 
   it('writes nothing', async () => {
-    const before = await countRows(em(), 'keys');
+    const before = await countRows(api.em(), 'keys');
     await api.post('keys.createKey', withApi({ byteLength: 1 }), workspace.rootKey);
-    expect(await countRows(em(), 'keys')).toBe(before);
+    expect(await countRows(api.em(), 'keys')).toBe(before);
   });
-});
-
-describe('401', () => {
-  itNeedsARootKey((rootKey) => api.call('keys.createKey', { apiId }, rootKey));
 });
 
 describe('403', () => {
@@ -363,16 +343,16 @@ describe('404', () => {
   });
 
   it('for a role that does not exist, writing nothing', async () => {
-    const keysBefore = await countRows(em(), 'keys');
-    const permissionsBefore = await countRows(em(), 'permissions');
-    const identitiesBefore = await countRows(em(), 'identities');
+    const keysBefore = await countRows(api.em(), 'keys');
+    const permissionsBefore = await countRows(api.em(), 'permissions');
+    const identitiesBefore = await countRows(api.em(), 'identities');
     const reply = await createKey({ roles: ['ghost'], permissions: ['brand.new'], externalId: 'fresh_user' });
     expect(reply.status).toBe(404);
     expect(reply.body.error.detail).toBe("Role 'ghost' was not found.");
     expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/role_not_found`);
-    expect(await countRows(em(), 'keys')).toBe(keysBefore);
-    expect(await countRows(em(), 'permissions')).toBe(permissionsBefore);
-    expect(await countRows(em(), 'identities')).toBe(identitiesBefore);
+    expect(await countRows(api.em(), 'keys')).toBe(keysBefore);
+    expect(await countRows(api.em(), 'permissions')).toBe(permissionsBefore);
+    expect(await countRows(api.em(), 'identities')).toBe(identitiesBefore);
   });
 });
 
@@ -474,7 +454,7 @@ describe('cross-workspace isolation', () => {
   });
 
   it("cannot use another workspace's roles", async () => {
-    await createRole(em(), workspace.workspaceId, 'home-only');
+    await createRole(api.em(), workspace.workspaceId, 'home-only');
     const other = await api.workspace();
     const otherApi = await createTestApi(api, other.rootKey);
     const reply = await api.post('keys.createKey', { apiId: otherApi, roles: ['home-only'] }, other.rootKey);
@@ -492,7 +472,7 @@ describe('cross-workspace isolation', () => {
         other.rootKey,
       )
     ).body.data;
-    const [myKey, theirKey] = await Promise.all([storedKey(em(), mine.keyId), storedKey(em(), theirs.keyId)]);
+    const [myKey, theirKey] = await Promise.all([storedKey(api.em(), mine.keyId), storedKey(api.em(), theirs.keyId)]);
     expect(theirKey?.workspace_id).toBe(other.workspaceId);
     expect(theirKey?.identity_id).not.toBe(myKey?.identity_id);
   });
@@ -502,7 +482,7 @@ describe('secrets at rest', () => {
   it('stores no plaintext key anywhere: only its hash, and ciphertext for recoverable keys', async () => {
     const plain = (await createKey({ prefix: 'sec' })).body.data;
     const recoverable = (await createKey({ prefix: 'rec', recoverable: true })).body.data;
-    const everything = await everyStoredValue(em());
+    const everything = await everyStoredValue(api.em());
     expect(everything).toContain(hashKey(plain.key));
     expect(everything).not.toContain(plain.key);
     expect(everything).not.toContain(recoverable.key);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { expectMissingPermissions } from '../assertions.ts';
 import { keyRoleNames } from '../dbInspect.ts';
 import { useApi } from '../harness.ts';
 import * as shared from '../keyAccess.ts';
@@ -64,10 +64,6 @@ describe('400', () => {
   ]);
 });
 
-describe('401', () => {
-  shared.itAnswers401WithoutAKnownRootKey(access, ['reader']);
-});
-
 describe('403', () => {
   shared.itNeedsUpdateKey(access, 'without update_key, naming it and removing nothing', {
     grants: ['rbac.*.remove_role_from_key', 'api.*.read_key'],
@@ -102,17 +98,11 @@ describe('403', () => {
 describe('404', () => {
   shared.itAnswersKeyNotFound(access, ['reader']);
 
-  it('for a key that does not exist, before any other missing permission, to a root key of every API', async () => {
-    const { rootKey } = await access.workspace.rootKeyWith(['api.*.update_key']);
-    expect((await removeRoles('key_missing', ['reader'], rootKey)).status).toBe(404);
-  });
+  shared.itAnswersAMissingKeyFirst(access, ['reader']);
 
-  it('for a role that does not exist, removing none of the others', async () => {
-    const { keyId } = await newKey({ roles: ['reader'] });
-    const reply = await removeRoles(keyId, ['reader', 'ghost']);
-    expectProblem(reply, 404, 'service/data/role_not_found');
-    expect(reply.body.error.detail).toBe("Role 'ghost' was not found.");
-    expect(await keyRoleNames(em(), keyId)).toEqual(['reader']);
+  shared.itAnswersAMissingName(access, 'for a role that does not exist, removing none of the others', {
+    holds: { roles: ['reader'] },
+    names: ['reader', 'ghost'],
   });
 });
 

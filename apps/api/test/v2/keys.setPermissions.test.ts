@@ -80,10 +80,6 @@ describe('400', () => {
   ]);
 });
 
-describe('401', () => {
-  shared.itAnswers401WithoutAKnownRootKey(access, []);
-});
-
 describe('403', () => {
   it.each([
     ['api.API_ID.update_key', [...linkGrants, 'api.*.read_key']],

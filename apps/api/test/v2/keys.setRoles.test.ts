@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expectLimitExceeded, expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { expectLimitExceeded, expectMissingPermissions } from '../assertions.ts';
 import { keyRoleNames } from '../dbInspect.ts';
 import { useApi } from '../harness.ts';
 import * as shared from '../keyAccess.ts';
@@ -76,10 +76,6 @@ describe('400', () => {
   ]);
 });
 
-describe('401', () => {
-  shared.itAnswers401WithoutAKnownRootKey(access, []);
-});
-
 describe('403', () => {
   shared.itNeedsUpdateKey(access, 'without update_key, naming it and changing nothing', {
     grants: [...roleLinkGrants, 'api.*.create_key'],
@@ -110,17 +106,11 @@ describe('403', () => {
 describe('404', () => {
   shared.itAnswersKeyNotFound(access, []);
 
-  it('for a key that does not exist, before any other missing permission, to a root key of every API', async () => {
-    const { rootKey } = await access.workspace.rootKeyWith(['api.*.update_key']);
-    expect((await setRoles('key_missing', [], rootKey)).status).toBe(404);
-  });
+  shared.itAnswersAMissingKeyFirst(access, []);
 
-  it('for a role that does not exist, changing nothing', async () => {
-    const { keyId } = await newKey({ roles: ['reader'] });
-    const reply = await setRoles(keyId, ['writer', 'ghost']);
-    expectProblem(reply, 404, 'service/data/role_not_found');
-    expect(reply.body.error.detail).toBe("Role 'ghost' was not found.");
-    expect(await keyRoleNames(em(), keyId)).toEqual(['reader']);
+  shared.itAnswersAMissingName(access, 'for a role that does not exist, changing nothing', {
+    holds: { roles: ['reader'] },
+    names: ['writer', 'ghost'],
   });
 });
 

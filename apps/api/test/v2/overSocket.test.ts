@@ -1,15 +1,15 @@
 import { connect } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createTestApi, createTestKey, MAX_BODY_BYTES, type TestWorkspace, useApi } from '../harness.ts';
+import { useWorkspace } from '../fixtures.ts';
+import { createTestApi, createTestKey, MAX_BODY_BYTES, useApi } from '../harness.ts';
 
 // What only raw sockets show of the /v2 transport: bodies streamed or declared over the limit, and
 // calls that arrive in one turn of the event loop (answered in one batch).
 const api = useApi();
 let baseUrl: string;
-let workspace: TestWorkspace;
+const workspace = useWorkspace(api);
 
 beforeAll(async () => {
-  workspace = await api.workspace();
   baseUrl = api.url;
 });
 

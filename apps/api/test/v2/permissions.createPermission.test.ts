@@ -1,24 +1,19 @@
 import { rows, sql } from '@keyplane/db';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { callOn } from '../appVariants.ts';
-import { expectInvalidInput, expectLimitExceeded, expectMissingPermissions } from '../assertions.ts';
-import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { expectLimitExceeded, expectMissingPermissions, itRejectsEach } from '../assertions.ts';
+import { useApiWithWorkspace } from '../fixtures.ts';
+import { ERRORS_BASE_URL } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 
-const api = useApi();
-let workspace: TestWorkspace;
-const em = () => api.orm.em.fork();
-
-beforeAll(async () => {
-  workspace = await api.workspace();
-});
+const { api, workspace } = useApiWithWorkspace();
 
 const createPermission = (body: InputOf<'permissions.createPermission'>, rootKey = workspace.rootKey) =>
   api.call('permissions.createPermission', body, rootKey);
 
 async function stored(permissionId: string) {
   const [found] = await rows(
-    em(),
+    api.em(),
     sql<{ workspace_id: string; name: string; slug: string; description: string | null }>`
       select workspace_id, name, slug, description from permissions where id = ${permissionId}`,
   );
@@ -57,7 +52,7 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  it.each([
+  itRejectsEach(api, 'permissions.createPermission', () => workspace.rootKey, [
     [{ slug: 's' }, 'body.name'],
     [{ name: 'n' }, 'body.slug'],
     [{ name: '', slug: 's' }, 'body.name'],
@@ -69,16 +64,7 @@ describe('400', () => {
     [{ name: 'n', slug: 's', description: 'd'.repeat(513) }, 'body.description'],
     [{ name: 'n', slug: 's', description: 7 }, 'body.description'],
     [{ name: 'n', slug: 's', extra: true }, 'body.extra'],
-  ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await api.post('permissions.createPermission', body, workspace.rootKey), location);
-  });
-});
-
-describe('401', () => {
-  it('without a root key, or with an unknown one', async () => {
-    expect((await api.post('permissions.createPermission', { name: 'n', slug: 'no.auth' })).status).toBe(401);
-    expect((await createPermission({ name: 'n', slug: 'no.auth' }, 'kproot_unknown')).status).toBe(401);
-  });
+  ]);
 });
 
 describe('403', () => {
@@ -86,7 +72,7 @@ describe('403', () => {
     const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_permission', 'api.*.create_key']);
     const reply = await createPermission({ name: 'n', slug: 'forbidden.slug' }, rootKey);
     expectMissingPermissions(reply, 'rbac.*.create_permission');
-    const found = await rows(em(), sql`select 1 from permissions where slug = 'forbidden.slug'`);
+    const found = await rows(api.em(), sql`select 1 from permissions where slug = 'forbidden.slug'`);
     expect(found).toHaveLength(0);
   });
 });
@@ -99,7 +85,7 @@ describe('409', () => {
     expect(reply.body.error.title).toBe('Conflicting Resource');
     expect(reply.body.error.type).toBe(`${ERRORS_BASE_URL}/service/data/permission_already_exists`);
     expect(reply.body.error.detail).toBe("A permission with slug 'dup.slug' already exists in this workspace");
-    const found = await rows(em(), sql<{ name: string }>`select name from permissions where slug = 'dup.slug'`);
+    const found = await rows(api.em(), sql<{ name: string }>`select name from permissions where slug = 'dup.slug'`);
     expect(found).toEqual([{ name: 'first' }]);
   });
 
@@ -114,7 +100,7 @@ describe('409', () => {
       const slug = `race.${round}`;
       const replies = await Promise.all([createPermission({ name: 'a', slug }), createPermission({ name: 'b', slug })]);
       expect(replies.map((reply) => reply.status).sort()).toEqual([200, 409]);
-      const found = await rows(em(), sql`select 1 from permissions where slug = ${slug}`);
+      const found = await rows(api.em(), sql`select 1 from permissions where slug = ${slug}`);
       expect(found).toHaveLength(1);
     }
   });
@@ -135,7 +121,7 @@ describe('412', () => {
     expectLimitExceeded(await create('docs.write'), 'A workspace may hold at most 1 permissions');
     expect((await create('docs.read')).status).toBe(409);
     const [held] = await rows(
-      em(),
+      api.em(),
       sql<{
         count: number;
       }>`select count(*)::int as count from permissions where workspace_id = ${bounded.workspaceId}`,

@@ -1,30 +1,25 @@
 import { rows, sql } from '@keyplane/db';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { callOn } from '../appVariants.ts';
-import { expectInvalidInput, expectLimitExceeded, expectMissingPermissions, expectProblem } from '../assertions.ts';
-import { createTestApi, MAX_BODY_BYTES, type TestWorkspace, useApi } from '../harness.ts';
+import { expectLimitExceeded, expectMissingPermissions, expectProblem, itRejectsEach } from '../assertions.ts';
+import { useApiWithWorkspace } from '../fixtures.ts';
+import { createTestApi, MAX_BODY_BYTES } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 import { createKeyWith, verifyCode } from '../rbac.ts';
 
-const api = useApi();
-let workspace: TestWorkspace;
-const em = () => api.orm.em.fork();
-
-beforeAll(async () => {
-  workspace = await api.workspace();
-});
+const { api, workspace } = useApiWithWorkspace();
 
 const createRole = (body: InputOf<'permissions.createRole'>, rootKey = workspace.rootKey) =>
   api.call('permissions.createRole', body, rootKey);
 
 async function storedRole(roleId: string) {
   const [role] = await rows(
-    em(),
+    api.em(),
     sql<{ workspace_id: string; name: string; description: string | null }>`
       select workspace_id, name, description from roles where id = ${roleId}`,
   );
   const permissions = await rows(
-    em(),
+    api.em(),
     sql<{ slug: string; name: string }>`
       select p.slug, p.name from roles_permissions rp join permissions p on p.id = rp.permission_id
       where rp.role_id = ${roleId} order by p.slug`,
@@ -33,9 +28,9 @@ async function storedRole(roleId: string) {
 }
 
 const rolesNamed = async (name: string) =>
-  rows(em(), sql`select 1 from roles where workspace_id = ${workspace.workspaceId} and name = ${name}`);
+  rows(api.em(), sql`select 1 from roles where workspace_id = ${workspace.workspaceId} and name = ${name}`);
 const permissionsWithSlug = async (slug: string) =>
-  rows(em(), sql`select 1 from permissions where workspace_id = ${workspace.workspaceId} and slug = ${slug}`);
+  rows(api.em(), sql`select 1 from permissions where workspace_id = ${workspace.workspaceId} and slug = ${slug}`);
 
 describe('200', () => {
   it('creates a role with a description and no permissions', async () => {
@@ -60,11 +55,11 @@ describe('200', () => {
     expect(reply.status).toBe(200);
     expect((await storedRole(reply.body.data.roleId))?.slugs).toEqual(['existing.perm', 'new.perm']);
     const [kept] = await rows(
-      em(),
+      api.em(),
       sql<{ id: string; name: string }>`select id, name from permissions where slug = 'existing.perm'`,
     );
     expect(kept).toEqual({ id: existing.body.data.permissionId, name: 'Existing one' });
-    const [created] = await rows(em(), sql<{ name: string }>`select name from permissions where slug = 'new.perm'`);
+    const [created] = await rows(api.em(), sql<{ name: string }>`select name from permissions where slug = 'new.perm'`);
     expect(created?.name).toBe('new.perm');
   });
 
@@ -113,7 +108,7 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  it.each([
+  itRejectsEach(api, 'permissions.createRole', () => workspace.rootKey, [
     [{}, 'body.name'],
     [{ name: '' }, 'body.name'],
     [{ name: 'r'.repeat(129) }, 'body.name'],
@@ -125,16 +120,7 @@ describe('400', () => {
     [{ name: 'r', permissions: ['p'.repeat(129)] }, 'body.permissions[0]'],
     [{ name: 'r', permissions: Array.from({ length: 1001 }, (_, i) => `${i}`) }, 'body.permissions'],
     [{ name: 'r', extra: 1 }, 'body.extra'],
-  ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await api.post('permissions.createRole', body, workspace.rootKey), location);
-  });
-});
-
-describe('401', () => {
-  it('without a root key, or with an unknown one', async () => {
-    expect((await api.post('permissions.createRole', { name: 'no-auth' })).status).toBe(401);
-    expect((await createRole({ name: 'no-auth' }, 'kproot_unknown')).status).toBe(401);
-  });
+  ]);
 });
 
 describe('403', () => {
@@ -222,7 +208,7 @@ describe('412', () => {
       'A workspace may hold at most 1 permissions',
     );
     const [held] = await rows(
-      em(),
+      api.em(),
       sql<{ roles: number; permissions: number }>`select
         (select count(*)::int from roles where workspace_id = ${bounded.workspaceId}) as roles,
         (select count(*)::int from permissions where workspace_id = ${bounded.workspaceId}) as permissions`,
@@ -239,7 +225,7 @@ describe('cross-workspace isolation', () => {
     expect(theirs.status).toBe(200);
     expect(mine.status).toBe(200);
     const [linked] = await rows(
-      em(),
+      api.em(),
       sql<{ workspace_id: string }>`
         select p.workspace_id from roles_permissions rp join permissions p on p.id = rp.permission_id
         where rp.role_id = ${mine.body.data.roleId}`,

@@ -1,15 +1,21 @@
 import { rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { expectMissingPermissions, itRejectsEach } from '../assertions.ts';
 import { keyPermissionSlugs } from '../dbInspect.ts';
 import { useWorkspaceWithApi } from '../fixtures.ts';
 import { createTestApi, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
-import { createKeyWith, verifyCode, verifyWarm } from '../rbac.ts';
+import {
+  createKeyWith,
+  itAnswersNotFoundFor,
+  itRefusesBeforeTheLookup,
+  nameFieldCases,
+  verifyCode,
+  verifyWarm,
+} from '../rbac.ts';
 
 const api = useApi();
 const owner = useWorkspaceWithApi(api);
-const em = () => api.orm.em.fork();
 
 const deletePermission = (body: InputOf<'permissions.deletePermission'>, rootKey = owner.workspace.rootKey) =>
   api.call('permissions.deletePermission', body, rootKey);
@@ -27,7 +33,7 @@ async function createRole(name: string, permissions: string[]) {
 }
 
 const permissionExists = async (id: string) =>
-  (await rows(em(), sql`select 1 from permissions where id = ${id}`)).length === 1;
+  (await rows(api.em(), sql`select 1 from permissions where id = ${id}`)).length === 1;
 
 describe('200', () => {
   it('by id: a hard delete answering {}', async () => {
@@ -60,7 +66,7 @@ describe('200', () => {
       permissions: ['cascade.me', 'stays'],
     });
     await deletePermission({ permission: id });
-    expect(await keyPermissionSlugs(em(), keyId)).toEqual(['stays']);
+    expect(await keyPermissionSlugs(api.em(), keyId)).toEqual(['stays']);
     const role = await api.call('permissions.getRole', { role: roleId }, owner.workspace.rootKey);
     expect(role.body.data.permissions.map((p) => p.slug)).toEqual(['stays']);
   });
@@ -110,22 +116,7 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  it.each([
-    [{}, 'body.permission'],
-    [{ permission: '' }, 'body.permission'],
-    [{ permission: 'p'.repeat(129) }, 'body.permission'],
-    [{ permission: 'a b' }, 'body.permission'],
-    [{ permission: 'x', extra: 1 }, 'body.extra'],
-  ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await api.post('permissions.deletePermission', body, owner.workspace.rootKey), location);
-  });
-});
-
-describe('401', () => {
-  it('without a root key, or with an unknown one', async () => {
-    expect((await api.post('permissions.deletePermission', { permission: 'x' })).status).toBe(401);
-    expect((await deletePermission({ permission: 'x' }, 'kproot_unknown')).status).toBe(401);
-  });
+  itRejectsEach(api, 'permissions.deletePermission', () => owner.workspace.rootKey, nameFieldCases('permission', 'x'));
 });
 
 describe('403', () => {
@@ -137,18 +128,18 @@ describe('403', () => {
     expect(await permissionExists(id)).toBe(true);
   });
 
-  it('before the lookup: 403, not 404, for a permission that does not exist', async () => {
-    const { rootKey } = await owner.workspace.rootKeyWith(['rbac.*.read_permission']);
-    expect((await deletePermission({ permission: 'perm_doesnotexist' }, rootKey)).status).toBe(403);
-  });
+  itRefusesBeforeTheLookup(
+    'permission',
+    () => owner.workspace,
+    ['rbac.*.read_permission'],
+    (id, rootKey) => deletePermission({ permission: id }, rootKey),
+  );
 });
 
 describe('404', () => {
-  it.each(['perm_doesnotexist', 'no.such.slug'])('for %s', async (permission) => {
-    const reply = await deletePermission({ permission });
-    expectProblem(reply, 404, 'service/data/permission_not_found');
-    expect(reply.body.error.detail).toBe('The requested permission does not exist.');
-  });
+  itAnswersNotFoundFor('permission', ['perm_doesnotexist', 'no.such.slug'], (permission) =>
+    deletePermission({ permission }),
+  );
 
   it('the second of two deletes', async () => {
     const id = await createPermission('twice');

@@ -1,15 +1,21 @@
 import { rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { expectMissingPermissions, itRejectsEach } from '../assertions.ts';
 import { keyRoleNames } from '../dbInspect.ts';
 import { useWorkspaceWithApi } from '../fixtures.ts';
 import { createTestApi, useApi } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
-import { createKeyWith, verifyCode, verifyWarm } from '../rbac.ts';
+import {
+  createKeyWith,
+  itAnswersNotFoundFor,
+  itRefusesBeforeTheLookup,
+  nameFieldCases,
+  verifyCode,
+  verifyWarm,
+} from '../rbac.ts';
 
 const api = useApi();
 const owner = useWorkspaceWithApi(api);
-const em = () => api.orm.em.fork();
 
 const deleteRole = (body: InputOf<'permissions.deleteRole'>, rootKey = owner.workspace.rootKey) =>
   api.call('permissions.deleteRole', body, rootKey);
@@ -20,7 +26,7 @@ async function createRole(name: string, permissions: string[] = [], rootKey = ow
   return reply.body.data.roleId;
 }
 
-const roleExists = async (id: string) => (await rows(em(), sql`select 1 from roles where id = ${id}`)).length === 1;
+const roleExists = async (id: string) => (await rows(api.em(), sql`select 1 from roles where id = ${id}`)).length === 1;
 
 describe('200', () => {
   it('by id: a hard delete answering {}, its permission links gone, the permissions kept', async () => {
@@ -29,8 +35,8 @@ describe('200', () => {
     expect(reply.status).toBe(200);
     expect(reply.body.data).toEqual({});
     expect(await roleExists(id)).toBe(false);
-    expect(await rows(em(), sql`select 1 from roles_permissions where role_id = ${id}`)).toHaveLength(0);
-    expect(await rows(em(), sql`select 1 from permissions where slug = 'kept.perm'`)).toHaveLength(1);
+    expect(await rows(api.em(), sql`select 1 from roles_permissions where role_id = ${id}`)).toHaveLength(0);
+    expect(await rows(api.em(), sql`select 1 from permissions where slug = 'kept.perm'`)).toHaveLength(1);
   });
 
   it('by name', async () => {
@@ -51,7 +57,7 @@ describe('200', () => {
     await createRole('survivor');
     const { keyId } = await createKeyWith(api, owner.workspace.rootKey, owner.apiId, { roles: ['doomed', 'survivor'] });
     await deleteRole({ role: 'doomed' });
-    expect(await keyRoleNames(em(), keyId)).toEqual(['survivor']);
+    expect(await keyRoleNames(api.em(), keyId)).toEqual(['survivor']);
   });
 
   it('a key holding it stops verifying for its permissions at once (the cache is warm)', async () => {
@@ -77,7 +83,7 @@ describe('200', () => {
       // Each either ran before the delete (200) or found the role gone (404).
       for (const reply of others) expect([200, 404]).toContain(reply.status);
       expect(await roleExists(roleId)).toBe(false);
-      expect(await rows(em(), sql`select 1 from keys_roles where role_id = ${roleId}`)).toHaveLength(0);
+      expect(await rows(api.em(), sql`select 1 from keys_roles where role_id = ${roleId}`)).toHaveLength(0);
     }
   });
 
@@ -89,22 +95,7 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  it.each([
-    [{}, 'body.role'],
-    [{ role: '' }, 'body.role'],
-    [{ role: 'r'.repeat(129) }, 'body.role'],
-    [{ role: 'a b' }, 'body.role'],
-    [{ role: 'x', extra: 1 }, 'body.extra'],
-  ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await api.post('permissions.deleteRole', body, owner.workspace.rootKey), location);
-  });
-});
-
-describe('401', () => {
-  it('without a root key, or with an unknown one', async () => {
-    expect((await api.post('permissions.deleteRole', { role: 'x' })).status).toBe(401);
-    expect((await deleteRole({ role: 'x' }, 'kproot_unknown')).status).toBe(401);
-  });
+  itRejectsEach(api, 'permissions.deleteRole', () => owner.workspace.rootKey, nameFieldCases('role', 'x'));
 });
 
 describe('403', () => {
@@ -116,18 +107,16 @@ describe('403', () => {
     expect(await roleExists(id)).toBe(true);
   });
 
-  it('before the lookup: 403, not 404, for a role that does not exist', async () => {
-    const { rootKey } = await owner.workspace.rootKeyWith(['rbac.*.read_role']);
-    expect((await deleteRole({ role: 'role_doesnotexist' }, rootKey)).status).toBe(403);
-  });
+  itRefusesBeforeTheLookup(
+    'role',
+    () => owner.workspace,
+    ['rbac.*.read_role'],
+    (id, rootKey) => deleteRole({ role: id }, rootKey),
+  );
 });
 
 describe('404', () => {
-  it.each(['role_doesnotexist', 'no-such-name'])('for %s', async (role) => {
-    const reply = await deleteRole({ role });
-    expectProblem(reply, 404, 'service/data/role_not_found');
-    expect(reply.body.error.detail).toBe('The requested role does not exist.');
-  });
+  itAnswersNotFoundFor('role', ['role_doesnotexist', 'no-such-name'], (role) => deleteRole({ role }));
 
   it('the second of two deletes', async () => {
     const id = await createRole('twice');

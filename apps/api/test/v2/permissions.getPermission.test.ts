@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
-import { type TestWorkspace, useApi } from '../harness.ts';
+import { expectMissingPermissions, itRejectsEach } from '../assertions.ts';
+import { useApiWithWorkspace } from '../fixtures.ts';
 import type { InputOf } from '../procedures.ts';
+import { itAnswersNotFoundFor, itRefusesBeforeTheLookup, nameFieldCases } from '../rbac.ts';
 
-const api = useApi();
-let workspace: TestWorkspace;
+const { api, workspace } = useApiWithWorkspace();
 let readId: string;
 
 const getPermission = (body: InputOf<'permissions.getPermission'>, rootKey = workspace.rootKey) =>
@@ -17,7 +17,6 @@ async function createPermission(body: InputOf<'permissions.createPermission'>, r
 }
 
 beforeAll(async () => {
-  workspace = await api.workspace();
   readId = await createPermission({ name: 'Read documents', slug: 'docs.read', description: 'Reads them' });
 });
 
@@ -61,22 +60,7 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  it.each([
-    [{}, 'body.permission'],
-    [{ permission: '' }, 'body.permission'],
-    [{ permission: 'p'.repeat(129) }, 'body.permission'],
-    [{ permission: 'has space' }, 'body.permission'],
-    [{ permission: 'docs.read', extra: 1 }, 'body.extra'],
-  ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await api.post('permissions.getPermission', body, workspace.rootKey), location);
-  });
-});
-
-describe('401', () => {
-  it('without a root key, or with an unknown one', async () => {
-    expect((await api.post('permissions.getPermission', { permission: readId })).status).toBe(401);
-    expect((await getPermission({ permission: readId }, 'kproot_unknown')).status).toBe(401);
-  });
+  itRejectsEach(api, 'permissions.getPermission', () => workspace.rootKey, nameFieldCases('permission', 'docs.read'));
 });
 
 describe('403', () => {
@@ -86,18 +70,18 @@ describe('403', () => {
     expectMissingPermissions(reply, 'rbac.*.read_permission');
   });
 
-  it('before the lookup: 403, not 404, for a permission that does not exist', async () => {
-    const { rootKey } = await workspace.rootKeyWith([]);
-    expect((await getPermission({ permission: 'perm_doesnotexist' }, rootKey)).status).toBe(403);
-  });
+  itRefusesBeforeTheLookup(
+    'permission',
+    () => workspace,
+    [],
+    (id, rootKey) => getPermission({ permission: id }, rootKey),
+  );
 });
 
 describe('404', () => {
-  it.each(['perm_doesnotexist', 'no.such.slug'])('for %s', async (permission) => {
-    const reply = await getPermission({ permission });
-    expectProblem(reply, 404, 'service/data/permission_not_found');
-    expect(reply.body.error.detail).toBe('The requested permission does not exist.');
-  });
+  itAnswersNotFoundFor('permission', ['perm_doesnotexist', 'no.such.slug'], (permission) =>
+    getPermission({ permission }),
+  );
 
   it('slugs are matched exactly, letter case included', async () => {
     expect((await getPermission({ permission: 'DOCS.READ' })).status).toBe(404);

@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
-import { type TestWorkspace, useApi } from '../harness.ts';
+import { expectMissingPermissions, itRejectsEach } from '../assertions.ts';
+import { useApiWithWorkspace } from '../fixtures.ts';
 import type { InputOf } from '../procedures.ts';
+import { itAnswersNotFoundFor, itRefusesBeforeTheLookup, nameFieldCases } from '../rbac.ts';
 
-const api = useApi();
-let workspace: TestWorkspace;
+const { api, workspace } = useApiWithWorkspace();
 let editorId: string;
 
 const getRole = (body: InputOf<'permissions.getRole'>, rootKey = workspace.rootKey) =>
@@ -17,7 +17,6 @@ async function createRole(body: InputOf<'permissions.createRole'>, rootKey = wor
 }
 
 beforeAll(async () => {
-  workspace = await api.workspace();
   await api.post(
     'permissions.createPermission',
     { name: 'Write documents', slug: 'docs.write', description: 'Changes them' },
@@ -69,22 +68,7 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  it.each([
-    [{}, 'body.role'],
-    [{ role: '' }, 'body.role'],
-    [{ role: 'r'.repeat(129) }, 'body.role'],
-    [{ role: 'a b' }, 'body.role'],
-    [{ role: 'editor', extra: 1 }, 'body.extra'],
-  ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await api.post('permissions.getRole', body, workspace.rootKey), location);
-  });
-});
-
-describe('401', () => {
-  it('without a root key, or with an unknown one', async () => {
-    expect((await api.post('permissions.getRole', { role: editorId })).status).toBe(401);
-    expect((await getRole({ role: editorId }, 'kproot_unknown')).status).toBe(401);
-  });
+  itRejectsEach(api, 'permissions.getRole', () => workspace.rootKey, nameFieldCases('role', 'editor'));
 });
 
 describe('403', () => {
@@ -94,18 +78,16 @@ describe('403', () => {
     expectMissingPermissions(reply, 'rbac.*.read_role');
   });
 
-  it('before the lookup: 403, not 404, for a role that does not exist', async () => {
-    const { rootKey } = await workspace.rootKeyWith([]);
-    expect((await getRole({ role: 'role_doesnotexist' }, rootKey)).status).toBe(403);
-  });
+  itRefusesBeforeTheLookup(
+    'role',
+    () => workspace,
+    [],
+    (id, rootKey) => getRole({ role: id }, rootKey),
+  );
 });
 
 describe('404', () => {
-  it.each(['role_doesnotexist', 'no-such-name', 'EDITOR'])('for %s', async (role) => {
-    const reply = await getRole({ role });
-    expectProblem(reply, 404, 'service/data/role_not_found');
-    expect(reply.body.error.detail).toBe('The requested role does not exist.');
-  });
+  itAnswersNotFoundFor('role', ['role_doesnotexist', 'no-such-name', 'EDITOR'], (role) => getRole({ role }));
 });
 
 describe('cross-workspace isolation', () => {

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions } from '../assertions.ts';
+import { expectInvalidInput, expectMissingPermissions, itRejectsEach } from '../assertions.ts';
+import { useWorkspace } from '../fixtures.ts';
 import { type TestWorkspace, useApi, walkList } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 
@@ -18,10 +19,7 @@ const walk = (rootKey: string, body: InputOf<'permissions.listPermissions'>, bet
   walkList(api, 'permissions.listPermissions', rootKey, body, between);
 
 describe('200', () => {
-  let workspace: TestWorkspace;
-  beforeAll(async () => {
-    workspace = await api.workspace();
-  });
+  const workspace = useWorkspace(api);
 
   it('an empty workspace: no data, no more', async () => {
     const empty = await api.workspace();
@@ -126,12 +124,9 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  let workspace: TestWorkspace;
-  beforeAll(async () => {
-    workspace = await api.workspace();
-  });
+  const workspace = useWorkspace(api);
 
-  it.each([
+  itRejectsEach(api, 'permissions.listPermissions', () => workspace.rootKey, [
     [{ limit: 0 }, 'body.limit'],
     [{ limit: 101 }, 'body.limit'],
     [{ limit: 1.5 }, 'body.limit'],
@@ -140,19 +135,10 @@ describe('400', () => {
     [{ cursor: 'c'.repeat(1025) }, 'body.cursor'],
     [{ search: 's'.repeat(257) }, 'body.search'],
     [{ extra: 1 }, 'body.extra'],
-  ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await api.post('permissions.listPermissions', body, workspace.rootKey), location);
-  });
+  ]);
 
   it('a cursor that is no cursor of ours', async () => {
     expectInvalidInput(await listPermissions({ cursor: 'perm_123' }, workspace.rootKey), 'body.cursor');
-  });
-});
-
-describe('401', () => {
-  it('without a root key, or with an unknown one', async () => {
-    expect((await api.post('permissions.listPermissions', {})).status).toBe(401);
-    expect((await listPermissions({}, 'kproot_unknown')).status).toBe(401);
   });
 });
 

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions } from '../assertions.ts';
+import { expectInvalidInput, expectMissingPermissions, itRejectsEach } from '../assertions.ts';
+import { useWorkspace } from '../fixtures.ts';
 import { type TestWorkspace, useApi, walkList } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 
@@ -124,12 +125,9 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  let workspace: TestWorkspace;
-  beforeAll(async () => {
-    workspace = await api.workspace();
-  });
+  const workspace = useWorkspace(api);
 
-  it.each([
+  itRejectsEach(api, 'permissions.listRoles', () => workspace.rootKey, [
     [{ limit: 0 }, 'body.limit'],
     [{ limit: 101 }, 'body.limit'],
     [{ limit: -1 }, 'body.limit'],
@@ -137,16 +135,7 @@ describe('400', () => {
     [{ cursor: 'garbage' }, 'body.cursor'],
     [{ search: 's'.repeat(257) }, 'body.search'],
     [{ extra: 1 }, 'body.extra'],
-  ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await api.post('permissions.listRoles', body, workspace.rootKey), location);
-  });
-});
-
-describe('401', () => {
-  it('without a root key, or with an unknown one', async () => {
-    expect((await api.post('permissions.listRoles', {})).status).toBe(401);
-    expect((await listRoles({}, 'kproot_unknown')).status).toBe(401);
-  });
+  ]);
 });
 
 describe('403', () => {

@@ -1,18 +1,15 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem, itNeedsARootKey } from '../assertions.ts';
+import { expectProblem, itRejectsEach } from '../assertions.ts';
 import { storedOverrides } from '../dbInspect.ts';
-import { createNamespace } from '../fixtures.ts';
-import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { createNamespace, useApiWithWorkspace } from '../fixtures.ts';
+import { ERRORS_BASE_URL } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
-import { deleteNamespace } from '../ratelimit.ts';
+import { deleteNamespace, expectNamespaceRefusals } from '../ratelimit.ts';
 
-const api = useApi();
-let workspace: TestWorkspace;
+const { api, workspace } = useApiWithWorkspace();
 let namespaceId: string;
-const em = () => api.orm.em.fork();
 
 beforeAll(async () => {
-  workspace = await api.workspace();
   namespaceId = await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'deletions');
 });
 
@@ -28,7 +25,7 @@ const setOverride = async (identifier: string) => {
 const deleteOverride = (body: InputOf<'ratelimit.deleteOverride'>, rootKey = workspace.rootKey) =>
   api.call('ratelimit.deleteOverride', body, rootKey);
 const liveIdentifiers = async () =>
-  (await storedOverrides(em(), namespaceId)).filter((row) => !row.deleted).map((row) => row.identifier);
+  (await storedOverrides(api.em(), namespaceId)).filter((row) => !row.deleted).map((row) => row.identifier);
 
 describe('200', () => {
   it('soft-deletes the override and answers {}', async () => {
@@ -36,7 +33,7 @@ describe('200', () => {
     const reply = await deleteOverride({ namespace: 'deletions', identifier: 'to_delete' });
     expect(reply.status).toBe(200);
     expect(reply.body.data).toEqual({});
-    expect((await storedOverrides(em(), namespaceId)).filter((row) => row.id === id)).toMatchObject([
+    expect((await storedOverrides(api.em(), namespaceId)).filter((row) => row.id === id)).toMatchObject([
       { identifier: 'to_delete', deleted: true },
     ]);
   });
@@ -56,40 +53,21 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  it.each([
+  itRejectsEach(api, 'ratelimit.deleteOverride', () => workspace.rootKey, [
     [{ namespace: 'deletions' }, 'body.identifier'],
     [{ identifier: 'x' }, 'body.namespace'],
     [{ namespace: 'deletions', identifier: '' }, 'body.identifier'],
     [{ namespace: 'deletions', identifier: 'x', extra: 1 }, 'body.extra'],
-  ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await api.post('ratelimit.deleteOverride', body, workspace.rootKey), location);
-  });
-});
-
-describe('401', () => {
-  itNeedsARootKey((rootKey) =>
-    api.post('ratelimit.deleteOverride', { namespace: 'deletions', identifier: 'x' }, rootKey),
-  );
+  ]);
 });
 
 describe('403', () => {
   it('without delete_override, naming it, deleting nothing', async () => {
     await setOverride('protected');
-    for (const grants of [
-      ['ratelimit.*.read_namespace'],
-      [],
-      ['ratelimit.*.set_override'],
-      ['ratelimit.rlns_x.delete_override'],
-    ]) {
-      const { rootKey } = await workspace.rootKeyWith(grants);
-      const reply = await deleteOverride({ namespace: 'deletions', identifier: 'protected' }, rootKey);
-      // Its id only to a root key that may read it: to others, the answer for a namespace that never was.
-      const readable = grants.includes('ratelimit.*.read_namespace');
-      expectMissingPermissions(
-        reply,
-        readable ? `ratelimit.${namespaceId}.delete_override` : 'ratelimit.*.delete_override',
-      );
-    }
+    const namespace = { id: namespaceId, action: 'delete_override', others: ['ratelimit.*.set_override'] };
+    await expectNamespaceRefusals(workspace, namespace, (rootKey) =>
+      deleteOverride({ namespace: 'deletions', identifier: 'protected' }, rootKey),
+    );
     expect(await liveIdentifiers()).toContain('protected');
   });
 

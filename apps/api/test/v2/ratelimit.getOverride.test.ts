@@ -1,27 +1,24 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem, itNeedsARootKey } from '../assertions.ts';
-import { createNamespace } from '../fixtures.ts';
-import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { expectProblem, itRejectsEach } from '../assertions.ts';
+import { createNamespace, setTestOverride, useApiWithWorkspace } from '../fixtures.ts';
+import { ERRORS_BASE_URL } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
-import { deleteNamespace } from '../ratelimit.ts';
+import { deleteNamespace, expectNamespaceRefusals } from '../ratelimit.ts';
 
-const api = useApi();
-let workspace: TestWorkspace;
+const { api, workspace } = useApiWithWorkspace();
 let namespaceId: string;
 const ids: Record<string, string> = {};
 
 const setOverride = async (identifier: string, limit: number, duration = 60_000) => {
-  const reply = await api.call(
-    'ratelimit.setOverride',
-    { namespace: 'lookups', identifier, limit, duration },
-    workspace.rootKey,
-  );
-  if (reply.status !== 200) throw new Error(JSON.stringify(reply.body));
-  ids[identifier] = reply.body.data.overrideId;
+  ids[identifier] = await setTestOverride(api, workspace.rootKey, {
+    namespace: 'lookups',
+    identifier,
+    limit,
+    duration,
+  });
 };
 
 beforeAll(async () => {
-  workspace = await api.workspace();
   namespaceId = await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'lookups');
   await setOverride('user_1', 7, 5000);
   await setOverride('user_*', 3);
@@ -70,40 +67,21 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  it.each([
+  itRejectsEach(api, 'ratelimit.getOverride', () => workspace.rootKey, [
     [{ namespace: 'lookups' }, 'body.identifier'],
     [{ identifier: 'user_1' }, 'body.namespace'],
     [{ namespace: '', identifier: 'user_1' }, 'body.namespace'],
     [{ namespace: 'lookups', identifier: 'i'.repeat(513) }, 'body.identifier'],
     [{ namespace: 'lookups', identifier: 'user_1', extra: 1 }, 'body.extra'],
-  ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await api.post('ratelimit.getOverride', body, workspace.rootKey), location);
-  });
-});
-
-describe('401', () => {
-  itNeedsARootKey((rootKey) =>
-    api.post('ratelimit.getOverride', { namespace: 'lookups', identifier: 'user_1' }, rootKey),
-  );
+  ]);
 });
 
 describe('403', () => {
   it('without read_override, naming it (the contract never masks a 403 as a 404)', async () => {
-    for (const grants of [
-      ['ratelimit.*.read_namespace'],
-      [],
-      ['ratelimit.*.set_override'],
-      ['ratelimit.rlns_x.read_override'],
-    ]) {
-      const { rootKey } = await workspace.rootKeyWith(grants);
-      const reply = await getOverride({ namespace: 'lookups', identifier: 'user_1' }, rootKey);
-      // Its id only to a root key that may read it: to others, the answer for a namespace that never was.
-      const readable = grants.includes('ratelimit.*.read_namespace');
-      expectMissingPermissions(
-        reply,
-        readable ? `ratelimit.${namespaceId}.read_override` : 'ratelimit.*.read_override',
-      );
-    }
+    const namespace = { id: namespaceId, action: 'read_override', others: ['ratelimit.*.set_override'] };
+    await expectNamespaceRefusals(workspace, namespace, (rootKey) =>
+      getOverride({ namespace: 'lookups', identifier: 'user_1' }, rootKey),
+    );
   });
 
   it('not with ratelimit.<namespaceId>.read_override or ratelimit.*.read_override', async () => {
@@ -117,11 +95,12 @@ describe('403', () => {
 describe('404', () => {
   it('when no override matches', async () => {
     await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'sparse');
-    await api.post(
-      'ratelimit.setOverride',
-      { namespace: 'sparse', identifier: 'only_*', limit: 1, duration: 1000 },
-      workspace.rootKey,
-    );
+    await setTestOverride(api, workspace.rootKey, {
+      namespace: 'sparse',
+      identifier: 'only_*',
+      limit: 1,
+      duration: 1000,
+    });
     const reply = await getOverride({ namespace: 'sparse', identifier: 'Only_1' });
     expect(reply.status).toBe(404);
     expect(reply.body.error).toMatchObject({

@@ -1,25 +1,12 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { callOn } from '../appVariants.ts';
-import {
-  expectInvalidInput,
-  expectLimitExceeded,
-  expectMissingPermissions,
-  expectProblem,
-  itNeedsARootKey,
-} from '../assertions.ts';
+import { expectInvalidInput, expectLimitExceeded, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { ratelimitEvents, ratelimitRowCount, storedNamespaces } from '../dbInspect.ts';
-import { createNamespace } from '../fixtures.ts';
-import { type TestWorkspace, useApi } from '../harness.ts';
+import { createNamespace, setTestOverride, useApiWithWorkspace } from '../fixtures.ts';
 import type { InputOf } from '../procedures.ts';
 import { deleteNamespace, type LimitBody, LONG_WINDOW, limitOn } from '../ratelimit.ts';
 
-const api = useApi();
-let workspace: TestWorkspace;
-const em = () => api.orm.em.fork();
-
-beforeAll(async () => {
-  workspace = await api.workspace();
-});
+const { api, workspace } = useApiWithWorkspace();
 
 const multiLimit = (body: InputOf<'ratelimit.multiLimit'>, rootKey = workspace.rootKey) =>
   api.call('ratelimit.multiLimit', body, rootKey);
@@ -33,16 +20,13 @@ const check = (namespace: string, extra: Partial<LimitBody> = {}): LimitBody => 
 const remainingOf = async (body: LimitBody, rootKey = workspace.rootKey) =>
   (await limitOn(api, { ...body, cost: 0 }, rootKey)).body.data.remaining;
 const namespaceNamed = async (workspaceId: string, name: string) =>
-  (await storedNamespaces(em(), workspaceId)).filter((namespace) => namespace.name === name);
+  (await storedNamespaces(api.em(), workspaceId)).filter((namespace) => namespace.name === name);
 
 describe('200', () => {
   it('answers every check in request order, each with its namespace as sent', async () => {
     const id = await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'multi_ordered');
-    const override = await api.call(
-      'ratelimit.setOverride',
-      { namespace: 'multi_ordered', identifier: 'vip_*', limit: 100, duration: LONG_WINDOW },
-      workspace.rootKey,
-    );
+    const vip = { namespace: 'multi_ordered', identifier: 'vip_*', limit: 100, duration: LONG_WINDOW };
+    const overrideId = await setTestOverride(api, workspace.rootKey, vip);
     const reply = await multiLimit([
       check('multi_ordered', { identifier: 'vip_1', cost: 3 }),
       check(id, { identifier: 'user_a', limit: 5 }),
@@ -60,7 +44,7 @@ describe('200', () => {
           remaining: 97,
           reset,
           passed: true,
-          overrideId: override.body.data.overrideId,
+          overrideId,
         },
         { namespace: id, identifier: 'user_a', limit: 5, remaining: 4, reset, passed: true },
         { namespace: 'multi_ordered_other', identifier: 'user_a', limit: 2, remaining: 2, reset, passed: true },
@@ -115,11 +99,8 @@ describe('200', () => {
 
   it('blocks the whole call when one check hits a limit-0 override', async () => {
     await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'multi_blocked');
-    await api.post(
-      'ratelimit.setOverride',
-      { namespace: 'multi_blocked', identifier: 'banned', limit: 0, duration: 1000 },
-      workspace.rootKey,
-    );
+    const banned = { namespace: 'multi_blocked', identifier: 'banned', limit: 0, duration: 1000 };
+    await setTestOverride(api, workspace.rootKey, banned);
     const open = check('multi_blocked', { identifier: 'fine' });
     const reply = await multiLimit([open, check('multi_blocked', { identifier: 'banned', cost: 0 })]);
     expect(reply.status).toBe(200);
@@ -159,14 +140,14 @@ describe('200', () => {
       check('multi_events', { identifier: 'e3\t"\\é', limit: 3 }),
     ]);
     await api.services.ratelimitEvents.flush();
-    const events = (await ratelimitEvents(em(), id)).filter((event) => event.identifier !== 'probe');
+    const events = (await ratelimitEvents(api.em(), id)).filter((event) => event.identifier !== 'probe');
     expect(events.map((event) => [event.identifier, event.passed, event.limit, event.remaining])).toEqual([
       ['e1', false, 5, 5],
       ['e2', false, 1, 0],
       ['e3\t"\\é', false, 3, 3],
     ]);
     expect(new Set(events.map((event) => event.request_id))).toEqual(new Set([reply.body.meta.requestId]));
-    expect(await ratelimitRowCount(em(), reply.body.meta.requestId)).toBe(1);
+    expect(await ratelimitRowCount(api.em(), reply.body.meta.requestId)).toBe(1);
   });
 
   it('accepts 100 checks', async () => {
@@ -187,14 +168,10 @@ describe('400', () => {
     ['an unknown field', [{ ...check('bad_entry'), extra: 1 }], 'body[0].extra'],
     ['a missing identifier', [{ namespace: 'x', limit: 1, duration: 1000 }], 'body[0].identifier'],
   ])('rejects %s, creating nothing', async (_, body, location) => {
-    const before = await storedNamespaces(em(), workspace.workspaceId);
+    const before = await storedNamespaces(api.em(), workspace.workspaceId);
     expectInvalidInput(await api.post('ratelimit.multiLimit', body, workspace.rootKey), location);
-    expect(await storedNamespaces(em(), workspace.workspaceId)).toEqual(before);
+    expect(await storedNamespaces(api.em(), workspace.workspaceId)).toEqual(before);
   });
-});
-
-describe('401', () => {
-  itNeedsARootKey((rootKey) => api.call('ratelimit.multiLimit', [check('no_auth')], rootKey));
 });
 
 describe('403', () => {
@@ -266,7 +243,9 @@ describe('412', () => {
       bounded.rootKey,
     );
     expectLimitExceeded(refused, 'A workspace may hold at most 2 rate-limit namespaces');
-    expect((await storedNamespaces(em(), bounded.workspaceId)).map((namespace) => namespace.name)).toEqual(['held']);
+    expect((await storedNamespaces(api.em(), bounded.workspaceId)).map((namespace) => namespace.name)).toEqual([
+      'held',
+    ]);
     expect(await remainingOf(check('held'), bounded.rootKey)).toBe(10);
   });
 });

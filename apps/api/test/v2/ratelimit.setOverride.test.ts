@@ -1,20 +1,17 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { callOn } from '../appVariants.ts';
-import { expectInvalidInput, expectLimitExceeded, expectMissingPermissions, itNeedsARootKey } from '../assertions.ts';
+import { expectInvalidInput, expectLimitExceeded } from '../assertions.ts';
 import { countRows, storedNamespaces, storedOverrides } from '../dbInspect.ts';
-import { createNamespace } from '../fixtures.ts';
-import { ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { createNamespace, useApiWithWorkspace } from '../fixtures.ts';
+import { ERRORS_BASE_URL } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
-import { deleteNamespace } from '../ratelimit.ts';
+import { deleteNamespace, expectNamespaceRefusals } from '../ratelimit.ts';
 import { startSecondNode } from '../secondNode.ts';
 
-const api = useApi();
-let workspace: TestWorkspace;
+const { api, workspace } = useApiWithWorkspace();
 let namespaceId: string;
-const em = () => api.orm.em.fork();
 
 beforeAll(async () => {
-  workspace = await api.workspace();
   namespaceId = await createNamespace(api, workspace.workspaceId, workspace.rootKey, 'overrides');
 });
 
@@ -34,7 +31,7 @@ describe('200', () => {
     expect(reply.status).toBe(200);
     expect(Object.keys(reply.body.data)).toEqual(['overrideId']);
     expect(reply.body.data.overrideId).toMatch(/^rlor_[0-9a-f]{32}$/);
-    const stored = (await storedOverrides(em(), namespaceId)).filter((row) => row.identifier === 'user_1');
+    const stored = (await storedOverrides(api.em(), namespaceId)).filter((row) => row.identifier === 'user_1');
     expect(stored).toEqual([
       { id: reply.body.data.overrideId, identifier: 'user_1', limit: 5, duration_ms: '60000', deleted: false },
     ]);
@@ -44,7 +41,7 @@ describe('200', () => {
     const first = await setOverride(override('upserted'));
     const second = await setOverride(override('upserted', { limit: 0, duration: 2_592_000_000 }));
     expect(second.body.data.overrideId).toBe(first.body.data.overrideId);
-    const stored = (await storedOverrides(em(), namespaceId)).filter((row) => row.identifier === 'upserted');
+    const stored = (await storedOverrides(api.em(), namespaceId)).filter((row) => row.identifier === 'upserted');
     expect(stored).toEqual([
       { id: first.body.data.overrideId, identifier: 'upserted', limit: 0, duration_ms: '2592000000', deleted: false },
     ]);
@@ -55,7 +52,7 @@ describe('200', () => {
     await api.post('ratelimit.deleteOverride', { namespace: 'overrides', identifier: 'recreated' }, workspace.rootKey);
     const second = await setOverride(override('recreated'));
     expect(second.body.data.overrideId).not.toBe(first.body.data.overrideId);
-    const stored = (await storedOverrides(em(), namespaceId)).filter((row) => row.identifier === 'recreated');
+    const stored = (await storedOverrides(api.em(), namespaceId)).filter((row) => row.identifier === 'recreated');
     expect(stored.map((row) => [row.id, row.deleted])).toEqual([
       [first.body.data.overrideId, true],
       [second.body.data.overrideId, false],
@@ -73,7 +70,7 @@ describe('200', () => {
     );
     expect(replies.map((reply) => reply.status)).toEqual(Array(12).fill(200));
     expect(new Set(replies.map((reply) => reply.body.data.overrideId)).size).toBe(1);
-    expect((await storedOverrides(em(), namespaceId)).filter((row) => row.identifier === 'raced')).toHaveLength(1);
+    expect((await storedOverrides(api.em(), namespaceId)).filter((row) => row.identifier === 'raced')).toHaveLength(1);
   });
 
   it('holds for the next limit on another node', async () => {
@@ -105,9 +102,9 @@ describe('400', () => {
     ['duration', 2_592_000_001],
     ['extra', true],
   ])('rejects %s = %j, storing nothing', async (field, value) => {
-    const before = await countRows(em(), 'ratelimit_overrides');
+    const before = await countRows(api.em(), 'ratelimit_overrides');
     expectInvalidInput(await setOverride({ ...override('invalid'), [field]: value }), `body.${field}`);
-    expect(await countRows(em(), 'ratelimit_overrides')).toBe(before);
+    expect(await countRows(api.em(), 'ratelimit_overrides')).toBe(before);
   });
 
   it.each(['namespace', 'identifier', 'limit', 'duration'])('requires %s', async (field) => {
@@ -117,25 +114,15 @@ describe('400', () => {
   });
 });
 
-describe('401', () => {
-  itNeedsARootKey((rootKey) => api.call('ratelimit.setOverride', override('no_auth'), rootKey));
-});
-
 describe('403', () => {
   it('without ratelimit.<namespaceId>.set_override or the wildcard, naming it, storing nothing', async () => {
-    for (const grants of [
-      ['ratelimit.*.read_namespace'],
-      [],
-      ['ratelimit.*.limit', 'ratelimit.*.read_override'],
-      ['ratelimit.rlns_x.set_override'],
-    ]) {
-      const { rootKey } = await workspace.rootKeyWith(grants);
-      const reply = await setOverride(override('forbidden'), rootKey);
-      // Its id only to a root key that may read it: to others, the answer for a namespace that never was.
-      const readable = grants.includes('ratelimit.*.read_namespace');
-      expectMissingPermissions(reply, readable ? `ratelimit.${namespaceId}.set_override` : 'ratelimit.*.set_override');
-    }
-    expect((await storedOverrides(em(), namespaceId)).filter((row) => row.identifier === 'forbidden')).toEqual([]);
+    const namespace = {
+      id: namespaceId,
+      action: 'set_override',
+      others: ['ratelimit.*.limit', 'ratelimit.*.read_override'],
+    };
+    await expectNamespaceRefusals(workspace, namespace, (rootKey) => setOverride(override('forbidden'), rootKey));
+    expect((await storedOverrides(api.em(), namespaceId)).filter((row) => row.identifier === 'forbidden')).toEqual([]);
   });
 
   it('not with either of them', async () => {
@@ -154,7 +141,7 @@ describe('404', () => {
       type: `${ERRORS_BASE_URL}/service/data/ratelimit_namespace_not_found`,
       detail: 'This namespace does not exist.',
     });
-    const names = (await storedNamespaces(em(), workspace.workspaceId)).map((namespace) => namespace.name);
+    const names = (await storedNamespaces(api.em(), workspace.workspaceId)).map((namespace) => namespace.name);
     expect(names).not.toContain('no_such_namespace');
   });
 
@@ -182,7 +169,7 @@ describe('412', () => {
     expectLimitExceeded(await set('team_*'), 'A namespace may hold at most 1 wildcard overrides');
     expect((await set('user_*')).status).toBe(200);
     expect((await set('user_1')).status).toBe(200);
-    expect((await storedOverrides(em(), id)).map((row) => row.identifier).sort()).toEqual(['user_*', 'user_1']);
+    expect((await storedOverrides(api.em(), id)).map((row) => row.identifier).sort()).toEqual(['user_*', 'user_1']);
   });
 
   it("past the namespace's overrides (LIMIT_RATELIMIT_OVERRIDES), storing nothing; changing one still passes", async () => {
@@ -200,7 +187,7 @@ describe('412', () => {
     expect((await set('b_*')).status).toBe(200);
     expectLimitExceeded(await set('c'), 'A namespace may hold at most 2 overrides');
     expect((await set('a', 9)).status).toBe(200);
-    expect((await storedOverrides(em(), id)).map((row) => [row.identifier, row.limit])).toEqual([
+    expect((await storedOverrides(api.em(), id)).map((row) => [row.identifier, row.limit])).toEqual([
       ['a', 9],
       ['b_*', 5],
     ]);
@@ -214,6 +201,6 @@ describe('cross-workspace isolation', () => {
       const reply = await setOverride({ ...override('intruder'), namespace }, other.rootKey);
       expect(reply.status).toBe(404);
     }
-    expect((await storedOverrides(em(), namespaceId)).filter((row) => row.identifier === 'intruder')).toEqual([]);
+    expect((await storedOverrides(api.em(), namespaceId)).filter((row) => row.identifier === 'intruder')).toEqual([]);
   });
 });

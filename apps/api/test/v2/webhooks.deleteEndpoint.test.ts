@@ -1,38 +1,34 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem, itNeedsARootKey } from '../assertions.ts';
-import { type TestWorkspace, useApi } from '../harness.ts';
+import { describe, expect, it } from 'vitest';
+import { expectProblem, itRejectsEach } from '../assertions.ts';
+import { useApiWithWorkspace } from '../fixtures.ts';
 import {
   auditEntries,
+  callById,
   countWebhookRows,
   createTestEndpoint,
+  expectEndpointNotFound,
+  itNeedsEndpointPermission,
   sendTestEvent,
   storedEndpoint,
   storedTestDeliveries,
 } from '../webhooks.ts';
 
-const api = useApi();
-let workspace: TestWorkspace;
-const em = () => api.orm.em.fork();
+const { api, workspace } = useApiWithWorkspace();
 
-beforeAll(async () => {
-  workspace = await api.workspace();
-});
-
-const deleteEndpoint = (endpointId: string, rootKey = workspace.rootKey) =>
-  api.call('webhooks.deleteEndpoint', { endpointId }, rootKey);
+const deleteEndpoint = callById(api, workspace, 'webhooks.deleteEndpoint');
 
 describe('200', () => {
   it('deletes the endpoint with its deliveries and answers data {}', async () => {
     const { endpointId } = await createTestEndpoint(api, workspace.rootKey);
     const { endpointId: keptId } = await createTestEndpoint(api, workspace.rootKey);
-    await sendTestEvent(api, em(), workspace.rootKey, endpointId);
-    await sendTestEvent(api, em(), workspace.rootKey, keptId);
+    await sendTestEvent(api, api.em(), workspace.rootKey, endpointId);
+    await sendTestEvent(api, api.em(), workspace.rootKey, keptId);
     const reply = await deleteEndpoint(endpointId);
     expect(reply.status).toBe(200);
     expect(reply.body.data).toEqual({});
-    expect(await storedEndpoint(em(), endpointId)).toBeUndefined();
-    expect(await storedTestDeliveries(em(), endpointId)).toEqual([]);
-    expect(await storedTestDeliveries(em(), keptId)).toHaveLength(1);
+    expect(await storedEndpoint(api.em(), endpointId)).toBeUndefined();
+    expect(await storedTestDeliveries(api.em(), endpointId)).toEqual([]);
+    expect(await storedTestDeliveries(api.em(), keptId)).toHaveLength(1);
     const listed = (await api.call('webhooks.listEndpoints', {}, workspace.rootKey)).body.data;
     expect(listed.map((endpoint) => endpoint.endpointId)).toEqual([keptId]);
   });
@@ -41,52 +37,33 @@ describe('200', () => {
     const { workspaceId, rootKey } = await api.workspace();
     const { endpointId } = await createTestEndpoint(api, rootKey);
     await deleteEndpoint(endpointId, rootKey);
-    expect(await auditEntries(em(), workspaceId, 'webhooks.deleteEndpoint')).toEqual([{ resources: { endpointId } }]);
+    expect(await auditEntries(api.em(), workspaceId, 'webhooks.deleteEndpoint')).toEqual([
+      { resources: { endpointId } },
+    ]);
   });
 });
 
 describe('400', () => {
-  it.each([
+  itRejectsEach(api, 'webhooks.deleteEndpoint', () => workspace.rootKey, [
     [{}, 'body.endpointId'],
     [{ endpointId: '' }, 'body.endpointId'],
     [{ endpointId: 'whep_x', extra: 1 }, 'body.extra'],
-  ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await api.post('webhooks.deleteEndpoint', body, workspace.rootKey), location);
-  });
-});
-
-describe('401', () => {
-  itNeedsARootKey((rootKey) => api.call('webhooks.deleteEndpoint', { endpointId: 'whep_x' }, rootKey));
+  ]);
 });
 
 describe('403', () => {
-  it('without webhook.<endpointId>.delete_endpoint or the wildcard, naming it, deleting nothing', async () => {
-    const { endpointId } = await createTestEndpoint(api, workspace.rootKey);
-    for (const grants of [
-      [],
-      ['webhook.*.update_endpoint', 'webhook.*.read_endpoint'],
-      ['webhook.whep_x.delete_endpoint'],
-    ]) {
-      const { rootKey } = await workspace.rootKeyWith(grants);
-      expectMissingPermissions(await deleteEndpoint(endpointId, rootKey), `webhook.${endpointId}.delete_endpoint`);
-    }
-    expect(await storedEndpoint(em(), endpointId)).toBeDefined();
-  });
-
-  it('not with either of them', async () => {
-    for (const grant of ['webhook.<id>.delete_endpoint', 'webhook.*.delete_endpoint']) {
-      const { endpointId } = await createTestEndpoint(api, workspace.rootKey);
-      const { rootKey } = await workspace.rootKeyWith([grant.replace('<id>', endpointId)]);
-      expect((await deleteEndpoint(endpointId, rootKey)).status).toBe(200);
-    }
+  itNeedsEndpointPermission(api, workspace, {
+    action: 'delete_endpoint',
+    others: ['webhook.*.update_endpoint', 'webhook.*.read_endpoint'],
+    leaving: 'deleting nothing',
+    call: deleteEndpoint,
+    unchanged: async ({ endpointId }) => expect(await storedEndpoint(api.em(), endpointId)).toBeDefined(),
   });
 });
 
 describe('404', () => {
   it('for an endpoint the workspace does not have, or one deleted already', async () => {
-    const reply = await deleteEndpoint('whep_missing');
-    expectProblem(reply, 404, 'service/data/webhook_endpoint_not_found');
-    expect(reply.body.error.detail).toBe("The webhook endpoint 'whep_missing' was not found.");
+    expectEndpointNotFound(await deleteEndpoint('whep_missing'), 'whep_missing');
     const { endpointId } = await createTestEndpoint(api, workspace.rootKey);
     expect((await deleteEndpoint(endpointId)).status).toBe(200);
     expect((await deleteEndpoint(endpointId)).status).toBe(404);
@@ -97,11 +74,11 @@ describe('cross-workspace isolation', () => {
   it("another workspace's endpoint is not found and stays, whatever the grants", async () => {
     const other = await api.workspace();
     const { endpointId } = await createTestEndpoint(api, other.rootKey);
-    const before = await countWebhookRows(em(), 'webhook_endpoints');
+    const before = await countWebhookRows(api.em(), 'webhook_endpoints');
     expectProblem(await deleteEndpoint(endpointId), 404, 'service/data/webhook_endpoint_not_found');
     const { rootKey } = await workspace.rootKeyWith([`webhook.${endpointId}.delete_endpoint`]);
     expect((await deleteEndpoint(endpointId, rootKey)).status).toBe(404);
-    expect(await countWebhookRows(em(), 'webhook_endpoints')).toBe(before);
-    expect(await storedEndpoint(em(), endpointId)).toBeDefined();
+    expect(await countWebhookRows(api.em(), 'webhook_endpoints')).toBe(before);
+    expect(await storedEndpoint(api.em(), endpointId)).toBeDefined();
   });
 });

@@ -1,17 +1,16 @@
 import { rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem, itNeedsARootKey } from '../assertions.ts';
-import { createTestApi, createTestKey, type TestWorkspace, useApi } from '../harness.ts';
+import { expectInvalidInput, expectMissingPermissions, expectProblem, itRejectsEach } from '../assertions.ts';
+import { useApiWithWorkspace } from '../fixtures.ts';
+import { createTestApi, createTestKey, type TestWorkspace } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
-import { createTestEndpoint, sendTestEvent, storeFinishedDelivery } from '../webhooks.ts';
+import { createTestEndpoint, expectEndpointNotFound, sendTestEvent, storeFinishedDelivery } from '../webhooks.ts';
 
-const api = useApi();
-let workspace: TestWorkspace;
+const { api, workspace } = useApiWithWorkspace();
 let endpointId: string;
 let otherEndpointId: string;
 /** The first endpoint's finished deliveries, newest first. */
 let finished: string[] = [];
-const em = () => api.orm.em.fork();
 
 const listDeliveries = (body: InputOf<'webhooks.listDeliveries'>, rootKey = workspace.rootKey) =>
   api.call('webhooks.listDeliveries', body, rootKey);
@@ -24,18 +23,17 @@ const failedAttempts = [
 const succeededAttempt = { statusCode: 204, error: null, responseBody: '', durationMs: 1 };
 
 beforeAll(async () => {
-  workspace = await api.workspace();
   // Endpoints wanting only key.deleted: the root keys the tests make announce nothing to them.
   ({ endpointId } = await createTestEndpoint(api, workspace.rootKey, { eventTypes: ['key.deleted'] }));
   ({ endpointId: otherEndpointId } = await createTestEndpoint(api, workspace.rootKey, { eventTypes: ['key.deleted'] }));
   const ids: string[] = [];
   const endpoint = { workspaceId: workspace.workspaceId, endpointId };
   for (let i = 0; i < 6; i += 1) {
-    ids.push((await storeFinishedDelivery(em(), endpoint, 'succeeded', [succeededAttempt])).deliveryId);
+    ids.push((await storeFinishedDelivery(api.em(), endpoint, 'succeeded', [succeededAttempt])).deliveryId);
   }
   finished = ids.sort().reverse();
   await storeFinishedDelivery(
-    em(),
+    api.em(),
     { workspaceId: workspace.workspaceId, endpointId: otherEndpointId },
     'failed',
     failedAttempts,
@@ -46,7 +44,7 @@ describe('200', () => {
   it("answers a delivery with its event, its state and each attempt's answer", async () => {
     const { endpointId: loggedId } = await createTestEndpoint(api, workspace.rootKey, { eventTypes: ['key.deleted'] });
     const { deliveryId, eventId, payload } = await storeFinishedDelivery(
-      em(),
+      api.em(),
       { workspaceId: workspace.workspaceId, endpointId: loggedId },
       'failed',
       failedAttempts,
@@ -74,7 +72,7 @@ describe('200', () => {
 
   it('answers a pending delivery with when its next attempt is due', async () => {
     const { endpointId: pendingId } = await createTestEndpoint(api, workspace.rootKey, { eventTypes: ['key.deleted'] });
-    const deliveryId = await sendTestEvent(api, em(), workspace.rootKey, pendingId);
+    const deliveryId = await sendTestEvent(api, api.em(), workspace.rootKey, pendingId);
     const [delivery] = (await listDeliveries({ endpointId: pendingId })).body.data;
     expect(delivery).toMatchObject({ deliveryId, eventType: 'webhook.test', completedAt: null });
     // The worker may have tried it already (its target does not resolve), but it is due again.
@@ -128,7 +126,7 @@ describe("200: an event's data only for a reader who may read what it is about",
     );
     if (override.status !== 200) throw new Error(JSON.stringify(override.body));
     const [namespace] = await rows(
-      em(),
+      api.em(),
       sql<{ id: string }>`select id from ratelimit_namespaces
                            where workspace_id = ${readerWorkspace.workspaceId} and name = 'hostile'`,
     );
@@ -214,26 +212,20 @@ describe("200: an event's data only for a reader who may read what it is about",
 });
 
 describe('400', () => {
-  it.each([
+  itRejectsEach(api, 'webhooks.listDeliveries', () => workspace.rootKey, [
     [{ limit: 0 }, 'body.limit'],
     [{ limit: 101 }, 'body.limit'],
     [{ cursor: '' }, 'body.cursor'],
     [{ cursor: 'not-a-cursor' }, 'body.cursor'],
     [{ endpointId: 'a b' }, 'body.endpointId'],
     [{ state: 'failed' }, 'body.state'],
-  ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await api.post('webhooks.listDeliveries', body, workspace.rootKey), location);
-  });
+  ]);
 
   it("rejects another workspace's cursor", async () => {
     const cursor = (await listDeliveries({ endpointId, limit: 1 })).body.pagination.cursor;
     const other = await api.workspace();
     expectInvalidInput(await listDeliveries({ cursor }, other.rootKey), 'body.cursor');
   });
-});
-
-describe('401', () => {
-  itNeedsARootKey((rootKey) => api.call('webhooks.listDeliveries', {}, rootKey));
 });
 
 describe('403', () => {
@@ -264,9 +256,7 @@ describe('403', () => {
 
 describe('404', () => {
   it('for an endpoint the workspace does not have', async () => {
-    const reply = await listDeliveries({ endpointId: 'whep_missing' });
-    expectProblem(reply, 404, 'service/data/webhook_endpoint_not_found');
-    expect(reply.body.error.detail).toBe("The webhook endpoint 'whep_missing' was not found.");
+    expectEndpointNotFound(await listDeliveries({ endpointId: 'whep_missing' }), 'whep_missing');
   });
 });
 

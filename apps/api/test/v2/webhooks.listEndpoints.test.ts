@@ -1,12 +1,11 @@
 import { DEFAULT_EXPIRING_NOTICE_MS } from '@keyplane/core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, itNeedsARootKey } from '../assertions.ts';
-import { createTestApi, type TestWorkspace, useApi, walkList } from '../harness.ts';
+import { expectInvalidInput, expectMissingPermissions } from '../assertions.ts';
+import { useApiWithWorkspace } from '../fixtures.ts';
+import { createTestApi, walkList } from '../harness.ts';
 import { createTestEndpoint, disableAsFailing, HOOK_URL } from '../webhooks.ts';
 
-const api = useApi();
-let workspace: TestWorkspace;
-const em = () => api.orm.em.fork();
+const { api, workspace } = useApiWithWorkspace();
 /** The workspace's endpoints in creation (= id) order. */
 const created: string[] = [];
 const secrets: string[] = [];
@@ -14,7 +13,6 @@ const secrets: string[] = [];
 const listEndpoints = (rootKey = workspace.rootKey) => api.call('webhooks.listEndpoints', {}, rootKey);
 
 beforeAll(async () => {
-  workspace = await api.workspace();
   const apiId = await createTestApi(api, workspace.rootKey);
   for (const body of [
     { eventTypes: ['*' as const] },
@@ -77,7 +75,7 @@ describe('200', () => {
 
   it('says why the service disabled an endpoint and since when it fails', async () => {
     const { endpointId } = await createTestEndpoint(api, workspace.rootKey);
-    await disableAsFailing(em(), endpointId, 'Disabled after failing for 5 days; the last attempt got: HTTP 503');
+    await disableAsFailing(api.em(), endpointId, 'Disabled after failing for 5 days; the last attempt got: HTTP 503');
     const listed = (await listEndpoints()).body.data.find((endpoint) => endpoint.endpointId === endpointId);
     expect(listed).toMatchObject({
       enabled: false,
@@ -113,10 +111,6 @@ describe('400', () => {
     expect(cursor).toEqual(expect.any(String));
     expectInvalidInput(await api.post('webhooks.listEndpoints', { cursor }, workspace.rootKey), 'body.cursor');
   });
-});
-
-describe('401', () => {
-  itNeedsARootKey((rootKey) => api.call('webhooks.listEndpoints', {}, rootKey));
 });
 
 describe('403', () => {

@@ -1,31 +1,25 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem, itNeedsARootKey } from '../assertions.ts';
-import { type TestWorkspace, useApi } from '../harness.ts';
+import { describe, expect, it } from 'vitest';
+import { expectMissingPermissions, expectProblem, itRejectsEach } from '../assertions.ts';
+import { useApiWithWorkspace } from '../fixtures.ts';
 import {
   auditEntries,
+  callById,
   countWebhookRows,
   createTestEndpoint,
   disableAsFailing,
   storeFinishedDelivery,
 } from '../webhooks.ts';
 
-const api = useApi();
-let workspace: TestWorkspace;
-const em = () => api.orm.em.fork();
+const { api, workspace } = useApiWithWorkspace();
 
-beforeAll(async () => {
-  workspace = await api.workspace();
-});
-
-const redeliver = (deliveryId: string, rootKey = workspace.rootKey) =>
-  api.call('webhooks.redeliver', { deliveryId }, rootKey);
+const redeliver = callById(api, workspace, 'webhooks.redeliver');
 
 const failedAttempt = { statusCode: 500, error: null, responseBody: 'boom', durationMs: 7 };
 
 /** An endpoint (wanting only key.deleted, so the root keys the tests make announce nothing to it) with a failed delivery. */
 async function failedDelivery(owner: { workspaceId: string; rootKey: string } = workspace) {
   const { endpointId } = await createTestEndpoint(api, owner.rootKey, { eventTypes: ['key.deleted'] });
-  const stored = await storeFinishedDelivery(em(), { workspaceId: owner.workspaceId, endpointId }, 'failed', [
+  const stored = await storeFinishedDelivery(api.em(), { workspaceId: owner.workspaceId, endpointId }, 'failed', [
     failedAttempt,
   ]);
   return { endpointId, ...stored };
@@ -49,7 +43,7 @@ describe('200', () => {
   it('redelivers a delivery that succeeded, too', async () => {
     const { endpointId } = await createTestEndpoint(api, workspace.rootKey, { eventTypes: ['key.deleted'] });
     const { deliveryId } = await storeFinishedDelivery(
-      em(),
+      api.em(),
       { workspaceId: workspace.workspaceId, endpointId },
       'succeeded',
       [{ statusCode: 200, error: null, responseBody: 'ok', durationMs: 2 }],
@@ -61,30 +55,24 @@ describe('200', () => {
     const owner = await api.workspace();
     const { deliveryId } = await failedDelivery(owner);
     const reply = await redeliver(deliveryId, owner.rootKey);
-    expect(await auditEntries(em(), owner.workspaceId, 'webhooks.redeliver')).toEqual([
+    expect(await auditEntries(api.em(), owner.workspaceId, 'webhooks.redeliver')).toEqual([
       { resources: { deliveryId: reply.body.data.deliveryId } },
     ]);
   });
 });
 
 describe('400', () => {
-  it.each([
+  itRejectsEach(api, 'webhooks.redeliver', () => workspace.rootKey, [
     [{}, 'body.deliveryId'],
     [{ deliveryId: '' }, 'body.deliveryId'],
     [{ deliveryId: 'whdl_x', endpointId: 'whep_x' }, 'body.endpointId'],
-  ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await api.post('webhooks.redeliver', body, workspace.rootKey), location);
-  });
-});
-
-describe('401', () => {
-  itNeedsARootKey((rootKey) => api.call('webhooks.redeliver', { deliveryId: 'whdl_x' }, rootKey));
+  ]);
 });
 
 describe('403', () => {
   it("without webhook.<endpointId>.update_endpoint for the delivery's endpoint or the wildcard, naming it", async () => {
     const { endpointId, deliveryId } = await failedDelivery();
-    const before = await countWebhookRows(em(), 'webhook_deliveries');
+    const before = await countWebhookRows(api.em(), 'webhook_deliveries');
     for (const grants of [[], ['webhook.*.read_endpoint'], ['webhook.whep_x.update_endpoint']]) {
       const { rootKey } = await workspace.rootKeyWith(grants);
       // The endpoint only to a root key that may read it: to others, the answer for a delivery that never was.
@@ -93,7 +81,7 @@ describe('403', () => {
       expectMissingPermissions(reply, readable ? `webhook.${endpointId}.update_endpoint` : 'webhook.*.update_endpoint');
       if (!readable) expect((await redeliver('whdl_never_was', rootKey)).body.error).toEqual(reply.body.error);
     }
-    expect(await countWebhookRows(em(), 'webhook_deliveries')).toBe(before);
+    expect(await countWebhookRows(api.em(), 'webhook_deliveries')).toBe(before);
   });
 
   it('not with either of them', async () => {
@@ -122,12 +110,12 @@ describe('404', () => {
 describe('412', () => {
   it('for a delivery of a disabled endpoint, queueing nothing', async () => {
     const { endpointId, deliveryId } = await failedDelivery();
-    await disableAsFailing(em(), endpointId, 'Disabled after failing for 5 days');
-    const before = await countWebhookRows(em(), 'webhook_deliveries');
+    await disableAsFailing(api.em(), endpointId, 'Disabled after failing for 5 days');
+    const before = await countWebhookRows(api.em(), 'webhook_deliveries');
     const reply = await redeliver(deliveryId);
     expectProblem(reply, 412, 'service/application/precondition_failed');
     expect(reply.body.error.detail).toMatch(/is disabled: enable it with webhooks\.updateEndpoint/);
-    expect(await countWebhookRows(em(), 'webhook_deliveries')).toBe(before);
+    expect(await countWebhookRows(api.em(), 'webhook_deliveries')).toBe(before);
   });
 });
 
@@ -135,13 +123,13 @@ describe('cross-workspace isolation', () => {
   it("another workspace's delivery is not found and not sent again, whatever the grants", async () => {
     const other = await api.workspace();
     const { endpointId, deliveryId } = await failedDelivery(other);
-    const before = await countWebhookRows(em(), 'webhook_deliveries');
+    const before = await countWebhookRows(api.em(), 'webhook_deliveries');
     expectProblem(await redeliver(deliveryId), 404, 'service/data/webhook_delivery_not_found');
     // To a root key of some endpoints, the 403 of a delivery that never was, as for any it may not touch.
     const { rootKey } = await workspace.rootKeyWith([`webhook.${endpointId}.update_endpoint`]);
     const intruded = await redeliver(deliveryId, rootKey);
     expect(intruded.body.error).toEqual((await redeliver('whdl_never_was', rootKey)).body.error);
     expectMissingPermissions(intruded, 'webhook.*.update_endpoint');
-    expect(await countWebhookRows(em(), 'webhook_deliveries')).toBe(before);
+    expect(await countWebhookRows(api.em(), 'webhook_deliveries')).toBe(before);
   });
 });

@@ -1,18 +1,18 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem, itNeedsARootKey } from '../assertions.ts';
-import { type TestWorkspace, useApi } from '../harness.ts';
-import { auditEntries, createTestEndpoint, storedEndpoint } from '../webhooks.ts';
+import { describe, expect, it } from 'vitest';
+import { expectProblem, itRejectsEach } from '../assertions.ts';
+import { useApiWithWorkspace } from '../fixtures.ts';
+import {
+  auditEntries,
+  callById,
+  createTestEndpoint,
+  expectEndpointNotFound,
+  itNeedsEndpointPermission,
+  storedEndpoint,
+} from '../webhooks.ts';
 
-const api = useApi();
-let workspace: TestWorkspace;
-const em = () => api.orm.em.fork();
+const { api, workspace } = useApiWithWorkspace();
 
-beforeAll(async () => {
-  workspace = await api.workspace();
-});
-
-const rotateSecret = (endpointId: string, rootKey = workspace.rootKey) =>
-  api.call('webhooks.rotateSecret', { endpointId }, rootKey);
+const rotateSecret = callById(api, workspace, 'webhooks.rotateSecret');
 
 describe('200', () => {
   it('replaces the signing secret and answers the new one, leaving the rest as it was', async () => {
@@ -22,7 +22,7 @@ describe('200', () => {
     expect(Object.keys(reply.body.data)).toEqual(['secret']);
     expect(reply.body.data.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
     expect(reply.body.data.secret).not.toBe(secret);
-    expect(await storedEndpoint(em(), endpointId)).toMatchObject({
+    expect(await storedEndpoint(api.em(), endpointId)).toMatchObject({
       secret: reply.body.data.secret,
       description: 'kept',
       enabled: true,
@@ -33,54 +33,34 @@ describe('200', () => {
     const { workspaceId, rootKey } = await api.workspace();
     const { endpointId } = await createTestEndpoint(api, rootKey);
     const { secret } = (await rotateSecret(endpointId, rootKey)).body.data;
-    const entries = await auditEntries(em(), workspaceId, 'webhooks.rotateSecret');
+    const entries = await auditEntries(api.em(), workspaceId, 'webhooks.rotateSecret');
     expect(entries).toEqual([{ resources: { endpointId } }]);
     expect(JSON.stringify(entries)).not.toContain(secret);
   });
 });
 
 describe('400', () => {
-  it.each([
+  itRejectsEach(api, 'webhooks.rotateSecret', () => workspace.rootKey, [
     [{}, 'body.endpointId'],
     [{ endpointId: 'a.b' }, 'body.endpointId'],
     [{ endpointId: 'whep_x', secret: 'whsec_mine' }, 'body.secret'],
-  ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await api.post('webhooks.rotateSecret', body, workspace.rootKey), location);
-  });
-});
-
-describe('401', () => {
-  itNeedsARootKey((rootKey) => api.call('webhooks.rotateSecret', { endpointId: 'whep_x' }, rootKey));
+  ]);
 });
 
 describe('403', () => {
-  it('without webhook.<endpointId>.update_endpoint or the wildcard, naming it, keeping the secret', async () => {
-    const { endpointId, secret } = await createTestEndpoint(api, workspace.rootKey);
-    for (const grants of [
-      [],
-      ['webhook.*.read_endpoint', 'webhook.*.create_endpoint'],
-      ['webhook.whep_x.update_endpoint'],
-    ]) {
-      const { rootKey } = await workspace.rootKeyWith(grants);
-      expectMissingPermissions(await rotateSecret(endpointId, rootKey), `webhook.${endpointId}.update_endpoint`);
-    }
-    expect((await storedEndpoint(em(), endpointId))?.secret).toBe(secret);
-  });
-
-  it('not with either of them', async () => {
-    const { endpointId } = await createTestEndpoint(api, workspace.rootKey);
-    for (const grant of [`webhook.${endpointId}.update_endpoint`, 'webhook.*.update_endpoint']) {
-      const { rootKey } = await workspace.rootKeyWith([grant]);
-      expect((await rotateSecret(endpointId, rootKey)).status).toBe(200);
-    }
+  itNeedsEndpointPermission(api, workspace, {
+    action: 'update_endpoint',
+    others: ['webhook.*.read_endpoint', 'webhook.*.create_endpoint'],
+    leaving: 'keeping the secret',
+    call: rotateSecret,
+    unchanged: async ({ endpointId, secret }) =>
+      expect((await storedEndpoint(api.em(), endpointId))?.secret).toBe(secret),
   });
 });
 
 describe('404', () => {
   it('for an endpoint the workspace does not have', async () => {
-    const reply = await rotateSecret('whep_missing');
-    expectProblem(reply, 404, 'service/data/webhook_endpoint_not_found');
-    expect(reply.body.error.detail).toBe("The webhook endpoint 'whep_missing' was not found.");
+    expectEndpointNotFound(await rotateSecret('whep_missing'), 'whep_missing');
   });
 });
 
@@ -91,6 +71,6 @@ describe('cross-workspace isolation', () => {
     expectProblem(await rotateSecret(endpointId), 404, 'service/data/webhook_endpoint_not_found');
     const { rootKey } = await workspace.rootKeyWith([`webhook.${endpointId}.update_endpoint`]);
     expect((await rotateSecret(endpointId, rootKey)).status).toBe(404);
-    expect((await storedEndpoint(em(), endpointId))?.secret).toBe(secret);
+    expect((await storedEndpoint(api.em(), endpointId))?.secret).toBe(secret);
   });
 });

@@ -1,24 +1,20 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem, itNeedsARootKey } from '../assertions.ts';
-import { type TestWorkspace, useApi } from '../harness.ts';
+import { describe, expect, it } from 'vitest';
+import { expectProblem, itRejectsEach } from '../assertions.ts';
+import { useApiWithWorkspace } from '../fixtures.ts';
 import {
   auditEntries,
+  callById,
   countWebhookRows,
   createTestEndpoint,
   disableAsFailing,
+  expectEndpointNotFound,
+  itNeedsEndpointPermission,
   storedTestDeliveries,
 } from '../webhooks.ts';
 
-const api = useApi();
-let workspace: TestWorkspace;
-const em = () => api.orm.em.fork();
+const { api, workspace } = useApiWithWorkspace();
 
-beforeAll(async () => {
-  workspace = await api.workspace();
-});
-
-const sendTest = (endpointId: string, rootKey = workspace.rootKey) =>
-  api.call('webhooks.sendTest', { endpointId }, rootKey);
+const sendTest = callById(api, workspace, 'webhooks.sendTest');
 
 describe('200', () => {
   it('queues a webhook.test event for that endpoint alone, whatever types it wants, and answers data {}', async () => {
@@ -27,7 +23,7 @@ describe('200', () => {
     const reply = await sendTest(endpointId);
     expect(reply.status).toBe(200);
     expect(reply.body.data).toEqual({});
-    const [delivery, ...others] = await storedTestDeliveries(em(), endpointId);
+    const [delivery, ...others] = await storedTestDeliveries(api.em(), endpointId);
     expect(others).toEqual([]);
     expect(delivery).toMatchObject({
       id: expect.stringMatching(/^whdl_[0-9a-f]{32}$/),
@@ -40,7 +36,7 @@ describe('200', () => {
         data: { endpointId, message: 'This is a test event from Keyplane.' },
       },
     });
-    expect(await storedTestDeliveries(em(), bystanderId)).toEqual([]);
+    expect(await storedTestDeliveries(api.em(), bystanderId)).toEqual([]);
   });
 
   it('shows in the delivery log at once', async () => {
@@ -60,7 +56,7 @@ describe('200', () => {
     const { endpointId } = await createTestEndpoint(api, workspace.rootKey);
     await sendTest(endpointId);
     await sendTest(endpointId);
-    const deliveries = await storedTestDeliveries(em(), endpointId);
+    const deliveries = await storedTestDeliveries(api.em(), endpointId);
     expect(new Set(deliveries.map((delivery) => delivery.event_id)).size).toBe(2);
   });
 
@@ -68,54 +64,33 @@ describe('200', () => {
     const { workspaceId, rootKey } = await api.workspace();
     const { endpointId } = await createTestEndpoint(api, rootKey);
     await sendTest(endpointId, rootKey);
-    expect(await auditEntries(em(), workspaceId, 'webhooks.sendTest')).toEqual([{ resources: { endpointId } }]);
+    expect(await auditEntries(api.em(), workspaceId, 'webhooks.sendTest')).toEqual([{ resources: { endpointId } }]);
   });
 });
 
 describe('400', () => {
-  it.each([
+  itRejectsEach(api, 'webhooks.sendTest', () => workspace.rootKey, [
     [{}, 'body.endpointId'],
     [{ endpointId: 'x' }, 'body.endpointId'],
     [{ endpointId: 'whep_x', type: 'key.created' }, 'body.type'],
-  ])('rejects %j', async (body, location) => {
-    expectInvalidInput(await api.post('webhooks.sendTest', body, workspace.rootKey), location);
-  });
-});
-
-describe('401', () => {
-  itNeedsARootKey((rootKey) => api.call('webhooks.sendTest', { endpointId: 'whep_x' }, rootKey));
+  ]);
 });
 
 describe('403', () => {
-  it('without webhook.<endpointId>.update_endpoint or the wildcard, naming it, queueing nothing', async () => {
-    const { endpointId } = await createTestEndpoint(api, workspace.rootKey);
-    for (const grants of [
-      [],
-      ['webhook.*.read_endpoint', 'webhook.*.create_endpoint'],
-      ['webhook.whep_x.update_endpoint'],
-    ]) {
-      const { rootKey } = await workspace.rootKeyWith(grants);
-      expectMissingPermissions(await sendTest(endpointId, rootKey), `webhook.${endpointId}.update_endpoint`);
-    }
-    expect(await storedTestDeliveries(em(), endpointId)).toEqual([]);
-  });
-
-  it('not with either of them', async () => {
-    const { endpointId } = await createTestEndpoint(api, workspace.rootKey);
-    for (const grant of [`webhook.${endpointId}.update_endpoint`, 'webhook.*.update_endpoint']) {
-      const { rootKey } = await workspace.rootKeyWith([grant]);
-      expect((await sendTest(endpointId, rootKey)).status).toBe(200);
-    }
+  itNeedsEndpointPermission(api, workspace, {
+    action: 'update_endpoint',
+    others: ['webhook.*.read_endpoint', 'webhook.*.create_endpoint'],
+    leaving: 'queueing nothing',
+    call: sendTest,
+    unchanged: async ({ endpointId }) => expect(await storedTestDeliveries(api.em(), endpointId)).toEqual([]),
   });
 });
 
 describe('404', () => {
   it('for an endpoint the workspace does not have, writing no event', async () => {
-    const before = await countWebhookRows(em(), 'webhook_events');
-    const reply = await sendTest('whep_missing');
-    expectProblem(reply, 404, 'service/data/webhook_endpoint_not_found');
-    expect(reply.body.error.detail).toBe("The webhook endpoint 'whep_missing' was not found.");
-    expect(await countWebhookRows(em(), 'webhook_events')).toBe(before);
+    const before = await countWebhookRows(api.em(), 'webhook_events');
+    expectEndpointNotFound(await sendTest('whep_missing'), 'whep_missing');
+    expect(await countWebhookRows(api.em(), 'webhook_events')).toBe(before);
   });
 });
 
@@ -128,10 +103,10 @@ describe('412', () => {
       `The webhook endpoint '${endpointId}' is disabled: enable it with webhooks.updateEndpoint before sending it events.`,
     );
     const { endpointId: failingId } = await createTestEndpoint(api, workspace.rootKey);
-    await disableAsFailing(em(), failingId, 'Disabled after failing for 5 days');
+    await disableAsFailing(api.em(), failingId, 'Disabled after failing for 5 days');
     expect((await sendTest(failingId)).status).toBe(412);
-    expect(await storedTestDeliveries(em(), endpointId)).toEqual([]);
-    expect(await storedTestDeliveries(em(), failingId)).toEqual([]);
+    expect(await storedTestDeliveries(api.em(), endpointId)).toEqual([]);
+    expect(await storedTestDeliveries(api.em(), failingId)).toEqual([]);
   });
 });
 
@@ -142,6 +117,6 @@ describe('cross-workspace isolation', () => {
     expectProblem(await sendTest(endpointId), 404, 'service/data/webhook_endpoint_not_found');
     const { rootKey } = await workspace.rootKeyWith([`webhook.${endpointId}.update_endpoint`]);
     expect((await sendTest(endpointId, rootKey)).status).toBe(404);
-    expect(await storedTestDeliveries(em(), endpointId)).toEqual([]);
+    expect(await storedTestDeliveries(api.em(), endpointId)).toEqual([]);
   });
 });

@@ -1,17 +1,23 @@
 import { DEFAULT_CREDITS_LOW_THRESHOLD } from '@keyplane/core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem, itNeedsARootKey } from '../assertions.ts';
-import { createTestApi, ERRORS_BASE_URL, type TestWorkspace, useApi } from '../harness.ts';
+import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { useApiWithWorkspace } from '../fixtures.ts';
+import { createTestApi, ERRORS_BASE_URL } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
-import { auditEntries, createTestEndpoint, disableAsFailing, HOOK_URL, storedEndpoint } from '../webhooks.ts';
+import {
+  auditEntries,
+  createTestEndpoint,
+  disableAsFailing,
+  expectEndpointNotFound,
+  HOOK_URL,
+  itNeedsEndpointPermission,
+  storedEndpoint,
+} from '../webhooks.ts';
 
-const api = useApi();
-let workspace: TestWorkspace;
+const { api, workspace } = useApiWithWorkspace();
 let apiId: string;
-const em = () => api.orm.em.fork();
 
 beforeAll(async () => {
-  workspace = await api.workspace();
   apiId = await createTestApi(api, workspace.rootKey);
 });
 
@@ -47,7 +53,7 @@ describe('200', () => {
       createdAt: expect.any(Number),
       updatedAt: expect.any(Number),
     });
-    expect(await storedEndpoint(em(), endpointId)).toMatchObject({ secret, url: 'https://other.example.com/in' });
+    expect(await storedEndpoint(api.em(), endpointId)).toMatchObject({ secret, url: 'https://other.example.com/in' });
   });
 
   it('clears the description and the filter by API with null', async () => {
@@ -73,13 +79,13 @@ describe('200', () => {
   it('disables an endpoint and enables it again', async () => {
     const { endpointId } = await createTestEndpoint(api, workspace.rootKey);
     expect((await updateEndpoint({ endpointId, enabled: false })).body.data.enabled).toBe(false);
-    expect((await storedEndpoint(em(), endpointId))?.enabled).toBe(false);
+    expect((await storedEndpoint(api.em(), endpointId))?.enabled).toBe(false);
     expect((await updateEndpoint({ endpointId, enabled: true })).body.data.enabled).toBe(true);
   });
 
   it('enabling an endpoint the service disabled clears why and its failure streak', async () => {
     const { endpointId } = await createTestEndpoint(api, workspace.rootKey);
-    await disableAsFailing(em(), endpointId, 'Disabled after failing for 5 days');
+    await disableAsFailing(api.em(), endpointId, 'Disabled after failing for 5 days');
     const untouched = await updateEndpoint({ endpointId, description: 'still failing' });
     expect(untouched.body.data).toMatchObject({
       enabled: false,
@@ -94,7 +100,9 @@ describe('200', () => {
     const { workspaceId, rootKey } = await api.workspace();
     const { endpointId } = await createTestEndpoint(api, rootKey);
     await updateEndpoint({ endpointId, description: 'audited' }, rootKey);
-    expect(await auditEntries(em(), workspaceId, 'webhooks.updateEndpoint')).toEqual([{ resources: { endpointId } }]);
+    expect(await auditEntries(api.em(), workspaceId, 'webhooks.updateEndpoint')).toEqual([
+      { resources: { endpointId } },
+    ]);
   });
 });
 
@@ -115,7 +123,7 @@ describe('400', () => {
     'refuses the target %s, leaving the endpoint as it was',
     async (url) => {
       expectInvalidInput(await updateEndpoint({ endpointId, url }), 'body.url');
-      expect((await storedEndpoint(em(), endpointId))?.url).toBe(HOOK_URL);
+      expect((await storedEndpoint(api.em(), endpointId))?.url).toBe(HOOK_URL);
     },
   );
 
@@ -137,33 +145,13 @@ describe('400', () => {
   });
 });
 
-describe('401', () => {
-  itNeedsARootKey((rootKey) => api.call('webhooks.updateEndpoint', { endpointId: 'whep_x', enabled: false }, rootKey));
-});
-
 describe('403', () => {
-  it('without webhook.<endpointId>.update_endpoint or the wildcard, naming it, changing nothing', async () => {
-    const { endpointId } = await createTestEndpoint(api, workspace.rootKey);
-    for (const grants of [
-      [],
-      ['webhook.*.read_endpoint', 'webhook.*.create_endpoint'],
-      ['webhook.whep_x.update_endpoint'],
-    ]) {
-      const { rootKey } = await workspace.rootKeyWith(grants);
-      expectMissingPermissions(
-        await updateEndpoint({ endpointId, enabled: false }, rootKey),
-        `webhook.${endpointId}.update_endpoint`,
-      );
-    }
-    expect((await storedEndpoint(em(), endpointId))?.enabled).toBe(true);
-  });
-
-  it('not with either of them', async () => {
-    const { endpointId } = await createTestEndpoint(api, workspace.rootKey);
-    for (const grant of [`webhook.${endpointId}.update_endpoint`, 'webhook.*.update_endpoint']) {
-      const { rootKey } = await workspace.rootKeyWith([grant]);
-      expect((await updateEndpoint({ endpointId, description: grant }, rootKey)).status).toBe(200);
-    }
+  itNeedsEndpointPermission(api, workspace, {
+    action: 'update_endpoint',
+    others: ['webhook.*.read_endpoint', 'webhook.*.create_endpoint'],
+    leaving: 'changing nothing',
+    call: (endpointId, rootKey) => updateEndpoint({ endpointId, enabled: false }, rootKey),
+    unchanged: async ({ endpointId }) => expect((await storedEndpoint(api.em(), endpointId))?.enabled).toBe(true),
   });
 
   it('for an API named in apiIds without read_api on it, before it is looked up, changing nothing', async () => {
@@ -173,7 +161,7 @@ describe('403', () => {
       await updateEndpoint({ endpointId, apiIds: ['api_missing'] }, rootKey),
       'api.api_missing.read_api',
     );
-    expect((await storedEndpoint(em(), endpointId))?.api_ids).toBeNull();
+    expect((await storedEndpoint(api.em(), endpointId))?.api_ids).toBeNull();
   });
 
   it('comes before the lookup: an unknown endpoint is a 403 without the permission', async () => {
@@ -187,9 +175,7 @@ describe('403', () => {
 
 describe('404', () => {
   it('for an endpoint the workspace does not have', async () => {
-    const reply = await updateEndpoint({ endpointId: 'whep_missing', enabled: false });
-    expectProblem(reply, 404, 'service/data/webhook_endpoint_not_found');
-    expect(reply.body.error.detail).toBe("The webhook endpoint 'whep_missing' was not found.");
+    expectEndpointNotFound(await updateEndpoint({ endpointId: 'whep_missing', enabled: false }), 'whep_missing');
   });
 
   it('for a deleted endpoint', async () => {
@@ -206,7 +192,7 @@ describe('404', () => {
       type: `${ERRORS_BASE_URL}/service/data/api_not_found`,
       detail: "The API 'api_missing' was not found.",
     });
-    expect(await storedEndpoint(em(), endpointId)).toMatchObject({ api_ids: null, description: null });
+    expect(await storedEndpoint(api.em(), endpointId)).toMatchObject({ api_ids: null, description: null });
   });
 });
 
@@ -217,6 +203,6 @@ describe('cross-workspace isolation', () => {
     expectProblem(await updateEndpoint({ endpointId, enabled: false }), 404, 'service/data/webhook_endpoint_not_found');
     const { rootKey } = await workspace.rootKeyWith([`webhook.${endpointId}.update_endpoint`]);
     expect((await updateEndpoint({ endpointId, enabled: false }, rootKey)).status).toBe(404);
-    expect((await storedEndpoint(em(), endpointId))?.enabled).toBe(true);
+    expect((await storedEndpoint(api.em(), endpointId))?.enabled).toBe(true);
   });
 });

@@ -14,7 +14,7 @@ const api = useApi();
 /** A new workspace whose root keys may make `requestsPerMinute` requests a minute. */
 async function limitedWorkspace(requestsPerMinute: number | null): Promise<TestWorkspace> {
   const workspace = await api.workspace();
-  await setWorkspaceApiRateLimit(api.orm.em.fork(), createChangeLog(), workspace.workspaceId, requestsPerMinute);
+  await setWorkspaceApiRateLimit(api.em(), createChangeLog(), workspace.workspaceId, requestsPerMinute);
   return workspace;
 }
 
@@ -121,7 +121,7 @@ describe('429', () => {
     expect(rateLimitHeaders(refused).limit).toBe('2');
     expect(refused.body.error.detail).toContain('2 API requests per minute');
 
-    await setWorkspaceApiRateLimit(api.orm.em.fork(), createChangeLog(), workspace.workspaceId, null);
+    await setWorkspaceApiRateLimit(api.em(), createChangeLog(), workspace.workspaceId, null);
     await api.services.announcementsDelivered();
     const listed = await callProcedure(
       api,
@@ -165,11 +165,11 @@ describe('429', () => {
     const workspace = await limitedWorkspace(null);
     expect((await createApi(workspace)).status).toBe(200);
 
-    await setWorkspaceApiRateLimit(api.orm.em.fork(), createChangeLog(), workspace.workspaceId, 0);
+    await setWorkspaceApiRateLimit(api.em(), createChangeLog(), workspace.workspaceId, 0);
     await api.services.announcementsDelivered();
     expectWorkspaceRateLimited(await createApi(workspace));
 
-    await setWorkspaceApiRateLimit(api.orm.em.fork(), createChangeLog(), workspace.workspaceId, null);
+    await setWorkspaceApiRateLimit(api.em(), createChangeLog(), workspace.workspaceId, null);
     await api.services.announcementsDelivered();
     expect((await createApi(workspace)).status).toBe(200);
   });
