@@ -7,8 +7,8 @@ import server from './apps/api/vitest.config.ts';
 /**
  * Files at once. Vitest's default is one fewer than the cores (one, on the two-core machines the
  * suite runs on), but most files wait on server processes, PostgreSQL and browsers rather than
- * compute: three at once keep both cores busy. Set on every project, since a project that does not
- * inherit it would run its files one at a time after the rest (docs/contributing.md#running-the-tests).
+ * compute: three at once keep both cores busy. Every project is given inline, so that it inherits
+ * this: a project given by its path does not, and would run its files one at a time after the rest.
  */
 const WORKERS = 3;
 
@@ -27,7 +27,7 @@ const MEASURING_LATENCY = [
   'test/hostileTenant/trpcBatches.test.ts',
 ];
 
-/** Every workspace with tests but the server, each from its own vitest.config.ts. */
+/** Every workspace with tests but the server, each from its own vitest.config.ts, given inline. */
 const workspaceProjects = await Promise.all(
   globSync(
     [
