@@ -1,6 +1,6 @@
 import { appRouter } from '@keyplane/procedures';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { publicProcedureTable } from '../src/http/contract.ts';
+import { publicProcedureTable } from '../src/http/procedureTable.ts';
 import { ERRORS_BASE_URL, type Reply, useApi } from './harness.ts';
 import { callInternal, type InternalReply } from './internal.ts';
 
