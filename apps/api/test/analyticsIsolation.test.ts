@@ -101,7 +101,7 @@ describe('analytics queries and verification on one node', () => {
         url: server.url,
         rootKeys: analyticsRootKeys,
         queriesPerKey: QUERIES_PER_WORKSPACE,
-        query: WORST_CASE_QUERY,
+        queries: [WORST_CASE_QUERY],
       };
       await expectVerificationUnaffected({ url: server.url, rootKey, keys }, () =>
         startAnalyticsLoad(database, plan, DEFAULT_ANALYTICS_CONNECTIONS),

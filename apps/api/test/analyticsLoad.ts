@@ -8,7 +8,8 @@ export interface AnalyticsLoadPlan {
   rootKeys: string[];
   /** Queries each root key keeps in flight, one after another. */
   queriesPerKey: number;
-  query: string;
+  /** What they send: the n-th of a key's loops sends the n-th of these (going round). */
+  queries: string[];
   procedure?: 'analytics.getVerifications' | 'analytics.getRatelimits';
   /** An answer later than this is unexpected: the bound the run time and its grace set. */
   maxAnswerMs?: number;
@@ -18,7 +19,7 @@ const {
   url,
   rootKeys,
   queriesPerKey,
-  query,
+  queries,
   procedure = 'analytics.getVerifications',
   maxAnswerMs = Number.POSITIVE_INFINITY,
 } = workerData as AnalyticsLoadPlan;
@@ -35,7 +36,8 @@ parentPort?.once('message', () => {
 const unexpected: unknown[] = [];
 await Promise.all(
   rootKeys.flatMap((rootKey) =>
-    Array.from({ length: queriesPerKey }, async () => {
+    Array.from({ length: queriesPerKey }, async (_, loop) => {
+      const query = queries[loop % queries.length];
       while (!stopping) {
         try {
           const started = performance.now();

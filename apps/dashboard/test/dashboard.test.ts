@@ -561,7 +561,7 @@ describe.skipIf(!chromiumInstalled)('the dashboard in Chromium', () => {
     await page.setViewportSize({ width: 1280, height: 800 });
   });
 
-  it('says what happened and what to do when the server cannot be reached, within a second or so', async () => {
+  it('says what happened and what to do when the server cannot be reached, within seconds', async () => {
     await page.goto(`${server.url}/dashboard/identities`);
     await page.getByRole('heading', { level: 1, name: 'Identities' }).waitFor();
     // A proxy's HTML error page instead of Keyplane's answer.
@@ -572,7 +572,9 @@ describe.skipIf(!chromiumInstalled)('the dashboard in Chromium', () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'APIs' }).click();
     const alert = page.getByRole('alert');
     await alert.getByText('The Keyplane server did not answer (HTTP 502').waitFor();
-    expect(Date.now() - started).toBeLessThan(2500);
+    // After one quick second try (apps/dashboard/src/queryClient.ts): a retry with the usual backoff
+    // (1, 2 and 4 s) would take 7 s; the bound leaves room for a loaded machine.
+    expect(Date.now() - started).toBeLessThan(5000);
     expect(await alert.textContent()).not.toMatch(/JSON|Unexpected token/);
     await keepScreenshot(page, '12-error-502');
     await page.unroute('**/trpc/apis.listApis**');
