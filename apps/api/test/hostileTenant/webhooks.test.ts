@@ -3,7 +3,11 @@ import { type EntityManager, rows, sql, workspaceStore } from '@keyplane/db';
 import type { TestDatabase } from '@keyplane/db/testing';
 import { TARGET_NOT_ALLOWED, WEBHOOK_TIMEOUT_MS, WEBHOOK_WORKSPACE_IN_FLIGHT } from '@keyplane/webhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INVALID_UTF8_BODY, NUL_BODY, startHostileReceiver } from '../../../../packages/webhooks/test/hostileReceiver.ts';
+import {
+  INVALID_UTF8_BODY,
+  NUL_BODY,
+  startHostileReceiver,
+} from '../../../../packages/webhooks/test/hostileReceiver.ts';
 import { callAt } from '../harness.ts';
 import { bootstrapRootKey, type ServerProcess, startServerProcess } from '../serverProcess.ts';
 import { useTwoNodes } from '../twoNodes.ts';
