@@ -335,6 +335,8 @@ describe.skipIf(!chromiumInstalled)(
       for (const viewport of [DESKTOP, LAPTOP, PHONE]) {
         await page.setViewportSize(viewport);
         await page.goto(url(`/apis/${payments().id}`));
+        // Clicked once the screen has loaded: a click on a button that a render then replaces is lost.
+        await settle(page);
         await page.getByRole('button', { name: 'Create key' }).first().click();
         const dialog = page.getByRole('dialog', { name: 'Create key' });
         for (const section of ['Key', 'Owner', 'Limits', 'Expiry', 'Access', 'Meta']) {

@@ -198,6 +198,9 @@ export function v2Route(options: { handleV2: V2Handler; readiness: Readiness; er
     exchange.failure = reply.failure;
     // A client that hung up is not answered (requests.ts logs it as such).
     if (!request.socket.destroyed) {
+      // Checked again as the answer goes out: a call that arrived before the stop began waited for
+      // the end of its turn, and its answer may be the first to say the node is stopping.
+      if (readiness.isStopping()) response.setHeader('connection', 'close');
       const payload = JSON.stringify(reply.body);
       response.writeHead(reply.status, {
         'content-type': mediaTypeOf(reply.status, request.headers.accept),

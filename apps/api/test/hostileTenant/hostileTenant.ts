@@ -19,7 +19,7 @@ export const VICTIM_LATENCY_BOUND_MS = 1000;
 export const NODE_MEMORY_BOUND_BYTES = 1024 ** 3;
 
 /** How long each attack keeps sending its request, so that the victim's verifications overlap it. */
-const ATTACK_MS = 3000;
+const ATTACK_MS = 2000;
 
 export interface Answer {
   status: number;
