@@ -2,10 +2,9 @@ import { Agent, get as httpGet } from 'node:http';
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { rows, sql } from '@keyplane/db';
-import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { spawnServer } from '../../../bench/server.ts';
-import { callAt, REDIS_URL } from './harness.ts';
+import { describe, expect, it } from 'vitest';
+import { callAt } from './harness.ts';
+import { useOwnDatabase } from './serverProcess.ts';
 
 // A rolling restart: SIGTERM reaches a node that is answering verifications over keep-alive
 // connections. Every request it took is answered, and every answer had its effect.
@@ -15,19 +14,11 @@ const CONNECTIONS = 24;
 const STOP_AFTER_ANSWERS = 400;
 const CREDITS = 1_000_000;
 
-let database: TestDatabase;
-
-beforeAll(async () => {
-  database = await createTestDatabase(inject('databaseUrl'), inject('templateDatabase'));
-});
-
-afterAll(async () => {
-  await database.drop();
-});
+const own = useOwnDatabase();
 
 describe('a server stopped with SIGTERM under load', () => {
   it('answers every request it took, each with its effect, none cut off, and exits 0', async () => {
-    const server = await spawnServer({ DATABASE_URL: database.url, ...(REDIS_URL ? { REDIS_URL } : {}) });
+    const server = await own.spawn();
     const rootKey = server.rootKey;
     if (!rootKey) throw new Error('the server did not bootstrap the database');
     const { apiId } = (await callAt(server.url, 'apis.createApi', { name: 'rolling' }, rootKey)).body.data;
@@ -61,7 +52,7 @@ describe('a server stopped with SIGTERM under load', () => {
     expect(await stopped).toBe(0);
     expect(unanswered).toBe(CONNECTIONS);
 
-    const em = database.orm.em.fork();
+    const em = own.database.orm.em.fork();
     const [balance] = await rows(
       em,
       sql<{ remaining: string }>`select credits_remaining as remaining from keys where id = ${keyId}`,
@@ -93,10 +84,8 @@ function getOn(agent: Agent, url: string, path: string): Promise<{ status: numbe
 describe('a server stopped with SIGTERM and a SHUTDOWN_DRAIN_DELAY_MS', () => {
   it('keeps taking connections for the delay, readiness 503, every answer closing its connection', async () => {
     const DELAY_MS = 3000;
-    const server = await spawnServer({
-      DATABASE_URL: database.url,
+    const server = await own.spawn({
       SHUTDOWN_DRAIN_DELAY_MS: String(DELAY_MS),
-      ...(REDIS_URL ? { REDIS_URL } : {}),
     });
     const agent = new Agent({ keepAlive: true });
     try {
@@ -122,12 +111,10 @@ describe('a server stopped with SIGTERM and a SHUTDOWN_DRAIN_DELAY_MS', () => {
 
 describe('a server stopped with SIGINT (Ctrl-C) and a SHUTDOWN_DRAIN_DELAY_MS', () => {
   it('skips the delay: it stops at once and exits 0', async () => {
-    const server = await spawnServer({
-      DATABASE_URL: database.url,
+    const server = await own.spawn({
       // Ten minutes each: only skipping the delay lets the test end within its timeout.
       SHUTDOWN_DRAIN_DELAY_MS: '600000',
       SHUTDOWN_TIMEOUT_MS: '600000',
-      ...(REDIS_URL ? { REDIS_URL } : {}),
     });
     try {
       expect((await fetch(`${server.url}/v2/liveness`)).status).toBe(200);
@@ -140,10 +127,8 @@ describe('a server stopped with SIGINT (Ctrl-C) and a SHUTDOWN_DRAIN_DELAY_MS', 
 
 describe('a server stopped with SIGTERM while a request is still under way at SHUTDOWN_TIMEOUT_MS', () => {
   it('cuts that request off at the deadline and exits 1', async () => {
-    const server = await spawnServer({
-      DATABASE_URL: database.url,
+    const server = await own.spawn({
       SHUTDOWN_TIMEOUT_MS: '300',
-      ...(REDIS_URL ? { REDIS_URL } : {}),
     });
     // A request whose body never finishes arriving: under way until the deadline.
     const socket = connect(Number(new URL(server.url).port), '127.0.0.1');

@@ -1,22 +1,13 @@
-import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { spawnServer } from '../../../bench/server.ts';
+import { describe, expect, it } from 'vitest';
+import { useOwnDatabase } from './serverProcess.ts';
 
-let database: TestDatabase;
-
-beforeAll(async () => {
-  database = await createTestDatabase(inject('databaseUrl'), inject('templateDatabase'));
-});
-
-afterAll(async () => {
-  await database.drop();
-});
+const own = useOwnDatabase();
 
 describe('a server stopped with SIGTERM', () => {
   it('has written the line of every request it answered, and its last line, before it exits', async () => {
     let output = '';
-    const server = await spawnServer(
-      { DATABASE_URL: database.url, LOG_REQUESTS: 'true' },
+    const server = await own.spawn(
+      { LOG_REQUESTS: 'true' },
       {
         onOutput: (chunk) => {
           output += chunk;

@@ -1,7 +1,7 @@
 import { loadEnv } from '@keyplane/config';
 import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
-import { inject } from 'vitest';
-import { type SpawnedServer, spawnServer } from '../../../bench/server.ts';
+import { afterAll, beforeAll, inject } from 'vitest';
+import { type SpawnedServer, type SpawnOptions, spawnServer } from '../../../bench/server.ts';
 
 export interface ServerProcess extends SpawnedServer {
   /** The migrated database of its own the server runs on (dropped by `stop`). */
@@ -43,4 +43,31 @@ export async function startServerProcess(
 export function bootstrapRootKey(server: SpawnedServer): string {
   if (server.rootKey === undefined) throw new Error('the server printed no bootstrap root key');
   return server.rootKey;
+}
+
+/**
+ * A migrated database of the test file's own, made before its tests and dropped after them, and
+ * `spawn` to start server processes on it (with the environment's Redis, if any) that a test stops.
+ */
+export function useOwnDatabase() {
+  let database: TestDatabase | undefined;
+  beforeAll(async () => {
+    database = await createTestDatabase(inject('databaseUrl'), inject('templateDatabase'));
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+  const ready = (): TestDatabase => {
+    if (!database) throw new Error('useOwnDatabase() is used before its beforeAll ran');
+    return database;
+  };
+  return {
+    get database() {
+      return ready();
+    },
+    spawn(env: Record<string, string> = {}, options?: SpawnOptions): Promise<SpawnedServer> {
+      const { REDIS_URL } = loadEnv();
+      return spawnServer({ DATABASE_URL: ready().url, ...(REDIS_URL ? { REDIS_URL } : {}), ...env }, options);
+    },
+  };
 }
