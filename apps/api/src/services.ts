@@ -103,6 +103,8 @@ export async function startServices(options: {
   webhooks?: { allowPrivate: boolean; retryDelaysMs?: number[]; endpointsPerWorkspace?: number };
   /** What one workspace may hold (docs/contract.md#limits); omitted: the defaults. */
   limits?: WorkspaceLimits;
+  /** People's accounts (docs/team-accounts.md); omitted: links on the request's origin, root-key sign-in allowed. */
+  team?: { publicUrl?: string; rootKeySignIn?: boolean };
 }): Promise<RunningServices> {
   const { logger, rateLimitRedisFailure = 'local' } = options;
   let lastFallbackLog = 0;
@@ -165,6 +167,11 @@ export async function startServices(options: {
     workspaceRateLimit: quotas.quota('workspace-api', WORKSPACE_RATE_LIMIT_WINDOW_SECONDS),
     analyticsQuota: quotas.quota('analytics-queries', ANALYTICS_QUOTA_WINDOW_SECONDS),
     signInThrottle: quotas.quota('failed-sign-ins', SIGN_IN_THROTTLE_WINDOW_SECONDS),
+    team: {
+      publicUrl: options.team?.publicUrl,
+      rootKeySignIn: options.team?.rootKeySignIn ?? true,
+      accountSignInThrottle: quotas.quota('failed-account-sign-ins', SIGN_IN_THROTTLE_WINDOW_SECONDS),
+    },
     credits: createCreditSpender(options.databaseUrl),
     verifications: createVerificationRecorder(options.orm, spool, {
       onError: (error) => logger.error('could not record verifications; will retry', { error: String(error) }),

@@ -264,6 +264,66 @@ const envSchema = z.object({
    * per matching endpoint in the transaction of the change, so this bounds what one change writes.
    */
   LIMIT_WEBHOOK_ENDPOINTS_PER_WORKSPACE: z.coerce.number().int().min(1).max(100_000).default(100),
+  /**
+   * The address people reach the service at (`https://keyplane.example.com`), used for the links it
+   * makes: setup, invitations, password resets, the OIDC redirect URI. Unset: the address the
+   * request was made to (and `http://localhost:<PORT>` where there is no request).
+   */
+  PUBLIC_URL: optionalString.pipe(
+    z
+      .url({ protocol: /^https?$/ })
+      .transform((value) => value.replace(/\/+$/, ''))
+      .optional(),
+  ),
+  /** Where invitation emails are sent through (`smtp://user:pass@host:587`, `smtps://…`); unset: the inviter copies the link. */
+  SMTP_URL: optionalString.pipe(z.url({ protocol: /^smtps?$/ }).optional()),
+  /** The sender of invitation emails. */
+  SMTP_FROM: z.string().default('Keyplane <no-reply@keyplane.local>'),
+  /** Single sign-on (docs/team-accounts.md): the OpenID provider's issuer URL; with the client id and secret it turns SSO on. */
+  OIDC_ISSUER: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  OIDC_CLIENT_ID: optionalString,
+  OIDC_CLIENT_SECRET: optionalString,
+  /** The workspace people signing in by SSO join (its id); unset: the first workspace. */
+  OIDC_WORKSPACE: optionalString,
+  /** The claim that holds a person's groups, in the ID token or the userinfo answer. */
+  OIDC_ROLE_CLAIM: z.string().min(1).default('groups'),
+  /** Groups to roles, `group:role,group:role` (roles: owner, admin, member, viewer); the highest match wins. */
+  OIDC_ROLE_MAP: optionalString.transform((value, ctx) => {
+    const map: { group: string; role: 'owner' | 'admin' | 'member' | 'viewer' }[] = [];
+    for (const entry of (value ?? '').split(',')) {
+      if (entry.trim() === '') continue;
+      const colon = entry.lastIndexOf(':');
+      const group = entry.slice(0, colon).trim();
+      const role = entry.slice(colon + 1).trim();
+      if (colon < 1 || group === '' || !['owner', 'admin', 'member', 'viewer'].includes(role)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `must map groups to roles as group:role[,group:role…] with a role of owner, admin, member or viewer, not "${entry.trim()}"`,
+        });
+        return z.NEVER;
+      }
+      map.push({ group, role: role as 'owner' | 'admin' | 'member' | 'viewer' });
+    }
+    return map;
+  }),
+  /** The role of an SSO person in no mapped group; unset: they are refused. */
+  OIDC_DEFAULT_ROLE: optionalString.pipe(z.enum(['owner', 'admin', 'member', 'viewer']).optional()),
+  /** Email domains SSO accepts, comma-separated (`example.com,example.org`); unset: any. */
+  OIDC_ALLOWED_DOMAINS: optionalString.transform((value) =>
+    value === undefined
+      ? undefined
+      : value
+          .split(',')
+          .map((domain) => domain.trim().toLowerCase().replace(/^@/, ''))
+          .filter((domain) => domain !== ''),
+  ),
+  /** The scopes SSO asks for, space-separated. */
+  OIDC_SCOPES: z.string().min(1).default('openid email profile'),
+  /** `false` turns off signing in to the dashboard with a root key in every workspace. */
+  DASHBOARD_ROOT_KEY_SIGNIN: z
+    .enum(['true', 'false', '1', '0'])
+    .default('true')
+    .transform((value) => value === 'true' || value === '1'),
   /** The least severe log lines written (pino's levels); request lines are `info`. */
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
 });
@@ -276,6 +336,15 @@ const resolvedEnvSchema = envSchema.transform((env, ctx) => {
       code: 'custom',
       path: ['EVENT_SPOOL_DIR'],
       message: `must be a path of at most ${MAX_SPOOL_DIR_BYTES} bytes (it holds the Unix socket of each server process), not ${spoolDir}`,
+    });
+    return z.NEVER;
+  }
+  const oidc = [env.OIDC_ISSUER, env.OIDC_CLIENT_ID, env.OIDC_CLIENT_SECRET];
+  if (oidc.some((value) => value !== undefined) && oidc.some((value) => value === undefined)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['OIDC_ISSUER'],
+      message: 'single sign-on needs all three of OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET',
     });
     return z.NEVER;
   }

@@ -7,7 +7,16 @@ const signingKey = randomBytes(32);
 describe('signed dashboard sessions', () => {
   it('opens a cookie value it signed and returns its token', () => {
     const { token, cookieValue } = newSignedSession(signingKey);
-    expect(openSignedSession(signingKey, cookieValue)).toBe(token);
+    expect(openSignedSession(signingKey, cookieValue)).toEqual({ kind: 'rootKey', token });
+  });
+
+  it("opens a person's session as a person's, and refuses one turned into the other kind", () => {
+    const person = newSignedSession(signingKey, 'person');
+    expect(person.cookieValue.startsWith('p.')).toBe(true);
+    expect(openSignedSession(signingKey, person.cookieValue)).toEqual({ kind: 'person', token: person.token });
+    expect(openSignedSession(signingKey, person.cookieValue.slice(2))).toBeUndefined();
+    const rootKey = newSignedSession(signingKey);
+    expect(openSignedSession(signingKey, `p.${rootKey.cookieValue}`)).toBeUndefined();
   });
 
   it('refuses a value signed with another key', () => {

@@ -9,23 +9,40 @@ const SIGNED_SESSION = /^([A-Za-z0-9_-]{43})\.([A-Za-z0-9_-]{43})$/;
 const signatureOf = (signingKey: Uint8Array, token: string) =>
   createHmac('sha256', signingKey).update(token).digest('base64url');
 
+/**
+ * Whose session a cookie carries: an operator who signed in with a root key, or a person signed in
+ * to their account (docs/team-accounts.md). A person's cookie value starts with `p.`.
+ */
+export type SessionKind = 'rootKey' | 'person';
+
+const PERSON_PREFIX = 'p.';
+
 /** A fresh session token and the cookie value that carries it: the token and its HMAC signature. */
-export function newSignedSession(signingKey: Uint8Array): { token: string; cookieValue: string } {
+export function newSignedSession(
+  signingKey: Uint8Array,
+  kind: SessionKind = 'rootKey',
+): { token: string; cookieValue: string } {
   const token = randomBytes(TOKEN_BYTES).toString('base64url');
-  return { token, cookieValue: `${token}.${signatureOf(signingKey, token)}` };
+  const signed = `${token}.${signatureOf(signingKey, kind === 'person' ? PERSON_PREFIX + token : token)}`;
+  return { token, cookieValue: kind === 'person' ? PERSON_PREFIX + signed : signed };
 }
 
 /**
- * The token inside a cookie value, or undefined when the value was not signed by this service:
- * forged or mangled cookies are turned away without a database read.
+ * The token inside a cookie value and whose session it is, or undefined when the value was not
+ * signed by this service: forged or mangled cookies are turned away without a database read. The
+ * signature covers the kind, so a root-key session cannot be presented as a person's.
  */
-export function openSignedSession(signingKey: Uint8Array, cookieValue: string): string | undefined {
-  const parts = SIGNED_SESSION.exec(cookieValue);
+export function openSignedSession(
+  signingKey: Uint8Array,
+  cookieValue: string,
+): { kind: SessionKind; token: string } | undefined {
+  const kind: SessionKind = cookieValue.startsWith(PERSON_PREFIX) ? 'person' : 'rootKey';
+  const parts = SIGNED_SESSION.exec(kind === 'person' ? cookieValue.slice(PERSON_PREFIX.length) : cookieValue);
   if (!parts) return undefined;
   const [, token = '', signature = ''] = parts;
-  const expected = Buffer.from(signatureOf(signingKey, token));
+  const expected = Buffer.from(signatureOf(signingKey, kind === 'person' ? PERSON_PREFIX + token : token));
   const presented = Buffer.from(signature);
-  return presented.length === expected.length && timingSafeEqual(presented, expected) ? token : undefined;
+  return presented.length === expected.length && timingSafeEqual(presented, expected) ? { kind, token } : undefined;
 }
 
 /**

@@ -9,6 +9,8 @@ export type { AuditDetails, AuditFieldChange } from './entities/AuditEvent.ts';
 export interface AuditEntry {
   workspaceId: string;
   rootKeyId: string | null;
+  /** The person who made the change in the dashboard (their id and email then); absent for a root key. */
+  actor?: { userId: string; email: string };
   /** The procedure that made the change, such as `keys.createKey`. */
   event: string;
   /** The ids the change named or produced, such as `{ apiId, keyId }`; never secrets. */
@@ -40,6 +42,8 @@ export async function recordAuditEvent(em: EntityManager, entry: AuditEntry): Pr
       workspace_id: entry.workspaceId,
       time: sql`now()`,
       root_key_id: entry.rootKeyId,
+      actor_user_id: entry.actor?.userId ?? null,
+      actor_email: entry.actor?.email ?? null,
       event: entry.event,
       resources: entry.resources,
       details: entry.details ?? null,

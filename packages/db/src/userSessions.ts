@@ -13,6 +13,8 @@ export interface UserSessionRecord {
   lastSeenAt: number;
   idleExpiresAt: number;
   absoluteExpiresAt: number;
+  /** The workspace's API rate limit per minute, which a person is held to as a root key is; null: none. */
+  apiRequestsPerMinute: number | null;
 }
 
 /** `now()` plus a number of milliseconds, in SQL. */
@@ -64,6 +66,7 @@ export async function findUserSession(em: EntityManager, tokenHash: string): Pro
       's.last_seen_at',
       's.idle_expires_at',
       's.absolute_expires_at',
+      'w.api_requests_per_minute',
     ])
     .where('s.token_hash', '=', tokenHash)
     .where('s.revoked_at', 'is', null)
@@ -83,6 +86,7 @@ export async function findUserSession(em: EntityManager, tokenHash: string): Pro
       lastSeenAt: found.last_seen_at.getTime(),
       idleExpiresAt: found.idle_expires_at.getTime(),
       absoluteExpiresAt: found.absolute_expires_at.getTime(),
+      apiRequestsPerMinute: found.api_requests_per_minute ?? null,
     }
   );
 }

@@ -13,6 +13,11 @@ export interface Context {
   services: Services;
   /** The dashboard's cookie session, where the transport carries one (`/trpc`); absent on `/v2`. */
   session?: SessionCarrier;
+  /**
+   * The origin the request was made to (`https://keyplane.example.com`, as the browser saw it behind a
+   * trusted proxy): links are made on it when PUBLIC_URL is unset. Absent where the transport does not say.
+   */
+  requestOrigin?: string;
   /** The caller's network address as the transport sees it (behind a trusted proxy, the forwarded one). */
   clientAddress?: string;
   /** The caller asked that this call not be recorded in analytics (`X-Unkey-Metrics: disabled`). */
@@ -41,8 +46,11 @@ export function oneAtATime(): <T>(call: () => Promise<T>) => Promise<T> {
 export interface SessionCarrier {
   /** The signed session value the request presented, if any. */
   presented: string | undefined;
-  /** Hands the browser this signed value to present until `expiresAt` (unix ms). */
-  issue(signedValue: string, expiresAt: number): void;
+  /**
+   * Hands the browser this signed value to present until `expiresAt` (unix ms). `Lax` for a person's
+   * session, which a sign-in through the OpenID provider's redirect must carry; `Strict` otherwise.
+   */
+  issue(signedValue: string, expiresAt: number, sameSite?: 'Strict' | 'Lax'): void;
   /** Tells the browser to forget its session. */
   clear(): void;
 }

@@ -11,6 +11,16 @@ import type { CreditSpender, RootKeyRecord, RootKeyUsageTracker } from '@keyplan
 import type { RatelimitRecorder, VerificationRecorder } from '@keyplane/events';
 import type { Quota, RateLimitEngine } from '@keyplane/ratelimit';
 
+/** People's accounts and how they sign in (docs/team-accounts.md). */
+export interface TeamSettings {
+  /** PUBLIC_URL: the origin links are made on; undefined: the request's own origin (`Context.requestOrigin`). */
+  publicUrl: string | undefined;
+  /** DASHBOARD_ROOT_KEY_SIGNIN: false refuses root keys as a dashboard sign-in in every workspace. */
+  rootKeySignIn: boolean;
+  /** Failed sign-ins per account (the per-address count is `signInThrottle`). */
+  accountSignInThrottle: Quota;
+}
+
 /** Long-lived, per-process collaborators shared by every request. */
 export interface Services {
   /** Live keys by hash; `null` caches "no such key" so garbage keys do not reach Postgres. */
@@ -55,6 +65,7 @@ export interface Services {
   webhooksAllowPrivate: boolean;
   /** Webhook endpoints one workspace may have (LIMIT_WEBHOOK_ENDPOINTS_PER_WORKSPACE; 412 past it). */
   webhookEndpointsPerWorkspace: number;
+  team: TeamSettings;
   /** Signs dashboard session cookies; the same on every node (kept in the database). */
   sessionSigningKey: Uint8Array;
   /** A failure that must not fail the request it happened in (the change itself has committed). */

@@ -26,7 +26,7 @@ import { openApiDescription } from './openapi.ts';
 import { type Problem, problemBody, problems } from './problem.ts';
 import { workspaceRateLimitHeaders } from './rateLimitHeaders.ts';
 import { type Exchange, requestListener } from './requests.ts';
-import { cookieSessionCarrier, crossSiteRefusal } from './sessionCookie.ts';
+import { cookieSessionCarrier, crossSiteRefusal, requestOriginOf } from './sessionCookie.ts';
 import { type CallerHeaders, createV2Handler, METRICS_HEADER, metricsDisabledBy, v2Route } from './v2.ts';
 
 export interface AppDeps {
@@ -101,6 +101,7 @@ export function createHttp(deps: AppDeps) {
       services: deps.services,
       session: caller.session,
       clientAddress: caller.clientAddress,
+      requestOrigin: caller.requestOrigin,
       metricsDisabled: caller.metricsDisabled,
       onWorkspaceRateLimit: caller.onWorkspaceRateLimit,
     });
@@ -143,6 +144,7 @@ export function createHttp(deps: AppDeps) {
         ...contextFor(exchange.requestId, {
           authorization,
           clientAddress: clientAddressOf(c.env.incoming),
+          requestOrigin: requestOriginOf(c.req.raw),
           metricsDisabled: metricsDisabledBy(c.req.header(METRICS_HEADER)),
           session: authorization === undefined ? cookieSessionCarrier(c, resHeaders) : undefined,
           onWorkspaceRateLimit: (state) => {

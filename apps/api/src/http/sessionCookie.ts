@@ -26,19 +26,30 @@ export function crossSiteRefusal(request: Request): string | undefined {
   return undefined;
 }
 
+/**
+ * The origin the browser addressed (scheme from X-Forwarded-Proto behind a proxy that ends TLS), on
+ * which links are made when PUBLIC_URL is unset.
+ */
+export function requestOriginOf(request: Request): string {
+  const url = new URL(request.url);
+  const forwarded = request.headers.get('x-forwarded-proto')?.split(',')[0]?.trim();
+  const protocol = forwarded === 'https' || forwarded === 'http' ? `${forwarded}:` : url.protocol;
+  return `${protocol}//${url.host}`;
+}
+
 /** Hands procedures the presented session and lets them set or clear the cookie on the response. */
 export function cookieSessionCarrier(c: Context, responseHeaders: Headers): SessionCarrier {
   const request = c.req.raw;
   const secure = new URL(request.url).protocol === 'https:' || request.headers.get('x-forwarded-proto') === 'https';
-  const write = (value: string, maxAge: number) => {
-    const cookie = generateCookie(SESSION_COOKIE, value, { maxAge, path: '/', httpOnly: true, sameSite: 'Strict' });
+  const write = (value: string, maxAge: number, sameSite: 'Strict' | 'Lax' = 'Strict') => {
+    const cookie = generateCookie(SESSION_COOKIE, value, { maxAge, path: '/', httpOnly: true, sameSite });
     // Secure goes last, in the attribute order the session tests pin (hono's puts it before SameSite).
     responseHeaders.append('set-cookie', secure ? `${cookie}; Secure` : cookie);
   };
   return {
     presented: getCookie(c, SESSION_COOKIE),
-    issue(signedValue, expiresAt) {
-      write(signedValue, Math.max(0, Math.round((expiresAt - Date.now()) / 1000)));
+    issue(signedValue, expiresAt, sameSite) {
+      write(signedValue, Math.max(0, Math.round((expiresAt - Date.now()) / 1000)), sameSite);
     },
     clear() {
       write('', 0);

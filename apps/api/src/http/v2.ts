@@ -25,6 +25,8 @@ export interface CallerHeaders {
   authorization: string | undefined;
   metricsDisabled: boolean;
   clientAddress?: string;
+  /** The origin the request was made to, where the transport knows it (links are made on it without PUBLIC_URL). */
+  requestOrigin?: string;
   session?: SessionCarrier;
   onWorkspaceRateLimit?(state: WorkspaceRateLimitState): void;
 }

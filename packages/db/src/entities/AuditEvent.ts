@@ -18,7 +18,7 @@ export interface AuditFieldChange {
   after: unknown;
 }
 
-/** One change made through the service: which procedure, by which root key, to which resources. */
+/** One change made through the service: which procedure, by which root key or person, to which resources. */
 export const AuditEventSchema = defineEntity({
   name: 'AuditEvent',
   tableName: 'audit_events',
@@ -27,6 +27,10 @@ export const AuditEventSchema = defineEntity({
     workspace: () => p.manyToOne(Workspace).deleteRule('cascade'),
     time: p.datetime().onCreate(() => new Date()),
     rootKeyId: p.string().length(64).nullable(),
+    /** The person who made the change in the dashboard; null for a root key's change. */
+    actorUserId: p.string().length(64).nullable(),
+    /** Their email as it was then, so the entry still names them after they are gone. */
+    actorEmail: p.string().length(320).nullable(),
     event: p.string().length(128),
     resources: p.json<Record<string, string>>(),
     /** Recorded since the audit log names and compares; older events have none. */

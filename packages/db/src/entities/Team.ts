@@ -122,3 +122,19 @@ export const SetupLinkSchema = defineEntity({
 });
 export class SetupLink extends SetupLinkSchema.class {}
 SetupLinkSchema.setClass(SetupLink);
+
+/** A single-use link an owner or admin issued for a person to set a new password. */
+export const PasswordResetSchema = defineEntity({
+  name: 'PasswordReset',
+  tableName: 'password_resets',
+  properties: {
+    id: p.string().length(64).primary(),
+    user: () => p.manyToOne(User).deleteRule('cascade').index(),
+    tokenHash: p.string().length(64).unique(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    expiresAt: p.datetime(),
+    usedAt: p.datetime().nullable(),
+  },
+});
+export class PasswordReset extends PasswordResetSchema.class {}
+PasswordResetSchema.setClass(PasswordReset);

@@ -10,6 +10,8 @@ export const WorkspaceSchema = defineEntity({
     deletedAt: p.datetime().nullable(),
     /** Requests per minute the workspace's root keys may make; null: no limit (the reference's default). */
     apiRequestsPerMinute: p.integer().nullable(),
+    /** Whether the dashboard takes a root key as a sign-in here (an owner may turn it off; DASHBOARD_ROOT_KEY_SIGNIN=false turns it off everywhere). */
+    rootKeySignIn: p.boolean().default(true),
   },
   checks: [{ name: 'workspaces_api_requests_per_minute_check', expression: '"api_requests_per_minute" >= 0' }],
 });

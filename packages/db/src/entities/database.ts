@@ -32,6 +32,7 @@ import type {
   InvitationSchema,
   MembershipSchema,
   PasskeySchema,
+  PasswordResetSchema,
   SetupLinkSchema,
   UserSchema,
   UserSessionSchema,
@@ -88,6 +89,7 @@ type Inferred = InferKyselyDB<
   | typeof InvitationSchema
   | typeof UserSessionSchema
   | typeof PasskeySchema
+  | typeof PasswordResetSchema
   | typeof SetupLinkSchema
   | typeof KeyVerificationPerMinute
   | typeof KeyVerificationPerHour

@@ -30,7 +30,7 @@ import { Role } from './Role.ts';
 import { RolePermission } from './RolePermission.ts';
 import { RootKey } from './RootKey.ts';
 import { ServerSecret } from './ServerSecret.ts';
-import { Invitation, Membership, Passkey, SetupLink, User, UserSession } from './Team.ts';
+import { Invitation, Membership, Passkey, PasswordReset, SetupLink, User, UserSession } from './Team.ts';
 import { VaultKey } from './VaultKey.ts';
 import { WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent, WebhookKeyNotice } from './Webhook.ts';
 import { Workspace } from './Workspace.ts';
@@ -54,6 +54,7 @@ export {
   MAX_KEY_HASH_LENGTH,
   Membership,
   Passkey,
+  PasswordReset,
   Permission,
   Ratelimit,
   RatelimitEvent,
@@ -119,5 +120,6 @@ export const entities = [
   Invitation,
   UserSession,
   Passkey,
+  PasswordReset,
   SetupLink,
 ];

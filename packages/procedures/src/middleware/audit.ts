@@ -80,6 +80,7 @@ export async function recordChange(
     await recordAuditEvent(ctx.em, {
       workspaceId: principal.workspaceId,
       rootKeyId: principal.rootKeyId,
+      actor: principal.person && { userId: principal.person.userId, email: principal.person.email },
       event,
       resources: resourcesOf(input, output),
       details: auditDetails(before, after),

@@ -6,26 +6,68 @@ import {
   isGranted,
   isGrantedOnAny,
   type MaybePromise,
+  type MemberManager,
   missingPermissions,
   openSignedSession,
+  PERSON_SESSION_IDLE_MS,
+  PERSON_SESSION_TOUCH_INTERVAL_MS,
   type PermissionTuple,
   parsePermission,
+  rolePermissions,
+  TEAM_ROLES,
+  type TeamRole,
   unauthorized,
   type WorkspaceLimits,
 } from '@keyplane/core';
-import { findDashboardSession, findRootKeyByHash, type PermissionCreation, type RootKeyRecord } from '@keyplane/db';
+import {
+  findDashboardSession,
+  findRootKeyByHash,
+  findUserSession,
+  type PermissionCreation,
+  type RootKeyRecord,
+  touchUserSession,
+} from '@keyplane/db';
 import type { Context } from '../context.ts';
 
+/** A person signed in to the dashboard with their account (docs/team-accounts.md). */
+export interface PersonActor {
+  userId: string;
+  email: string;
+  name: string;
+  role: TeamRole;
+  sessionId: string;
+  /** Unix ms when the session ends unless used again (idle), and at the latest (absolute). */
+  idleExpiresAt: number;
+  absoluteExpiresAt: number;
+}
+
+/**
+ * Who is calling: a root key (the Authorization header, or a dashboard session opened with one), or
+ * a person signed in to their account, whose permissions are their role's. Both pass the same checks.
+ */
 export interface RootKeyPrincipal {
-  rootKeyId: string;
+  /** Null for a person. */
+  rootKeyId: string | null;
   workspaceId: string;
   permissions: readonly string[];
   /** Unix ms when the root key expires (for a dashboard session: its root key's); null: never. */
   expiresAt: number | null;
   /** The workspace's API rate limit per minute, applied to root-key and dashboard-session requests; null: none. */
   apiRequestsPerMinute: number | null;
-  /** Set when the caller is the dashboard acting for a signed-in operator. */
+  /** Set when the caller is the dashboard acting for an operator signed in with a root key. */
   session?: { rootKeyName: string | null; expiresAt: number };
+  /** Set when the caller is a person signed in to their account. */
+  person?: PersonActor;
+}
+
+/** A root key itself, as its token authenticates it. */
+export type RootKeyTokenPrincipal = RootKeyPrincipal & { rootKeyId: string };
+
+/** Who manages people, as the rules of core/team/roles.ts judge them. */
+export function memberManagerOf(principal: RootKeyPrincipal): MemberManager {
+  return principal.person
+    ? { kind: 'user', userId: principal.person.userId, role: principal.person.role }
+    : { kind: 'rootKey', permissions: principal.permissions };
 }
 
 export const MANAGE_ROOT_KEYS: PermissionTuple = {
@@ -53,11 +95,20 @@ const ROOT_KEY_REVOKED =
   'Your dashboard session ended: the root key you signed in with was revoked. Sign in with another root key.';
 const ROOT_KEY_EXPIRED =
   'Your dashboard session ended: the root key you signed in with has expired. Sign in with another root key.';
+const PERSON_SESSION_ENDED =
+  'Your session has ended: it expired, you signed out, or your access to this workspace changed. Sign in again.';
+
+// Each role's permissions, computed once: every request of a person reads them.
+const ROLE_GRANTS = new Map<TeamRole, readonly string[]>(
+  TEAM_ROLES.map((role) => [role, Object.freeze(rolePermissions(role))]),
+);
+const grantsOfRole = (role: TeamRole): readonly string[] => ROLE_GRANTS.get(role) ?? [];
 
 async function authenticateSession(ctx: Context, presented: string): Promise<RootKeyPrincipal> {
-  const token = openSignedSession(ctx.services.sessionSigningKey, presented);
-  if (token === undefined) throw unauthorized(SESSION_ENDED);
-  const session = await findDashboardSession(ctx.em, hashKey(token));
+  const opened = openSignedSession(ctx.services.sessionSigningKey, presented);
+  if (opened === undefined) throw unauthorized(SESSION_ENDED);
+  if (opened.kind === 'person') return authenticatePersonSession(ctx, opened.token);
+  const session = await findDashboardSession(ctx.em, hashKey(opened.token));
   const now = ctx.services.now();
   if (!session) throw unauthorized(SESSION_ENDED);
   if (session.rootKeyRevokedAt !== null) throw unauthorized(ROOT_KEY_REVOKED);
@@ -71,6 +122,37 @@ async function authenticateSession(ctx: Context, presented: string): Promise<Roo
     // A session is one more client of the workspace: a cookie must not be a way around its limit.
     apiRequestsPerMinute: session.apiRequestsPerMinute,
     session: { rootKeyName: session.rootKeyName, expiresAt: session.expiresAt },
+  };
+}
+
+/**
+ * A person's session, read from the database on every request with their role as it is now: a
+ * removal, a role change or a password reset holds on every node from the moment it commits.
+ */
+async function authenticatePersonSession(ctx: Context, token: string): Promise<RootKeyPrincipal> {
+  const session = await findUserSession(ctx.em, hashKey(token));
+  if (!session) throw unauthorized(PERSON_SESSION_ENDED);
+  const now = ctx.services.now();
+  let idleExpiresAt = session.idleExpiresAt;
+  if (now - session.lastSeenAt >= PERSON_SESSION_TOUCH_INTERVAL_MS) {
+    await touchUserSession(ctx.em, session.sessionId, PERSON_SESSION_IDLE_MS);
+    idleExpiresAt = Math.min(now + PERSON_SESSION_IDLE_MS, session.absoluteExpiresAt);
+  }
+  return {
+    rootKeyId: null,
+    workspaceId: session.workspaceId,
+    permissions: grantsOfRole(session.role),
+    expiresAt: null,
+    apiRequestsPerMinute: session.apiRequestsPerMinute,
+    person: {
+      userId: session.userId,
+      email: session.email,
+      name: session.name,
+      role: session.role,
+      sessionId: session.sessionId,
+      idleExpiresAt,
+      absoluteExpiresAt: session.absoluteExpiresAt,
+    },
   };
 }
 
@@ -90,14 +172,14 @@ export function authenticateRootKey(ctx: Context): MaybePromise<RootKeyPrincipal
  * A root key presented as such (a Bearer token, or typed into the dashboard's sign-in). A cached
  * root key is answered at once, not as a promise: every root-key call runs this.
  */
-export function authenticateRootKeyToken(ctx: Context, token: string): MaybePromise<RootKeyPrincipal> {
+export function authenticateRootKeyToken(ctx: Context, token: string): MaybePromise<RootKeyTokenPrincipal> {
   const hash = hashKey(token);
   const rootKey = ctx.services.rootKeyCache.lookUp(hash, async () => (await findRootKeyByHash(ctx.em, hash)) ?? null);
   return rootKey instanceof Promise ? rootKey.then((found) => principalOf(ctx, found)) : principalOf(ctx, rootKey);
 }
 
 /** The principal of a root key found by its hash (the lookup compared the hashes), or the contract's 401s. */
-function principalOf(ctx: Context, rootKey: RootKeyRecord | null): RootKeyPrincipal {
+function principalOf(ctx: Context, rootKey: RootKeyRecord | null): RootKeyTokenPrincipal {
   if (!rootKey) throw unauthorized('The provided root key is invalid. We could not find the requested key.');
   if (rootKey.revokedAt !== null) throw unauthorized('The provided root key has been revoked.');
   const now = Date.now();

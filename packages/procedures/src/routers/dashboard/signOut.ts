@@ -1,5 +1,5 @@
 import { hashKey, openSignedSession } from '@keyplane/core';
-import { deleteDashboardSession } from '@keyplane/db';
+import { deleteDashboardSession, revokeUserSession } from '@keyplane/db';
 import { z } from 'zod';
 import { publicProcedure } from '../../trpc.ts';
 import { sessionTransportOf } from './sessionTransport.ts';
@@ -9,11 +9,12 @@ export const signOutOutput = z.object({});
 /** Internal (the dashboard): ends the session on the server, not only in the browser. Always succeeds. */
 export const signOut = publicProcedure.output(signOutOutput).mutation(async ({ ctx }) => {
   const transport = sessionTransportOf(ctx);
-  const token =
+  const opened =
     transport.presented === undefined
       ? undefined
       : openSignedSession(ctx.services.sessionSigningKey, transport.presented);
-  if (token !== undefined) await deleteDashboardSession(ctx.em, hashKey(token));
+  if (opened?.kind === 'rootKey') await deleteDashboardSession(ctx.em, hashKey(opened.token));
+  if (opened?.kind === 'person') await revokeUserSession(ctx.em, hashKey(opened.token));
   transport.clear();
   return {};
 });
