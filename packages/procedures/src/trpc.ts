@@ -1,4 +1,5 @@
 import { createChangeLog, settle } from '@keyplane/caches';
+import { unauthorized } from '@keyplane/core';
 import { initTRPC } from '@trpc/server';
 import type { Context } from './context.ts';
 import { domainErrorOf, publicErrorOf, toTRPCError } from './errors.ts';
@@ -98,3 +99,14 @@ export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 export const publicProcedure = t.procedure.use(domainErrors);
 export const rootKeyProcedure = t.procedure.use(authenticated);
+/**
+ * A person signed in to their account (the dashboard), never a root key: their own settings. The
+ * person is `ctx.person`; `ctx.rootKey` is the same principal, for the audit and the checks.
+ */
+export const personProcedure = rootKeyProcedure.use(({ ctx, next }) => {
+  const { person } = ctx.rootKey;
+  if (!person) {
+    throw toTRPCError(unauthorized('This call is for a person signed in to their account; a root key has no account.'));
+  }
+  return next({ ctx: { person } });
+});
