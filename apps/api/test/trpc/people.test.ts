@@ -41,7 +41,7 @@ describe('401', () => {
     await rows(api.em(), sql`delete from memberships where user_id = ${person.userId}`);
     const reply = await callProcedure(api, 'apis.listApis', {}, { session: person.session });
     expect(reply.status).toBe(401);
-    expect(reply.error.message).toMatch(/Sign in again/);
+    expect(reply.error?.message).toMatch(/Sign in again/);
   });
 
   it("refuses a person's cookie with its kind mark removed", async () => {
@@ -56,6 +56,6 @@ describe('403', () => {
     const person = await signedInPerson(api, workspace.workspaceId, 'viewer');
     const reply = await callProcedure(api, 'apis.createApi', { name: 'nope' }, { session: person.session });
     expect(reply.status).toBe(403);
-    expect(reply.error.message).toContain('api.*.create_api');
+    expect(reply.error?.message).toContain('api.*.create_api');
   });
 });
