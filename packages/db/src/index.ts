@@ -102,6 +102,11 @@ export {
 } from './members.ts';
 export { createOrm, migrate, type Orm, type OrmOptions, ormConfig, pendingMigrations } from './orm.ts';
 export {
+  consumePasskeyChallenge,
+  createPasskeyChallenge,
+  type PasskeyChallengePurpose,
+} from './passkeyChallenges.ts';
+export {
   addPasskey,
   findPasskeyByCredentialId,
   listPasskeys,
@@ -154,6 +159,7 @@ export {
 } from './rootKeys.ts';
 export { createRootKeyUsageTracker, type RootKeyUsageTracker } from './rootKeyUsage.ts';
 export { consumeSetupLink, createSetupLink } from './setupLinks.ts';
+export { findSignInWorkspace } from './signInWorkspace.ts';
 export {
   databaseErrorCode,
   type EntityManager,
