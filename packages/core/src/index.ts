@@ -61,6 +61,7 @@ export * from './rootKeys.ts';
 export * from './sessions.ts';
 export { Tally } from './tally.ts';
 export * from './team/members.ts';
+export * from './team/passkeys.ts';
 export * from './team/passwords.ts';
 export * from './team/roles.ts';
 export * from './team/tokens.ts';

@@ -61,7 +61,7 @@ const REFUND_MARGIN_MS = 1000;
  * is refused at once (429) and its key is never looked at. An attempt that was not refused for its
  * key (401, 403) is given back. Without an address nothing is counted.
  */
-async function throttlingFailures<T>(ctx: Context, signIn: () => Promise<T>): Promise<T> {
+export async function throttlingFailures<T>(ctx: Context, signIn: () => Promise<T>): Promise<T> {
   const throttle = ctx.services.signInThrottle;
   if (ctx.clientAddress === undefined) return signIn();
   const key = signInThrottleKey(ctx.clientAddress);
