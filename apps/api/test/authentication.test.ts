@@ -11,7 +11,14 @@ const api = useApi();
 
 const PUBLIC = [...publicProcedureTable(appRouter).keys()];
 /** Called with a dashboard session, not a root key: dashboard.session.test.ts has their 401s. */
-const SESSION_PROCEDURES = ['dashboard.session', 'dashboard.signIn', 'dashboard.signOut'];
+const SESSION_PROCEDURES = [
+  'dashboard.session',
+  'dashboard.signIn',
+  'dashboard.signOut',
+  // Before anyone is signed in: account.passkeys.test.ts has their refusals.
+  'account.passkeySignInOptions',
+  'account.signInWithPasskey',
+];
 /** `/trpc` serves every procedure, the public ones included, to root key holders. */
 const ROOT_KEY_PROCEDURES = Object.keys(appRouter._def.procedures).filter((path) => !SESSION_PROCEDURES.includes(path));
 

@@ -24,6 +24,12 @@ export type PasskeySignInOptions = PublicKeyCredentialRequestOptionsJSON;
 export const PASSKEY_CHALLENGE_LIFETIME_MS = 5 * 60 * 1000;
 const CEREMONY_TIMEOUT_MS = 2 * 60 * 1000;
 const CHALLENGE_BYTES = 32;
+/**
+ * EdDSA, ES256 and RS256, what authenticators make. Named here, not left to the library's default,
+ * which probes the runtime for ML-DSA: an experimental Web Crypto feature in Node 24 that prints a
+ * warning into the server's output.
+ */
+const ALGORITHMS = [-8, -7, -257];
 
 /** The relying party: the service as the address people reach it at (PUBLIC_URL, else the request's). */
 export interface RelyingParty {
@@ -80,6 +86,7 @@ export async function passkeyRegistrationOptions(
       transports: [...transports],
     })),
     authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
+    supportedAlgorithmIDs: ALGORITHMS,
   });
   return { options, challenge: issued(options.challenge, now) };
 }
@@ -106,6 +113,7 @@ export async function verifyPasskeyRegistration(
       expectedOrigin: rp.origin,
       expectedRPID: rp.id,
       requireUserVerification: true,
+      supportedAlgorithmIDs: ALGORITHMS,
     });
   } catch (error) {
     throw notAdded(error instanceof Error ? error.message : 'the authenticator’s answer could not be verified.');
