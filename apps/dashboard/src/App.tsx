@@ -19,6 +19,7 @@ function screen<TProps extends object>(
   return lazy(async () => ({ default: (await load())[name] as ComponentType<TProps> }));
 }
 
+const AccountPasskeys = screen(() => import('./screens/AccountPasskeys.tsx'), 'AccountPasskeys');
 const Apis = screen(() => import('./screens/Apis.tsx'), 'Apis');
 const ApiDetail = screen<{ apiId: string }>(() => import('./screens/ApiDetail.tsx'), 'ApiDetail');
 const AuditLog = screen(() => import('./screens/AuditLog.tsx'), 'AuditLog');
@@ -81,6 +82,7 @@ const ROUTES: [string, (params: Record<string, string>) => ReactNode][] = [
   ['/webhooks/:endpointId', ({ endpointId = '' }) => <WebhookDetail key={endpointId} endpointId={endpointId} />],
   ['/audit', () => <AuditLog />],
   ['/settings', () => <WorkspaceSettings />],
+  ['/account/passkeys', () => <AccountPasskeys />],
 ];
 
 function Screen() {

@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { KeyRound } from 'lucide-react';
 import { type FormEvent, useState } from 'react';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
+import { PasskeySignInButton } from '../components/PasskeySignInButton.tsx';
 import { clearSessionEndReason, sessionEndReason } from '../sessionEnd.ts';
 import { trpc } from '../trpc.ts';
 import { useDocumentTitle } from '../useDocumentTitle.ts';
@@ -62,6 +63,7 @@ export function SignIn() {
           {signIn.isPending ? 'Signing in…' : 'Sign in'}
         </button>
       </form>
+      <PasskeySignInButton />
       <div className="mt-6 border-t border-line pt-4 text-sm">
         <h2 className="text-base">Where do I get a root key?</h2>
         <ul className="mt-1 list-disc space-y-1 pl-5 text-muted">

@@ -17,8 +17,15 @@ import { hashKey } from '../keys.ts';
 // to a challenge another node handed out.
 
 export type { AuthenticationResponseJSON, RegistrationResponseJSON };
-export type PasskeyRegistrationOptions = PublicKeyCredentialCreationOptionsJSON;
-export type PasskeySignInOptions = PublicKeyCredentialRequestOptionsJSON;
+/**
+ * The options as the browser takes them. Their `extensions` are the only ones the service asks for
+ * (credProps on registration, none on sign-in), typed so: the library's type of every extension
+ * holds binary fields that do not survive as JSON types through tRPC.
+ */
+export type PasskeyRegistrationOptions = Omit<PublicKeyCredentialCreationOptionsJSON, 'extensions'> & {
+  extensions?: { credProps?: boolean };
+};
+export type PasskeySignInOptions = Omit<PublicKeyCredentialRequestOptionsJSON, 'extensions'>;
 
 /** How long a challenge can be answered: the browser's own wait (the options' timeout) and some slack. */
 export const PASSKEY_CHALLENGE_LIFETIME_MS = 5 * 60 * 1000;

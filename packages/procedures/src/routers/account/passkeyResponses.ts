@@ -13,13 +13,18 @@ const base64url = (max: number) =>
 
 /** A credential id: WebAuthn allows up to 1023 bytes, 1364 characters in base64url. */
 const credentialIdSchema = base64url(1400).min(1);
-const TRANSPORTS = ['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-card', 'usb'] as const;
 
 const credentialFields = {
   id: credentialIdSchema,
   rawId: credentialIdSchema,
   type: z.literal('public-key'),
-  clientExtensionResults: z.record(z.string(), z.unknown()).default({}),
+  /** Extensions' results: the service asks for none it reads. */
+  clientExtensionResults: z
+    .custom<object>(
+      (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+      'must be an object',
+    )
+    .default({}),
   authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
 };
 
@@ -29,7 +34,11 @@ export const registrationResponseSchema = z.object({
     clientDataJSON: base64url(16_384).min(1),
     attestationObject: base64url(65_536).min(1),
     authenticatorData: base64url(65_536).optional(),
-    transports: z.array(z.enum(TRANSPORTS)).max(TRANSPORTS.length).optional(),
+    /** `usb`, `nfc`, `ble`, `internal`, `hybrid`, …: hints kept for the browser, whatever new ones come. */
+    transports: z
+      .array(z.string().regex(/^[a-z-]{1,32}$/, 'must be a transport name such as usb or internal'))
+      .max(16)
+      .optional(),
     publicKeyAlgorithm: z.number().int().optional(),
     publicKey: base64url(16_384).optional(),
   }),
