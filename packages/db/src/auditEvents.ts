@@ -64,7 +64,7 @@ export type ReadableIds = readonly string[] | undefined;
  * the API, of a key to one that may read the keys of its API, of an identity, namespace or webhook
  * endpoint to one that may read it (an event naming none of them: to one that may read them all),
  * of roles or permissions to one that may read those, and of the workspace itself (root keys,
- * sign-ins, the CLI) to one that manages root keys. Anything else: to one that may read everything.
+ * sign-ins, the CLI) to one that may read root keys. Anything else: to one that may read everything.
  */
 export interface AuditVisibility {
   apis: ReadableIds;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { expectInternalMissingPermissions } from '../assertions.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import { callInternal, callProcedure } from '../internal.ts';
+import { signedInPerson } from '../people.ts';
 
 const { api, workspace } = useApiWithWorkspace();
 
@@ -24,6 +25,17 @@ describe('200', () => {
     const { rootKey } = await owner.rootKeyWith(['workspace.*.manage_root_keys', `api.${apiId}.read_api`]);
     expect((await names(rootKey)).data.events).toEqual(['apis.createApi']);
   });
+
+  it('to a root key holding workspace.*.read_audit_log, and to a viewer', async () => {
+    const owner = await api.workspace();
+    await api.post('apis.createApi', { name: 'read' }, owner.rootKey);
+    const { rootKey } = await owner.rootKeyWith(['workspace.*.read_audit_log', 'api.*.read_api']);
+    expect((await names(rootKey)).data.events).toEqual(['apis.createApi']);
+    const viewer = await signedInPerson(api, owner.workspaceId, 'viewer');
+    const asViewer = await callProcedure(api, 'audit.listEventNames', undefined, { session: viewer.session });
+    expect(asViewer.status).toBe(200);
+    expect(asViewer.data.events).toContain('apis.createApi');
+  });
 });
 
 describe('400', () => {
@@ -34,9 +46,15 @@ describe('400', () => {
 });
 
 describe('403', () => {
-  it('without workspace.*.manage_root_keys, naming it', async () => {
+  it('without workspace.*.read_audit_log, naming it', async () => {
     const { rootKey } = await workspace.rootKeyWith(['api.*.read_api']);
-    expectInternalMissingPermissions(await names(rootKey), 'workspace.*.manage_root_keys');
+    expectInternalMissingPermissions(await names(rootKey), 'workspace.*.read_audit_log');
+  });
+
+  it('to a member, whose role does not read the audit log', async () => {
+    const member = await signedInPerson(api, workspace.workspaceId, 'member');
+    const reply = await callProcedure(api, 'audit.listEventNames', undefined, { session: member.session });
+    expectInternalMissingPermissions(reply, 'workspace.*.read_audit_log');
   });
 });
 

@@ -1,6 +1,6 @@
 import { listAuditEventNames } from '@keyplane/db';
 import { z } from 'zod';
-import { MANAGE_ROOT_KEYS, requirePermissions } from '../../middleware/auth.ts';
+import { READ_AUDIT_LOG, requirePermissions } from '../../middleware/auth.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 import { auditVisibility } from './auditVisibility.ts';
 
@@ -13,6 +13,6 @@ export const listEventNames = rootKeyProcedure
   .input(listEventNamesInput)
   .output(listEventNamesOutput)
   .query(async ({ ctx }) => {
-    requirePermissions(ctx.rootKey, [MANAGE_ROOT_KEYS]);
+    requirePermissions(ctx.rootKey, [READ_AUDIT_LOG]);
     return { events: await listAuditEventNames(ctx.em, ctx.rootKey.workspaceId, auditVisibility(ctx.rootKey)) };
   });

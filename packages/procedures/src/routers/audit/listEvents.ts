@@ -1,6 +1,6 @@
 import { countAuditEvents, listAuditEvents } from '@keyplane/db';
 import { z } from 'zod';
-import { MANAGE_ROOT_KEYS, requirePermissions } from '../../middleware/auth.ts';
+import { READ_AUDIT_LOG, requirePermissions } from '../../middleware/auth.ts';
 import { decodeCursor, listOutput, paginationInput, toPage } from '../../pagination.ts';
 import { resourceIdSchema, textSchema } from '../../schemas.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
@@ -60,7 +60,7 @@ export const listEvents = rootKeyProcedure
   .input(listEventsInput)
   .output(listEventsOutput)
   .query(async ({ ctx, input }) => {
-    requirePermissions(ctx.rootKey, [MANAGE_ROOT_KEYS]);
+    requirePermissions(ctx.rootKey, [READ_AUDIT_LOG]);
     const { workspaceId } = ctx.rootKey;
     const limit = input?.limit ?? 100;
     const filters = {
