@@ -252,3 +252,24 @@ export async function listAuditEventNames(
     .execute();
   return found.map((row) => row.event);
 }
+
+/**
+ * The people who made the changes of the workspace's log the reader may see, each with the email
+ * of their latest change, by email: for a filter to offer.
+ */
+export async function listAuditEventPeople(
+  em: EntityManager,
+  workspaceId: string,
+  visibility?: AuditVisibility,
+): Promise<{ userId: string; email: string }[]> {
+  const found = await filteredEvents(em, workspaceId, { visibleTo: visibility })
+    .where('e.actor_user_id', 'is not', null)
+    .select(['e.actor_user_id', 'e.actor_email'])
+    .distinctOn('e.actor_user_id')
+    .orderBy('e.actor_user_id')
+    .orderBy('e.id', 'desc')
+    .execute();
+  return found
+    .map((row) => ({ userId: row.actor_user_id ?? '', email: row.actor_email ?? '' }))
+    .sort((a, b) => a.email.localeCompare(b.email));
+}

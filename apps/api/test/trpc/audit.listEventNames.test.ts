@@ -15,6 +15,28 @@ describe('200', () => {
     const reply = await names();
     expect(reply.status).toBe(200);
     expect(reply.data.events).toEqual(['apis.createApi', 'ratelimit.createNamespace']);
+    expect(reply.data.people).toEqual([]);
+  });
+
+  it('names the people who made the changes it may see, once each, by email', async () => {
+    const owner = await api.workspace();
+    const bea = await signedInPerson(api, owner.workspaceId, 'admin', { email: 'bea@example.test' });
+    const al = await signedInPerson(api, owner.workspaceId, 'member', { email: 'al@example.test' });
+    for (const person of [bea, al, bea]) {
+      await callProcedure(api, 'apis.createApi', { name: `by-${person.email}` }, { session: person.session });
+    }
+    await callProcedure(api, 'identities.createIdentity', { externalId: 'hidden' }, { session: al.session });
+    await signedInPerson(api, owner.workspaceId, 'viewer', { email: 'idle@example.test' });
+    expect((await names(owner.rootKey)).data.people).toEqual([
+      { userId: al.userId, email: 'al@example.test' },
+      { userId: bea.userId, email: 'bea@example.test' },
+    ]);
+    // Only the people of the events it may see: an identity's change is out of this reader's reach.
+    const { rootKey } = await owner.rootKeyWith(['workspace.*.read_audit_log', 'identity.*.read_identity']);
+    expect((await names(rootKey)).data).toEqual({
+      events: ['identities.createIdentity'],
+      people: [{ userId: al.userId, email: 'al@example.test' }],
+    });
   });
 
   it('names only the events the root key may see (docs/contract.md#audit-log)', async () => {
