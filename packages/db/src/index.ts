@@ -26,6 +26,7 @@ export {
   type AuditVisibility,
   countAuditEvents,
   listAuditEventNames,
+  listAuditEventPeople,
   listAuditEvents,
   recordAuditEvent,
 } from './auditEvents.ts';
