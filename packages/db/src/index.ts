@@ -196,6 +196,7 @@ export {
 } from './webhooks.ts';
 export {
   deleteWorkspace,
+  findOldestWorkspace,
   findWorkspace,
   setWorkspaceApiRateLimit,
   type WorkspaceRecord,

@@ -7,6 +7,10 @@ export interface AuditDetails {
   names?: Record<string, string>;
   /** Each setting the change altered, with its value before and after. */
   changes?: AuditFieldChange[];
+  /** How a person signed in, on sign-in events (`sso`, …). */
+  method?: string;
+  /** Why a sign-in was refused, in the words the person was shown; never a secret. */
+  reason?: string;
 }
 
 export interface AuditFieldChange {
