@@ -281,7 +281,7 @@ function auditOf(em: EntityManager, workspaceId: string, clientAddress: string |
         actor: user && { userId: user.userId, email: user.email },
         event: 'account.signInFailed',
         resources: user ? { userId: user.userId } : {},
-        details: { method: 'sso', reason },
+        details: { method: 'sso', reason, ...(email === undefined ? {} : { email }) },
         clientAddress,
       });
     },

@@ -11,6 +11,8 @@ export interface AuditDetails {
   method?: string;
   /** Why a sign-in was refused, in the words the person was shown; never a secret. */
   reason?: string;
+  /** The address a refused sign-in was made with, which may have no account. */
+  email?: string;
 }
 
 export interface AuditFieldChange {

@@ -45,6 +45,8 @@ export const listEventsOutput = listOutput(
         method: z.string().optional(),
         /** Why a sign-in was refused. */
         reason: z.string().optional(),
+        /** The address a refused sign-in was made with. */
+        email: z.string().optional(),
       })
       .nullable(),
     /** The caller's network address, where it was known. */
