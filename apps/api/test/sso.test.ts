@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { rows, sql } from '@keyplane/db';
@@ -56,6 +57,8 @@ let workspaceId: string;
 let withDefaultRole: TestServer;
 /** The same node with PUBLIC_URL set. */
 let behindPublicUrl: TestServer;
+/** The same node, configured with a provider nobody answers at. */
+let providerDown: TestServer;
 /** Every value of `code` and `state` the provider sent back, none of which may reach a page or a log. */
 const secretsSeen = new Set<string>();
 
@@ -82,7 +85,19 @@ beforeAll(async () => {
     },
     sso: ssoSettings(),
   });
+  const closedPort = createServer();
+  await new Promise<void>((resolve) => closedPort.listen(0, '127.0.0.1', resolve));
+  const nobodyThere = `http://127.0.0.1:${(closedPort.address() as AddressInfo).port}`;
+  await new Promise<void>((resolve) => closedPort.close(() => resolve()));
+  providerDown = await serveHttp({
+    ...deps,
+    services: { ...api.services, team: { ...api.services.team, sso: true } },
+    sso: { ...ssoSettings(), issuer: nobodyThere },
+  });
+  const signingKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' });
   const provider = new Provider(issuer, {
+    jwks: { keys: [{ ...signingKey, kid: 'test', alg: 'RS256', use: 'sig' }] },
+    ttl: { AccessToken: 600, AuthorizationCode: 60, Grant: 600, IdToken: 600, Interaction: 600, Session: 600 },
     clients: [
       {
         client_id: CLIENT_ID,
@@ -106,6 +121,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await withDefaultRole?.close();
   await behindPublicUrl?.close();
+  await providerDown?.close();
   await new Promise<void>((resolve) => providerServer.close(() => resolve()));
 });
 
@@ -363,6 +379,25 @@ describe('403 refusals', () => {
       groups: ['kp-admins'],
     });
     expectRefusalPage(await signInWithSso('victor'), 403, /victor@example\.test is not verified/);
+  });
+});
+
+describe('the provider', () => {
+  it('refusing the sign-in (the person cancels there) is a page naming its error code', async () => {
+    const jar = new CookieJar();
+    const atLogin = await browse(jar, new URL('/auth/oidc/start', api.url), 'nobody', (url) =>
+      url.pathname.startsWith('/interaction/'),
+    );
+    const login = atLogin.stoppedAt as URL;
+    await request(jar, login);
+    const cancelled = await browse(jar, new URL(`${login.pathname}/abort`, issuer), 'nobody');
+    expectRefusalPage(cancelled, 403, /Your identity provider did not sign you in \(access_denied\)/);
+    expect(jar.get(new URL(api.url).origin, 'keyplane_session')).toBeUndefined();
+  });
+
+  it('out of reach is a page saying so, at the start', async () => {
+    const started = await request(new CookieJar(), new URL('/auth/oidc/start', providerDown.url));
+    expectRefusalPage(started, 502, /could not talk to the single sign-on provider/);
   });
 });
 
