@@ -55,6 +55,8 @@ const accounts = new Map<string, { email: string; email_verified?: boolean; name
 let workspaceId: string;
 /** The same node, with OIDC_DEFAULT_ROLE=viewer. */
 let withDefaultRole: TestServer;
+/** The same node, without a role map (a provider with no groups, as Google's): OIDC_DEFAULT_ROLE=viewer. */
+let withoutGroups: TestServer;
 /** The same node with PUBLIC_URL set. */
 let behindPublicUrl: TestServer;
 /** The same node, configured with a provider nobody answers at. */
@@ -76,6 +78,11 @@ beforeAll(async () => {
     ...deps,
     services: { ...api.services, team: { ...api.services.team, sso: true } },
     sso: ssoSettings({ defaultRole: 'viewer' }),
+  });
+  withoutGroups = await serveHttp({
+    ...deps,
+    services: { ...api.services, team: { ...api.services.team, sso: true } },
+    sso: ssoSettings({ roleMap: [], defaultRole: 'viewer' }),
   });
   behindPublicUrl = await serveHttp({
     ...deps,
@@ -102,7 +109,7 @@ beforeAll(async () => {
       {
         client_id: CLIENT_ID,
         client_secret: CLIENT_SECRET,
-        redirect_uris: [api.url, withDefaultRole.url].map((url) => `${url}/auth/oidc/callback`),
+        redirect_uris: [api.url, withDefaultRole.url, withoutGroups.url].map((url) => `${url}/auth/oidc/callback`),
         grant_types: ['authorization_code'],
         response_types: ['code'],
       },
@@ -121,6 +128,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await withDefaultRole?.close();
   await behindPublicUrl?.close();
+  await withoutGroups?.close();
   await providerDown?.close();
   await new Promise<void>((resolve) => providerServer.close(() => resolve()));
 });
@@ -369,6 +377,15 @@ describe('403 refusals', () => {
     const signedIn = await signInWithSso('carol', withDefaultRole);
     expect(signedIn.response.status).toBe(303);
     expect((await sessionOf(signedIn.session)).person).toMatchObject({ email: 'carol@example.test', role: 'viewer' });
+  });
+
+  it('without a role map, gives newcomers OIDC_DEFAULT_ROLE and leaves members the role set in Keyplane', async () => {
+    accounts.set('gina', { email: 'gina@example.test', name: 'Gina', groups: [] });
+    const first = await sessionOf((await signInWithSso('gina', withoutGroups)).session);
+    expect(first.person?.role).toBe('viewer');
+    await rows(api.em(), sql`update memberships set role = 'admin' where user_id = ${first.person?.userId ?? ''}`);
+    const again = await sessionOf((await signInWithSso('gina', withoutGroups)).session);
+    expect(again.person?.role).toBe('admin');
   });
 
   it('refuses an email the provider says is not verified', async () => {

@@ -178,6 +178,8 @@ export function ssoRoutes(deps: SsoDeps): Hono<Env> {
         workspaceId: workspace.id,
         userId,
         role: decision.role,
+        // Without a role map the provider's answer says nothing of roles: those set in Keyplane stay.
+        joiningOnly: sso.rules.roleMap.length === 0,
       });
       if (!outcome.applied) return { userId, refusal: outcome.reason };
       await startPersonSession({ em: tx, services }, cookieSessionCarrier(c, cookies), {
@@ -187,7 +189,7 @@ export function ssoRoutes(deps: SsoDeps): Hono<Env> {
       await auditOf(tx, workspace.id, deps.clientAddressOf(c.env.incoming)).signedIn(
         { userId, email: decision.email },
         outcome.previousRole,
-        decision.role,
+        outcome.role ?? decision.role,
       );
       return { userId, refusal: undefined };
     });

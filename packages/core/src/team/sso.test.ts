@@ -189,6 +189,18 @@ describe('applySsoRole', () => {
     expect(roleOf('usr_b')).toBe('viewer');
   });
 
+  it('with joiningOnly, gives the role to a newcomer and leaves a member the role they have', async () => {
+    const { store, roleOf } = memoryStore([{ userId: 'usr_a', role: 'admin' }]);
+    expect(await applySsoRole(store, { workspaceId, userId: 'usr_a', role: 'viewer', joiningOnly: true })).toEqual({
+      applied: true,
+      previousRole: 'admin',
+      role: 'admin',
+    });
+    expect(roleOf('usr_a')).toBe('admin');
+    await applySsoRole(store, { workspaceId, userId: 'usr_new', role: 'viewer', joiningOnly: true });
+    expect(roleOf('usr_new')).toBe('viewer');
+  });
+
   it('demotes an owner while another owner remains, and refuses to demote the last one, saying why', async () => {
     const { store, roleOf } = memoryStore([
       { userId: 'usr_a', role: 'owner' },

@@ -123,17 +123,20 @@ export interface SsoMembershipStore {
 }
 
 export type SsoMembershipOutcome =
-  | { applied: true; previousRole: TeamRole | undefined }
+  /** `role`: the role the person has now, when it is not the one asked for (`joiningOnly`). */
+  | { applied: true; previousRole: TeamRole | undefined; role?: TeamRole }
   | { applied: false; reason: string; currentRole: TeamRole };
 
 /**
  * Gives the person the role their groups map to, at every SSO sign-in: a person moved to another
- * group gets the new role. The last owner is never demoted this way (a workspace keeps an owner);
- * the sign-in is refused with the reason instead.
+ * group gets the new role. With `joiningOnly` (no OIDC_ROLE_MAP: the provider sends no groups, as
+ * Google's does not) only a newcomer is given the role, and members keep the one set in Keyplane.
+ * The last owner is never demoted this way (a workspace keeps an owner); the sign-in is refused
+ * with the reason instead.
  */
 export async function applySsoRole(
   store: SsoMembershipStore,
-  request: { workspaceId: string; userId: string; role: TeamRole },
+  request: { workspaceId: string; userId: string; role: TeamRole; joiningOnly?: boolean },
 ): Promise<SsoMembershipOutcome> {
   const memberships = await store.lockMemberships(request.workspaceId);
   const current = memberships.find((membership) => membership.userId === request.userId);
@@ -142,6 +145,7 @@ export async function applySsoRole(
     return { applied: true, previousRole: undefined };
   }
   if (current.role === request.role) return { applied: true, previousRole: current.role };
+  if (request.joiningOnly === true) return { applied: true, previousRole: current.role, role: current.role };
   const owners = memberships.filter((membership) => membership.role === 'owner').length;
   if (current.role === 'owner' && owners <= 1) {
     return {
