@@ -7,6 +7,7 @@ import { createOrm, migrate, pendingMigrations, workspaceStore } from '@keyplane
 import { type EmbeddedDatabase, startEmbeddedPostgres, takeOverShutdownSignals } from '@keyplane/embedded';
 import { createHttpServer } from './http/app.ts';
 import { createMetricsServer } from './http/metricsEndpoint.ts';
+import { ssoConfigOf } from './http/sso.ts';
 import { jsonLogger } from './log.ts';
 import { createMetrics } from './metrics.ts';
 import { startServices, workspaceLimitsOf } from './services.ts';
@@ -129,7 +130,11 @@ export async function runNode(env: Env, beforeExit: () => Promise<void> = async 
       endpointsPerWorkspace: env.LIMIT_WEBHOOK_ENDPOINTS_PER_WORKSPACE,
     },
     limits: workspaceLimitsOf(env),
-    team: { publicUrl: env.PUBLIC_URL, rootKeySignIn: env.DASHBOARD_ROOT_KEY_SIGNIN },
+    team: {
+      publicUrl: env.PUBLIC_URL,
+      rootKeySignIn: env.DASHBOARD_ROOT_KEY_SIGNIN,
+      sso: env.OIDC_ISSUER !== undefined,
+    },
   });
   // A node listening before its Redis connection is up would answer its first rate limits without
   // Redis and fail its readiness probe: it waits a moment for Redis, not for ever.
@@ -155,6 +160,7 @@ export async function runNode(env: Env, beforeExit: () => Promise<void> = async 
     metrics,
     // With a METRICS_PORT, /metrics is served there only.
     metricsAccess: env.METRICS_PORT === undefined ? metricsAccess : undefined,
+    sso: ssoConfigOf(env),
   });
   const metricsServer = env.METRICS_PORT === undefined ? undefined : createMetricsServer(metrics, metricsAccess);
   metricsServer?.listen(env.METRICS_PORT, env.HOST, () => {

@@ -63,6 +63,7 @@ export { Tally } from './tally.ts';
 export * from './team/members.ts';
 export * from './team/passwords.ts';
 export * from './team/roles.ts';
+export * from './team/sso.ts';
 export * from './team/tokens.ts';
 export * from './vault.ts';
 export * from './verification/permissionQuery.ts';

@@ -197,6 +197,7 @@ export {
 } from './webhooks.ts';
 export {
   deleteWorkspace,
+  findOldestWorkspace,
   findWorkspace,
   setWorkspaceApiRateLimit,
   type WorkspaceRecord,

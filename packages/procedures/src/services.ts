@@ -19,6 +19,8 @@ export interface TeamSettings {
   rootKeySignIn: boolean;
   /** Failed sign-ins per account (the per-address count is `signInThrottle`). */
   accountSignInThrottle: Quota;
+  /** Single sign-on is configured (OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET): the sign-in page offers it. */
+  sso: boolean;
 }
 
 /** Long-lived, per-process collaborators shared by every request. */
