@@ -37,7 +37,12 @@ describe('200', () => {
     expect(reply.status).toBe(200);
     expect(reply.data.workspaceId).toBe(workspaceId);
     const session = await callProcedure(api, 'account.me', undefined, { session: sessionCookieOf(reply) });
-    expect(session.data).toMatchObject({ userId: reply.data.userId, email: input.email, role: 'owner', hasPassword: true });
+    expect(session.data).toMatchObject({
+      userId: reply.data.userId,
+      email: input.email,
+      role: 'owner',
+      hasPassword: true,
+    });
     const [stored] = await rows<{ password_hash: string }>(
       api.em(),
       sql`select password_hash from users where id = ${reply.data.userId}`,
@@ -97,7 +102,12 @@ describe('409', () => {
     expect(owned.status).toBe(409);
     expect(owned.error?.message).toMatch(/has an owner already/);
     await noOwnerYet();
-    const taken = await callInternal(api, 'account.setUpOwner', { token, ...owner(), email: first.email.toUpperCase() }, asBrowser);
+    const taken = await callInternal(
+      api,
+      'account.setUpOwner',
+      { token, ...owner(), email: first.email.toUpperCase() },
+      asBrowser,
+    );
     expect(taken.status).toBe(409);
     expect((await callProcedure(api, 'account.setUpOwner', { token, ...owner() }, asBrowser)).status).toBe(200);
   });

@@ -62,7 +62,8 @@ describe('cross-workspace isolation', () => {
       api.em(),
       sql`insert into memberships (workspace_id, user_id, role, created_at) values (${other.workspaceId}, ${person.userId}, 'admin', now())`,
     );
-    const { apiId } = (await callProcedure(api, 'apis.createApi', { name: 'here' }, { rootKey: workspace.rootKey })).data;
+    const { apiId } = (await callProcedure(api, 'apis.createApi', { name: 'here' }, { rootKey: workspace.rootKey }))
+      .data;
     const reply = await callProcedure(
       api,
       'account.switchWorkspace',

@@ -9,7 +9,12 @@ const { api, workspace } = useApiWithWorkspace();
 describe('200', () => {
   it('renames the person, trimmed, as every later request sees them', async () => {
     const person = await signedInPerson(api, workspace.workspaceId, 'viewer');
-    const reply = await callProcedure(api, 'account.updateProfile', { name: '  Vera V.  ' }, { session: person.session });
+    const reply = await callProcedure(
+      api,
+      'account.updateProfile',
+      { name: '  Vera V.  ' },
+      { session: person.session },
+    );
     expect(reply.status).toBe(200);
     expect(reply.data).toEqual({ name: 'Vera V.' });
     expect((await callProcedure(api, 'account.me', undefined, { session: person.session })).data.name).toBe('Vera V.');
