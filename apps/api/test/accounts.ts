@@ -1,5 +1,5 @@
-import { newSecretToken, SETUP_LINK_LIFETIME_MS } from '@keyplane/core';
-import { createSetupLink, rows, sql } from '@keyplane/db';
+import { INVITATION_LIFETIME_MS, newSecretToken, SETUP_LINK_LIFETIME_MS, type TeamRole } from '@keyplane/core';
+import { createInvitation, createSetupLink, rows, sql } from '@keyplane/db';
 import { onTestFinished } from 'vitest';
 import { serveOn } from './appVariants.ts';
 import type { Api } from './harness.ts';
@@ -70,4 +70,19 @@ export function auditOf(api: Pick<Api, 'em'>, event: string, userId: string): Pr
     sql`select workspace_id, root_key_id, actor_user_id, actor_email, resources, details from audit_events
         where event = ${event} and resources->>'userId' = ${userId} order by time, id`,
   );
+}
+
+/** A new invitation's token, stored as members.inviteMember stores it. */
+export async function newInvitationToken(
+  api: Pick<Api, 'em'>,
+  invitation: { workspaceId: string; email: string; role: TeamRole; expiresAt?: number },
+) {
+  const { token, tokenHash } = newSecretToken();
+  const invitationId = await createInvitation(api.em(), {
+    ...invitation,
+    tokenHash,
+    invitedByUserId: null,
+    expiresAt: invitation.expiresAt ?? Date.now() + INVITATION_LIFETIME_MS,
+  });
+  return { token, invitationId };
 }
