@@ -85,6 +85,14 @@ export { type KeyChanges, updateKey } from './keyUpdates.ts';
 export { lazyFork } from './lazyFork.ts';
 export { type ChosenPage, containsAny, type PageQuery, startingAt } from './listing.ts';
 export {
+  findInvitation,
+  type InvitationListing,
+  listInvitationPage,
+  listMemberPage,
+  type MemberListing,
+  revokePendingInvitationsTo,
+} from './memberListing.ts';
+export {
   createMembership,
   createUser,
   findMembership,
@@ -110,6 +118,7 @@ export {
   removePasskey,
   renamePasskey,
 } from './passkeys.ts';
+export { consumePasswordReset, createPasswordReset } from './passwordResets.ts';
 export {
   createPermission,
   deletePermission,
