@@ -89,9 +89,10 @@ export {
   type InvitationListing,
   listInvitationPage,
   listMemberPage,
+  lockInvitationsTo,
   type MemberListing,
   revokePendingInvitationsTo,
-} from './memberListing.ts';
+} from './memberManagement.ts';
 export {
   createMembership,
   createUser,

@@ -3,8 +3,9 @@ import type { PageQuery } from './listing.ts';
 import { startingAt } from './listing.ts';
 import { type EntityManager, sql, typed, unixMs } from './sql.ts';
 
-// The members.* lists, one page at a time in id order (users by their id, invitations by theirs),
-// as every list of the public contract pages (docs/contract.md#lists-and-cursors).
+// What members.* reads and writes beyond the stores of members.ts and invitations.ts. The lists come
+// one page at a time in id order (users by their id, invitations by theirs), as every list of the
+// public contract pages (docs/contract.md#lists-and-cursors).
 
 export interface MemberListing {
   id: string;
@@ -107,6 +108,15 @@ export async function findInvitation(
       accepted: found.accepted_at !== null,
     }
   );
+}
+
+/**
+ * Holds, until the transaction ends, the right to invite this address (whatever its case) to the
+ * workspace: two invitations made at once then replace one another rather than both stay pending.
+ */
+export async function lockInvitationsTo(tx: EntityManager, workspaceId: string, email: string): Promise<void> {
+  const key = `invitation:${workspaceId}:${email.toLowerCase()}`;
+  await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(tx.getKysely());
 }
 
 /**
