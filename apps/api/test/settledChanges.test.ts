@@ -4,6 +4,7 @@ import { appRouter } from '@keyplane/procedures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useApiWithWorkspace } from './fixtures.ts';
 import { type Caller, callInternal, dashboardHeaders, signIn } from './internal.ts';
+import { signedInPerson } from './people.ts';
 import type { InputOf, OutputOf, ProcedurePath } from './procedures.ts';
 
 // A call that changes what nodes cache answers only once every node has forgotten it: the
@@ -168,6 +169,20 @@ const scenarios: Scenarios = {
     if (!delivery) throw new Error('sendTest queued no delivery');
     return { input: { deliveryId: delivery.deliveryId } };
   },
+  'members.inviteMember': async () => ({ input: { email: `${next('invitee')}@example.test`, role: 'viewer' } }),
+  'members.updateMember': async () => ({
+    input: { userId: (await signedInPerson(api, workspace.workspaceId, 'viewer')).userId, role: 'member' },
+  }),
+  'members.removeMember': async () => ({
+    input: { userId: (await signedInPerson(api, workspace.workspaceId, 'viewer')).userId },
+  }),
+  'members.revokeInvitation': async () => {
+    const invited = await call('members.inviteMember', { email: `${next('revoked')}@example.test`, role: 'viewer' });
+    return { input: { invitationId: invited.invitationId } };
+  },
+  'members.createPasswordReset': async () => ({
+    input: { userId: (await signedInPerson(api, workspace.workspaceId, 'viewer')).userId },
+  }),
   // A workspace of its own: the others' calls need theirs.
   'workspace.deleteWorkspace': async () => ({ input: {}, caller: { rootKey: (await api.workspace()).rootKey } }),
   'dashboard.signIn': async () => ({
