@@ -42,6 +42,8 @@ export interface ServerOptions {
   publicUrl?: string;
   /** Single sign-on (OIDC_*); omitted: not offered. */
   sso?: SsoConfig;
+  /** People's accounts: PUBLIC_URL, SMTP_URL and SMTP_FROM (a getter, for a mail server the file starts first). */
+  team?: () => { publicUrl?: string; smtp?: { url: string; from: string } };
 }
 
 /**
@@ -69,7 +71,7 @@ export function useApi(options: ServerOptions = { vaultMasterKey: TEST_MASTER_KE
       eventSpoolDir: spoolDir,
       analyticsConnections: options.analyticsConnections,
       webhooks: { allowPrivate: false, endpointsPerWorkspace: options.webhookEndpointsPerWorkspace },
-      team: { publicUrl: options.publicUrl, sso: options.sso !== undefined },
+      team: { publicUrl: options.publicUrl, sso: options.sso !== undefined, ...options.team?.() },
     });
     server = await serveHttp({
       orm: database.orm,
