@@ -1,3 +1,4 @@
+import { newSecretToken } from '@keyplane/core';
 import { createInvitation, createKeyMigration } from '@keyplane/db';
 import { appRouter } from '@keyplane/procedures';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -218,6 +219,18 @@ const SCENARIOS: Record<string, Scenario> = {
   'workspace.getWorkspace': async () => undefined,
   'members.listMembers': async () => ({}),
   'members.listInvitations': async () => ({}),
+  'account.describeInvitation': async () => {
+    const { token, tokenHash } = newSecretToken();
+    await createInvitation(api.em(), {
+      workspaceId: workspace.workspaceId,
+      email: `${next('invited')}@example.test`,
+      role: 'viewer',
+      tokenHash,
+      invitedByUserId: null,
+      expiresAt: Date.now() + 3_600_000,
+    });
+    return { token };
+  },
 };
 
 /** The queries of a person's own account answer what their input asks; those without a scenario are called bare. */

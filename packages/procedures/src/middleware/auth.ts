@@ -70,6 +70,9 @@ export function memberManagerOf(principal: RootKeyPrincipal): MemberManager {
     : { kind: 'rootKey', permissions: principal.permissions };
 }
 
+/** Reading the workspace's people and invitations (viewers hold it; `manage_members` implies it). */
+export const READ_MEMBERS: PermissionTuple = { resourceType: 'workspace', resourceId: '*', action: 'read_members' };
+
 export const MANAGE_ROOT_KEYS: PermissionTuple = {
   resourceType: 'workspace',
   resourceId: '*',
