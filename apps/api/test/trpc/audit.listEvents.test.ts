@@ -243,6 +243,15 @@ describe('200 with what changed', () => {
     expect(JSON.stringify(update)).not.toContain(key);
   });
 
+  it('records the address of a change made at /v2 as well', async () => {
+    const actor = await workspace.rootKeyWith(['api.*.create_api', 'api.*.create_key', 'api.*.verify_key']);
+    const made = await api.call('apis.createApi', { name: 'addressed' }, actor.rootKey);
+    expect(made.status).toBe(200);
+    const [created] = (await list({ rootKeyId: actor.rootKeyId })).data.data;
+    expect(created?.event).toBe('apis.createApi');
+    expect(created?.clientAddress).toMatch(/127\.0\.0\.1/);
+  });
+
   it('names what a deletion took, as it was before', async () => {
     const { apiId } = (await api.call('apis.createApi', { name: 'short-lived' }, workspace.rootKey)).body.data;
     await api.post('apis.deleteApi', { apiId }, workspace.rootKey);
