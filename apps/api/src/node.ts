@@ -2,11 +2,12 @@ import { Server as NetServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { Env } from '@keyplane/config';
-import { bootstrapIfEmpty } from '@keyplane/core';
-import { createOrm, migrate, pendingMigrations, workspaceStore } from '@keyplane/db';
+import { bootstrapIfEmpty, newSetupLink, setupLinkUrl } from '@keyplane/core';
+import { createOrm, createSetupLink, migrate, pendingMigrations, workspaceStore } from '@keyplane/db';
 import { type EmbeddedDatabase, startEmbeddedPostgres, takeOverShutdownSignals } from '@keyplane/embedded';
 import { createHttpServer } from './http/app.ts';
 import { createMetricsServer } from './http/metricsEndpoint.ts';
+import { ssoConfigOf } from './http/sso.ts';
 import { jsonLogger } from './log.ts';
 import { createMetrics } from './metrics.ts';
 import { startServices, workspaceLimitsOf } from './services.ts';
@@ -76,13 +77,19 @@ export async function runNode(env: Env, beforeExit: () => Promise<void> = async 
     );
   }
 
-  const bootstrapped = await orm.em
-    .fork()
-    .transactional((tx) => bootstrapIfEmpty(workspaceStore(tx), { name: 'default', masterKey: env.VAULT_MASTER_KEY }));
+  const bootstrapped = await orm.em.fork().transactional(async (tx) => {
+    const created = await bootstrapIfEmpty(workspaceStore(tx), { name: 'default', masterKey: env.VAULT_MASTER_KEY });
+    if (!created) return undefined;
+    // The first owner's way in, made with the workspace so that exactly one start prints it.
+    const link = newSetupLink(Date.now());
+    await createSetupLink(tx, link);
+    return { ...created, setupToken: link.token };
+  });
   if (bootstrapped) {
     // Written straight to stdout: the lines logged before it go out first.
     await logger.flush();
     const base = `http://localhost:${env.PORT}`;
+    const setupUrl = setupLinkUrl(env.PUBLIC_URL ?? base, bootstrapped.setupToken);
     process.stdout.write(
       [
         '',
@@ -93,6 +100,11 @@ export async function runNode(env: Env, beforeExit: () => Promise<void> = async 
         `  vault:     ${bootstrapped.vault ? 'enabled' : 'off (set VAULT_MASTER_KEY, then run keyplane vault enable)'}`,
         '',
         `Sign in to the dashboard with it: ${base}/dashboard/`,
+        '',
+        'Or create the first owner, a person with an email and a password (valid 24 hours, usable once;',
+        '`npx keyplane setup-link` prints a new one):',
+        '',
+        `  setup link: ${setupUrl}`,
         '',
         'Try it:',
         `  export ROOT_KEY=${bootstrapped.rootKey}`,
@@ -129,7 +141,13 @@ export async function runNode(env: Env, beforeExit: () => Promise<void> = async 
       endpointsPerWorkspace: env.LIMIT_WEBHOOK_ENDPOINTS_PER_WORKSPACE,
     },
     limits: workspaceLimitsOf(env),
-    team: { publicUrl: env.PUBLIC_URL, rootKeySignIn: env.DASHBOARD_ROOT_KEY_SIGNIN },
+    team: {
+      publicUrl: env.PUBLIC_URL,
+      rootKeySignIn: env.DASHBOARD_ROOT_KEY_SIGNIN,
+      // The configuration checks that the issuer comes with its client id and secret.
+      sso: env.OIDC_ISSUER !== undefined,
+      smtp: env.SMTP_URL === undefined ? undefined : { url: env.SMTP_URL, from: env.SMTP_FROM },
+    },
   });
   // A node listening before its Redis connection is up would answer its first rate limits without
   // Redis and fail its readiness probe: it waits a moment for Redis, not for ever.
@@ -155,6 +173,7 @@ export async function runNode(env: Env, beforeExit: () => Promise<void> = async 
     metrics,
     // With a METRICS_PORT, /metrics is served there only.
     metricsAccess: env.METRICS_PORT === undefined ? metricsAccess : undefined,
+    sso: ssoConfigOf(env),
   });
   const metricsServer = env.METRICS_PORT === undefined ? undefined : createMetricsServer(metrics, metricsAccess);
   metricsServer?.listen(env.METRICS_PORT, env.HOST, () => {

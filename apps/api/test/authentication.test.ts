@@ -15,6 +15,13 @@ const SESSION_PROCEDURES = [
   'dashboard.session',
   'dashboard.signIn',
   'dashboard.signOut',
+  // The ways in, before anyone is signed in: their own test files have their 401s.
+  'account.signInOptions',
+  'account.setUpOwner',
+  'account.signIn',
+  'account.describeInvitation',
+  'account.acceptInvitation',
+  'account.resetPassword',
   // Before anyone is signed in: account.passkeys.test.ts has their refusals.
   'account.passkeySignInOptions',
   'account.signInWithPasskey',

@@ -10,6 +10,29 @@ export interface AuditEventFacts {
   } | null;
 }
 
+/** Who made a change, as audit.listEvents answers it. */
+export type AuditActor =
+  | { type: 'person'; userId: string; email: string }
+  | { type: 'rootKey'; rootKeyId: string }
+  | { type: 'cli' };
+
+/**
+ * The actor as a sentence starts: a person by their email (as it was when they made the change),
+ * a root key by its name (`rootKeyNames`, else its id), the command line as such.
+ */
+export function auditActorName(actor: AuditActor, rootKeyNames: ReadonlyMap<string, string>): string {
+  if (actor.type === 'person') return actor.email;
+  if (actor.type === 'rootKey') return rootKeyNames.get(actor.rootKeyId) ?? actor.rootKeyId;
+  return 'The CLI';
+}
+
+/** The id behind the actor's name, for a tooltip and the export: the person's or the root key's. */
+export function auditActorId(actor: AuditActor): string | undefined {
+  if (actor.type === 'person') return actor.userId;
+  if (actor.type === 'rootKey') return actor.rootKeyId;
+  return undefined;
+}
+
 /** What each kind of id is called in a sentence. */
 const NOUNS: Record<string, string> = {
   apiId: 'API',
@@ -22,6 +45,8 @@ const NOUNS: Record<string, string> = {
   permissionId: 'permission',
   overrideId: 'override',
   deliveryId: 'delivery',
+  userId: 'member',
+  invitationId: 'invitation',
 };
 
 /**
@@ -64,6 +89,12 @@ const SENTENCES: Record<string, { verb: string; subject: string; place?: string 
   'webhooks.rotateSecret': { verb: 'rotated the signing secret of', subject: 'endpointId' },
   'webhooks.sendTest': { verb: 'sent a test event to', subject: 'endpointId' },
   'webhooks.redeliver': { verb: 'redelivered an event to', subject: 'endpointId' },
+  // The audit log names people and invitations by their email address.
+  'members.inviteMember': { verb: 'sent', subject: 'invitationId' },
+  'members.revokeInvitation': { verb: 'revoked', subject: 'invitationId' },
+  'members.updateMember': { verb: 'changed the role of', subject: 'userId' },
+  'members.removeMember': { verb: 'removed', subject: 'userId' },
+  'members.createPasswordReset': { verb: 'issued a password reset link for', subject: 'userId' },
 };
 
 /** Sentences that name no resource. */
@@ -127,6 +158,7 @@ const FIELD_LABELS: Record<string, string> = {
   creditsLowThreshold: 'low-credits threshold',
   creditsLowPercent: 'low-credits percentage',
   expiringNoticeMs: 'expiry notice',
+  role: 'role',
 };
 
 /** A setting's value in words: times as dates, no value as "none", unlimited credits as such. */

@@ -6,6 +6,16 @@ export {
   type Invalidation,
 } from '@keyplane/caches';
 export {
+  findFirstWorkspace,
+  findRootKeySignIn,
+  listSignInMemberships,
+  revokeUserSessionById,
+  revokeUserSessionsExcept,
+  setRootKeySignIn,
+  setUserName,
+  workspaceHasOwner,
+} from './accounts.ts';
+export {
   type ApiChanges,
   type ApiRecord,
   apiDeletionStore,
@@ -26,6 +36,7 @@ export {
   type AuditVisibility,
   countAuditEvents,
   listAuditEventNames,
+  listAuditEventPeople,
   listAuditEvents,
   recordAuditEvent,
 } from './auditEvents.ts';
@@ -85,6 +96,15 @@ export { type KeyChanges, updateKey } from './keyUpdates.ts';
 export { lazyFork } from './lazyFork.ts';
 export { type ChosenPage, containsAny, type PageQuery, startingAt } from './listing.ts';
 export {
+  findInvitation,
+  type InvitationListing,
+  listInvitationPage,
+  listMemberPage,
+  lockInvitationsTo,
+  type MemberListing,
+  revokePendingInvitationsTo,
+} from './memberManagement.ts';
+export {
   createMembership,
   createUser,
   findMembership,
@@ -115,6 +135,7 @@ export {
   removePasskey,
   renamePasskey,
 } from './passkeys.ts';
+export { consumePasswordReset, createPasswordReset } from './passwordResets.ts';
 export {
   createPermission,
   deletePermission,
@@ -159,7 +180,6 @@ export {
 } from './rootKeys.ts';
 export { createRootKeyUsageTracker, type RootKeyUsageTracker } from './rootKeyUsage.ts';
 export { consumeSetupLink, createSetupLink } from './setupLinks.ts';
-export { findSignInWorkspace } from './signInWorkspace.ts';
 export {
   databaseErrorCode,
   type EntityManager,
@@ -202,6 +222,7 @@ export {
 } from './webhooks.ts';
 export {
   deleteWorkspace,
+  findOldestWorkspace,
   findWorkspace,
   setWorkspaceApiRateLimit,
   type WorkspaceRecord,

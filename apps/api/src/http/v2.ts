@@ -17,6 +17,11 @@ export interface V2Call {
   authorization: string | undefined;
   /** `X-Unkey-Metrics: disabled`: do not record this call in analytics. */
   metricsDisabled: boolean;
+  /** The Host and X-Forwarded-Proto headers, from which a link's origin is made only when one is (linkOrigin). */
+  host?: string;
+  forwardedProto?: string;
+  /** Who connected (behind a trusted proxy, whom it names): read only for a change the audit log records. */
+  clientAddress?(): string | undefined;
   readBody(limit: number): Promise<string>;
 }
 
@@ -27,6 +32,9 @@ export interface CallerHeaders {
   clientAddress?: string;
   /** The origin the request was made to, where the transport knows it (links are made on it without PUBLIC_URL). */
   requestOrigin?: string;
+  /** Or, where building the origin for every call would cost the hot path, the headers to make it from. */
+  requestHost?: string;
+  forwardedProto?: string;
   session?: SessionCarrier;
   onWorkspaceRateLimit?(state: WorkspaceRateLimitState): void;
 }
@@ -99,6 +107,9 @@ export function createV2Handler<TContext>(options: {
     const ctx = options.contextFor(requestId, {
       authorization: call.authorization,
       metricsDisabled: call.metricsDisabled,
+      requestHost: call.host,
+      forwardedProto: call.forwardedProto,
+      clientAddress: procedure.audited ? call.clientAddress?.() : undefined,
       onWorkspaceRateLimit: (state) => {
         headers = workspaceRateLimitHeaders(state);
       },
@@ -127,6 +138,8 @@ export function createV2Handler<TContext>(options: {
   };
 }
 
+const firstHeader = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+
 const V2_PATH = /^\/v2\/([^/?#]+)(?:\?.*)?$/;
 
 /** A `/v2` call waiting for the end of the event loop's turn in which it arrived. */
@@ -144,8 +157,14 @@ interface ArrivedCall {
  * Request/Response conversion on the hot path). The route it returns answers a request whose path
  * is `/v2/<name>`, and returns undefined for any other path.
  */
-export function v2Route(options: { handleV2: V2Handler; readiness: Readiness; errorsBaseUrl: string }) {
-  const { handleV2, readiness, errorsBaseUrl } = options;
+export function v2Route(options: {
+  handleV2: V2Handler;
+  readiness: Readiness;
+  errorsBaseUrl: string;
+  /** The caller's address as TRUST_PROXY says to read it (clientAddress.ts). */
+  clientAddressOf?: (request: IncomingMessage) => string | undefined;
+}) {
+  const { handleV2, readiness, errorsBaseUrl, clientAddressOf } = options;
 
   /** Liveness and readiness: read with GET, answered by the transport itself, never by a procedure. */
   async function probe(name: 'liveness' | 'readiness', method: string, requestId: string): Promise<V2Answer> {
@@ -189,6 +208,9 @@ export function v2Route(options: { handleV2: V2Handler; readiness: Readiness; er
             contentType: request.headers['content-type'],
             authorization: request.headers.authorization,
             metricsDisabled: metricsDisabledBy(request.headers[METRICS_HEADER]),
+            host: request.headers.host,
+            forwardedProto: firstHeader(request.headers['x-forwarded-proto']),
+            clientAddress: clientAddressOf && (() => clientAddressOf(request)),
             readBody: (limit) => readIncomingBody(request, limit),
           },
           requestId,

@@ -116,7 +116,7 @@ describe('200', () => {
       sql`select actor_user_id, resources from audit_events where event = 'account.signInWithPasskey'
           and actor_user_id = ${person.userId}`,
     );
-    expect(audited).toEqual({ actor_user_id: person.userId, resources: { passkeyId } });
+    expect(audited).toEqual({ actor_user_id: person.userId, resources: { passkeyId, userId: person.userId } });
   });
 
   it('signs in again and again, each time with a new challenge and a higher counter', async () => {

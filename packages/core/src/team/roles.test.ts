@@ -9,6 +9,7 @@ import {
   requireMayChangeRole,
   requireMayGrantRole,
   requireMayRemove,
+  requireMayResetPassword,
   rolePermissions,
   standingOf,
   TEAM_ROLES,
@@ -73,6 +74,9 @@ describe('rolePermissions', () => {
         'ratelimit.*.read_namespace',
         'ratelimit.*.read_override',
         'webhook.*.read_endpoint',
+        'workspace.*.read_audit_log',
+        'workspace.*.read_members',
+        'workspace.*.read_root_keys',
       ].sort(),
     );
     expect(
@@ -89,11 +93,19 @@ describe('rolePermissions', () => {
     }
   });
 
-  it('nests: each role holds everything the role below it holds', () => {
+  it('nests: each role holds everything the role below it holds, but the workspace reads a member lacks', () => {
     for (let index = 0; index < TEAM_ROLES.length - 1; index++) {
       const [higher, lower] = [TEAM_ROLES[index] as TeamRole, TEAM_ROLES[index + 1] as TeamRole];
-      expect(rolePermissions(higher)).toEqual(expect.arrayContaining(rolePermissions(lower)));
+      const below = rolePermissions(lower).filter(
+        (permission) => higher !== 'member' || !permission.startsWith('workspace.'),
+      );
+      expect(rolePermissions(higher)).toEqual(expect.arrayContaining(below));
     }
+    expect(rolePermissions('viewer').filter((permission) => !rolePermissions('member').includes(permission))).toEqual([
+      'workspace.*.read_root_keys',
+      'workspace.*.read_audit_log',
+      'workspace.*.read_members',
+    ]);
   });
 
   it('hands out copies, so a caller cannot change a role', () => {
@@ -111,6 +123,13 @@ describe('rolePermissions', () => {
 describe('standingOf', () => {
   it('is a person’s own role', () => {
     expect(standingOf(person('admin'))).toBe('admin');
+  });
+
+  it('counts a root key that held every permission before the workspace reads existed as an owner', () => {
+    const before = allRootKeyPermissions().filter(
+      (permission) => !/\.read_(root_keys|audit_log|members)$/.test(permission),
+    );
+    expect(standingOf(rootKey(before))).toBe('owner');
   });
 
   it('is, for a root key, the highest role whose every permission it holds', () => {
@@ -162,6 +181,15 @@ describe('requireMayGrantRole', () => {
     expect(refusal(() => requireMayGrantRole(rootKey(allRootKeyPermissions()), 'owner'))).toBeUndefined();
     // Managing people alone grants no role at all.
     expect(refusal(() => requireMayGrantRole(rootKey([MANAGE_MEMBERS]), 'viewer'))?.status).toBe(403);
+  });
+
+  it('refuses a root key a viewer’s workspace reads it does not hold itself, whatever else it holds', () => {
+    const memberManager = rootKey([...rolePermissions('member'), MANAGE_MEMBERS]);
+    expect(refusal(() => requireMayGrantRole(memberManager, 'member'))).toBeUndefined();
+    expect(refusal(() => requireMayGrantRole(memberManager, 'viewer'))).toEqual({
+      status: 403,
+      message: expect.stringContaining("'viewer'"),
+    });
   });
 
   it('refuses members and viewers before looking at the role', () => {
@@ -233,5 +261,45 @@ describe('requireMayRemove', () => {
     for (const role of ['admin', 'member', 'viewer'] as const) {
       expect(refusal(() => requireMayRemove(person('admin'), target(role), 1))).toBeUndefined();
     }
+  });
+});
+
+describe('requireMayResetPassword', () => {
+  const target = (role: TeamRole, userId = 'usr_target') => ({ userId, role });
+  it('lets an owner or admin reset someone of at most their own rank', () => {
+    expect(refusal(() => requireMayResetPassword(person('admin'), target('admin'), []))).toBeUndefined();
+    expect(refusal(() => requireMayResetPassword(person('owner'), target('owner'), []))).toBeUndefined();
+    expect(
+      refusal(() => requireMayResetPassword(rootKey(allRootKeyPermissions()), target('owner'), [])),
+    ).toBeUndefined();
+  });
+  it('refuses their own account, someone above them, and members and viewers', () => {
+    expect(refusal(() => requireMayResetPassword(person('owner', 'usr_me'), target('owner', 'usr_me'), []))).toEqual({
+      status: 403,
+      message: expect.stringContaining('for themselves'),
+    });
+    expect(refusal(() => requireMayResetPassword(person('admin'), target('owner'), []))?.message).toContain("'owner'");
+    expect(refusal(() => requireMayResetPassword(person('member'), target('viewer'), []))?.message).toBe(
+      "Missing permission: 'workspace.*.manage_members'.",
+    );
+    expect(refusal(() => requireMayResetPassword(rootKey([MANAGE_MEMBERS]), target('viewer'), []))?.status).toBe(403);
+  });
+  it('refuses when the person belongs to another workspace where the manager does not manage them', () => {
+    const elsewhere = (role: TeamRole, managerRole: TeamRole | undefined) => [{ role, managerRole }];
+    // A root key belongs to one workspace: a person of another one is out of its reach.
+    expect(
+      refusal(() =>
+        requireMayResetPassword(rootKey(allRootKeyPermissions()), target('viewer'), elsewhere('viewer', undefined)),
+      ),
+    ).toEqual({ status: 403, message: expect.stringContaining('another workspace') });
+    expect(
+      refusal(() => requireMayResetPassword(person('admin'), target('viewer'), elsewhere('owner', 'admin')))?.status,
+    ).toBe(403);
+    expect(
+      refusal(() => requireMayResetPassword(person('owner'), target('viewer'), elsewhere('viewer', 'member')))?.status,
+    ).toBe(403);
+    expect(
+      refusal(() => requireMayResetPassword(person('admin'), target('viewer'), elsewhere('admin', 'owner'))),
+    ).toBeUndefined();
   });
 });

@@ -1,4 +1,13 @@
-import { forbidden, lastOwner, memberAboveOwn, ownMembershipUnchangeable, roleAboveOwn } from '../errors.ts';
+import {
+  forbidden,
+  lastOwner,
+  memberAboveOwn,
+  ownMembershipUnchangeable,
+  ownPasswordResetRefused,
+  passwordResetAboveOwn,
+  passwordResetReachesElsewhere,
+  roleAboveOwn,
+} from '../errors.ts';
 import { allRootKeyPermissions, permissionsNotHeld, type ResourceType, ROOT_KEY_ACTIONS } from '../permissions.ts';
 
 /**
@@ -19,7 +28,10 @@ export function isTeamRole(value: string): value is TeamRole {
 // Higher is more: owner 3 … viewer 0.
 const rank = (role: TeamRole) => TEAM_ROLES.length - 1 - TEAM_ROLES.indexOf(role);
 
-/** What a member works on: everything but the workspace's own administration (people, root keys). */
+/**
+ * What a member works on: everything but the workspace's own administration (people, root keys),
+ * which they do not read either. A viewer reads those, so the roles' lists do not nest there.
+ */
 const MEMBER_RESOURCE_TYPES: readonly ResourceType[] = ['api', 'identity', 'rbac', 'ratelimit', 'webhook'];
 
 const everyAction = (types: readonly ResourceType[], keep: (action: string) => boolean) =>
@@ -68,9 +80,13 @@ export function standingOf(manager: MemberManager): TeamRole | undefined {
   return TEAM_ROLES.find((role) => permissionsNotHeld(manager.permissions, ROLE_PERMISSIONS[role]).length === 0);
 }
 
+/**
+ * Whether the manager stands at `role` or above: a person by rank; a root key by holding every
+ * permission of that role, since a member's list lacks the workspace reads a viewer's has.
+ */
 function outranks(manager: MemberManager, role: TeamRole): boolean {
-  const standing = standingOf(manager);
-  return standing !== undefined && rank(standing) >= rank(role);
+  if (manager.kind === 'user') return rank(manager.role) >= rank(role);
+  return permissionsNotHeld(manager.permissions, ROLE_PERMISSIONS[role]).length === 0;
 }
 
 /** 403 unless the manager holds `workspace.*.manage_members`. */
@@ -105,4 +121,27 @@ export function requireMayChangeRole(manager: MemberManager, target: Membership,
 export function requireMayRemove(manager: MemberManager, target: Membership, owners: number): void {
   requireMayTouch(manager, target);
   if (target.role === 'owner' && owners <= 1) throw lastOwner();
+}
+
+/**
+ * Issuing a password reset link for `target`, a member of the manager's workspace: nobody resets
+ * their own password this way or someone above them (403). An account is one for every workspace, so
+ * the new password opens each workspace the person belongs to: `elsewhere` lists their role in each
+ * other one with the manager's role there (undefined: none, always for a root key), and the manager
+ * must manage people at their rank in every one of them too.
+ */
+export function requireMayResetPassword(
+  manager: MemberManager,
+  target: Membership,
+  elsewhere: readonly { role: TeamRole; managerRole: TeamRole | undefined }[],
+): void {
+  requireManagesMembers(manager);
+  if (manager.kind === 'user' && manager.userId === target.userId) throw ownPasswordResetRefused();
+  if (!outranks(manager, target.role)) throw passwordResetAboveOwn(target.role);
+  for (const { role, managerRole } of elsewhere) {
+    const there: MemberManager | undefined =
+      manager.kind === 'user' && managerRole !== undefined ? { ...manager, role: managerRole } : undefined;
+    const manages = there !== undefined && permissionsNotHeld(grantsOf(there), [MANAGE_MEMBERS]).length === 0;
+    if (!there || !manages || !outranks(there, role)) throw passwordResetReachesElsewhere();
+  }
 }
