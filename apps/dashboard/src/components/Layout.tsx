@@ -17,7 +17,7 @@ import {
 } from 'lucide-react';
 import { type ReactNode, useEffect, useState } from 'react';
 import { isGranted } from '@keyplane/core/rules';
-import { MANAGE_MEMBERS_PERMISSION } from '../access.ts';
+import { MANAGE_MEMBERS_PERMISSION, MANAGE_ROOT_KEYS_PERMISSION } from '../access.ts';
 import { Link, usePath } from '../router.tsx';
 import { type RouterOutputs, trpc } from '../trpc.ts';
 import { AccountMenu } from './AccountMenu.tsx';
@@ -34,6 +34,8 @@ interface NavItem {
 
 const managesMembers = (session: LayoutProps['session']) =>
   isGranted(session.permissions, MANAGE_MEMBERS_PERMISSION);
+const managesRootKeys = (session: LayoutProps['session']) =>
+  isGranted(session.permissions, MANAGE_ROOT_KEYS_PERMISSION);
 
 /** The screens, in the order of the work: set up, then run and watch; the workspace last. */
 const NAV_GROUPS: NavItem[][] = [
@@ -51,7 +53,7 @@ const NAV_GROUPS: NavItem[][] = [
   ],
   [
     { to: '/members', label: 'Members', icon: UserCog, shownTo: managesMembers },
-    { to: '/root-keys', label: 'Root keys', icon: KeyRound },
+    { to: '/root-keys', label: 'Root keys', icon: KeyRound, shownTo: managesRootKeys },
     { to: '/settings', label: 'Settings', icon: Settings },
   ],
 ];
