@@ -1,5 +1,5 @@
-import { useEffect, useState } from 'react';
 import { TRPCClientError } from '@trpc/client';
+import { useEffect, useState } from 'react';
 
 /**
  * How long a refused sign-in (429) asks to wait, in seconds, from the server's own words

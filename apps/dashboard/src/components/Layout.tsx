@@ -1,3 +1,4 @@
+import { isGranted } from '@keyplane/core/rules';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import {
   BarChart3,
@@ -16,7 +17,6 @@ import {
   Webhook,
 } from 'lucide-react';
 import { type ReactNode, useEffect, useState } from 'react';
-import { isGranted } from '@keyplane/core/rules';
 import { MANAGE_MEMBERS_PERMISSION, MANAGE_ROOT_KEYS_PERMISSION } from '../access.ts';
 import { Link, usePath } from '../router.tsx';
 import { type RouterOutputs, trpc } from '../trpc.ts';
@@ -32,8 +32,7 @@ interface NavItem {
   shownTo?: (session: LayoutProps['session']) => boolean;
 }
 
-const managesMembers = (session: LayoutProps['session']) =>
-  isGranted(session.permissions, MANAGE_MEMBERS_PERMISSION);
+const managesMembers = (session: LayoutProps['session']) => isGranted(session.permissions, MANAGE_MEMBERS_PERMISSION);
 const managesRootKeys = (session: LayoutProps['session']) =>
   isGranted(session.permissions, MANAGE_ROOT_KEYS_PERMISSION);
 
@@ -125,17 +124,19 @@ export function Layout({ session, children }: LayoutProps) {
             <li key={group[0]?.to} className="contents">
               {index > 0 ? <div className="nav-separator" aria-hidden="true" /> : null}
               <ul className="contents">
-                {group.filter(({ shownTo }) => shownTo?.(session) ?? true).map(({ to, label, icon: Icon }) => {
-                  const current = path === to || path.startsWith(`${to}/`);
-                  return (
-                    <li key={to}>
-                      <Link to={to} aria-current={current ? 'page' : undefined}>
-                        <Icon size={16} aria-hidden="true" />
-                        {label}
-                      </Link>
-                    </li>
-                  );
-                })}
+                {group
+                  .filter(({ shownTo }) => shownTo?.(session) ?? true)
+                  .map(({ to, label, icon: Icon }) => {
+                    const current = path === to || path.startsWith(`${to}/`);
+                    return (
+                      <li key={to}>
+                        <Link to={to} aria-current={current ? 'page' : undefined}>
+                          <Icon size={16} aria-hidden="true" />
+                          {label}
+                        </Link>
+                      </li>
+                    );
+                  })}
               </ul>
             </li>
           ))}

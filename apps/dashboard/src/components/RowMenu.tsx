@@ -80,7 +80,6 @@ export function RowMenu({ label, actions }: RowMenuProps) {
 function withoutStraySeparators(actions: (RowAction | 'separator')[]): (RowAction | 'separator')[] {
   return actions.filter(
     (action, index) =>
-      action !== 'separator' ||
-      (index > 0 && index < actions.length - 1 && actions[index - 1] !== 'separator'),
+      action !== 'separator' || (index > 0 && index < actions.length - 1 && actions[index - 1] !== 'separator'),
   );
 }

@@ -34,9 +34,7 @@ export function AccountSettings() {
       ) : null}
       {person ? (
         <>
-          <p className="page-intro">
-            Your own account ({person.email}): the same in every workspace you belong to.
-          </p>
+          <p className="page-intro">Your own account ({person.email}): the same in every workspace you belong to.</p>
           <ProfileSection />
           <PasswordSection />
           {/* Passkeys (team-passkeys): <PasskeysSection /> goes here, between password and sessions. */}
@@ -189,8 +187,15 @@ interface SessionRow {
 /** A browser's user-agent string, shortened to what a person recognises: "Chrome on Linux". */
 export function describeAgent(agent: string | null | undefined): string {
   if (!agent) return 'Unknown browser';
-  const browser =
-    /Edg\//.test(agent) ? 'Edge' : /Firefox\//.test(agent) ? 'Firefox' : /Chrom(e|ium)\//.test(agent) ? 'Chrome' : /Safari\//.test(agent) ? 'Safari' : 'A browser';
+  const browser = /Edg\//.test(agent)
+    ? 'Edge'
+    : /Firefox\//.test(agent)
+      ? 'Firefox'
+      : /Chrom(e|ium)\//.test(agent)
+        ? 'Chrome'
+        : /Safari\//.test(agent)
+          ? 'Safari'
+          : 'A browser';
   const system = /Android/.test(agent)
     ? 'Android'
     : /iPhone|iPad/.test(agent)
@@ -222,7 +227,8 @@ function SessionsSection() {
   const data = sessions.data as unknown;
   const rows: SessionRow[] | undefined = Array.isArray(data)
     ? (data as SessionRow[])
-    : ((data as { sessions?: SessionRow[] } | undefined)?.sessions ?? (data as { data?: SessionRow[] } | undefined)?.data);
+    : ((data as { sessions?: SessionRow[] } | undefined)?.sessions ??
+      (data as { data?: SessionRow[] } | undefined)?.data);
   const [now, setNow] = useState(Date.now());
   useEffect(() => setNow(Date.now()), []);
   return (
@@ -236,7 +242,9 @@ function SessionsSection() {
           Sign out everywhere
         </button>
       </div>
-      <p className="text-sm text-muted">Where your account is signed in now. Each session ends after 12 idle hours or 7 days.</p>
+      <p className="text-sm text-muted">
+        Where your account is signed in now. Each session ends after 12 idle hours or 7 days.
+      </p>
       <DataTable
         caption="Your active sessions"
         columns={['Browser', 'Signed in', 'Last active', 'Expires']}

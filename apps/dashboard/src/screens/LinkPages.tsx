@@ -60,10 +60,10 @@ export function SetupOwner() {
   return (
     <AuthPage title="Set up the owner">
       {token ? (
-        <form onSubmit={submit} aria-label="Set up the owner">
+        <form onSubmit={submit}>
           <p className="text-sm text-muted">
-            This link was printed when the server first started. The account you create here owns the workspace: it
-            can invite everyone else.
+            This link was printed when the server first started. The account you create here owns the workspace: it can
+            invite everyone else.
           </p>
           <div className="field">
             <label htmlFor="setup-email">Email</label>
@@ -115,7 +115,10 @@ const ROLE_WORDS: Record<string, string> = {
 export function AcceptInvitation() {
   const token = useLinkToken();
   const invitation = useQuery(
-    trpc.account.describeInvitation.queryOptions({ token }, { enabled: token !== '', retry: false, staleTime: Infinity }),
+    trpc.account.describeInvitation.queryOptions(
+      { token },
+      { enabled: token !== '', retry: false, staleTime: Infinity },
+    ),
   );
   return (
     <AuthPage title="Join a workspace">
@@ -157,7 +160,7 @@ function InvitationForm({ token, invitation }: { token: string; invitation: Invi
     else if (passwordsMatch(password, confirmation)) accept.mutate({ token, name: name.trim(), password });
   };
   return (
-    <form onSubmit={submit} aria-label="Accept the invitation">
+    <form onSubmit={submit}>
       <dl className="facts" data-testid="invitation">
         <dt>Workspace</dt>
         <dd>{invitation.workspaceName}</dd>
@@ -207,10 +210,7 @@ function InvitationForm({ token, invitation }: { token: string; invitation: Invi
         </>
       )}
       {accept.error ? <ErrorMessage error={accept.error} /> : null}
-      <SubmitButton
-        pending={accept.isPending}
-        disabled={!accountExists && !passwordsMatch(password, confirmation)}
-      >
+      <SubmitButton pending={accept.isPending} disabled={!accountExists && !passwordsMatch(password, confirmation)}>
         Join {invitation.workspaceName}
       </SubmitButton>
     </form>
@@ -231,7 +231,7 @@ export function ResetPassword() {
   return (
     <AuthPage title="Choose a new password">
       {token ? (
-        <form onSubmit={submit} aria-label="Choose a new password">
+        <form onSubmit={submit}>
           <p className="text-sm text-muted">
             Your sessions elsewhere end when the new password is set; you are signed in here.
           </p>

@@ -91,9 +91,7 @@ function useGrantableRoles(): TeamRole[] {
   const session = useQuery(sessionQueryOptions);
   const data = session.data;
   if (!data) return [];
-  const standing = data.person
-    ? data.person.role
-    : standingOf({ kind: 'rootKey', permissions: data.permissions });
+  const standing = data.person ? data.person.role : standingOf({ kind: 'rootKey', permissions: data.permissions });
   if (!standing) return [];
   return TEAM_ROLES.slice(TEAM_ROLES.indexOf(standing));
 }
@@ -316,9 +314,7 @@ function MemberLists({ onIssued }: { onIssued: (link: IssuedLink) => void }) {
       {pending?.action === 'role' ? (
         <ChangeRoleDialog member={pending.member} onClose={close} onDone={refresh} />
       ) : null}
-      {pending?.action === 'remove' ? (
-        <RemoveDialog member={pending.member} onClose={close} onDone={refresh} />
-      ) : null}
+      {pending?.action === 'remove' ? <RemoveDialog member={pending.member} onClose={close} onDone={refresh} /> : null}
       {pending?.action === 'reset' ? (
         <ResetDialog
           member={pending.member}
@@ -481,4 +477,3 @@ function RevokeDialog({
     </ConfirmDialog>
   );
 }
-

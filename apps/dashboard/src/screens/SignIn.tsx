@@ -81,7 +81,7 @@ function PasswordSignIn({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
     signIn.mutate({ email: email.trim(), password });
   };
   return (
-    <form onSubmit={submit} aria-label="Sign in with email and password">
+    <form onSubmit={submit}>
       <div className="field">
         <label htmlFor="email">Email</label>
         <input
@@ -135,7 +135,7 @@ function RootKeySignIn({ onSignedIn, onBack }: { onSignedIn: () => Promise<void>
   };
   return (
     <>
-      <form onSubmit={submit} aria-label="Sign in with a root key">
+      <form onSubmit={submit}>
         <label htmlFor="root-key">Root key</label>
         <input
           id="root-key"

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Trash2 } from 'lucide-react';
 import { useState } from 'react';
-import { MANAGE_ROOT_KEYS_PERMISSION, sessionQueryOptions } from '../access.ts';
+import { MANAGE_ROOT_KEYS_PERMISSION, sessionQueryOptions, useReadOnly } from '../access.ts';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { CopyButton } from '../components/CopyButton.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
@@ -21,6 +21,8 @@ export function WorkspaceSettings() {
   const queryClient = useQueryClient();
   const workspace = useQuery(trpc.workspace.getWorkspace.queryOptions());
   const [deleting, setDeleting] = useState(false);
+  // A viewer may delete nothing: the danger zone is not shown at all.
+  const readOnly = useReadOnly();
   const remove = useMutation(
     trpc.workspace.deleteWorkspace.mutationOptions({
       // The session ended with the workspace: the sign-in page says so.
@@ -58,24 +60,26 @@ export function WorkspaceSettings() {
         ) : null}
       </section>
       <SigningInSection workspace={data} />
-      <section className="panel border-danger" aria-labelledby="danger-title">
-        <h2 id="danger-title" className="text-danger">
-          Delete this workspace
-        </h2>
-        <p className="text-sm">
-          Its root keys stop working and its keys stop verifying at once, on every server; everyone signed in is signed
-          out. This cannot be undone from the dashboard.
-        </p>
-        <PermittedButton
-          permission={MANAGE_ROOT_KEYS_PERMISSION}
-          className="danger"
-          disabled={!data}
-          onClick={() => setDeleting(true)}
-        >
-          <Trash2 size={16} aria-hidden="true" />
-          Delete workspace
-        </PermittedButton>
-      </section>
+      {readOnly ? null : (
+        <section className="panel border-danger" aria-labelledby="danger-title">
+          <h2 id="danger-title" className="text-danger">
+            Delete this workspace
+          </h2>
+          <p className="text-sm">
+            Its root keys stop working and its keys stop verifying at once, on every server; everyone signed in is
+            signed out. This cannot be undone from the dashboard.
+          </p>
+          <PermittedButton
+            permission={MANAGE_ROOT_KEYS_PERMISSION}
+            className="danger"
+            disabled={!data}
+            onClick={() => setDeleting(true)}
+          >
+            <Trash2 size={16} aria-hidden="true" />
+            Delete workspace
+          </PermittedButton>
+        </section>
+      )}
       <ConfirmDialog
         title="Delete workspace"
         open={deleting}
