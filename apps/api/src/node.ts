@@ -129,7 +129,12 @@ export async function runNode(env: Env, beforeExit: () => Promise<void> = async 
       endpointsPerWorkspace: env.LIMIT_WEBHOOK_ENDPOINTS_PER_WORKSPACE,
     },
     limits: workspaceLimitsOf(env),
-    team: { publicUrl: env.PUBLIC_URL, rootKeySignIn: env.DASHBOARD_ROOT_KEY_SIGNIN },
+    team: {
+      publicUrl: env.PUBLIC_URL,
+      rootKeySignIn: env.DASHBOARD_ROOT_KEY_SIGNIN,
+      // The configuration checks that the issuer comes with its client id and secret.
+      sso: env.OIDC_ISSUER !== undefined,
+    },
   });
   // A node listening before its Redis connection is up would answer its first rate limits without
   // Redis and fail its readiness probe: it waits a moment for Redis, not for ever.

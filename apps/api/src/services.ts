@@ -104,7 +104,7 @@ export async function startServices(options: {
   /** What one workspace may hold (docs/contract.md#limits); omitted: the defaults. */
   limits?: WorkspaceLimits;
   /** People's accounts (docs/team-accounts.md); omitted: links on the request's origin, root-key sign-in allowed. */
-  team?: { publicUrl?: string; rootKeySignIn?: boolean };
+  team?: { publicUrl?: string; rootKeySignIn?: boolean; sso?: boolean };
 }): Promise<RunningServices> {
   const { logger, rateLimitRedisFailure = 'local' } = options;
   let lastFallbackLog = 0;
@@ -170,6 +170,7 @@ export async function startServices(options: {
     team: {
       publicUrl: options.team?.publicUrl,
       rootKeySignIn: options.team?.rootKeySignIn ?? true,
+      sso: options.team?.sso ?? false,
       accountSignInThrottle: quotas.quota('failed-account-sign-ins', SIGN_IN_THROTTLE_WINDOW_SECONDS),
     },
     credits: createCreditSpender(options.databaseUrl),

@@ -217,7 +217,81 @@ export const lastOwner = () =>
   );
 
 /** A password the policy refuses (core/src/team/passwords.ts); the password itself is never repeated. */
-export const weakPassword = (detail: string) => badRequest(detail, [{ location: 'body.password', message: detail }]);
+export const weakPassword = (detail: string, field = 'password') =>
+  badRequest(detail, [{ location: `body.${field}`, message: detail }]);
+
+// A person's own account (packages/procedures/src/routers/account/). Each wording covers every
+// cause alike, so no answer tells whether an email has an account or a link ever existed.
+
+/** An email and password that do not sign in: unknown email and wrong password alike. */
+export const wrongCredentials = () => unauthorized('The email or password is wrong.');
+
+/** A setup link that is unknown, used or expired. */
+export const setupLinkInvalid = () =>
+  unauthorized(
+    'This setup link is not valid: it was used or has expired. Run `npx keyplane setup-link` for a new one.',
+  );
+
+/** An invitation link that is unknown, used, revoked or expired. */
+export const invitationLinkInvalid = () =>
+  unauthorized('This invitation is not valid: it was used, revoked or has expired. Ask for a new one.');
+
+/** A password-reset link that is unknown, used or expired. */
+export const passwordResetLinkInvalid = () =>
+  unauthorized(
+    'This password-reset link is not valid: it was used or has expired. Ask an owner or admin for a new one.',
+  );
+
+/** A person whose password was right but who belongs to no workspace any more. */
+export const noMembershipLeft = () =>
+  forbiddenBecause(
+    'Your account belongs to no workspace any more: ask an owner or admin of a workspace to invite you again.',
+  );
+
+/** Changing a password with a current password that is wrong (the caller is signed in: no enumeration). */
+export const currentPasswordWrong = () => forbiddenBecause('The current password is wrong.');
+
+/** Too many failed sign-ins to one email, whether or not it has an account. */
+export const accountSignInThrottled = (retryAfterSeconds: number) =>
+  new DomainError(
+    429,
+    'user/too_many_requests/sign_in_throttled',
+    `Too many failed sign-ins to this email. Try again in ${retryAfterSeconds} s.`,
+  );
+
+/** A workspace the person is not a member of (or that was deleted): the same answer for both. */
+export const notAMemberOf = (workspaceId: string) =>
+  notFound('workspace', `You are not a member of a workspace '${workspaceId}'.`);
+
+/** A setup link used once the workspace has an owner: the owner invites people instead. */
+export const workspaceOwned = () =>
+  new DomainError(
+    409,
+    'service/data/owner_already_exists',
+    'This workspace has an owner already: ask them for an invitation instead of a setup link.',
+  );
+
+/** A first owner's email that an account has already (only the holder of a setup link is told). */
+export const accountExists = () =>
+  conflict('account', 'An account with this email exists already: use another email, or sign in with it.');
+
+/** A field a request needs in its case, though not in every case (`body.<field>`). */
+export const fieldRequired = (field: string, why: string) =>
+  badRequest(`${field} is required: ${why}`, [{ location: `body.${field}`, message: `required: ${why}` }]);
+
+/** What only a workspace's owner may change (a person with role owner, or a root key holding an owner's every permission). */
+export const ownerOnly = (what: string) =>
+  forbiddenBecause(
+    `Only an owner of the workspace may ${what}: a person with the role 'owner', or a root key holding every permission.`,
+  );
+
+/** Root keys may not open the dashboard in this workspace, or on this server. */
+export const rootKeySignInOff = (where: 'workspace' | 'server') =>
+  forbiddenBecause(
+    where === 'workspace'
+      ? 'An owner turned off signing in to the dashboard with a root key for this workspace: sign in with your email and password, a passkey or single sign-on.'
+      : 'Signing in to the dashboard with a root key is turned off on this server (DASHBOARD_ROOT_KEY_SIGNIN=false): sign in with your email and password, a passkey or single sign-on.',
+  );
 
 /** `webhooks.createEndpoint` in a workspace that has as many endpoints as it may (docs/contract.md#limits). */
 export const webhookEndpointLimitReached = (limit: number) =>

@@ -60,6 +60,7 @@ export * from './rootKeyExpiry.ts';
 export * from './rootKeys.ts';
 export * from './sessions.ts';
 export { Tally } from './tally.ts';
+export * from './team/accounts.ts';
 export * from './team/members.ts';
 export * from './team/passwords.ts';
 export * from './team/roles.ts';

@@ -6,6 +6,16 @@ export {
   type Invalidation,
 } from '@keyplane/caches';
 export {
+  findFirstWorkspace,
+  findRootKeySignIn,
+  listSignInMemberships,
+  revokeUserSessionById,
+  revokeUserSessionsExcept,
+  setRootKeySignIn,
+  setUserName,
+  workspaceHasOwner,
+} from './accounts.ts';
+export {
   type ApiChanges,
   type ApiRecord,
   apiDeletionStore,
@@ -110,6 +120,7 @@ export {
   removePasskey,
   renamePasskey,
 } from './passkeys.ts';
+export { consumePasswordReset } from './passwordResets.ts';
 export {
   createPermission,
   deletePermission,

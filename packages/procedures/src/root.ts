@@ -1,3 +1,4 @@
+import { accountRouter } from './routers/account/index.ts';
 import { analyticsRouter } from './routers/analytics/index.ts';
 import { apisRouter } from './routers/apis/index.ts';
 import { auditRouter } from './routers/audit/index.ts';
@@ -12,6 +13,7 @@ import { workspaceRouter } from './routers/workspace/index.ts';
 import { router } from './trpc.ts';
 
 export const appRouter = router({
+  account: accountRouter,
   analytics: analyticsRouter,
   apis: apisRouter,
   audit: auditRouter,

@@ -17,6 +17,8 @@ export interface TeamSettings {
   publicUrl: string | undefined;
   /** DASHBOARD_ROOT_KEY_SIGNIN: false refuses root keys as a dashboard sign-in in every workspace. */
   rootKeySignIn: boolean;
+  /** Single sign-on is configured (OIDC_ISSUER): the sign-in page offers it (account.signInOptions). */
+  sso: boolean;
   /** Failed sign-ins per account (the per-address count is `signInThrottle`). */
   accountSignInThrottle: Quota;
 }

@@ -48,10 +48,13 @@ export async function passwordProblem(password: string): Promise<PasswordProblem
   return undefined;
 }
 
-/** 400 naming what is wrong with the password (never the password) unless the policy accepts it. */
-export async function requireAcceptablePassword(password: string): Promise<void> {
+/**
+ * 400 naming what is wrong with the password (never the password) unless the policy accepts it;
+ * `field` is the request's field that carried it.
+ */
+export async function requireAcceptablePassword(password: string, field = 'password'): Promise<void> {
   const problem = await passwordProblem(password);
-  if (problem) throw weakPassword(PROBLEM_DETAILS[problem]);
+  if (problem) throw weakPassword(PROBLEM_DETAILS[problem], field);
 }
 
 /** The argon2id hash of a password, as a PHC string (`$argon2id$v=19$m=…`) with its own random salt. */

@@ -1,5 +1,5 @@
 import { workspaceNotFound } from '@keyplane/core';
-import { findWorkspace } from '@keyplane/db';
+import { findRootKeySignIn, findWorkspace } from '@keyplane/db';
 import { z } from 'zod';
 import { rootKeyProcedure } from '../../trpc.ts';
 
@@ -7,6 +7,13 @@ export const getWorkspaceOutput = z.object({
   workspaceId: z.string(),
   name: z.string(),
   createdAt: z.number().int(),
+  /**
+   * Root keys may open this workspace's dashboard: its owner allows it (workspace.setRootKeySignIn)
+   * and so does the server (DASHBOARD_ROOT_KEY_SIGNIN).
+   */
+  rootKeySignIn: z.boolean(),
+  /** The workspace's own setting, whatever the server's. */
+  rootKeySignInWorkspace: z.boolean(),
 });
 
 /**
@@ -15,6 +22,13 @@ export const getWorkspaceOutput = z.object({
  */
 export const getWorkspace = rootKeyProcedure.output(getWorkspaceOutput).query(async ({ ctx }) => {
   const workspace = await findWorkspace(ctx.em, ctx.rootKey.workspaceId);
-  if (!workspace) throw workspaceNotFound();
-  return { workspaceId: workspace.id, name: workspace.name, createdAt: workspace.createdAt };
+  const allowed = await findRootKeySignIn(ctx.em, ctx.rootKey.workspaceId);
+  if (!workspace || allowed === undefined) throw workspaceNotFound();
+  return {
+    workspaceId: workspace.id,
+    name: workspace.name,
+    createdAt: workspace.createdAt,
+    rootKeySignIn: allowed && ctx.services.team.rootKeySignIn,
+    rootKeySignInWorkspace: allowed,
+  };
 });

@@ -1,5 +1,6 @@
 import { router } from '../../trpc.ts';
 import { deleteWorkspace } from './deleteWorkspace.ts';
 import { getWorkspace } from './getWorkspace.ts';
+import { setRootKeySignIn } from './setRootKeySignIn.ts';
 
-export const workspaceRouter = router({ deleteWorkspace, getWorkspace });
+export const workspaceRouter = router({ deleteWorkspace, getWorkspace, setRootKeySignIn });

@@ -1,0 +1,29 @@
+import { router } from '../../trpc.ts';
+import { acceptInvitation } from './acceptInvitation.ts';
+import { changePassword } from './changePassword.ts';
+import { describeInvitation } from './describeInvitation.ts';
+import { listSessions } from './listSessions.ts';
+import { me } from './me.ts';
+import { resetPassword } from './resetPassword.ts';
+import { setUpOwner } from './setUpOwner.ts';
+import { signIn } from './signIn.ts';
+import { signInOptions } from './signInOptions.ts';
+import { signOutEverywhere } from './signOutEverywhere.ts';
+import { switchWorkspace } from './switchWorkspace.ts';
+import { updateProfile } from './updateProfile.ts';
+
+// A person's way in and their own account: internal, for the dashboard (docs/contract.md#account).
+export const accountRouter = router({
+  acceptInvitation,
+  changePassword,
+  describeInvitation,
+  listSessions,
+  me,
+  resetPassword,
+  setUpOwner,
+  signIn,
+  signInOptions,
+  signOutEverywhere,
+  switchWorkspace,
+  updateProfile,
+});
