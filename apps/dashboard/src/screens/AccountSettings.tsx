@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { LogOut } from 'lucide-react';
-import { type FormEvent, useEffect, useState } from 'react';
+import { type FormEvent, useState } from 'react';
 import { sessionQueryOptions } from '../access.ts';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { DataTable } from '../components/DataTable.tsx';
@@ -165,49 +165,12 @@ function PasswordSection() {
             {hasPassword ? 'Change password' : 'Set password'}
           </button>
           <span role="status" className="text-sm">
-            {change.isSuccess && password === '' ? 'Password changed.' : null}
+            {change.data && password === '' ? `Password changed. ${othersSignedOut(change.data.sessionsEnded)}` : null}
           </span>
         </div>
       </form>
     </section>
   );
-}
-
-interface SessionRow {
-  sessionId: string;
-  current?: boolean;
-  createdAt?: number;
-  lastUsedAt?: number | null;
-  expiresAt?: number;
-  userAgent?: string | null;
-  address?: string | null;
-  workspaceName?: string | null;
-}
-
-/** A browser's user-agent string, shortened to what a person recognises: "Chrome on Linux". */
-export function describeAgent(agent: string | null | undefined): string {
-  if (!agent) return 'Unknown browser';
-  const browser = /Edg\//.test(agent)
-    ? 'Edge'
-    : /Firefox\//.test(agent)
-      ? 'Firefox'
-      : /Chrom(e|ium)\//.test(agent)
-        ? 'Chrome'
-        : /Safari\//.test(agent)
-          ? 'Safari'
-          : 'A browser';
-  const system = /Android/.test(agent)
-    ? 'Android'
-    : /iPhone|iPad/.test(agent)
-      ? 'iOS'
-      : /Mac OS X/.test(agent)
-        ? 'macOS'
-        : /Windows/.test(agent)
-          ? 'Windows'
-          : /Linux/.test(agent)
-            ? 'Linux'
-            : undefined;
-  return system ? `${browser} on ${system}` : browser;
 }
 
 function SessionsSection() {
@@ -216,21 +179,10 @@ function SessionsSection() {
   const [confirming, setConfirming] = useState(false);
   const signOutEverywhere = useMutation(
     trpc.account.signOutEverywhere.mutationOptions({
-      onSuccess: async () => {
-        setConfirming(false);
-        // This session may have ended with the others: the session query tells (the sign-in page if so).
-        await queryClient.invalidateQueries({ queryKey: trpc.dashboard.session.queryKey() });
-        await queryClient.invalidateQueries({ queryKey: trpc.account.listSessions.queryKey() });
-      },
+      // This session ended with the others: the session query's 401 brings the sign-in page.
+      onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.dashboard.session.queryKey() }),
     }),
   );
-  const data = sessions.data as unknown;
-  const rows: SessionRow[] | undefined = Array.isArray(data)
-    ? (data as SessionRow[])
-    : ((data as { sessions?: SessionRow[] } | undefined)?.sessions ??
-      (data as { data?: SessionRow[] } | undefined)?.data);
-  const [now, setNow] = useState(Date.now());
-  useEffect(() => setNow(Date.now()), []);
   return (
     <section className="panel" aria-labelledby="sessions-title">
       <div className="page-header">
@@ -243,31 +195,26 @@ function SessionsSection() {
         </button>
       </div>
       <p className="text-sm text-muted">
-        Where your account is signed in now. Each session ends after 12 idle hours or 7 days.
+        Where your account is signed in to this workspace now. Each session ends after 12 idle hours or 7 days.
       </p>
       <DataTable
         caption="Your active sessions"
-        columns={['Browser', 'Signed in', 'Last active', 'Expires']}
+        columns={['Session', 'Signed in', 'Last active']}
         query={sessions}
-        rows={rows?.filter((row) => row.expiresAt === undefined || row.expiresAt > now)}
+        rows={sessions.data}
         loadingLabel="sessions"
         emptyMessage="No active session."
         rowKey={(row) => row.sessionId}
         renderCells={(row) => (
           <>
             <th scope="row">
-              {describeAgent(row.userAgent)}
-              {row.address ? <span className="text-muted"> · {row.address}</span> : null}{' '}
-              {row.current ? <StatusBadge label="This browser" tone="good" /> : null}
+              {row.current ? <StatusBadge label="This browser" tone="good" /> : 'Another browser or device'}
             </th>
             <td>
               <RelativeTime epochMs={row.createdAt} />
             </td>
             <td>
-              <RelativeTime epochMs={row.lastUsedAt ?? undefined} none="—" />
-            </td>
-            <td>
-              <RelativeTime epochMs={row.expiresAt} none="—" />
+              <RelativeTime epochMs={row.lastSeenAt} />
             </td>
           </>
         )}
@@ -285,10 +232,16 @@ function SessionsSection() {
         }}
       >
         <p>
-          End every session of your account, in every browser and workspace, this one included? You then sign in again
-          here. Do this if a device was lost or someone else may have used your account.
+          End every session of your account, in every browser and workspace, this one included? You then sign in again.
+          Do this if a device was lost or someone else may have used your account.
         </p>
       </ConfirmDialog>
     </section>
   );
+}
+
+/** What a password change did to the person's other sessions, in words. */
+function othersSignedOut(count: number): string {
+  if (count === 0) return 'You had no other session.';
+  return count === 1 ? 'Your other session was signed out.' : `Your ${count} other sessions were signed out.`;
 }

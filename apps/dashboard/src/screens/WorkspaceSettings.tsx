@@ -111,7 +111,9 @@ function SigningInSection({ workspace }: { workspace: RouterOutputs['workspace']
   const queryClient = useQueryClient();
   const session = useQuery(sessionQueryOptions);
   const isOwner = session.data?.person?.role === 'owner';
-  const enabled = (workspace as { rootKeySignIn?: boolean } | undefined)?.rootKeySignIn;
+  const enabled = workspace?.rootKeySignInWorkspace;
+  // DASHBOARD_ROOT_KEY_SIGNIN=false: the server refuses root keys whatever the workspace says.
+  const offOnServer = workspace !== undefined && workspace.rootKeySignInWorkspace && !workspace.rootKeySignIn;
   const [confirming, setConfirming] = useState(false);
   const set = useMutation(
     trpc.workspace.setRootKeySignIn.mutationOptions({
@@ -145,6 +147,9 @@ function SigningInSection({ workspace }: { workspace: RouterOutputs['workspace']
             Allow signing in with a root key
           </label>
           <p id="root-key-sign-in-hint" className="hint">
+            {offOnServer
+              ? 'Turned off on this whole server (DASHBOARD_ROOT_KEY_SIGNIN=false), whatever is set here. '
+              : ''}
             {isOwner
               ? 'Turned off, root keys still call the API; only the dashboard refuses them.'
               : 'Only an owner changes this.'}
