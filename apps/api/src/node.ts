@@ -134,6 +134,7 @@ export async function runNode(env: Env, beforeExit: () => Promise<void> = async 
       rootKeySignIn: env.DASHBOARD_ROOT_KEY_SIGNIN,
       // The configuration checks that the issuer comes with its client id and secret.
       sso: env.OIDC_ISSUER !== undefined,
+      smtp: env.SMTP_URL === undefined ? undefined : { url: env.SMTP_URL, from: env.SMTP_FROM },
     },
   });
   // A node listening before its Redis connection is up would answer its first rate limits without

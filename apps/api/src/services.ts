@@ -28,6 +28,7 @@ import type { Services } from '@keyplane/procedures';
 import { createQuotas, createRateLimitEngine, type RedisCluster, type RedisFailureMode } from '@keyplane/ratelimit';
 import { startWebhookDelivery } from '@keyplane/webhooks';
 import type { Logger } from './log.ts';
+import { createInvitationMailer } from './mailer.ts';
 import { createReadiness, type Readiness } from './readiness.ts';
 
 /**
@@ -103,8 +104,11 @@ export async function startServices(options: {
   webhooks?: { allowPrivate: boolean; retryDelaysMs?: number[]; endpointsPerWorkspace?: number };
   /** What one workspace may hold (docs/contract.md#limits); omitted: the defaults. */
   limits?: WorkspaceLimits;
-  /** People's accounts (docs/team-accounts.md); omitted: links on the request's origin, root-key sign-in allowed. */
-  team?: { publicUrl?: string; rootKeySignIn?: boolean; sso?: boolean };
+  /**
+   * People's accounts (docs/team-accounts.md); omitted: links on the request's origin, root-key
+   * sign-in allowed, no single sign-on, invitations not emailed. `smtp`: SMTP_URL and SMTP_FROM.
+   */
+  team?: { publicUrl?: string; rootKeySignIn?: boolean; sso?: boolean; smtp?: { url: string; from: string } };
 }): Promise<RunningServices> {
   const { logger, rateLimitRedisFailure = 'local' } = options;
   let lastFallbackLog = 0;
@@ -144,6 +148,8 @@ export async function startServices(options: {
     redisCluster: options.redisCluster,
     keyPrefix: `keyplane:quota:${databaseId}:`,
   });
+  const smtp = options.team?.smtp;
+  const mailer = smtp && createInvitationMailer({ smtpUrl: smtp.url, from: smtp.from });
   const services: Services = {
     keyCache: new FreshnessCache({ ttlMs: FRESHNESS_MS, maxEntries: 100_000 }),
     rootKeyCache: new FreshnessCache({ ttlMs: FRESHNESS_MS, maxEntries: 10_000 }),
@@ -172,6 +178,7 @@ export async function startServices(options: {
       rootKeySignIn: options.team?.rootKeySignIn ?? true,
       sso: options.team?.sso ?? false,
       accountSignInThrottle: quotas.quota('failed-account-sign-ins', SIGN_IN_THROTTLE_WINDOW_SECONDS),
+      mailer,
     },
     credits: createCreditSpender(options.databaseUrl),
     verifications: createVerificationRecorder(options.orm, spool, {
@@ -284,6 +291,7 @@ export async function startServices(options: {
       await services.rateLimiter.close();
       await quotas.close();
       await services.analytics.close();
+      mailer?.close();
     },
   };
 }

@@ -37,6 +37,8 @@ export interface ServerOptions {
   analyticsConnections?: number;
   /** Webhook endpoints one workspace may have (the server's default: LIMIT_WEBHOOK_ENDPOINTS_PER_WORKSPACE's). */
   webhookEndpointsPerWorkspace?: number;
+  /** People's accounts: PUBLIC_URL, SMTP_URL and SMTP_FROM (a getter, for a mail server the file starts first). */
+  team?: () => { publicUrl?: string; smtp?: { url: string; from: string } };
 }
 
 /**
@@ -64,6 +66,7 @@ export function useApi(options: ServerOptions = { vaultMasterKey: TEST_MASTER_KE
       eventSpoolDir: spoolDir,
       analyticsConnections: options.analyticsConnections,
       webhooks: { allowPrivate: false, endpointsPerWorkspace: options.webhookEndpointsPerWorkspace },
+      team: options.team?.(),
     });
     server = await serveHttp({
       orm: database.orm,

@@ -216,6 +216,32 @@ export const lastOwner = () =>
     'A workspace keeps at least one owner: make another member owner before this one is demoted or removed.',
   );
 
+/** `members.inviteMember` naming someone who already belongs to the workspace. */
+export const alreadyMember = (email: string) =>
+  conflict(
+    'member',
+    `'${email}' is already a member of this workspace: change their role with members.updateMember instead of inviting them.`,
+  );
+
+/** `members.createPasswordReset` for the caller's own account. */
+export const ownPasswordResetRefused = () =>
+  forbiddenBecause(
+    'Nobody issues a password reset link for themselves: change your password in your account settings, or ask another owner or admin.',
+  );
+
+/** `members.createPasswordReset` for a person whose role is above the caller's own. */
+export const passwordResetAboveOwn = (role: string) =>
+  forbiddenBecause(`Resetting the password of a member whose role is '${role}' needs a role at least as high.`);
+
+/**
+ * `members.createPasswordReset` for a person who also belongs to a workspace where the caller does not
+ * manage people at their rank: the new password would open that workspace too.
+ */
+export const passwordResetReachesElsewhere = () =>
+  forbiddenBecause(
+    'This person also belongs to another workspace where you do not manage people at their rank, and a new password would sign them in there too: an owner or admin of that workspace issues the reset link.',
+  );
+
 /** A password the policy refuses (core/src/team/passwords.ts); the password itself is never repeated. */
 export const weakPassword = (detail: string, field = 'password') =>
   badRequest(detail, [{ location: `body.${field}`, message: detail }]);

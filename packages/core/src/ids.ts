@@ -19,6 +19,7 @@ const ID_PREFIXES = {
   user: 'usr',
   invitation: 'inv',
   passkey: 'pkey',
+  passwordReset: 'pwr',
   // The database mints webhook events' and deliveries' ids in this format too (keyplane_new_id).
   webhookEndpoint: 'whep',
   webhookEvent: 'msg',

@@ -95,6 +95,15 @@ export { type KeyChanges, updateKey } from './keyUpdates.ts';
 export { lazyFork } from './lazyFork.ts';
 export { type ChosenPage, containsAny, type PageQuery, startingAt } from './listing.ts';
 export {
+  findInvitation,
+  type InvitationListing,
+  listInvitationPage,
+  listMemberPage,
+  lockInvitationsTo,
+  type MemberListing,
+  revokePendingInvitationsTo,
+} from './memberManagement.ts';
+export {
   createMembership,
   createUser,
   findMembership,
@@ -120,7 +129,7 @@ export {
   removePasskey,
   renamePasskey,
 } from './passkeys.ts';
-export { consumePasswordReset } from './passwordResets.ts';
+export { consumePasswordReset, createPasswordReset } from './passwordResets.ts';
 export {
   createPermission,
   deletePermission,

@@ -18,6 +18,13 @@ export interface Context {
    * trusted proxy): links are made on it when PUBLIC_URL is unset. Absent where the transport does not say.
    */
   requestOrigin?: string;
+  /**
+   * Where the transport passes the request's Host header (and X-Forwarded-Proto) as they came rather
+   * than an origin (`/v2`, whose hot path should not build one no call uses): `linkOrigin` makes the
+   * origin from them only when a link is made.
+   */
+  requestHost?: string;
+  forwardedProto?: string;
   /** The caller's network address as the transport sees it (behind a trusted proxy, the forwarded one). */
   clientAddress?: string;
   /** The caller asked that this call not be recorded in analytics (`X-Unkey-Metrics: disabled`). */

@@ -13,9 +13,9 @@ export {
   UNEXPECTED_ERROR,
 } from './errors.ts';
 export type { PersonActor, RootKeyPrincipal } from './middleware/auth.ts';
-export { linkOrigin, startPersonSession } from './people/sessions.ts';
+export { linkOrigin, originOfHost, startPersonSession } from './people/sessions.ts';
 export { type AppRouter, appRouter } from './root.ts';
-export type { Services, TeamSettings } from './services.ts';
+export type { InvitationEmail, InvitationMailer, Services, TeamSettings } from './services.ts';
 export { createCallerFactory, type ProcedureMeta } from './trpc.ts';
 
 export type RouterInputs = inferRouterInputs<AppRouter>;

@@ -5,6 +5,7 @@ import { auditRouter } from './routers/audit/index.ts';
 import { dashboardRouter } from './routers/dashboard/index.ts';
 import { identitiesRouter } from './routers/identities/index.ts';
 import { keysRouter } from './routers/keys/index.ts';
+import { membersRouter } from './routers/members/index.ts';
 import { permissionsRouter } from './routers/permissions/index.ts';
 import { ratelimitRouter } from './routers/ratelimit/index.ts';
 import { rootKeysRouter } from './routers/rootKeys/index.ts';
@@ -20,6 +21,7 @@ export const appRouter = router({
   dashboard: dashboardRouter,
   identities: identitiesRouter,
   keys: keysRouter,
+  members: membersRouter,
   permissions: permissionsRouter,
   ratelimit: ratelimitRouter,
   rootKeys: rootKeysRouter,

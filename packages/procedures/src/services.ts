@@ -4,6 +4,7 @@ import type {
   RatelimitNamespaceSnapshot,
   RatelimitOverrideRule,
   Tally,
+  TeamRole,
   VerificationKey,
   WorkspaceLimits,
 } from '@keyplane/core';
@@ -21,6 +22,25 @@ export interface TeamSettings {
   sso: boolean;
   /** Failed sign-ins per account (the per-address count is `signInThrottle`). */
   accountSignInThrottle: Quota;
+  /** SMTP_URL: sends invitation emails; undefined: the inviter passes the link on themselves. */
+  mailer?: InvitationMailer;
+}
+
+/** What an invitation email says: the link is its only secret, and goes to the invitee alone. */
+export interface InvitationEmail {
+  to: string;
+  url: string;
+  workspaceName: string;
+  role: TeamRole;
+  /** Who invited, as the email names them; null when a root key did. */
+  invitedBy: string | null;
+  expiresAt: number;
+}
+
+/** Sends invitation emails (apps/api builds it from SMTP_URL and SMTP_FROM). */
+export interface InvitationMailer {
+  /** Resolves once the mail server accepted the email; rejects when it did not. */
+  sendInvitation(email: InvitationEmail): Promise<void>;
 }
 
 /** Long-lived, per-process collaborators shared by every request. */

@@ -77,7 +77,7 @@ const authenticated = t.middleware(({ ctx, next, type, path, meta, getRawInput }
     const changeLog = createChangeLog();
     const audited = type === 'mutation' && meta?.audit !== false;
     // What the change touches as it is before, so the audit log can say what it changed.
-    const before = audited ? await snapshotBefore(ctx, rootKey, await getRawInput()) : undefined;
+    const before = audited ? await snapshotBefore(ctx, rootKey, path, await getRawInput()) : undefined;
     const result = await next({ ctx: { rootKey, changeLog } });
     if (changeLog.changes.length > 0) {
       await settle(ctx.services, changeLog.changes, ctx.services.announcementsDelivered);

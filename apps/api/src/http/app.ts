@@ -102,6 +102,8 @@ export function createHttp(deps: AppDeps) {
       session: caller.session,
       clientAddress: caller.clientAddress,
       requestOrigin: caller.requestOrigin,
+      requestHost: caller.requestHost,
+      forwardedProto: caller.forwardedProto,
       metricsDisabled: caller.metricsDisabled,
       onWorkspaceRateLimit: caller.onWorkspaceRateLimit,
     });

@@ -17,6 +17,9 @@ export interface V2Call {
   authorization: string | undefined;
   /** `X-Unkey-Metrics: disabled`: do not record this call in analytics. */
   metricsDisabled: boolean;
+  /** The Host and X-Forwarded-Proto headers, from which a link's origin is made only when one is (linkOrigin). */
+  host?: string;
+  forwardedProto?: string;
   readBody(limit: number): Promise<string>;
 }
 
@@ -27,6 +30,9 @@ export interface CallerHeaders {
   clientAddress?: string;
   /** The origin the request was made to, where the transport knows it (links are made on it without PUBLIC_URL). */
   requestOrigin?: string;
+  /** Or, where building the origin for every call would cost the hot path, the headers to make it from. */
+  requestHost?: string;
+  forwardedProto?: string;
   session?: SessionCarrier;
   onWorkspaceRateLimit?(state: WorkspaceRateLimitState): void;
 }
@@ -99,6 +105,8 @@ export function createV2Handler<TContext>(options: {
     const ctx = options.contextFor(requestId, {
       authorization: call.authorization,
       metricsDisabled: call.metricsDisabled,
+      requestHost: call.host,
+      forwardedProto: call.forwardedProto,
       onWorkspaceRateLimit: (state) => {
         headers = workspaceRateLimitHeaders(state);
       },
@@ -126,6 +134,8 @@ export function createV2Handler<TContext>(options: {
     return { status: 200, body: { meta: { requestId }, data: list.data, pagination: list.pagination }, headers };
   };
 }
+
+const firstHeader = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
 const V2_PATH = /^\/v2\/([^/?#]+)(?:\?.*)?$/;
 
@@ -189,6 +199,8 @@ export function v2Route(options: { handleV2: V2Handler; readiness: Readiness; er
             contentType: request.headers['content-type'],
             authorization: request.headers.authorization,
             metricsDisabled: metricsDisabledBy(request.headers[METRICS_HEADER]),
+            host: request.headers.host,
+            forwardedProto: firstHeader(request.headers['x-forwarded-proto']),
             readBody: (limit) => readIncomingBody(request, limit),
           },
           requestId,

@@ -14,9 +14,10 @@ import { StatusBadge } from '../components/StatusBadge.tsx';
 import { formatTime } from '../format.ts';
 import { type RouterOutputs, trpc } from '../trpc.ts';
 import { useDocumentTitle } from '../useDocumentTitle.ts';
+import { useWholeList } from '../useWholeList.ts';
 
-type Member = RouterOutputs['members']['listMembers']['members'][number];
-type Invitation = RouterOutputs['members']['listInvitations']['invitations'][number];
+type Member = RouterOutputs['members']['listMembers']['data'][number];
+type Invitation = RouterOutputs['members']['listInvitations']['data'][number];
 
 /** What each role may do, in a sentence (packages/core/src/team/roles.ts). */
 export const ROLE_DESCRIPTIONS: Record<TeamRole, string> = {
@@ -143,7 +144,7 @@ function InviteDialog({ onClose, onIssued }: { onClose: () => void; onIssued: (l
           to: email.trim(),
           url: result.url,
           expiresAt: result.expiresAt,
-          emailed: (result as { emailed?: boolean }).emailed,
+          emailed: result.emailed,
         });
         onClose();
         return queryClient.invalidateQueries({ queryKey: trpc.members.listInvitations.pathKey() });
@@ -216,8 +217,8 @@ function MemberLists({ onIssued }: { onIssued: (link: IssuedLink) => void }) {
   const queryClient = useQueryClient();
   const session = useQuery(sessionQueryOptions);
   const ownUserId = session.data?.person?.userId;
-  const members = useQuery(trpc.members.listMembers.queryOptions());
-  const invitations = useQuery(trpc.members.listInvitations.queryOptions());
+  const members = useWholeList(trpc.members.listMembers, {});
+  const invitations = useWholeList(trpc.members.listInvitations, {});
   const [pending, setPending] = useState<Pending | null>(null);
   const close = () => setPending(null);
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.members.pathKey() });
@@ -246,7 +247,7 @@ function MemberLists({ onIssued }: { onIssued: (link: IssuedLink) => void }) {
           caption="People in this workspace"
           columns={['Name', 'Email', 'Role', 'Last sign-in', 'Actions']}
           query={members}
-          rows={members.data?.members}
+          rows={members.data?.rows}
           loadingLabel="members"
           emptyMessage="Nobody has an account in this workspace yet. Invite someone."
           rowKey={(member) => member.userId}
@@ -280,7 +281,7 @@ function MemberLists({ onIssued }: { onIssued: (link: IssuedLink) => void }) {
           caption="Invitations not yet accepted"
           columns={['Email', 'Role', 'Invited by', 'Expires', 'Actions']}
           query={invitations}
-          rows={invitations.data?.invitations}
+          rows={invitations.data?.rows}
           loadingLabel="invitations"
           emptyMessage="No invitation is waiting to be accepted."
           rowKey={(invitation) => invitation.invitationId}
@@ -290,7 +291,7 @@ function MemberLists({ onIssued }: { onIssued: (link: IssuedLink) => void }) {
               <td data-phone="badge">
                 <StatusBadge label={ROLE_NAMES[invitation.role]} tone="muted" />
               </td>
-              <td>{inviterOf(invitation.invitedBy)}</td>
+              <td>{invitation.invitedBy?.email ?? 'A root key'}</td>
               <td>
                 <RelativeTime epochMs={invitation.expiresAt} />
               </td>
@@ -330,16 +331,6 @@ function MemberLists({ onIssued }: { onIssued: (link: IssuedLink) => void }) {
       ) : null}
     </>
   );
-}
-
-/** Who sent an invitation, however the server names them (an email, a name, or a record of both). */
-function inviterOf(invitedBy: unknown): string {
-  if (typeof invitedBy === 'string') return invitedBy;
-  if (invitedBy && typeof invitedBy === 'object') {
-    const { name, email } = invitedBy as { name?: string | null; email?: string | null };
-    return name ?? email ?? '—';
-  }
-  return '—';
 }
 
 interface ActionDialogProps {

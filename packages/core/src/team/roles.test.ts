@@ -9,6 +9,7 @@ import {
   requireMayChangeRole,
   requireMayGrantRole,
   requireMayRemove,
+  requireMayResetPassword,
   rolePermissions,
   standingOf,
   TEAM_ROLES,
@@ -233,5 +234,45 @@ describe('requireMayRemove', () => {
     for (const role of ['admin', 'member', 'viewer'] as const) {
       expect(refusal(() => requireMayRemove(person('admin'), target(role), 1))).toBeUndefined();
     }
+  });
+});
+
+describe('requireMayResetPassword', () => {
+  const target = (role: TeamRole, userId = 'usr_target') => ({ userId, role });
+  it('lets an owner or admin reset someone of at most their own rank', () => {
+    expect(refusal(() => requireMayResetPassword(person('admin'), target('admin'), []))).toBeUndefined();
+    expect(refusal(() => requireMayResetPassword(person('owner'), target('owner'), []))).toBeUndefined();
+    expect(
+      refusal(() => requireMayResetPassword(rootKey(allRootKeyPermissions()), target('owner'), [])),
+    ).toBeUndefined();
+  });
+  it('refuses their own account, someone above them, and members and viewers', () => {
+    expect(refusal(() => requireMayResetPassword(person('owner', 'usr_me'), target('owner', 'usr_me'), []))).toEqual({
+      status: 403,
+      message: expect.stringContaining('for themselves'),
+    });
+    expect(refusal(() => requireMayResetPassword(person('admin'), target('owner'), []))?.message).toContain("'owner'");
+    expect(refusal(() => requireMayResetPassword(person('member'), target('viewer'), []))?.message).toBe(
+      "Missing permission: 'workspace.*.manage_members'.",
+    );
+    expect(refusal(() => requireMayResetPassword(rootKey([MANAGE_MEMBERS]), target('viewer'), []))?.status).toBe(403);
+  });
+  it('refuses when the person belongs to another workspace where the manager does not manage them', () => {
+    const elsewhere = (role: TeamRole, managerRole: TeamRole | undefined) => [{ role, managerRole }];
+    // A root key belongs to one workspace: a person of another one is out of its reach.
+    expect(
+      refusal(() =>
+        requireMayResetPassword(rootKey(allRootKeyPermissions()), target('viewer'), elsewhere('viewer', undefined)),
+      ),
+    ).toEqual({ status: 403, message: expect.stringContaining('another workspace') });
+    expect(
+      refusal(() => requireMayResetPassword(person('admin'), target('viewer'), elsewhere('owner', 'admin')))?.status,
+    ).toBe(403);
+    expect(
+      refusal(() => requireMayResetPassword(person('owner'), target('viewer'), elsewhere('viewer', 'member')))?.status,
+    ).toBe(403);
+    expect(
+      refusal(() => requireMayResetPassword(person('admin'), target('viewer'), elsewhere('admin', 'owner'))),
+    ).toBeUndefined();
   });
 });

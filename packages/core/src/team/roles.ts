@@ -1,4 +1,13 @@
-import { forbidden, lastOwner, memberAboveOwn, ownMembershipUnchangeable, roleAboveOwn } from '../errors.ts';
+import {
+  forbidden,
+  lastOwner,
+  memberAboveOwn,
+  ownMembershipUnchangeable,
+  ownPasswordResetRefused,
+  passwordResetAboveOwn,
+  passwordResetReachesElsewhere,
+  roleAboveOwn,
+} from '../errors.ts';
 import { allRootKeyPermissions, permissionsNotHeld, type ResourceType, ROOT_KEY_ACTIONS } from '../permissions.ts';
 
 /**
@@ -105,4 +114,27 @@ export function requireMayChangeRole(manager: MemberManager, target: Membership,
 export function requireMayRemove(manager: MemberManager, target: Membership, owners: number): void {
   requireMayTouch(manager, target);
   if (target.role === 'owner' && owners <= 1) throw lastOwner();
+}
+
+/**
+ * Issuing a password reset link for `target`, a member of the manager's workspace: nobody resets
+ * their own password this way or someone above them (403). An account is one for every workspace, so
+ * the new password opens each workspace the person belongs to: `elsewhere` lists their role in each
+ * other one with the manager's role there (undefined: none, always for a root key), and the manager
+ * must manage people at their rank in every one of them too.
+ */
+export function requireMayResetPassword(
+  manager: MemberManager,
+  target: Membership,
+  elsewhere: readonly { role: TeamRole; managerRole: TeamRole | undefined }[],
+): void {
+  requireManagesMembers(manager);
+  if (manager.kind === 'user' && manager.userId === target.userId) throw ownPasswordResetRefused();
+  if (!outranks(manager, target.role)) throw passwordResetAboveOwn(target.role);
+  for (const { role, managerRole } of elsewhere) {
+    const there: MemberManager | undefined =
+      manager.kind === 'user' && managerRole !== undefined ? { ...manager, role: managerRole } : undefined;
+    const manages = there !== undefined && permissionsNotHeld(grantsOf(there), [MANAGE_MEMBERS]).length === 0;
+    if (!there || !manages || !outranks(there, role)) throw passwordResetReachesElsewhere();
+  }
 }

@@ -35,9 +35,12 @@ const REFERENCE_FIELDS = new Map([
   ['permission', 'permissionId'],
 ]);
 
-function snapshotReferences(input: unknown, output: unknown): Record<string, string> {
+/** members.* name a person's role (`role: 'admin'`), which is no RBAC role to look up. */
+const TEAM_EVENT = /^members\./;
+
+function snapshotReferences(event: string, input: unknown, output: unknown): Record<string, string> {
   const references = resourcesOf(input, output);
-  if (typeof input !== 'object' || input === null) return references;
+  if (typeof input !== 'object' || input === null || TEAM_EVENT.test(event)) return references;
   for (const [field, kind] of REFERENCE_FIELDS) {
     const named = (input as Record<string, unknown>)[field];
     if (typeof named === 'string' && references[kind] === undefined) references[kind] = named;
@@ -52,10 +55,11 @@ function snapshotReferences(input: unknown, output: unknown): Record<string, str
 export async function snapshotBefore(
   ctx: Context,
   principal: RootKeyPrincipal,
+  event: string,
   input: unknown,
 ): Promise<AuditSnapshots> {
   try {
-    return await snapshotResources(ctx.em, principal.workspaceId, snapshotReferences(input, undefined));
+    return await snapshotResources(ctx.em, principal.workspaceId, snapshotReferences(event, input, undefined));
   } catch (error) {
     ctx.services.reportError('could not read what an audited change touches', error, ctx.requestId);
     return new Map();
@@ -76,7 +80,7 @@ export async function recordChange(
   before: AuditSnapshots = new Map(),
 ): Promise<void> {
   try {
-    const after = await snapshotResources(ctx.em, principal.workspaceId, snapshotReferences(input, output));
+    const after = await snapshotResources(ctx.em, principal.workspaceId, snapshotReferences(event, input, output));
     await recordAuditEvent(ctx.em, {
       workspaceId: principal.workspaceId,
       rootKeyId: principal.rootKeyId,

@@ -4,10 +4,13 @@ import {
   type EntityManager,
   findApi,
   findIdentity,
+  findInvitation,
   findKeyDetails,
+  findMembership,
   findPermission,
   findRatelimitNamespace,
   findRole,
+  findUser,
   findWebhookEndpoint,
   listRootKeys,
 } from '@keyplane/db';
@@ -149,6 +152,24 @@ const LOADERS = new Map<string, Loader>([
           expiringNoticeMs: endpoint.expiringNoticeMs,
         },
       };
+    },
+  ],
+  [
+    // A person by their email and role in the workspace (members.*): a role change shows as before and after.
+    'userId',
+    async (em, workspaceId, userId) => {
+      // Only a member of the workspace: nothing of another workspace's people reaches its log.
+      const membership = await findMembership(em, workspaceId, userId);
+      const user = membership && (await findUser(em, userId));
+      return user && { name: user.email, fields: { role: membership.role } };
+    },
+  ],
+  [
+    // Never the link: only its hash is stored, and the snapshot reads neither.
+    'invitationId',
+    async (em, workspaceId, invitationId) => {
+      const invitation = await findInvitation(em, workspaceId, invitationId);
+      return invitation && { name: invitation.email, fields: { role: invitation.role, revoked: invitation.revoked } };
     },
   ],
 ]);

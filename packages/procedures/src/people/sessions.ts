@@ -6,7 +6,7 @@ import {
   PERSON_SESSION_LIFETIME_MS,
 } from '@keyplane/core';
 import { createUserSession, type EntityManager, recordSignIn } from '@keyplane/db';
-import type { SessionCarrier } from '../context.ts';
+import type { Context, SessionCarrier } from '../context.ts';
 import type { Services } from '../services.ts';
 
 /**
@@ -34,10 +34,26 @@ export async function startPersonSession(
 }
 
 /** The origin links are made on: PUBLIC_URL, else the one the request was made to. */
-export function linkOrigin(ctx: { services: Pick<Services, 'team'>; requestOrigin?: string }): string {
-  const origin = ctx.services.team.publicUrl ?? ctx.requestOrigin;
+export function linkOrigin(
+  ctx: Pick<Context, 'requestOrigin' | 'requestHost' | 'forwardedProto'> & { services: Pick<Services, 'team'> },
+): string {
+  const origin = ctx.services.team.publicUrl ?? ctx.requestOrigin ?? originOfHost(ctx.requestHost, ctx.forwardedProto);
   if (origin === undefined) {
     throw badRequest('This server cannot make links for this request: set PUBLIC_URL (docs/operations.md).');
   }
   return origin;
+}
+
+// A host name, IPv4 or bracketed IPv6 address, and an optional port: nothing that could carry a path,
+// a user or a fragment into a link.
+const HOST = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+/**
+ * The origin a request's Host header names, the scheme from X-Forwarded-Proto (a proxy that ends
+ * TLS) or else http, the node's own; undefined without a usable Host.
+ */
+export function originOfHost(host: string | undefined, forwardedProto: string | undefined): string | undefined {
+  if (host === undefined || !HOST.test(host)) return undefined;
+  const proto = forwardedProto?.split(',')[0]?.trim().toLowerCase();
+  return `${proto === 'https' ? 'https' : 'http'}://${host.toLowerCase()}`;
 }
