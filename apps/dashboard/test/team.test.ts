@@ -128,7 +128,7 @@ for (const [width, viewport] of [
       await viewer.goto(link);
       const invitation = viewer.getByTestId('invitation');
       await invitation.getByText(viewerEmail).waitFor();
-      await invitation.getByText(/^viewer/).waitFor();
+      await invitation.getByText('viewer (reads everything, changes nothing)').waitFor();
       await expect.poll(() => viewer.url()).toBe(url('invite'));
       await viewer.getByLabel('Name').fill('Victor Viewer');
       await viewer.getByLabel('Password', { exact: true }).fill(VIEWER_PASSWORD);
@@ -195,7 +195,7 @@ for (const [width, viewport] of [
       await owner.getByRole('heading', { level: 1, name: 'Members' }).waitFor();
       const people = owner.getByRole('region', { name: 'People' });
       const row = people.getByRole('row').filter({ hasText: viewerEmail });
-      await row.getByText('Viewer').waitFor();
+      await row.getByText('Viewer', { exact: true }).waitFor();
       // Accepted: no longer pending.
       const pending = owner.getByRole('region', { name: 'Pending invitations' });
       await pending.getByText('No invitation is waiting to be accepted.').waitFor();
