@@ -135,7 +135,6 @@ for (const [width, viewport] of [
       await viewer.getByLabel('Confirm password').fill(VIEWER_PASSWORD);
       await shoot(viewer, 'invitation');
       await viewer.getByRole('button', { name: /^Join / }).click();
-      await viewer.getByRole('navigation', { name: 'Main' }).waitFor({ state: 'attached' });
       await viewer.getByRole('button', { name: /^Account: Victor Viewer, Viewer/ }).waitFor();
     });
 

@@ -72,7 +72,7 @@ function ProfileSection() {
       {me.error ? <ErrorMessage error={me.error} onRetry={() => void me.refetch()} /> : null}
       {me.isPending ? <BlockSkeleton height="4rem" /> : null}
       {me.data ? (
-        <form onSubmit={submit} className="stack">
+        <form onSubmit={submit} className="stack max-w-md">
           <dl className="facts">
             <dt>Email</dt>
             <dd>{me.data.email}</dd>
