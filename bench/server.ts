@@ -9,6 +9,8 @@ export interface SpawnedServer {
   pid: number | undefined;
   /** The bootstrap root key, when this server created the workspace. */
   rootKey?: string;
+  /** The first-run setup link it printed beside the root key. */
+  setupUrl?: string;
   /** Shuts it down as an operator would (SIGTERM); resolves with its exit code once its output is read to the end. */
   stop(): Promise<number | null>;
   /** Stops it as Ctrl-C at a terminal would (SIGINT); resolves with its exit code. */
@@ -44,6 +46,7 @@ export async function spawnServer(env: Record<string, string>, options: SpawnOpt
   child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
   return new Promise((resolve, reject) => {
     let rootKey: string | undefined;
+    let setupUrl: string | undefined;
     let unread = '';
     const decoder = new StringDecoder('utf8');
     const readStartUp = (chunk: Buffer) => {
@@ -53,6 +56,7 @@ export async function spawnServer(env: Record<string, string>, options: SpawnOpt
         unread = unread.slice(newline + 1);
         output.push(line);
         rootKey ??= /root key:\s+(\S+)/.exec(line)?.[1];
+        setupUrl ??= /setup link:\s+(\S+)/.exec(line)?.[1];
         if (line.includes('"keyplane is listening"')) return listening(line);
       }
     };
@@ -75,6 +79,7 @@ export async function spawnServer(env: Record<string, string>, options: SpawnOpt
         url: `http://127.0.0.1:${port}`,
         pid: child.pid,
         rootKey,
+        setupUrl,
         stop: () => end('SIGTERM'),
         interrupt: () => end('SIGINT'),
         kill: () => end('SIGKILL'),

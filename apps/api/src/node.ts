@@ -2,8 +2,8 @@ import { Server as NetServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { Env } from '@keyplane/config';
-import { bootstrapIfEmpty } from '@keyplane/core';
-import { createOrm, migrate, pendingMigrations, workspaceStore } from '@keyplane/db';
+import { bootstrapIfEmpty, newSetupLink, setupLinkUrl } from '@keyplane/core';
+import { createOrm, createSetupLink, migrate, pendingMigrations, workspaceStore } from '@keyplane/db';
 import { type EmbeddedDatabase, startEmbeddedPostgres, takeOverShutdownSignals } from '@keyplane/embedded';
 import { createHttpServer } from './http/app.ts';
 import { createMetricsServer } from './http/metricsEndpoint.ts';
@@ -76,13 +76,19 @@ export async function runNode(env: Env, beforeExit: () => Promise<void> = async 
     );
   }
 
-  const bootstrapped = await orm.em
-    .fork()
-    .transactional((tx) => bootstrapIfEmpty(workspaceStore(tx), { name: 'default', masterKey: env.VAULT_MASTER_KEY }));
+  const bootstrapped = await orm.em.fork().transactional(async (tx) => {
+    const created = await bootstrapIfEmpty(workspaceStore(tx), { name: 'default', masterKey: env.VAULT_MASTER_KEY });
+    if (!created) return undefined;
+    // The first owner's way in, made with the workspace so that exactly one start prints it.
+    const link = newSetupLink(Date.now());
+    await createSetupLink(tx, link);
+    return { ...created, setupToken: link.token };
+  });
   if (bootstrapped) {
     // Written straight to stdout: the lines logged before it go out first.
     await logger.flush();
     const base = `http://localhost:${env.PORT}`;
+    const setupUrl = setupLinkUrl(env.PUBLIC_URL ?? base, bootstrapped.setupToken);
     process.stdout.write(
       [
         '',
@@ -93,6 +99,11 @@ export async function runNode(env: Env, beforeExit: () => Promise<void> = async 
         `  vault:     ${bootstrapped.vault ? 'enabled' : 'off (set VAULT_MASTER_KEY, then run keyplane vault enable)'}`,
         '',
         `Sign in to the dashboard with it: ${base}/dashboard/`,
+        '',
+        'Or create the first owner, a person with an email and a password (valid 24 hours, usable once;',
+        '`npx keyplane setup-link` prints a new one):',
+        '',
+        `  setup link: ${setupUrl}`,
         '',
         'Try it:',
         `  export ROOT_KEY=${bootstrapped.rootKey}`,

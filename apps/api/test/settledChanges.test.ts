@@ -1,9 +1,11 @@
 import { listenForInvalidations } from '@keyplane/caches';
-import { createKeyMigration } from '@keyplane/db';
+import { createKeyMigration, rows, sql } from '@keyplane/db';
 import { appRouter } from '@keyplane/procedures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { asBrowser, newInvitationToken, newPasswordResetToken, newSetupToken } from './accounts.ts';
 import { useApiWithWorkspace } from './fixtures.ts';
 import { type Caller, callInternal, dashboardHeaders, signIn } from './internal.ts';
+import { signedInPerson, TEST_PERSON_PASSWORD } from './people.ts';
 import type { InputOf, OutputOf, ProcedurePath } from './procedures.ts';
 
 // A call that changes what nodes cache answers only once every node has forgotten it: the
@@ -39,6 +41,7 @@ beforeAll(async () => {
 afterAll(() => otherNode.close());
 
 let unique = 0;
+const NEW_PASSWORD = 'a passphrase nobody else uses';
 const next = (name: string) => `${name}_${++unique}`;
 
 /** A procedure called at `/trpc` with the router's types, failing the test on anything but 200. */
@@ -170,6 +173,48 @@ const scenarios: Scenarios = {
   },
   // A workspace of its own: the others' calls need theirs.
   'workspace.deleteWorkspace': async () => ({ input: {}, caller: { rootKey: (await api.workspace()).rootKey } }),
+  // A person's way in and own account (account.*): each with a person of its own.
+  'account.setUpOwner': async () => {
+    // A setup link makes the owner of a workspace that has none.
+    await rows(api.em(), sql`delete from memberships where role = 'owner'`);
+    const input = {
+      token: await newSetupToken(api),
+      email: `${next('owner')}@example.test`,
+      name: 'O',
+      password: NEW_PASSWORD,
+    };
+    return { input, caller: asBrowser };
+  },
+  'account.signIn': async () => {
+    const { email } = await signedInPerson(api, workspace.workspaceId, 'member');
+    return { input: { email, password: TEST_PERSON_PASSWORD }, caller: asBrowser };
+  },
+  'account.switchWorkspace': async () => {
+    const person = await signedInPerson(api, workspace.workspaceId, 'member');
+    return { input: { workspaceId: workspace.workspaceId }, caller: { session: person.session } };
+  },
+  'account.updateProfile': async () => ({
+    input: { name: 'Renamed' },
+    caller: { session: (await signedInPerson(api, workspace.workspaceId, 'member')).session },
+  }),
+  'account.changePassword': async () => ({
+    input: { currentPassword: TEST_PERSON_PASSWORD, newPassword: NEW_PASSWORD },
+    caller: { session: (await signedInPerson(api, workspace.workspaceId, 'member')).session },
+  }),
+  'account.signOutEverywhere': async () => ({
+    input: undefined,
+    caller: { session: (await signedInPerson(api, workspace.workspaceId, 'member')).session },
+  }),
+  'account.acceptInvitation': async () => {
+    const email = `${next('invited')}@example.test`;
+    const { token } = await newInvitationToken(api, { workspaceId: workspace.workspaceId, email, role: 'viewer' });
+    return { input: { token, name: 'I', password: NEW_PASSWORD }, caller: asBrowser };
+  },
+  'account.resetPassword': async () => {
+    const { userId } = await signedInPerson(api, workspace.workspaceId, 'member');
+    return { input: { token: await newPasswordResetToken(api, userId), password: NEW_PASSWORD }, caller: asBrowser };
+  },
+  'workspace.setRootKeySignIn': async () => ({ input: { enabled: true } }),
   'dashboard.signIn': async () => ({
     input: { rootKey: workspace.rootKey },
     caller: { headers: { 'x-keyplane-dashboard': '1' } },

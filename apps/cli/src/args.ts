@@ -6,6 +6,7 @@ export type Command =
   | { name: 'help' }
   | { name: 'migrate' }
   | { name: 'bootstrap'; workspaceName: string }
+  | { name: 'setup-link' }
   | { name: 'root-keys create'; workspaceId: string; keyName?: string; permissions: string[]; expiresAt?: Date }
   | { name: 'root-keys revoke'; rootKeyId: string }
   | { name: 'root-keys list'; workspaceId: string }
@@ -71,6 +72,8 @@ function buildParser(found: (command: Command) => void): Parser {
   subcommand(program, 'bootstrap')
     .option('--name <NAME>', '', once('--name', checkedName))
     .action((options: { name?: string }) => found({ name: 'bootstrap', workspaceName: options.name ?? 'default' }));
+
+  subcommand(program, 'setup-link').action(() => found({ name: 'setup-link' }));
 
   const rootKeys = rejectUnknownSubcommand(subcommand(program, 'root-keys'));
   subcommand(rootKeys, 'create')

@@ -1,14 +1,24 @@
 import { type ChangeLog, createChangeLog, listenForInvalidations } from '@keyplane/caches';
 import type { Env } from '@keyplane/config';
-import { bootstrapWorkspace, enableVault, issueRootKey, revokeRootKey } from '@keyplane/core';
 import {
+  bootstrapWorkspace,
+  enableVault,
+  issueRootKey,
+  newSetupLink,
+  revokeRootKey,
+  setupLinkUrl,
+} from '@keyplane/core';
+import {
+  createSetupLink,
   type EntityManager,
+  findFirstWorkspace,
   listRootKeys,
   recordAuditEvent,
   rootKeyChangeStore,
   rootKeyStore,
   setWorkspaceApiRateLimit,
   workspaceExists,
+  workspaceHasOwner,
   workspaceStore,
 } from '@keyplane/db';
 import type { Command } from './args.ts';
@@ -31,6 +41,8 @@ export async function runCommand(command: DatabaseCommand, env: Env): Promise<Co
       return withDatabase(env, { mayInitialise: true }, (em) => latestMigration(em));
     case 'bootstrap':
       return withDatabase(env, { mayInitialise: true }, (em) => bootstrap(em, command.workspaceName, env));
+    case 'setup-link':
+      return withDatabase(env, { mayInitialise: false }, (em) => setupLink(em, env));
     case 'root-keys create':
       return withDatabase(env, { mayInitialise: false }, (em) => createKey(em, command));
     case 'root-keys revoke':
@@ -87,6 +99,38 @@ async function bootstrap(em: EntityManager, name: string, env: Env): Promise<Com
       `  vault:       ${created.vault ? 'enabled' : 'off (set VAULT_MASTER_KEY, then run keyplane vault enable)'}`,
       '',
       'The root key is shown only this once: store it somewhere safe now.',
+    ),
+  };
+}
+
+/**
+ * A new first-run setup link (account.setUpOwner), while the first workspace has no owner: once
+ * it has one, that owner invites people, and a setup link would let its holder make another owner.
+ */
+async function setupLink(em: EntityManager, env: Env): Promise<CommandOutput> {
+  const created = await em.transactional(async (tx) => {
+    const workspace = await findFirstWorkspace(tx);
+    if (!workspace) {
+      throw new CommandError('there is no workspace yet: start the server (npm start) or run keyplane bootstrap first');
+    }
+    if (await workspaceHasOwner(tx, workspace.workspaceId)) {
+      throw new CommandError(
+        `workspace ${workspace.workspaceId} has an owner already: a setup link only creates the first one. ` +
+          'Ask an owner or admin for an invitation (the Members screen), or a password reset if you lost yours.',
+      );
+    }
+    const link = newSetupLink(Date.now());
+    await createSetupLink(tx, link);
+    await recordCliChange(tx, workspace.workspaceId, 'cli.setupLink', {});
+    return { workspaceId: workspace.workspaceId, token: link.token, expiresAt: link.expiresAt };
+  });
+  const url = setupLinkUrl(env.PUBLIC_URL ?? `http://localhost:${env.PORT}`, created.token);
+  return {
+    json: { workspaceId: created.workspaceId, url, expiresAt: created.expiresAt },
+    text: lines(
+      `Open this link to create the owner of workspace ${created.workspaceId} (valid 24 hours, usable once):`,
+      '',
+      `  ${url}`,
     ),
   };
 }

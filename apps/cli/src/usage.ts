@@ -6,6 +6,9 @@ Commands:
       when the servers run with MIGRATE_ON_START=false); safe beside starting servers.
   bootstrap [--name NAME]
       Create a workspace and a root key with every permission on it.
+  setup-link
+      Print a new one-time link (valid 24 hours) that creates the first workspace's owner; only
+      while it has no owner (once it has one, the owner invites people instead).
   root-keys create --workspace WORKSPACE_ID [--name NAME] [--permission PERMISSION]... [--expires UNIX_MS]
       Create a root key; repeat --permission for each grant (e.g. api.*.create_key).
   root-keys revoke ROOT_KEY_ID
@@ -29,6 +32,7 @@ Options:
 Environment:
   DATABASE_URL      The server's PostgreSQL; unset, the embedded database in DATA_DIR is used.
   VAULT_MASTER_KEY  The server's vault master key (vault enable, bootstrap).
+  PUBLIC_URL        The address people reach the server at (setup-link); unset: http://localhost:PORT.
 
 Exit codes: 0 done, 1 failed, 2 bad arguments, 78 bad configuration.
 `;

@@ -83,6 +83,44 @@ async function listedRootKeys(workspaceId: string) {
   return listed.rootKeys;
 }
 
+describe('setup-link', () => {
+  it('prints a new one-time link to the setup page while the first workspace has no owner, then refuses', async () => {
+    const own = await createTestDatabase(inject('databaseUrl'), inject('templateDatabase'));
+    try {
+      const env = { DATABASE_URL: own.url, PUBLIC_URL: 'https://keyplane.example.test/' };
+      const none = await keyplane(['setup-link'], env);
+      expectOneLineError(none, 1);
+      expect(none.stderr).toMatch(/no workspace yet/);
+      const first = jsonOutput<Bootstrapped>(await keyplane(['bootstrap', '--json'], env));
+      const printed = jsonOutput<{ workspaceId: string; url: string; expiresAt: number }>(
+        await keyplane(['setup-link', '--json'], env),
+      );
+      expect(printed.workspaceId).toBe(first.workspaceId);
+      expect(printed.url).toMatch(/^https:\/\/keyplane\.example\.test\/dashboard\/setup#[A-Za-z0-9_-]{43}$/);
+      expect(printed.expiresAt).toBeGreaterThan(Date.now() + 23 * 60 * 60 * 1000);
+      const token = printed.url.split('#')[1] ?? '';
+      const [stored] = await rows<{ used_at: Date | null }>(
+        own.orm.em.fork(),
+        sql`select used_at from setup_links where token_hash = ${hashKey(token)}`,
+      );
+      expect(stored).toEqual({ used_at: null });
+      const text = await keyplane(['setup-link'], env);
+      expect(text.stdout).toMatch(/^Open this link .*\n\n  https:\/\/keyplane\.example\.test\/dashboard\/setup#\S+\n$/);
+
+      await rows(
+        own.orm.em.fork(),
+        sql`with u as (insert into users (id, email, name, created_at) values ('user_cli', 'o@example.test', 'O', now()) returning id)
+            insert into memberships (workspace_id, user_id, role, created_at) select ${first.workspaceId}, id, 'owner', now() from u`,
+      );
+      const refused = await keyplane(['setup-link'], env);
+      expectOneLineError(refused, 1);
+      expect(refused.stderr).toMatch(/has an owner already.*invitation/);
+    } finally {
+      await own.drop();
+    }
+  });
+});
+
 describe('migrate', () => {
   it('brings an empty database to the latest migration, and says so again when run twice', async () => {
     const empty = await createEmptyDatabase(inject('databaseUrl'));
@@ -488,6 +526,7 @@ describe('arguments', () => {
     [['migrate'], { name: 'migrate' }],
     [['bootstrap'], { name: 'bootstrap', workspaceName: 'default' }],
     [['bootstrap', '--name=-dash-'], { name: 'bootstrap', workspaceName: '-dash-' }],
+    [['setup-link'], { name: 'setup-link' }],
     [['root-keys', 'revoke', 'rk_1'], { name: 'root-keys revoke', rootKeyId: 'rk_1' }],
     [['root-keys', 'revoke', '--', '-rk'], { name: 'root-keys revoke', rootKeyId: '-rk' }],
     [['root-keys', 'list', '--workspace=ws_1'], { name: 'root-keys list', workspaceId: 'ws_1' }],

@@ -118,6 +118,8 @@ const VISIBILITY_BY_SERVICE = new Map<string, (visibility: AuditVisibility) => R
   ],
   ['rootKeys', ({ workspace }) => flag(workspace)],
   ['dashboard', ({ workspace }) => flag(workspace)],
+  // A person's sign-ins and their own account: the workspace's administration, as dashboard sign-ins are.
+  ['account', ({ workspace }) => flag(workspace)],
   ['cli', ({ workspace }) => flag(workspace)],
   ['workspace', ({ workspace }) => flag(workspace)],
 ]);

@@ -17,6 +17,8 @@ describe('200', () => {
       workspaceId: workspace.workspaceId,
       name: expect.any(String),
       createdAt: expect.any(Number),
+      rootKeySignIn: true,
+      rootKeySignInWorkspace: true,
     });
     expect(reply.data.name.length).toBeGreaterThan(0);
   });

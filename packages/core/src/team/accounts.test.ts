@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { accountSignInThrottleKey, signInWorkspace } from './accounts.ts';
+import { hashKey } from '../keys.ts';
+import { accountSignInThrottleKey, newSetupLink, setupLinkUrl, signInWorkspace } from './accounts.ts';
 
 describe('accountSignInThrottleKey', () => {
   it('counts an email whatever its case and surrounding spaces, without the email in it', () => {
@@ -39,5 +40,16 @@ describe('signInWorkspace', () => {
       ]),
     ).toBe('ws_new');
     expect(signInWorkspace([])).toBeUndefined();
+  });
+});
+
+describe('newSetupLink and setupLinkUrl', () => {
+  it('makes a token valid 24 hours, stored as its hash, shown in the fragment of the setup page', () => {
+    const link = newSetupLink(1_000);
+    expect(link.expiresAt).toBe(1_000 + 24 * 60 * 60 * 1000);
+    expect(link.tokenHash).toBe(hashKey(link.token));
+    expect(setupLinkUrl('https://kp.example.test', link.token)).toBe(
+      `https://kp.example.test/dashboard/setup#${link.token}`,
+    );
   });
 });

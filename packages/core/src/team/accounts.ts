@@ -1,4 +1,5 @@
 import { hashKey } from '../keys.ts';
+import { newSecretToken, SETUP_LINK_LIFETIME_MS } from './tokens.ts';
 
 /**
  * What failed sign-ins to one email are counted by: its SHA-256, lower-cased, so an email with no
@@ -37,4 +38,17 @@ function landsBefore(a: SignInMembership, b: SignInMembership): boolean {
   }
   if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt;
   return a.workspaceId < b.workspaceId;
+}
+
+/** A first-run setup link to store (its hash) and print (its token), valid SETUP_LINK_LIFETIME_MS from `now`. */
+export function newSetupLink(now: number): { token: string; tokenHash: string; expiresAt: number } {
+  return { ...newSecretToken(), expiresAt: now + SETUP_LINK_LIFETIME_MS };
+}
+
+/**
+ * The address of a setup link: the dashboard's setup page, the token in the fragment, which
+ * browsers never send to a server (nor to its logs). `origin` without a trailing slash.
+ */
+export function setupLinkUrl(origin: string, token: string): string {
+  return `${origin}/dashboard/setup#${token}`;
 }

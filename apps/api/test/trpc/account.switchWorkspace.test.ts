@@ -1,0 +1,75 @@
+import { rows, sql } from '@keyplane/db';
+import { describe, expect, it } from 'vitest';
+import { sessionCookieOf } from '../accounts.ts';
+import { useApiWithWorkspace } from '../fixtures.ts';
+import { callInternal, callProcedure } from '../internal.ts';
+import { signedInPerson } from '../people.ts';
+
+// account.switchWorkspace: a new session in another workspace of theirs; the one it was asked with ends.
+const { api, workspace } = useApiWithWorkspace();
+
+describe('200', () => {
+  it('signs the person in to another workspace of theirs with their role there, ending the current session', async () => {
+    const person = await signedInPerson(api, workspace.workspaceId, 'owner');
+    const other = await api.workspace();
+    await rows(
+      api.em(),
+      sql`insert into memberships (workspace_id, user_id, role, created_at) values (${other.workspaceId}, ${person.userId}, 'viewer', now())`,
+    );
+    const reply = await callProcedure(
+      api,
+      'account.switchWorkspace',
+      { workspaceId: other.workspaceId },
+      { session: person.session },
+    );
+    expect(reply.status).toBe(200);
+    expect(reply.data).toEqual({ workspaceId: other.workspaceId });
+    const switched = sessionCookieOf(reply);
+    const session = await callProcedure(api, 'dashboard.session', undefined, { session: switched });
+    expect(session.data).toMatchObject({ workspaceId: other.workspaceId, person: { role: 'viewer' } });
+    expect((await callProcedure(api, 'dashboard.session', undefined, { session: person.session })).status).toBe(401);
+  });
+});
+
+describe('400', () => {
+  it('without a workspace id', async () => {
+    const person = await signedInPerson(api, workspace.workspaceId, 'owner');
+    const reply = await callInternal(api, 'account.switchWorkspace', {}, { session: person.session });
+    expect(reply.status).toBe(400);
+    expect(reply.error?.message).toContain('"workspaceId"');
+  });
+});
+
+describe('404', () => {
+  it('for a workspace the person is not a member of, or that does not exist, keeping the current session', async () => {
+    const person = await signedInPerson(api, workspace.workspaceId, 'owner');
+    const stranger = await api.workspace();
+    for (const workspaceId of [stranger.workspaceId, 'ws_does_not_exist']) {
+      const reply = await callProcedure(api, 'account.switchWorkspace', { workspaceId }, { session: person.session });
+      expect(reply.status).toBe(404);
+      expect(reply.error?.message).toBe(`You are not a member of a workspace '${workspaceId}'.`);
+      expect(reply.setCookie).toEqual([]);
+    }
+    expect((await callProcedure(api, 'dashboard.session', undefined, { session: person.session })).status).toBe(200);
+  });
+});
+
+describe('cross-workspace isolation', () => {
+  it('the new session reaches the new workspace only', async () => {
+    const person = await signedInPerson(api, workspace.workspaceId, 'owner');
+    const other = await api.workspace();
+    await rows(
+      api.em(),
+      sql`insert into memberships (workspace_id, user_id, role, created_at) values (${other.workspaceId}, ${person.userId}, 'admin', now())`,
+    );
+    const { apiId } = (await callProcedure(api, 'apis.createApi', { name: 'here' }, { rootKey: workspace.rootKey }))
+      .data;
+    const reply = await callProcedure(
+      api,
+      'account.switchWorkspace',
+      { workspaceId: other.workspaceId },
+      { session: person.session },
+    );
+    expect((await callInternal(api, 'apis.getApi', { apiId }, { session: sessionCookieOf(reply) })).status).toBe(404);
+  });
+});
