@@ -47,4 +47,27 @@ describe('auditSentence', () => {
     });
     expect(credits).toEqual({ field: 'credits', label: 'credits', before: '1,500', after: '0' });
   });
+
+  it('tells what was done to people and invitations, by their email address', () => {
+    expect(
+      auditSentence('Olga', {
+        event: 'members.updateMember',
+        resources: { userId: 'usr_1' },
+        details: {
+          names: { userId: 'vic@example.test' },
+          changes: [{ resource: 'userId', field: 'role', before: 'viewer', after: 'admin' }],
+        },
+      }),
+    ).toBe('Olga changed the role of member “vic@example.test”: role from “viewer” to “admin”.');
+    expect(
+      auditPredicate({
+        event: 'members.inviteMember',
+        resources: { invitationId: 'inv_1' },
+        details: { names: { invitationId: 'new@example.test' }, changes: [] },
+      }),
+    ).toBe('sent invitation “new@example.test”');
+    expect(
+      auditPredicate({ event: 'members.createPasswordReset', resources: { userId: 'usr_1' }, details: null }),
+    ).toBe('issued a password reset link for member usr_1');
+  });
 });

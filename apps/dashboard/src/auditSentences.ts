@@ -22,6 +22,8 @@ const NOUNS: Record<string, string> = {
   permissionId: 'permission',
   overrideId: 'override',
   deliveryId: 'delivery',
+  userId: 'member',
+  invitationId: 'invitation',
 };
 
 /**
@@ -64,6 +66,12 @@ const SENTENCES: Record<string, { verb: string; subject: string; place?: string 
   'webhooks.rotateSecret': { verb: 'rotated the signing secret of', subject: 'endpointId' },
   'webhooks.sendTest': { verb: 'sent a test event to', subject: 'endpointId' },
   'webhooks.redeliver': { verb: 'redelivered an event to', subject: 'endpointId' },
+  // The audit log names people and invitations by their email address.
+  'members.inviteMember': { verb: 'sent', subject: 'invitationId' },
+  'members.revokeInvitation': { verb: 'revoked', subject: 'invitationId' },
+  'members.updateMember': { verb: 'changed the role of', subject: 'userId' },
+  'members.removeMember': { verb: 'removed', subject: 'userId' },
+  'members.createPasswordReset': { verb: 'issued a password reset link for', subject: 'userId' },
 };
 
 /** Sentences that name no resource. */
@@ -127,6 +135,7 @@ const FIELD_LABELS: Record<string, string> = {
   creditsLowThreshold: 'low-credits threshold',
   creditsLowPercent: 'low-credits percentage',
   expiringNoticeMs: 'expiry notice',
+  role: 'role',
 };
 
 /** A setting's value in words: times as dates, no value as "none", unlimited credits as such. */

@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { expectMissingPermissions, expectProblem, itRejectsEach } from '../assertions.ts';
+import { useWorkspace } from '../fixtures.ts';
+import { useApi } from '../harness.ts';
+import { callProcedure } from '../internal.ts';
+import { auditEntries, MANAGE_MEMBERS, storedRole } from '../members.ts';
+import { signedInPerson } from '../people.ts';
+import type { InputOf } from '../procedures.ts';
+
+const api = useApi();
+const workspace = useWorkspace(api);
+
+const update = (input: InputOf<'members.updateMember'>, rootKey = workspace.rootKey) =>
+  api.call('members.updateMember', input, rootKey);
+const asPerson = (session: string, input: InputOf<'members.updateMember'>) =>
+  callProcedure(api, 'members.updateMember', input, { session });
+const person = (role: 'owner' | 'admin' | 'member' | 'viewer') => signedInPerson(api, workspace.workspaceId, role);
+
+describe('200', () => {
+  it('changes the role, answers data {}, and records the change with the role before and after', async () => {
+    const viewer = await person('viewer');
+    const reply = await update({ userId: viewer.userId, role: 'admin' });
+    expect(reply.status).toBe(200);
+    expect(reply.body.data).toEqual({});
+    expect(await storedRole(api, workspace.workspaceId, viewer.userId)).toBe('admin');
+    const [entry] = await auditEntries(api, workspace.workspaceId, 'members.updateMember');
+    expect(entry?.resources).toEqual({ userId: viewer.userId });
+    expect(entry?.details?.names).toEqual({ userId: viewer.email });
+    expect(entry?.details?.changes).toEqual([{ resource: 'userId', field: 'role', before: 'viewer', after: 'admin' }]);
+  });
+
+  it("narrows the person's session at their next request", async () => {
+    const admin = await person('admin');
+    const list = () => callProcedure(api, 'members.listMembers', {}, { session: admin.session });
+    expect((await list()).status).toBe(200);
+    await update({ userId: admin.userId, role: 'viewer' });
+    expect((await list()).status).toBe(403);
+  });
+
+  it('lets an admin move people among admin, member and viewer, and an owner demote another owner', async () => {
+    const admin = await person('admin');
+    const member = await person('member');
+    expect((await asPerson(admin.session, { userId: member.userId, role: 'admin' })).status).toBe(200);
+    const [first, second] = [await person('owner'), await person('owner')];
+    expect((await asPerson(first.session, { userId: second.userId, role: 'member' })).status).toBe(200);
+    expect(await storedRole(api, workspace.workspaceId, second.userId)).toBe('member');
+  });
+
+  it('writes nothing when the role stays the same', async () => {
+    const viewer = await person('viewer');
+    expect((await update({ userId: viewer.userId, role: 'viewer' })).status).toBe(200);
+    expect(await storedRole(api, workspace.workspaceId, viewer.userId)).toBe('viewer');
+  });
+});
+
+describe('400', () => {
+  itRejectsEach(api, 'members.updateMember', () => workspace.rootKey, [
+    [{ role: 'viewer' }, 'body.userId'],
+    [{ userId: 'usr_1' }, 'body.role'],
+    [{ userId: 'usr_1', role: 'root' }, 'body.role'],
+    [{ userId: 'not an id!', role: 'viewer' }, 'body.userId'],
+    [{ userId: 'usr_1', role: 'viewer', extra: 1 }, 'body.extra'],
+  ]);
+});
+
+describe('403', () => {
+  it('refuses a root key without workspace.*.manage_members, before looking the member up', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['api.*.read_api']);
+    expectMissingPermissions(await update({ userId: 'usr_nobody', role: 'viewer' }, rootKey), MANAGE_MEMBERS);
+  });
+
+  it('refuses anyone changing their own role', async () => {
+    const owner = await person('owner');
+    await person('owner');
+    const reply = await asPerson(owner.session, { userId: owner.userId, role: 'admin' });
+    expect(reply.status).toBe(403);
+    expect(reply.error?.message).toContain('their own role');
+  });
+
+  it('refuses an admin demoting an owner or granting owner', async () => {
+    const admin = await person('admin');
+    const owner = await person('owner');
+    const viewer = await person('viewer');
+    expect((await asPerson(admin.session, { userId: owner.userId, role: 'viewer' })).status).toBe(403);
+    expect((await asPerson(admin.session, { userId: viewer.userId, role: 'owner' })).status).toBe(403);
+    expect(await storedRole(api, workspace.workspaceId, owner.userId)).toBe('owner');
+    expect(await storedRole(api, workspace.workspaceId, viewer.userId)).toBe('viewer');
+  });
+
+  it('refuses members and viewers', async () => {
+    const viewer = await person('viewer');
+    for (const role of ['member', 'viewer'] as const) {
+      const caller = await person(role);
+      expect((await asPerson(caller.session, { userId: viewer.userId, role: 'viewer' })).status).toBe(403);
+    }
+  });
+});
+
+describe('404', () => {
+  it('answers for someone who is no member', async () => {
+    const reply = await update({ userId: 'usr_nobody', role: 'viewer' });
+    expectProblem(reply, 404, 'service/data/member_not_found');
+    expect(reply.body.error.detail).toBe("The member 'usr_nobody' was not found.");
+  });
+});
+
+describe('412', () => {
+  it('keeps the last owner an owner, even for a root key holding everything', async () => {
+    const alone = await api.workspace();
+    const owner = await signedInPerson(api, alone.workspaceId, 'owner');
+    const reply = await api.call('members.updateMember', { userId: owner.userId, role: 'admin' }, alone.rootKey);
+    expectProblem(reply, 412, 'service/application/precondition_failed');
+    expect(reply.body.error.detail).toContain('at least one owner');
+    expect(await storedRole(api, alone.workspaceId, owner.userId)).toBe('owner');
+  });
+});
+
+describe('cross-workspace isolation', () => {
+  it("answers 404 for another workspace's member and leaves them alone", async () => {
+    const other = await api.workspace();
+    const theirs = await signedInPerson(api, other.workspaceId, 'viewer');
+    expectProblem(await update({ userId: theirs.userId, role: 'admin' }), 404, 'service/data/member_not_found');
+    expect(await storedRole(api, other.workspaceId, theirs.userId)).toBe('viewer');
+  });
+});
