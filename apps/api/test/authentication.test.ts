@@ -22,6 +22,9 @@ const SESSION_PROCEDURES = [
   'account.describeInvitation',
   'account.acceptInvitation',
   'account.resetPassword',
+  // Before anyone is signed in: account.passkeys.test.ts has their refusals.
+  'account.passkeySignInOptions',
+  'account.signInWithPasskey',
 ];
 /** `/trpc` serves every procedure, the public ones included, to root key holders. */
 const ROOT_KEY_PROCEDURES = Object.keys(appRouter._def.procedures).filter((path) => !SESSION_PROCEDURES.includes(path));

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asBrowser, newInvitationToken, newPasswordResetToken, newSetupToken } from './accounts.ts';
 import { useApiWithWorkspace } from './fixtures.ts';
 import { type Caller, callInternal, dashboardHeaders, signIn } from './internal.ts';
+import { softwareAuthenticator } from './passkeys.ts';
 import { signedInPerson, TEST_PERSON_PASSWORD } from './people.ts';
 import type { InputOf, OutputOf, ProcedurePath } from './procedures.ts';
 
@@ -215,6 +216,33 @@ const scenarios: Scenarios = {
     return { input: { token: await newPasswordResetToken(api, userId), password: NEW_PASSWORD }, caller: asBrowser };
   },
   'workspace.setRootKeySignIn': async () => ({ input: { enabled: true } }),
+  'account.passkeyRegistrationOptions': async () => ({
+    input: undefined,
+    caller: await signedInPerson(api, workspace.workspaceId, 'member'),
+  }),
+  'account.addPasskey': async () => {
+    const person = await signedInPerson(api, workspace.workspaceId, 'member');
+    const options = await call('account.passkeyRegistrationOptions', undefined, person);
+    return { input: { name: 'Key', response: softwareAuthenticator().register(options, api.url) }, caller: person };
+  },
+  'account.renamePasskey': async () => {
+    const { person, passkeyId } = await personWithPasskey();
+    return { input: { passkeyId, name: 'Renamed' }, caller: person };
+  },
+  'account.removePasskey': async () => {
+    const { person, passkeyId } = await personWithPasskey();
+    return { input: { passkeyId }, caller: person };
+  },
+  'account.passkeySignInOptions': async () => ({
+    input: undefined,
+    caller: { headers: { 'x-keyplane-dashboard': '1' } },
+  }),
+  'account.signInWithPasskey': async () => {
+    const { authenticator } = await personWithPasskey();
+    const asBrowser = { headers: { 'x-keyplane-dashboard': '1' } };
+    const options = await call('account.passkeySignInOptions', undefined, asBrowser);
+    return { input: { response: authenticator.signIn(options, api.url) }, caller: asBrowser };
+  },
   'dashboard.signIn': async () => ({
     input: { rootKey: workspace.rootKey },
     caller: { headers: { 'x-keyplane-dashboard': '1' } },
@@ -224,6 +252,16 @@ const scenarios: Scenarios = {
     caller: { headers: dashboardHeaders(await signIn(api, workspace.rootKey)) },
   }),
 };
+
+/** A member with a passkey made by a software authenticator, for the account.* passkey scenarios. */
+async function personWithPasskey() {
+  const person = await signedInPerson(api, workspace.workspaceId, 'member');
+  const authenticator = softwareAuthenticator();
+  const options = await call('account.passkeyRegistrationOptions', undefined, person);
+  const response = authenticator.register(options, api.url);
+  const { passkeyId } = await call('account.addPasskey', { name: 'Key', response }, person);
+  return { person, authenticator, passkeyId };
+}
 
 const mutations = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { type: string } }>)
   .filter(([, procedure]) => procedure._def.type === 'mutation')

@@ -34,6 +34,7 @@ type NotFoundResource =
   | 'invitation'
   | 'member'
   | 'migration'
+  | 'passkey'
   | 'ratelimit_namespace'
   | 'ratelimit_override'
   | 'root_key'
@@ -115,6 +116,9 @@ export const workspaceNotFound = () => notFound('workspace', 'This workspace doe
 
 /** A person named by user id who is not a member of the caller's workspace. */
 export const memberNotFound = (userId: string) => notFound('member', `The member '${userId}' was not found.`);
+
+/** One of the signed-in person's own passkeys, named by id: unknown, removed, or someone else's alike. */
+export const passkeyNotFound = (passkeyId: string) => notFound('passkey', `You have no passkey '${passkeyId}'.`);
 
 /** An invitation named by id, or (no id) one presented by its link: unknown, used, revoked or expired alike. */
 export const invitationNotFound = (invitationId?: string) =>

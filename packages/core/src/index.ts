@@ -62,6 +62,7 @@ export * from './sessions.ts';
 export { Tally } from './tally.ts';
 export * from './team/accounts.ts';
 export * from './team/members.ts';
+export * from './team/passkeys.ts';
 export * from './team/passwords.ts';
 export * from './team/roles.ts';
 export * from './team/tokens.ts';

@@ -121,6 +121,11 @@ export {
 } from './members.ts';
 export { createOrm, migrate, type Orm, type OrmOptions, ormConfig, pendingMigrations } from './orm.ts';
 export {
+  consumePasskeyChallenge,
+  createPasskeyChallenge,
+  type PasskeyChallengePurpose,
+} from './passkeyChallenges.ts';
+export {
   addPasskey,
   findPasskeyByCredentialId,
   listPasskeys,
@@ -174,6 +179,7 @@ export {
 } from './rootKeys.ts';
 export { createRootKeyUsageTracker, type RootKeyUsageTracker } from './rootKeyUsage.ts';
 export { consumeSetupLink, createSetupLink } from './setupLinks.ts';
+export { findSignInWorkspace } from './signInWorkspace.ts';
 export {
   databaseErrorCode,
   type EntityManager,

@@ -6,6 +6,7 @@ import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { DataTable } from '../components/DataTable.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { NewPasswordFields, passwordsMatch } from '../components/NewPasswordFields.tsx';
+import { PasskeysSection } from '../components/PasskeysSection.tsx';
 import { RelativeTime } from '../components/RelativeTime.tsx';
 import { BlockSkeleton } from '../components/Skeleton.tsx';
 import { StatusBadge } from '../components/StatusBadge.tsx';
@@ -37,7 +38,7 @@ export function AccountSettings() {
           <p className="page-intro">Your own account ({person.email}): the same in every workspace you belong to.</p>
           <ProfileSection />
           <PasswordSection />
-          {/* Passkeys (team-passkeys): <PasskeysSection /> goes here, between password and sessions. */}
+          <PasskeysSection />
           <SessionsSection />
         </>
       ) : null}

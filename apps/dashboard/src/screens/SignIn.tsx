@@ -3,6 +3,7 @@ import { ArrowLeft, KeyRound, LogIn } from 'lucide-react';
 import { type FormEvent, useState } from 'react';
 import { AuthPage } from '../components/AuthPage.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
+import { PasskeySignInButton } from '../components/PasskeySignInButton.tsx';
 import { clearSessionEndReason, sessionEndReason } from '../sessionEnd.ts';
 import { formatWait, useThrottleWait } from '../signInWait.ts';
 import { trpc } from '../trpc.ts';
@@ -47,7 +48,7 @@ export function SignIn() {
                 Sign in with SSO
               </a>
             ) : null}
-            {/* Passkeys (team-passkeys): <PasskeySignInButton onSignedIn={signedIn} /> goes here. */}
+            {options.data?.passkeys ? <PasskeySignInButton /> : null}
           </div>
           {rootKeyOffered ? (
             <div className="sign-in-break-glass">

@@ -138,3 +138,24 @@ export const PasswordResetSchema = defineEntity({
 });
 export class PasswordReset extends PasswordResetSchema.class {}
 PasswordResetSchema.setClass(PasswordReset);
+
+/**
+ * A WebAuthn challenge handed out for one ceremony (adding a passkey, or signing in with one),
+ * stored as its SHA-256 so that whichever node the answer reaches can check it, and deleted as it is
+ * used: each is good for one answer, and only until it expires.
+ */
+export const PasskeyChallengeSchema = defineEntity({
+  name: 'PasskeyChallenge',
+  tableName: 'passkey_challenges',
+  properties: {
+    challengeHash: p.string().length(64).primary(),
+    /** `registration` (adding a passkey, for `user`) or `sign_in` (anyone's discoverable passkey). */
+    purpose: p.enum(['registration', 'sign_in'] as const),
+    /** The person adding a passkey; null for a sign-in, which does not know who is signing in yet. */
+    user: () => p.manyToOne(User).nullable().deleteRule('cascade').index(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    expiresAt: p.datetime().index(),
+  },
+});
+export class PasskeyChallenge extends PasskeyChallengeSchema.class {}
+PasskeyChallengeSchema.setClass(PasskeyChallenge);

@@ -31,6 +31,7 @@ import type { ServerSecretSchema } from './ServerSecret.ts';
 import type {
   InvitationSchema,
   MembershipSchema,
+  PasskeyChallengeSchema,
   PasskeySchema,
   PasswordResetSchema,
   SetupLinkSchema,
@@ -89,6 +90,7 @@ type Inferred = InferKyselyDB<
   | typeof InvitationSchema
   | typeof UserSessionSchema
   | typeof PasskeySchema
+  | typeof PasskeyChallengeSchema
   | typeof PasswordResetSchema
   | typeof SetupLinkSchema
   | typeof KeyVerificationPerMinute

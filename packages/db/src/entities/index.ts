@@ -30,7 +30,16 @@ import { Role } from './Role.ts';
 import { RolePermission } from './RolePermission.ts';
 import { RootKey } from './RootKey.ts';
 import { ServerSecret } from './ServerSecret.ts';
-import { Invitation, Membership, Passkey, PasswordReset, SetupLink, User, UserSession } from './Team.ts';
+import {
+  Invitation,
+  Membership,
+  Passkey,
+  PasskeyChallenge,
+  PasswordReset,
+  SetupLink,
+  User,
+  UserSession,
+} from './Team.ts';
 import { VaultKey } from './VaultKey.ts';
 import { WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent, WebhookKeyNotice } from './Webhook.ts';
 import { Workspace } from './Workspace.ts';
@@ -54,6 +63,7 @@ export {
   MAX_KEY_HASH_LENGTH,
   Membership,
   Passkey,
+  PasskeyChallenge,
   PasswordReset,
   Permission,
   Ratelimit,
@@ -122,4 +132,5 @@ export const entities = [
   Passkey,
   PasswordReset,
   SetupLink,
+  PasskeyChallenge,
 ];
