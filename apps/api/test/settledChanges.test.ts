@@ -172,6 +172,20 @@ const scenarios: Scenarios = {
     if (!delivery) throw new Error('sendTest queued no delivery');
     return { input: { deliveryId: delivery.deliveryId } };
   },
+  'members.inviteMember': async () => ({ input: { email: `${next('invitee')}@example.test`, role: 'viewer' } }),
+  'members.updateMember': async () => ({
+    input: { userId: (await signedInPerson(api, workspace.workspaceId, 'viewer')).userId, role: 'member' },
+  }),
+  'members.removeMember': async () => ({
+    input: { userId: (await signedInPerson(api, workspace.workspaceId, 'viewer')).userId },
+  }),
+  'members.revokeInvitation': async () => {
+    const invited = await call('members.inviteMember', { email: `${next('revoked')}@example.test`, role: 'viewer' });
+    return { input: { invitationId: invited.invitationId } };
+  },
+  'members.createPasswordReset': async () => ({
+    input: { userId: (await signedInPerson(api, workspace.workspaceId, 'viewer')).userId },
+  }),
   // A workspace of its own: the others' calls need theirs.
   'workspace.deleteWorkspace': async () => ({ input: {}, caller: { rootKey: (await api.workspace()).rootKey } }),
   // A person's way in and own account (account.*): each with a person of its own.

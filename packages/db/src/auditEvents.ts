@@ -117,6 +117,8 @@ const VISIBILITY_BY_SERVICE = new Map<string, (visibility: AuditVisibility) => R
       sql<boolean>`(case when e.event like '%Role%' then ${flag(roles)} else ${flag(permissions)} end)`,
   ],
   ['rootKeys', ({ workspace }) => flag(workspace)],
+  // The workspace's people, administered beside its root keys.
+  ['members', ({ workspace }) => flag(workspace)],
   ['dashboard', ({ workspace }) => flag(workspace)],
   // A person's sign-ins and their own account: the workspace's administration, as dashboard sign-ins are.
   ['account', ({ workspace }) => flag(workspace)],

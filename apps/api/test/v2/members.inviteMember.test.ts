@@ -101,7 +101,7 @@ describe('200', () => {
   });
 
   it('takes the scheme from X-Forwarded-Proto, as behind a proxy that ends TLS', async () => {
-    const reply = await api.request<{ data: { url: string } }>('/v2/members.inviteMember', {
+    const reply = await api.request<{ url: string }>('/v2/members.inviteMember', {
       method: 'POST',
       headers: {
         Authorization: `Bearer ${workspace.rootKey}`,
