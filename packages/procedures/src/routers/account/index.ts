@@ -19,7 +19,7 @@ import { signOutEverywhere } from './signOutEverywhere.ts';
 import { switchWorkspace } from './switchWorkspace.ts';
 import { updateProfile } from './updateProfile.ts';
 
-// A person's way in and their own account: internal, for the dashboard (docs/contract.md#account).
+// A person's way in and their own account: internal, for the dashboard (docs/dashboard.md#accounts).
 export const accountRouter = router({
   acceptInvitation,
   changePassword,
