@@ -7,6 +7,7 @@ import { createOrm, createSetupLink, migrate, pendingMigrations, workspaceStore 
 import { type EmbeddedDatabase, startEmbeddedPostgres, takeOverShutdownSignals } from '@keyplane/embedded';
 import { createHttpServer } from './http/app.ts';
 import { createMetricsServer } from './http/metricsEndpoint.ts';
+import { ssoConfigOf } from './http/sso.ts';
 import { jsonLogger } from './log.ts';
 import { createMetrics } from './metrics.ts';
 import { startServices, workspaceLimitsOf } from './services.ts';
@@ -172,6 +173,7 @@ export async function runNode(env: Env, beforeExit: () => Promise<void> = async 
     metrics,
     // With a METRICS_PORT, /metrics is served there only.
     metricsAccess: env.METRICS_PORT === undefined ? metricsAccess : undefined,
+    sso: ssoConfigOf(env),
   });
   const metricsServer = env.METRICS_PORT === undefined ? undefined : createMetricsServer(metrics, metricsAccess);
   metricsServer?.listen(env.METRICS_PORT, env.HOST, () => {

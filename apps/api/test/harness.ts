@@ -6,6 +6,7 @@ import { bootstrapWorkspace, issueRootKey } from '@keyplane/core';
 import { type EntityManager, type Orm, rootKeyStore, workspaceStore } from '@keyplane/db';
 import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
 import { afterAll, beforeAll, expect, inject } from 'vitest';
+import type { SsoConfig } from '../src/http/sso.ts';
 import { type Logger, silentLogger } from '../src/log.ts';
 import { createMetrics } from '../src/metrics.ts';
 import { type RunningServices, startServices } from '../src/services.ts';
@@ -39,6 +40,10 @@ export interface ServerOptions {
   webhookEndpointsPerWorkspace?: number;
   /** People's accounts: PUBLIC_URL, SMTP_URL and SMTP_FROM (a getter, for a mail server the file starts first). */
   team?: () => { publicUrl?: string; smtp?: { url: string; from: string } };
+  /** PUBLIC_URL; omitted: links on the request's origin (or `team`'s). */
+  publicUrl?: string;
+  /** Single sign-on (OIDC_*); omitted: not offered. */
+  sso?: SsoConfig;
 }
 
 /**
@@ -66,7 +71,11 @@ export function useApi(options: ServerOptions = { vaultMasterKey: TEST_MASTER_KE
       eventSpoolDir: spoolDir,
       analyticsConnections: options.analyticsConnections,
       webhooks: { allowPrivate: false, endpointsPerWorkspace: options.webhookEndpointsPerWorkspace },
-      team: options.team?.(),
+      team: {
+        ...options.team?.(),
+        ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
+        sso: options.sso !== undefined,
+      },
     });
     server = await serveHttp({
       orm: database.orm,
@@ -78,6 +87,7 @@ export function useApi(options: ServerOptions = { vaultMasterKey: TEST_MASTER_KE
       readiness: running.readiness,
       metrics: createMetrics({ orm: database.orm, services: running.services, counts: running.counts }),
       metricsAccess: {},
+      sso: options.sso,
     });
   });
   afterAll(async () => {

@@ -65,6 +65,7 @@ export * from './team/members.ts';
 export * from './team/passkeys.ts';
 export * from './team/passwords.ts';
 export * from './team/roles.ts';
+export * from './team/sso.ts';
 export * from './team/tokens.ts';
 export * from './vault.ts';
 export * from './verification/permissionQuery.ts';

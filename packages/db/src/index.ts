@@ -222,6 +222,7 @@ export {
 } from './webhooks.ts';
 export {
   deleteWorkspace,
+  findOldestWorkspace,
   findWorkspace,
   setWorkspaceApiRateLimit,
   type WorkspaceRecord,

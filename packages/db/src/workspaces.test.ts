@@ -2,7 +2,7 @@ import { bootstrapIfEmpty } from '@keyplane/core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { typed } from './sql.ts';
 import { createTestDatabase, type TestDatabase } from './testing/index.ts';
-import { workspaceStore } from './workspaces.ts';
+import { findOldestWorkspace, workspaceStore } from './workspaces.ts';
 
 let database: TestDatabase;
 
@@ -24,5 +24,25 @@ describe('workspaceStore', () => {
     expect(created).toHaveLength(1);
     const workspaces = await typed(database.orm.em.fork()).selectFrom('workspaces').select('id').execute();
     expect(workspaces.map((workspace) => workspace.id)).toEqual([created[0]?.workspaceId]);
+  });
+});
+
+describe('findOldestWorkspace', () => {
+  it('finds the oldest workspace not deleted', async () => {
+    const em = () => database.orm.em.fork();
+    const insert = (id: string, createdAt: string) =>
+      typed(em())
+        .insertInto('workspaces')
+        .values({ id, name: id, created_at: new Date(createdAt) })
+        .execute();
+    await insert('ws_oldest_a', '2001-01-01T00:00:00Z');
+    await insert('ws_oldest_b', '2001-01-02T00:00:00Z');
+    expect((await findOldestWorkspace(em()))?.id).toBe('ws_oldest_a');
+    await typed(em())
+      .updateTable('workspaces')
+      .set({ deleted_at: new Date() })
+      .where('id', '=', 'ws_oldest_a')
+      .execute();
+    expect((await findOldestWorkspace(em()))?.id).toBe('ws_oldest_b');
   });
 });

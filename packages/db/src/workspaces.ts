@@ -80,6 +80,19 @@ export async function findWorkspace(em: EntityManager, workspaceId: string): Pro
   return found && { id: found.id, name: found.name, createdAt: found.created_at.getTime() };
 }
 
+/** The oldest live workspace (the one single sign-on joins unless OIDC_WORKSPACE names another); undefined: none. */
+export async function findOldestWorkspace(em: EntityManager): Promise<WorkspaceRecord | undefined> {
+  const found = await typed(em)
+    .selectFrom('workspaces')
+    .select(['id', 'name', 'created_at'])
+    .where('deleted_at', 'is', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+  return found && { id: found.id, name: found.name, createdAt: found.created_at.getTime() };
+}
+
 /**
  * Deletes the workspace (marks it deleted: its audit log stays for the operator). From then on its
  * root keys and dashboard sessions do not authenticate and its keys do not verify: every lookup of

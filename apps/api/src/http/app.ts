@@ -27,6 +27,7 @@ import { type Problem, problemBody, problems } from './problem.ts';
 import { workspaceRateLimitHeaders } from './rateLimitHeaders.ts';
 import { type Exchange, requestListener } from './requests.ts';
 import { cookieSessionCarrier, crossSiteRefusal, requestOriginOf } from './sessionCookie.ts';
+import { type SsoConfig, ssoRoutes } from './sso.ts';
 import { type CallerHeaders, createV2Handler, METRICS_HEADER, metricsDisabledBy, v2Route } from './v2.ts';
 
 export interface AppDeps {
@@ -51,6 +52,8 @@ export interface AppDeps {
   metrics?: NodeMetrics;
   /** Serves `GET /metrics` on this listener; omitted: not here (METRICS_PORT serves it, or nothing does). */
   metricsAccess?: MetricsAccess;
+  /** Single sign-on (`/auth/oidc/*`, docs/team-accounts.md); omitted: not offered. */
+  sso?: SsoConfig;
 }
 
 type Env = { Bindings: HttpBindings };
@@ -172,6 +175,19 @@ export function createHttp(deps: AppDeps) {
       const { contentType, body } = await exposition(metrics);
       return c.body(body, 200, { 'content-type': contentType });
     });
+  }
+
+  if (deps.sso !== undefined) {
+    app.route(
+      '/auth/oidc',
+      ssoRoutes({
+        orm: deps.orm,
+        logger: deps.logger,
+        services: deps.services,
+        sso: deps.sso,
+        clientAddressOf,
+      }),
+    );
   }
 
   // The API's description and its reference page: public, like the contract they describe.

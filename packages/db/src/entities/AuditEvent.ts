@@ -7,6 +7,12 @@ export interface AuditDetails {
   names?: Record<string, string>;
   /** Each setting the change altered, with its value before and after. */
   changes?: AuditFieldChange[];
+  /** How a person signed in, on sign-in events (`sso`, …). */
+  method?: string;
+  /** Why a sign-in was refused, in the words the person was shown; never a secret. */
+  reason?: string;
+  /** The address a refused sign-in was made with, which may have no account. */
+  email?: string;
 }
 
 export interface AuditFieldChange {

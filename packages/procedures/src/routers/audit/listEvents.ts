@@ -41,6 +41,12 @@ export const listEventsOutput = listOutput(
         changes: z
           .array(z.object({ resource: z.string(), field: z.string(), before: z.unknown(), after: z.unknown() }))
           .optional(),
+        /** How a person signed in, on sign-in events. */
+        method: z.string().optional(),
+        /** Why a sign-in was refused. */
+        reason: z.string().optional(),
+        /** The address a refused sign-in was made with. */
+        email: z.string().optional(),
       })
       .nullable(),
     /** The caller's network address, where it was known. */
