@@ -3,8 +3,17 @@ import type { ReactNode } from 'react';
 import { useDocumentTitle } from '../useDocumentTitle.ts';
 
 /** The card the pages before a session share: sign-in, setting up the owner, an invitation, a reset. */
-export function AuthPage({ title, children }: { title: string; children: ReactNode }) {
-  useDocumentTitle(title);
+export function AuthPage({
+  title,
+  documentTitle = title,
+  children,
+}: {
+  title: string;
+  /** The browser tab's title, when shorter than the heading. */
+  documentTitle?: string;
+  children: ReactNode;
+}) {
+  useDocumentTitle(documentTitle);
   return (
     <main className="sign-in">
       <p className="brand mb-4">

@@ -30,7 +30,7 @@ export function SignIn() {
   const rootKeyOffered = options.data ? options.data.rootKey : options.isError;
 
   return (
-    <AuthPage title="Sign in to Keyplane">
+    <AuthPage title="Sign in to Keyplane" documentTitle="Sign in">
       {endedBecause ? (
         <p className="warning mb-3" role="status">
           {endedBecause}
