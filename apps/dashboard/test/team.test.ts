@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumInstalled, collectPageErrors, keepScreenshot } from './browser.ts';
@@ -22,6 +24,22 @@ const enabledButtons = (page: Page) =>
     .evaluateAll((buttons) =>
       buttons.map((button) => (button.getAttribute('aria-label') ?? button.textContent ?? '').trim()),
     );
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's WCAG 2.x A and AA violations on the page as it is (polish.test.ts checks every other screen so). */
+async function accessibilityViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: typeof import('axe-core') }).axe;
+    const result = await axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'] },
+    });
+    return result.violations.flatMap((violation) =>
+      violation.nodes.map((node) => `${violation.id}: ${node.target.join(' ')}`),
+    );
+  });
+}
 
 for (const [width, viewport] of [
   ['desktop', DESKTOP],
@@ -48,6 +66,7 @@ for (const [width, viewport] of [
     async function shoot(page: Page, name: string): Promise<void> {
       await keepScreenshot(page, `team-${width}-${name}`);
       expect(await sidewaysOverflow(page)).toBe(0);
+      expect(await accessibilityViolations(page)).toEqual([]);
     }
 
     beforeAll(async () => {
