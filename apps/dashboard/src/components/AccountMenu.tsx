@@ -47,14 +47,12 @@ function PersonMenu({ person }: { person: NonNullable<Session['person']> }) {
       {switchWorkspace.error ? <ErrorMessage error={switchWorkspace.error} /> : null}
       <DropdownMenu.Root modal={false}>
         <DropdownMenu.Trigger asChild>
-          <button
-            type="button"
-            className="ghost account-button"
-            aria-label={`Account: ${person.name}, ${role}`}
-            data-testid="signed-in-as"
-          >
+          <button type="button" className="ghost account-button" data-testid="signed-in-as">
             <UserRound size={16} aria-hidden="true" />
+            {/* Named by what it shows ("Account: Ann Lee, Admin"); on a phone only the icon shows. */}
+            <span className="visually-hidden">Account: </span>
             <span className="account-name">{person.name}</span>
+            <span className="visually-hidden">, </span>
             <StatusBadge label={role} tone="muted" />
             <ChevronDown size={14} aria-hidden="true" />
           </button>
