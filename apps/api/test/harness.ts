@@ -38,12 +38,12 @@ export interface ServerOptions {
   analyticsConnections?: number;
   /** Webhook endpoints one workspace may have (the server's default: LIMIT_WEBHOOK_ENDPOINTS_PER_WORKSPACE's). */
   webhookEndpointsPerWorkspace?: number;
-  /** People's accounts: PUBLIC_URL, SMTP_URL and SMTP_FROM (a getter, for a mail server the file starts first). */
-  team?: () => { publicUrl?: string; smtp?: { url: string; from: string } };
-  /** PUBLIC_URL; omitted: links on the request's origin (or `team`'s). */
+  /** PUBLIC_URL; omitted: links on the request's origin. */
   publicUrl?: string;
   /** Single sign-on (OIDC_*); omitted: not offered. */
   sso?: SsoConfig;
+  /** People's accounts: PUBLIC_URL, SMTP_URL and SMTP_FROM (a getter, for a mail server the file starts first). */
+  team?: () => { publicUrl?: string; smtp?: { url: string; from: string } };
 }
 
 /**
@@ -71,11 +71,7 @@ export function useApi(options: ServerOptions = { vaultMasterKey: TEST_MASTER_KE
       eventSpoolDir: spoolDir,
       analyticsConnections: options.analyticsConnections,
       webhooks: { allowPrivate: false, endpointsPerWorkspace: options.webhookEndpointsPerWorkspace },
-      team: {
-        ...options.team?.(),
-        ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
-        sso: options.sso !== undefined,
-      },
+      team: { publicUrl: options.publicUrl, sso: options.sso !== undefined, ...options.team?.() },
     });
     server = await serveHttp({
       orm: database.orm,

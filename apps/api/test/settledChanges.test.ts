@@ -247,13 +247,9 @@ const scenarios: Scenarios = {
     const { person, passkeyId } = await personWithPasskey();
     return { input: { passkeyId }, caller: person };
   },
-  'account.passkeySignInOptions': async () => ({
-    input: undefined,
-    caller: { headers: { 'x-keyplane-dashboard': '1' } },
-  }),
+  'account.passkeySignInOptions': async () => ({ input: undefined, caller: asBrowser }),
   'account.signInWithPasskey': async () => {
     const { authenticator } = await personWithPasskey();
-    const asBrowser = { headers: { 'x-keyplane-dashboard': '1' } };
     const options = await call('account.passkeySignInOptions', undefined, asBrowser);
     return { input: { response: authenticator.signIn(options, api.url) }, caller: asBrowser };
   },

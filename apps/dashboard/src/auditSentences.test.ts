@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { auditChanges, auditPredicate, auditSentence } from './auditSentences.ts';
+import { auditActorId, auditActorName, auditChanges, auditPredicate, auditSentence } from './auditSentences.ts';
 
 describe('auditSentence', () => {
   it('says what changed in words, with names, each setting before and after', () => {
@@ -69,5 +69,29 @@ describe('auditSentence', () => {
     expect(
       auditPredicate({ event: 'members.createPasswordReset', resources: { userId: 'usr_1' }, details: null }),
     ).toBe('issued a password reset link for member usr_1');
+  });
+});
+
+describe('auditActorName', () => {
+  const rootKeyNames = new Map([['rk_1', 'deploy bot']]);
+
+  it('names a person by their email, a root key by its name or id, and the CLI', () => {
+    const person = { type: 'person', userId: 'usr_1', email: 'ada@example.test' } as const;
+    expect(auditActorName(person, rootKeyNames)).toBe('ada@example.test');
+    expect(auditActorName({ type: 'rootKey', rootKeyId: 'rk_1' }, rootKeyNames)).toBe('deploy bot');
+    expect(auditActorName({ type: 'rootKey', rootKeyId: 'rk_2' }, rootKeyNames)).toBe('rk_2');
+    expect(auditActorName({ type: 'cli' }, rootKeyNames)).toBe('The CLI');
+  });
+
+  it('starts the sentence with the person who made the change', () => {
+    const person = { type: 'person', userId: 'usr_1', email: 'ada@example.test' } as const;
+    const facts = { event: 'apis.createApi', resources: { apiId: 'api_1' }, details: { names: { apiId: 'billing' } } };
+    expect(auditSentence(auditActorName(person, rootKeyNames), facts)).toBe('ada@example.test created API “billing”.');
+  });
+
+  it('gives the id behind the name: the person’s or the root key’s, none for the CLI', () => {
+    expect(auditActorId({ type: 'person', userId: 'usr_1', email: 'ada@example.test' })).toBe('usr_1');
+    expect(auditActorId({ type: 'rootKey', rootKeyId: 'rk_1' })).toBe('rk_1');
+    expect(auditActorId({ type: 'cli' })).toBeUndefined();
   });
 });

@@ -10,6 +10,29 @@ export interface AuditEventFacts {
   } | null;
 }
 
+/** Who made a change, as audit.listEvents answers it. */
+export type AuditActor =
+  | { type: 'person'; userId: string; email: string }
+  | { type: 'rootKey'; rootKeyId: string }
+  | { type: 'cli' };
+
+/**
+ * The actor as a sentence starts: a person by their email (as it was when they made the change),
+ * a root key by its name (`rootKeyNames`, else its id), the command line as such.
+ */
+export function auditActorName(actor: AuditActor, rootKeyNames: ReadonlyMap<string, string>): string {
+  if (actor.type === 'person') return actor.email;
+  if (actor.type === 'rootKey') return rootKeyNames.get(actor.rootKeyId) ?? actor.rootKeyId;
+  return 'The CLI';
+}
+
+/** The id behind the actor's name, for a tooltip and the export: the person's or the root key's. */
+export function auditActorId(actor: AuditActor): string | undefined {
+  if (actor.type === 'person') return actor.userId;
+  if (actor.type === 'rootKey') return actor.rootKeyId;
+  return undefined;
+}
+
 /** What each kind of id is called in a sentence. */
 const NOUNS: Record<string, string> = {
   apiId: 'API',

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createMembership, createUser, loadServerSecret, rows, sql } from '@keyplane/db';
 import { type SessionCarrier, startPersonSession } from '@keyplane/procedures';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -39,11 +41,11 @@ async function sessionCookie(): Promise<string> {
 }
 
 /** A browser context at this viewport with a virtual authenticator, signed in as the person. */
-async function signedInPage(viewport: {
-  width: number;
-  height: number;
-}): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await dashboard.browser.newContext({ viewport });
+async function signedInPage(
+  viewport: { width: number; height: number },
+  colorScheme: 'light' | 'dark' = 'light',
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await dashboard.browser.newContext({ viewport, colorScheme });
   await context.addCookies([{ name: 'keyplane_session', value: await sessionCookie(), url: origin() }]);
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
@@ -64,6 +66,22 @@ async function signedInPage(viewport: {
   return { context, page };
 }
 
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's WCAG 2.x A and AA rules (contrast among them) on the page as it is: what fails, and where. */
+async function accessibilityProblems(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: typeof import('axe-core') }).axe;
+    const result = await axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'] },
+    });
+    return result.violations.flatMap((violation) =>
+      violation.nodes.map((node) => `${violation.id}: ${node.target.join(' ')}: ${node.failureSummary ?? ''}`),
+    );
+  });
+}
+
 const passkeyRows = (page: Page) => page.getByRole('list', { name: 'Your passkeys' }).getByRole('listitem');
 
 async function addPasskey(page: Page, name: string): Promise<void> {
@@ -81,6 +99,7 @@ async function signOutAndInWithPasskey(page: Page): Promise<void> {
   await page.getByRole('heading', { name: 'Sign in to Keyplane' }).waitFor();
   expect(await page.context().cookies()).toEqual([]);
   expect(await sidewaysOverflow(page)).toBe(0);
+  expect(await accessibilityProblems(page)).toEqual([]);
   await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
   // Signed in: the top bar (the navigation is behind a menu on a phone).
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
@@ -107,6 +126,7 @@ describe.skipIf(!chromiumInstalled)('passkeys', () => {
     await addPasskey(page, 'Laptop');
     await expect.poll(() => passkeyRows(page).first().textContent()).toContain('last used never');
     await keepScreenshot(page, 'passkeys-desktop');
+    expect(await accessibilityProblems(page)).toEqual([]);
 
     await signOutAndInWithPasskey(page);
     const [session] = await rows<{ user_id: string; workspace_id: string }>(
@@ -140,11 +160,12 @@ describe.skipIf(!chromiumInstalled)('passkeys', () => {
     await context.close();
   });
 
-  it('does the same at phone width, with nothing scrolling sideways', async () => {
-    const { context, page } = await signedInPage(PHONE);
+  it('does the same at phone width in the dark theme, with nothing scrolling sideways', async () => {
+    const { context, page } = await signedInPage(PHONE, 'dark');
     await addPasskey(page, 'Phone');
     expect(await sidewaysOverflow(page)).toBe(0);
     await keepScreenshot(page, 'passkeys-phone');
+    expect(await accessibilityProblems(page)).toEqual([]);
     await signOutAndInWithPasskey(page);
     expect(await sidewaysOverflow(page)).toBe(0);
     await page.goto(url('account/passkeys'));

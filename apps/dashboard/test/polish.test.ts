@@ -394,7 +394,9 @@ describe.skipIf(!chromiumInstalled)(
       const download = page.waitForEvent('download');
       await page.getByRole('button', { name: 'Export CSV' }).click();
       const csv = readFileSync((await (await download).path()) ?? '', 'utf8').split('\r\n');
-      expect(csv[0]).toBe('time,actor,actor_root_key_id,client_address,event,description,changes,resources');
+      expect(csv[0]).toBe(
+        'time,actor,actor_root_key_id,actor_user_id,client_address,event,description,changes,resources',
+      );
       expect(csv).toHaveLength(4);
       expect(csv[2]).toContain(
         '"bootstrap changed key “payments-renamed-for-audit”: name from “payments-key-008” to “payments-renamed-for-audit”."',

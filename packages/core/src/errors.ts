@@ -198,6 +198,14 @@ export const signInThrottled = (retryAfterSeconds: number) =>
     `Too many failed sign-ins from this address. Try again in ${retryAfterSeconds} s.`,
   );
 
+/** An address that asked for more passkey sign-in challenges than it could be answering (team/passkeys.ts). */
+export const passkeyChallengesThrottled = (retryAfterSeconds: number) =>
+  new DomainError(
+    429,
+    'user/too_many_requests/sign_in_throttled',
+    `Too many passkey sign-ins started from this address. Try again in ${retryAfterSeconds} s.`,
+  );
+
 export function preconditionFailed(detail: string): DomainError {
   return new DomainError(412, 'service/application/precondition_failed', detail);
 }

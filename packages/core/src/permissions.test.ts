@@ -84,6 +84,44 @@ describe('permissionsNotHeld', () => {
   });
 });
 
+describe('implied actions', () => {
+  it('reads root keys and the audit log with workspace.*.manage_root_keys, as before those reads were actions', () => {
+    for (const action of ['read_root_keys', 'read_audit_log', 'manage_root_keys']) {
+      expect(isGranted(['workspace.*.manage_root_keys'], { resourceType: 'workspace', resourceId: '*', action })).toBe(
+        true,
+      );
+    }
+    expect(
+      isGranted(['workspace.*.manage_root_keys'], {
+        resourceType: 'workspace',
+        resourceId: '*',
+        action: 'read_members',
+      }),
+    ).toBe(false);
+  });
+
+  it('reads the people with workspace.*.manage_members', () => {
+    expect(
+      isGranted(['workspace.*.manage_members'], { resourceType: 'workspace', resourceId: '*', action: 'read_members' }),
+    ).toBe(true);
+  });
+
+  it('implies nothing the other way: reading is not managing', () => {
+    const readers = ['workspace.*.read_root_keys', 'workspace.*.read_audit_log', 'workspace.*.read_members'];
+    expect(permissionsNotHeld(readers, ['workspace.*.manage_root_keys', 'workspace.*.manage_members'])).toEqual([
+      'workspace.*.manage_root_keys',
+      'workspace.*.manage_members',
+    ]);
+  });
+
+  it('counts a root key holding every permission as it was before the reads existed as holding them all', () => {
+    const before = allRootKeyPermissions().filter(
+      (permission) => !/\.read_(root_keys|audit_log|members)$/.test(permission),
+    );
+    expect(permissionsNotHeld(before, allRootKeyPermissions())).toEqual([]);
+  });
+});
+
 describe('parsePermission and the catalogue', () => {
   it('normalises apis to api', () => {
     expect(parsePermission('apis.*.read_api')).toEqual({ resourceType: 'api', resourceId: '*', action: 'read_api' });
@@ -112,6 +150,9 @@ describe('parsePermission and the catalogue', () => {
     expect(all).toContain('api.*.create_key');
     expect(all).toContain('workspace.*.manage_root_keys');
     expect(all).toContain('workspace.*.manage_members');
+    expect(all).toContain('workspace.*.read_root_keys');
+    expect(all).toContain('workspace.*.read_audit_log');
+    expect(all).toContain('workspace.*.read_members');
     expect(all).toContain('webhook.*.delete_endpoint');
     expect(all.every(isGrantablePermission)).toBe(true);
   });

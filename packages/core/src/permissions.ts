@@ -43,8 +43,18 @@ export const ROOT_KEY_ACTIONS = {
     'read_analytics',
   ],
   webhook: ['create_endpoint', 'read_endpoint', 'update_endpoint', 'delete_endpoint'],
-  workspace: ['manage_root_keys', 'manage_members'],
+  workspace: ['read_root_keys', 'manage_root_keys', 'read_audit_log', 'read_members', 'manage_members'],
 } as const;
+
+/**
+ * Actions a grant of another action includes: managing root keys reads them and the audit log, as
+ * it did before the reads were actions of their own; managing people reads them
+ * (docs/decisions/0018-team-roles-as-permission-lists.md).
+ */
+const IMPLIED_ACTIONS: ReadonlyMap<string, readonly string[]> = new Map([
+  ['workspace.manage_root_keys', ['read_root_keys', 'read_audit_log']],
+  ['workspace.manage_members', ['read_members']],
+]);
 
 export type ResourceType = keyof typeof ROOT_KEY_ACTIONS;
 
@@ -124,9 +134,12 @@ function grantIndexOf(grants: readonly string[]): GrantIndex {
     if (!held) continue;
     const actions = index.get(held.resourceType) ?? new Map<string, Set<string>>();
     index.set(held.resourceType, actions);
-    const ids = actions.get(held.action) ?? new Set<string>();
-    actions.set(held.action, ids);
-    ids.add(held.resourceId);
+    const implied = IMPLIED_ACTIONS.get(`${held.resourceType}.${held.action}`) ?? [];
+    for (const action of [held.action, ...implied]) {
+      const ids = actions.get(action) ?? new Set<string>();
+      actions.set(action, ids);
+      ids.add(held.resourceId);
+    }
   }
   grantIndexes.set(grants, index);
   return index;

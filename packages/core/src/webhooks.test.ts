@@ -184,7 +184,7 @@ describe('webhookPayloadReader', () => {
     [
       'rootkey.created',
       { rootKeyId: 'rk_1' },
-      { resourceType: 'workspace', resourceId: '*', action: 'manage_root_keys' },
+      { resourceType: 'workspace', resourceId: '*', action: 'read_root_keys' },
     ],
     [
       'ratelimit.override.changed',

@@ -66,7 +66,7 @@ export function webhookPayloadReader(
     const apiId = id('apiId');
     return apiId === undefined ? 'nobody' : { resourceType: 'api', resourceId: apiId, action: 'read_key' };
   }
-  if (type.startsWith('rootkey.')) return { resourceType: 'workspace', resourceId: '*', action: 'manage_root_keys' };
+  if (type.startsWith('rootkey.')) return { resourceType: 'workspace', resourceId: '*', action: 'read_root_keys' };
   if (type.startsWith('ratelimit.override.')) {
     const namespaceId = id('namespaceId');
     return namespaceId === undefined

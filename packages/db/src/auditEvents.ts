@@ -25,6 +25,9 @@ export interface AuditEventRecord {
   id: string;
   time: number;
   rootKeyId: string | null;
+  /** The person who made the change (their id and email then); null for a root key or the CLI. */
+  actorUserId: string | null;
+  actorEmail: string | null;
   event: string;
   resources: Record<string, string>;
   /** The API of the key the event names (`resources.keyId`), if it names one. */
@@ -64,7 +67,7 @@ export type ReadableIds = readonly string[] | undefined;
  * the API, of a key to one that may read the keys of its API, of an identity, namespace or webhook
  * endpoint to one that may read it (an event naming none of them: to one that may read them all),
  * of roles or permissions to one that may read those, and of the workspace itself (root keys,
- * sign-ins, the CLI) to one that manages root keys. Anything else: to one that may read everything.
+ * sign-ins, the CLI) to one that may read root keys. Anything else: to one that may read everything.
  */
 export interface AuditVisibility {
   apis: ReadableIds;
@@ -144,6 +147,8 @@ export interface AuditEventFilters {
   search?: string;
   /** Only changes made with this root key. */
   rootKeyId?: string;
+  /** Only changes made by this person. */
+  userId?: string;
   /** Only this event, such as `keys.createKey`. */
   event?: string;
   /** Only changes that named or produced this id, whatever its kind. */
@@ -165,6 +170,7 @@ function filteredEvents(em: EntityManager, workspaceId: string, query: AuditEven
   let events = typed(em).selectFrom('audit_events as e').where('e.workspace_id', '=', workspaceId);
   if (query.visibleTo !== undefined) events = events.where(visibleTo(query.visibleTo));
   if (query.rootKeyId !== undefined) events = events.where('e.root_key_id', '=', query.rootKeyId);
+  if (query.userId !== undefined) events = events.where('e.actor_user_id', '=', query.userId);
   if (query.event !== undefined) events = events.where('e.event', '=', query.event);
   if (query.resourceId !== undefined) {
     events = events.where(
@@ -198,6 +204,8 @@ export async function listAuditEvents(
     'e.id',
     'e.time',
     'e.root_key_id',
+    'e.actor_user_id',
+    'e.actor_email',
     'e.event',
     'e.resources',
     'e.details',
@@ -213,6 +221,8 @@ export async function listAuditEvents(
     id: event.id,
     time: event.time.getTime(),
     rootKeyId: event.root_key_id,
+    actorUserId: event.actor_user_id,
+    actorEmail: event.actor_email,
     event: event.event,
     resources: event.resources,
     keyApiId: event.key_api_id,
@@ -245,4 +255,25 @@ export async function listAuditEventNames(
     .orderBy('e.event')
     .execute();
   return found.map((row) => row.event);
+}
+
+/**
+ * The people who made the changes of the workspace's log the reader may see, each with the email
+ * of their latest change, by email: for a filter to offer.
+ */
+export async function listAuditEventPeople(
+  em: EntityManager,
+  workspaceId: string,
+  visibility?: AuditVisibility,
+): Promise<{ userId: string; email: string }[]> {
+  const found = await filteredEvents(em, workspaceId, { visibleTo: visibility })
+    .where('e.actor_user_id', 'is not', null)
+    .select(['e.actor_user_id', 'e.actor_email'])
+    .distinctOn('e.actor_user_id')
+    .orderBy('e.actor_user_id')
+    .orderBy('e.id', 'desc')
+    .execute();
+  return found
+    .map((row) => ({ userId: row.actor_user_id ?? '', email: row.actor_email ?? '' }))
+    .sort((a, b) => a.email.localeCompare(b.email));
 }

@@ -36,6 +36,7 @@ export {
   type AuditVisibility,
   countAuditEvents,
   listAuditEventNames,
+  listAuditEventPeople,
   listAuditEvents,
   recordAuditEvent,
 } from './auditEvents.ts';
@@ -179,7 +180,6 @@ export {
 } from './rootKeys.ts';
 export { createRootKeyUsageTracker, type RootKeyUsageTracker } from './rootKeyUsage.ts';
 export { consumeSetupLink, createSetupLink } from './setupLinks.ts';
-export { findSignInWorkspace } from './signInWorkspace.ts';
 export {
   databaseErrorCode,
   type EntityManager,

@@ -1,11 +1,9 @@
-import { bootstrapWorkspace, newSecretToken } from '@keyplane/core';
+import { newSecretToken } from '@keyplane/core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createMembership, createUser, recordSignIn } from './members.ts';
+import { createUser } from './members.ts';
 import { consumePasskeyChallenge, createPasskeyChallenge } from './passkeyChallenges.ts';
-import { findSignInWorkspace } from './signInWorkspace.ts';
 import { rows, sql } from './sql.ts';
 import { createTestDatabase, type TestDatabase } from './testing/index.ts';
-import { workspaceStore } from './workspaces.ts';
 
 let database: TestDatabase;
 
@@ -99,24 +97,5 @@ describe('passkey challenges', () => {
     });
     const left = await rows(em(), sql`select 1 from passkey_challenges where challenge_hash = ${stale}`);
     expect(left).toEqual([]);
-  });
-});
-
-describe('findSignInWorkspace', () => {
-  const newWorkspace = async (name: string) =>
-    (await em().transactional((tx) => bootstrapWorkspace(workspaceStore(tx), { name }))).workspaceId;
-
-  it('picks the workspace signed in to last, else the one joined first, and none without a membership', async () => {
-    const userId = await newUser();
-    expect(await findSignInWorkspace(em(), userId)).toBeUndefined();
-    const first = await newWorkspace('first');
-    const second = await newWorkspace('second');
-    await createMembership(em(), { workspaceId: first, userId, role: 'viewer' });
-    await createMembership(em(), { workspaceId: second, userId, role: 'admin' });
-    expect(await findSignInWorkspace(em(), userId)).toEqual({ workspaceId: first, role: 'viewer' });
-    await recordSignIn(em(), second, userId);
-    expect(await findSignInWorkspace(em(), userId)).toEqual({ workspaceId: second, role: 'admin' });
-    await rows(em(), sql`update workspaces set deleted_at = now() where id = ${second}`);
-    expect(await findSignInWorkspace(em(), userId)).toEqual({ workspaceId: first, role: 'viewer' });
   });
 });

@@ -18,10 +18,10 @@ export interface TeamSettings {
   publicUrl: string | undefined;
   /** DASHBOARD_ROOT_KEY_SIGNIN: false refuses root keys as a dashboard sign-in in every workspace. */
   rootKeySignIn: boolean;
-  /** Single sign-on is configured (OIDC_ISSUER): the sign-in page offers it (account.signInOptions). */
-  sso: boolean;
   /** Failed sign-ins per account (the per-address count is `signInThrottle`). */
   accountSignInThrottle: Quota;
+  /** Single sign-on is configured (OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET): the sign-in page offers it. */
+  sso: boolean;
   /** SMTP_URL: sends invitation emails; undefined: the inviter passes the link on themselves. */
   mailer?: InvitationMailer;
 }

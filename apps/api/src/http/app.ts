@@ -116,8 +116,8 @@ export function createHttp(deps: AppDeps) {
     errorsBaseUrl: deps.errorsBaseUrl,
     contextFor,
   });
-  const v2 = v2Route({ handleV2, readiness: deps.readiness, errorsBaseUrl: deps.errorsBaseUrl });
   const clientAddressOf = clientAddressReader(deps.trustProxy ?? false);
+  const v2 = v2Route({ handleV2, readiness: deps.readiness, errorsBaseUrl: deps.errorsBaseUrl, clientAddressOf });
 
   // The request wrapper's view of each request the Hono app answers.
   const exchanges = new WeakMap<IncomingMessage, Exchange>();

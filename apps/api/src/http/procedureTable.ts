@@ -5,6 +5,8 @@ import type { AnyTRPCRouter, TRPCProcedureType } from '@trpc/server';
 export interface PublicProcedure {
   type: 'query' | 'mutation';
   list: boolean;
+  /** A change the audit log records (with the caller's address): every mutation but those marked `audit: false`. */
+  audited: boolean;
 }
 
 /**
@@ -19,7 +21,11 @@ export function publicProcedureTable(router: AnyTRPCRouter): ReadonlyMap<string,
   >;
   for (const [path, { _def }] of Object.entries(procedures)) {
     if (_def.meta?.public === true && _def.type !== 'subscription') {
-      table.set(path, { type: _def.type, list: _def.meta.list === true });
+      table.set(path, {
+        type: _def.type,
+        list: _def.meta.list === true,
+        audited: _def.type === 'mutation' && _def.meta.audit !== false,
+      });
     }
   }
   return table;

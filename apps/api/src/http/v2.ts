@@ -20,6 +20,8 @@ export interface V2Call {
   /** The Host and X-Forwarded-Proto headers, from which a link's origin is made only when one is (linkOrigin). */
   host?: string;
   forwardedProto?: string;
+  /** Who connected (behind a trusted proxy, whom it names): read only for a change the audit log records. */
+  clientAddress?(): string | undefined;
   readBody(limit: number): Promise<string>;
 }
 
@@ -107,6 +109,7 @@ export function createV2Handler<TContext>(options: {
       metricsDisabled: call.metricsDisabled,
       requestHost: call.host,
       forwardedProto: call.forwardedProto,
+      clientAddress: procedure.audited ? call.clientAddress?.() : undefined,
       onWorkspaceRateLimit: (state) => {
         headers = workspaceRateLimitHeaders(state);
       },
@@ -154,8 +157,14 @@ interface ArrivedCall {
  * Request/Response conversion on the hot path). The route it returns answers a request whose path
  * is `/v2/<name>`, and returns undefined for any other path.
  */
-export function v2Route(options: { handleV2: V2Handler; readiness: Readiness; errorsBaseUrl: string }) {
-  const { handleV2, readiness, errorsBaseUrl } = options;
+export function v2Route(options: {
+  handleV2: V2Handler;
+  readiness: Readiness;
+  errorsBaseUrl: string;
+  /** The caller's address as TRUST_PROXY says to read it (clientAddress.ts). */
+  clientAddressOf?: (request: IncomingMessage) => string | undefined;
+}) {
+  const { handleV2, readiness, errorsBaseUrl, clientAddressOf } = options;
 
   /** Liveness and readiness: read with GET, answered by the transport itself, never by a procedure. */
   async function probe(name: 'liveness' | 'readiness', method: string, requestId: string): Promise<V2Answer> {
@@ -201,6 +210,7 @@ export function v2Route(options: { handleV2: V2Handler; readiness: Readiness; er
             metricsDisabled: metricsDisabledBy(request.headers[METRICS_HEADER]),
             host: request.headers.host,
             forwardedProto: firstHeader(request.headers['x-forwarded-proto']),
+            clientAddress: clientAddressOf && (() => clientAddressOf(request)),
             readBody: (limit) => readIncomingBody(request, limit),
           },
           requestId,

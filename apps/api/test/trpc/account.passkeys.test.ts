@@ -1,4 +1,4 @@
-import { SIGN_IN_FAILURES_ALLOWED } from '@keyplane/core';
+import { PASSKEY_SIGN_IN_CHALLENGES_ALLOWED, SIGN_IN_FAILURES_ALLOWED } from '@keyplane/core';
 import { rows, sql } from '@keyplane/db';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { serveOn } from '../appVariants.ts';
@@ -116,7 +116,7 @@ describe('200', () => {
       sql`select actor_user_id, resources from audit_events where event = 'account.signInWithPasskey'
           and actor_user_id = ${person.userId}`,
     );
-    expect(audited).toEqual({ actor_user_id: person.userId, resources: { passkeyId } });
+    expect(audited).toEqual({ actor_user_id: person.userId, resources: { passkeyId, userId: person.userId } });
   });
 
   it('signs in again and again, each time with a new challenge and a higher counter', async () => {
@@ -306,5 +306,23 @@ describe('429', () => {
       'X-Forwarded-For': '198.51.100.78',
     });
     expect(elsewhere.status).toBe(200);
+  });
+
+  it(`refuses an address more than ${PASSKEY_SIGN_IN_CHALLENGES_ALLOWED} sign-in challenges in a window`, async () => {
+    const server = await serveOn(api, { trustProxy: { hops: 1 } });
+    onTestFinished(() => server.close());
+    const from = (address: string) => ({ headers: { ...asBrowser.headers, 'X-Forwarded-For': address } });
+    for (let asked = 0; asked < PASSKEY_SIGN_IN_CHALLENGES_ALLOWED; asked++) {
+      expect(
+        (await callProcedure(server, 'account.passkeySignInOptions', undefined, from('198.51.100.79'))).status,
+      ).toBe(200);
+    }
+    const refused = await callProcedure(server, 'account.passkeySignInOptions', undefined, from('198.51.100.79'));
+    expect(refused.status).toBe(429);
+    expect(refused.error?.message).toMatch(
+      /^Too many passkey sign-ins started from this address\. Try again in \d+ s\.$/,
+    );
+    const other = await callProcedure(server, 'account.passkeySignInOptions', undefined, from('198.51.100.80'));
+    expect(other.status).toBe(200);
   });
 });

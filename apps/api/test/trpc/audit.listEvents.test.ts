@@ -1,8 +1,9 @@
-import { AUDITED_SERVICES } from '@keyplane/db';
+import { AUDITED_SERVICES, recordAuditEvent } from '@keyplane/db';
 import { appRouter } from '@keyplane/procedures';
 import { describe, expect, it } from 'vitest';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import { callInternal, callProcedure, signIn } from '../internal.ts';
+import { signedInPerson } from '../people.ts';
 import type { InputOf } from '../procedures.ts';
 
 const { api, workspace } = useApiWithWorkspace();
@@ -49,6 +50,61 @@ describe('200', () => {
     const second = await list({ limit: 2, cursor: first.data.pagination.cursor });
     expect([...first.data.data, ...second.data.data].map((event) => event.id)).toEqual(all.slice(0, 4));
     expect(all).toEqual([...all].sort().reverse());
+  });
+});
+
+describe('200 attributed to people', () => {
+  it('names the person who made a change in the dashboard, by id and email, and the root key of the rest', async () => {
+    const owner = await api.workspace();
+    const person = await signedInPerson(api, owner.workspaceId, 'admin', { email: 'ada@example.test' });
+    const made = await callProcedure(api, 'apis.createApi', { name: 'by-ada' }, { session: person.session });
+    expect(made.status).toBe(200);
+    await api.post('apis.createApi', { name: 'by-key' }, owner.rootKey);
+    await recordAuditEvent(api.em(), {
+      workspaceId: owner.workspaceId,
+      rootKeyId: null,
+      event: 'cli.rootKeys.create',
+      resources: {},
+    });
+    const events = (await list({}, owner.rootKey)).data.data;
+    expect(events.map((event) => [event.event, event.rootKeyId, event.actor])).toEqual([
+      ['cli.rootKeys.create', null, { type: 'cli' }],
+      ['apis.createApi', expect.any(String), { type: 'rootKey', rootKeyId: events[1]?.rootKeyId }],
+      ['apis.createApi', null, { type: 'person', userId: person.userId, email: 'ada@example.test' }],
+    ]);
+  });
+
+  it('keeps the changes of one person, with their total', async () => {
+    const owner = await api.workspace();
+    const ada = await signedInPerson(api, owner.workspaceId, 'admin');
+    const bob = await signedInPerson(api, owner.workspaceId, 'member');
+    for (const [person, name] of [
+      [ada, 'ada-1'],
+      [bob, 'bob-1'],
+      [ada, 'ada-2'],
+    ] as const) {
+      await callProcedure(api, 'apis.createApi', { name }, { session: person.session });
+    }
+    await api.post('apis.createApi', { name: 'key-1' }, owner.rootKey);
+    const byAda = await list({ userId: ada.userId }, owner.rootKey);
+    expect(byAda.data.data.map((event) => event.details?.names?.apiId)).toEqual(['ada-2', 'ada-1']);
+    expect(byAda.data.total).toBe(2);
+    expect(byAda.data.data.every((event) => event.actor.type === 'person' && event.actor.email === ada.email)).toBe(
+      true,
+    );
+    expect((await list({ userId: 'usr_nobody' }, owner.rootKey)).data.total).toBe(0);
+  });
+
+  it('to a viewer, who reads every change and who made it', async () => {
+    const owner = await api.workspace();
+    const admin = await signedInPerson(api, owner.workspaceId, 'admin');
+    await callProcedure(api, 'apis.createApi', { name: 'seen-by-viewer' }, { session: admin.session });
+    const viewer = await signedInPerson(api, owner.workspaceId, 'viewer');
+    const reply = await callProcedure(api, 'audit.listEvents', { userId: admin.userId }, { session: viewer.session });
+    expect(reply.status).toBe(200);
+    expect(reply.data.data.map((event) => event.actor)).toEqual([
+      { type: 'person', userId: admin.userId, email: admin.email },
+    ]);
   });
 });
 
@@ -101,6 +157,22 @@ describe('200 for a reader scoped by its grants', () => {
     ]) {
       expect((await list(input, reader.rootKey)).data).toEqual(none);
     }
+  });
+
+  it("reads the log with workspace.*.read_audit_log, and the root keys' events only with read_root_keys too", async () => {
+    const { owner, mine } = await workspaceWithTwoApis();
+    await callProcedure(api, 'rootKeys.createRootKey', { permissions: ['api.*.read_api'] }, { rootKey: owner.rootKey });
+    const logOnly = await owner.rootKeyWith(['workspace.*.read_audit_log', `api.${mine}.read_api`]);
+    expect((await list({}, logOnly.rootKey)).data.data.map((event) => event.event)).toEqual(['apis.createApi']);
+    const withRootKeys = await owner.rootKeyWith([
+      'workspace.*.read_audit_log',
+      'workspace.*.read_root_keys',
+      `api.${mine}.read_api`,
+    ]);
+    expect((await list({}, withRootKeys.rootKey)).data.data.map((event) => event.event)).toEqual([
+      'rootKeys.createRootKey',
+      'apis.createApi',
+    ]);
   });
 
   it('sees the events of root keys and sign-ins, which managing root keys reads', async () => {
@@ -169,6 +241,15 @@ describe('200 with what changed', () => {
     // A creation names what it made, in the API it made it in; it changed nothing that was there.
     expect(create?.details).toEqual({ names: { apiId: 'billing', keyId: 'checkout' }, changes: [] });
     expect(JSON.stringify(update)).not.toContain(key);
+  });
+
+  it('records the address of a change made at /v2 as well', async () => {
+    const actor = await workspace.rootKeyWith(['api.*.create_api', 'api.*.create_key', 'api.*.verify_key']);
+    const made = await api.call('apis.createApi', { name: 'addressed' }, actor.rootKey);
+    expect(made.status).toBe(200);
+    const [created] = (await list({ rootKeyId: actor.rootKeyId })).data.data;
+    expect(created?.event).toBe('apis.createApi');
+    expect(created?.clientAddress).toMatch(/127\.0\.0\.1/);
   });
 
   it('names what a deletion took, as it was before', async () => {
@@ -263,6 +344,7 @@ describe('400', () => {
     [{ cursor: 'x' }],
     [{ order: 'random' }],
     [{ rootKeyId: 'not an id' }],
+    [{ userId: 'not an id' }],
     [{ event: '' }],
     [{ resourceId: 'a' }],
     [{ from: -1 }],
@@ -273,9 +355,17 @@ describe('400', () => {
 });
 
 describe('403', () => {
-  it('without workspace.*.manage_root_keys', async () => {
+  it('without workspace.*.read_audit_log, naming it', async () => {
     const { rootKey } = await workspace.rootKeyWith(['api.*.read_api']);
-    expect((await list({}, rootKey)).status).toBe(403);
+    const reply = await list({}, rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.error?.message).toContain('workspace.*.read_audit_log');
+  });
+
+  it('to a member, whose role does not read the audit log', async () => {
+    const member = await signedInPerson(api, workspace.workspaceId, 'member');
+    const reply = await callProcedure(api, 'audit.listEvents', {}, { session: member.session });
+    expect(reply.status).toBe(403);
   });
 });
 

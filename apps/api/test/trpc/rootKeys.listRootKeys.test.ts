@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import { callInternal, callProcedure } from '../internal.ts';
+import { signedInPerson } from '../people.ts';
 
 const { api, workspace } = useApiWithWorkspace();
 
@@ -19,6 +20,15 @@ describe('200', () => {
     expect(find(used.rootKeyId)?.lastUsedAt).toBeGreaterThanOrEqual(before - 5);
     expect(find(unused.rootKeyId)?.lastUsedAt).toBeNull();
     expect(used.rootKey.startsWith(find(used.rootKeyId)?.start ?? '-')).toBe(true);
+  });
+
+  it('to a root key that may only read root keys, and to a viewer', async () => {
+    const reader = await workspace.rootKeyWith(['workspace.*.read_root_keys']);
+    expect((await list(reader.rootKey)).data.data.map((rootKey) => rootKey.rootKeyId)).toContain(reader.rootKeyId);
+    const viewer = await signedInPerson(api, workspace.workspaceId, 'viewer');
+    const asViewer = await callProcedure(api, 'rootKeys.listRootKeys', undefined, { session: viewer.session });
+    expect(asViewer.status).toBe(200);
+    expect(asViewer.data.data.map((rootKey) => rootKey.rootKeyId)).toContain(reader.rootKeyId);
   });
 });
 
@@ -57,9 +67,17 @@ describe('pages', () => {
 });
 
 describe('403', () => {
-  it('without workspace.*.manage_root_keys', async () => {
+  it('without workspace.*.read_root_keys, naming it', async () => {
     const { rootKey } = await workspace.rootKeyWith(['api.*.read_api']);
-    expect((await list(rootKey)).status).toBe(403);
+    const reply = await list(rootKey);
+    expect(reply.status).toBe(403);
+    expect(reply.error?.message).toContain('workspace.*.read_root_keys');
+  });
+
+  it('to a member, whose role reads no root keys', async () => {
+    const member = await signedInPerson(api, workspace.workspaceId, 'member');
+    const reply = await callProcedure(api, 'rootKeys.listRootKeys', undefined, { session: member.session });
+    expect(reply.status).toBe(403);
   });
 });
 
@@ -79,11 +97,22 @@ describe('rootKeys.permissionCatalog', () => {
     const byType = Object.fromEntries(reply.data.resourceTypes.map((entry) => [entry.resourceType, entry.actions]));
     expect(Object.keys(byType).sort()).toEqual(['api', 'identity', 'ratelimit', 'rbac', 'webhook', 'workspace']);
     expect(byType.api).toContain('verify_key');
-    expect(byType.workspace).toEqual(['manage_root_keys', 'manage_members']);
+    expect(byType.workspace).toEqual([
+      'read_root_keys',
+      'manage_root_keys',
+      'read_audit_log',
+      'read_members',
+      'manage_members',
+    ]);
     expect(byType.webhook).toEqual(['create_endpoint', 'read_endpoint', 'update_endpoint', 'delete_endpoint']);
   });
 
-  it('403: without workspace.*.manage_root_keys', async () => {
+  it('200: to a root key that may only read root keys', async () => {
+    const { rootKey } = await workspace.rootKeyWith(['workspace.*.read_root_keys']);
+    expect((await callInternal(api, 'rootKeys.permissionCatalog', undefined, { rootKey })).status).toBe(200);
+  });
+
+  it('403: without workspace.*.read_root_keys', async () => {
     const { rootKey } = await workspace.rootKeyWith(['api.*.read_api']);
     expect((await callInternal(api, 'rootKeys.permissionCatalog', undefined, { rootKey })).status).toBe(403);
   });

@@ -192,17 +192,20 @@ describe("200: an event's data only for a reader who may read what it is about",
     expect((await seenBy(['ratelimit.rlns_other.read_override'])).text).not.toContain('user_overridden');
   });
 
-  it('the right to manage root keys shows the root-key events, with their permissions', async () => {
-    const { rootKey } = await readerWorkspace.rootKeyWith(['webhook.*.read_endpoint', 'workspace.*.manage_root_keys']);
-    const created = (await listDeliveries({ endpointId: hookId }, rootKey)).body.data.filter(
-      (delivery) => delivery.eventType === 'rootkey.created',
-    );
-    expect(created.length).toBeGreaterThan(0);
-    for (const delivery of created) {
-      expect(delivery.payloadWithheld).toBe(false);
-      expect(delivery.payload.data).toMatchObject({ permissions: expect.any(Array) });
-    }
-  });
+  it.each(['workspace.*.manage_root_keys', 'workspace.*.read_root_keys'])(
+    'the right to read root keys (%s) shows the root-key events, with their permissions',
+    async (grant) => {
+      const { rootKey } = await readerWorkspace.rootKeyWith(['webhook.*.read_endpoint', grant]);
+      const created = (await listDeliveries({ endpointId: hookId }, rootKey)).body.data.filter(
+        (delivery) => delivery.eventType === 'rootkey.created',
+      );
+      expect(created.length).toBeGreaterThan(0);
+      for (const delivery of created) {
+        expect(delivery.payloadWithheld).toBe(false);
+        expect(delivery.payload.data).toMatchObject({ permissions: expect.any(Array) });
+      }
+    },
+  );
 
   it('a root key with every permission sees every event whole', async () => {
     const all = (await listDeliveries({ endpointId: hookId }, readerWorkspace.rootKey)).body.data;

@@ -1,7 +1,14 @@
 import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import { Download } from 'lucide-react';
 import { type ReactNode, useMemo } from 'react';
-import { type AuditEventFacts, auditChanges, auditPredicate, auditSentence } from '../auditSentences.ts';
+import {
+  type AuditEventFacts,
+  auditActorId,
+  auditActorName,
+  auditChanges,
+  auditPredicate,
+  auditSentence,
+} from '../auditSentences.ts';
 import { DataTable, tableColumns } from '../components/DataTable.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { Pager } from '../components/Pager.tsx';
@@ -94,7 +101,7 @@ function WhatHappened({ event, actor }: { event: AuditEvent; actor: string }) {
   );
 }
 
-function auditColumns(actorName: (rootKeyId: string | null) => string) {
+function auditColumns(actorName: (event: AuditEvent) => string) {
   const column = tableColumns<AuditEvent>();
   return column.columns([
     column.accessor('time', {
@@ -111,17 +118,19 @@ function auditColumns(actorName: (rootKeyId: string | null) => string) {
       id: 'what',
       header: 'What happened',
       meta: { rowHeader: true },
-      cell: ({ row }) => <WhatHappened event={row.original} actor={actorName(row.original.rootKeyId)} />,
+      cell: ({ row }) => <WhatHappened event={row.original} actor={actorName(row.original)} />,
     }),
-    column.accessor('rootKeyId', {
+    column.display({
+      id: 'actor',
       header: 'Actor',
-      enableSorting: false,
       meta: { width: '13rem' },
       cell: ({ row }) => {
-        const { rootKeyId, clientAddress } = row.original;
+        const { actor, clientAddress } = row.original;
         return (
           <span className="flex flex-col leading-tight">
-            <span title={rootKeyId ?? undefined}>{actorName(rootKeyId)}</span>
+            <span title={auditActorId(actor)} className="audit-actor" data-actor={actor.type}>
+              {actorName(row.original)}
+            </span>
             <span className="text-xs text-muted">
               {clientAddress ? `from ${clientAddress}` : 'address not recorded'}
             </span>
@@ -137,13 +146,15 @@ const csvField = (value: string) => `"${value.replaceAll('"', '""')}"`;
 
 /**
  * Changes to the workspace, newest (or oldest) first, each as a sentence (who did what to what,
- * with each setting before and after) by the root key that made it, from where: filtered by actor,
- * action, resource and date range, searched, and exported as CSV. Filters and pages live in the URL.
+ * with each setting before and after) by the person or root key that made it, from where: filtered
+ * by person, root key, action, resource and date range, searched, and exported as CSV. Filters and
+ * pages live in the URL.
  */
 export function AuditLog() {
   useDocumentTitle('Audit log');
   const table = useTableUrlState({ id: 'time', desc: true });
   const rootKeyId = table.filter('actor');
+  const userId = table.filter('person');
   const event = table.filter('action');
   const resource = table.filter('resource') ?? '';
   const fromDay = table.filter('from');
@@ -155,7 +166,7 @@ export function AuditLog() {
   const toStart = startOfDay(toDay);
   const to = toStart === undefined ? undefined : toStart + 86_400_000;
   const [sort] = table.sorting;
-  const filters = { rootKeyId, event, resourceId, search: table.appliedSearch, from, to };
+  const filters = { rootKeyId, userId, event, resourceId, search: table.appliedSearch, from, to };
   const events = useQuery({
     ...trpc.audit.listEvents.queryOptions({
       limit: PAGE_SIZE,
@@ -171,12 +182,12 @@ export function AuditLog() {
     () => new Map((rootKeys.data?.rows ?? []).map((rootKey) => [rootKey.rootKeyId, rootKey.name ?? rootKey.rootKeyId])),
     [rootKeys.data],
   );
-  const actorName = (id: string | null) => (id === null ? 'The CLI' : (rootKeyNames.get(id) ?? id));
+  const actorName = (auditEvent: AuditEvent) => auditActorName(auditEvent.actor, rootKeyNames);
   const columns = useMemo(
-    () => auditColumns((id) => (id === null ? 'The CLI' : (rootKeyNames.get(id) ?? id))),
+    () => auditColumns((auditEvent) => auditActorName(auditEvent.actor, rootKeyNames)),
     [rootKeyNames],
   );
-  const filtered = Boolean(rootKeyId || event || resourceId || table.appliedSearch || from || to);
+  const filtered = Boolean(rootKeyId || userId || event || resourceId || table.appliedSearch || from || to);
 
   /** Every event the filters keep (up to EXPORT_MAX), oldest first, as a CSV download. */
   const exportCsv = useMutation({
@@ -192,6 +203,7 @@ export function AuditLog() {
         'time',
         'actor',
         'actor_root_key_id',
+        'actor_user_id',
         'client_address',
         'event',
         'description',
@@ -201,11 +213,12 @@ export function AuditLog() {
       const lines = rows.map((row) =>
         [
           new Date(row.time).toISOString(),
-          actorName(row.rootKeyId),
+          actorName(row),
           row.rootKeyId ?? '',
+          row.actor.type === 'person' ? row.actor.userId : '',
           row.clientAddress ?? '',
           row.event,
-          auditSentence(actorName(row.rootKeyId), row),
+          auditSentence(actorName(row), row),
           auditChanges(row)
             .map((change) => `${change.label}: ${change.before} -> ${change.after}`)
             .join('; '),
@@ -253,6 +266,20 @@ export function AuditLog() {
           value={table.search}
           onChange={table.setSearch}
         />
+        <Field id="audit-person" label="Person">
+          <select
+            id="audit-person"
+            value={userId ?? ''}
+            onChange={(change) => table.setFilter('person', change.target.value || undefined)}
+          >
+            <option value="">Anyone</option>
+            {eventNames.data?.people.map((person) => (
+              <option key={person.userId} value={person.userId}>
+                {person.email}
+              </option>
+            ))}
+          </select>
+        </Field>
         <Field id="audit-actor" label="Root key">
           <select
             id="audit-actor"

@@ -30,6 +30,14 @@ export type PasskeySignInOptions = Omit<PublicKeyCredentialRequestOptionsJSON, '
 /** How long a challenge can be answered: the browser's own wait (the options' timeout) and some slack. */
 export const PASSKEY_CHALLENGE_LIFETIME_MS = 5 * 60 * 1000;
 const CEREMONY_TIMEOUT_MS = 2 * 60 * 1000;
+/**
+ * Sign-in challenges one address may ask for per sign-in throttle window: anyone may ask, and each
+ * is a row until it expires, so an address asking for more is refused (429) as a guessing one is.
+ */
+export const PASSKEY_SIGN_IN_CHALLENGES_ALLOWED = 100;
+
+/** The key an address's sign-in challenges are counted under, apart from its failed sign-ins. */
+export const passkeyChallengeThrottleKey = (addressKey: string) => `passkey-challenges:${addressKey}`;
 const CHALLENGE_BYTES = 32;
 /**
  * EdDSA, ES256 and RS256, what authenticators make. Named here, not left to the library's default,

@@ -74,6 +74,9 @@ describe('rolePermissions', () => {
         'ratelimit.*.read_namespace',
         'ratelimit.*.read_override',
         'webhook.*.read_endpoint',
+        'workspace.*.read_audit_log',
+        'workspace.*.read_members',
+        'workspace.*.read_root_keys',
       ].sort(),
     );
     expect(
@@ -90,11 +93,19 @@ describe('rolePermissions', () => {
     }
   });
 
-  it('nests: each role holds everything the role below it holds', () => {
+  it('nests: each role holds everything the role below it holds, but the workspace reads a member lacks', () => {
     for (let index = 0; index < TEAM_ROLES.length - 1; index++) {
       const [higher, lower] = [TEAM_ROLES[index] as TeamRole, TEAM_ROLES[index + 1] as TeamRole];
-      expect(rolePermissions(higher)).toEqual(expect.arrayContaining(rolePermissions(lower)));
+      const below = rolePermissions(lower).filter(
+        (permission) => higher !== 'member' || !permission.startsWith('workspace.'),
+      );
+      expect(rolePermissions(higher)).toEqual(expect.arrayContaining(below));
     }
+    expect(rolePermissions('viewer').filter((permission) => !rolePermissions('member').includes(permission))).toEqual([
+      'workspace.*.read_root_keys',
+      'workspace.*.read_audit_log',
+      'workspace.*.read_members',
+    ]);
   });
 
   it('hands out copies, so a caller cannot change a role', () => {
@@ -112,6 +123,13 @@ describe('rolePermissions', () => {
 describe('standingOf', () => {
   it('is a person’s own role', () => {
     expect(standingOf(person('admin'))).toBe('admin');
+  });
+
+  it('counts a root key that held every permission before the workspace reads existed as an owner', () => {
+    const before = allRootKeyPermissions().filter(
+      (permission) => !/\.read_(root_keys|audit_log|members)$/.test(permission),
+    );
+    expect(standingOf(rootKey(before))).toBe('owner');
   });
 
   it('is, for a root key, the highest role whose every permission it holds', () => {
@@ -163,6 +181,15 @@ describe('requireMayGrantRole', () => {
     expect(refusal(() => requireMayGrantRole(rootKey(allRootKeyPermissions()), 'owner'))).toBeUndefined();
     // Managing people alone grants no role at all.
     expect(refusal(() => requireMayGrantRole(rootKey([MANAGE_MEMBERS]), 'viewer'))?.status).toBe(403);
+  });
+
+  it('refuses a root key a viewer’s workspace reads it does not hold itself, whatever else it holds', () => {
+    const memberManager = rootKey([...rolePermissions('member'), MANAGE_MEMBERS]);
+    expect(refusal(() => requireMayGrantRole(memberManager, 'member'))).toBeUndefined();
+    expect(refusal(() => requireMayGrantRole(memberManager, 'viewer'))).toEqual({
+      status: 403,
+      message: expect.stringContaining("'viewer'"),
+    });
   });
 
   it('refuses members and viewers before looking at the role', () => {

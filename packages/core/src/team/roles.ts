@@ -28,7 +28,10 @@ export function isTeamRole(value: string): value is TeamRole {
 // Higher is more: owner 3 … viewer 0.
 const rank = (role: TeamRole) => TEAM_ROLES.length - 1 - TEAM_ROLES.indexOf(role);
 
-/** What a member works on: everything but the workspace's own administration (people, root keys). */
+/**
+ * What a member works on: everything but the workspace's own administration (people, root keys),
+ * which they do not read either. A viewer reads those, so the roles' lists do not nest there.
+ */
 const MEMBER_RESOURCE_TYPES: readonly ResourceType[] = ['api', 'identity', 'rbac', 'ratelimit', 'webhook'];
 
 const everyAction = (types: readonly ResourceType[], keep: (action: string) => boolean) =>
@@ -77,9 +80,13 @@ export function standingOf(manager: MemberManager): TeamRole | undefined {
   return TEAM_ROLES.find((role) => permissionsNotHeld(manager.permissions, ROLE_PERMISSIONS[role]).length === 0);
 }
 
+/**
+ * Whether the manager stands at `role` or above: a person by rank; a root key by holding every
+ * permission of that role, since a member's list lacks the workspace reads a viewer's has.
+ */
 function outranks(manager: MemberManager, role: TeamRole): boolean {
-  const standing = standingOf(manager);
-  return standing !== undefined && rank(standing) >= rank(role);
+  if (manager.kind === 'user') return rank(manager.role) >= rank(role);
+  return permissionsNotHeld(manager.permissions, ROLE_PERMISSIONS[role]).length === 0;
 }
 
 /** 403 unless the manager holds `workspace.*.manage_members`. */

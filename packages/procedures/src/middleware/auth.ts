@@ -70,11 +70,20 @@ export function memberManagerOf(principal: RootKeyPrincipal): MemberManager {
     : { kind: 'rootKey', permissions: principal.permissions };
 }
 
+/** Reading the workspace's people and invitations (viewers hold it; `manage_members` implies it). */
+export const READ_MEMBERS: PermissionTuple = { resourceType: 'workspace', resourceId: '*', action: 'read_members' };
+
 export const MANAGE_ROOT_KEYS: PermissionTuple = {
   resourceType: 'workspace',
   resourceId: '*',
   action: 'manage_root_keys',
 };
+
+/** Reading the root keys (never their secrets); `manage_root_keys` includes it (core/permissions.ts). */
+export const READ_ROOT_KEYS: PermissionTuple = { resourceType: 'workspace', resourceId: '*', action: 'read_root_keys' };
+
+/** Reading the audit log (what of it, auditVisibility says); `manage_root_keys` includes it. */
+export const READ_AUDIT_LOG: PermissionTuple = { resourceType: 'workspace', resourceId: '*', action: 'read_audit_log' };
 
 /**
  * The caller: the root key of the Authorization header or, when there is none, the operator of

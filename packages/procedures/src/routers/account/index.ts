@@ -33,6 +33,7 @@ export const accountRouter = router({
   signOutEverywhere,
   switchWorkspace,
   updateProfile,
+  // Passkeys (WebAuthn): a person's own, and signing in with one.
   passkeyRegistrationOptions,
   addPasskey,
   listPasskeys,

@@ -1,17 +1,18 @@
-import { passkeySignInRefused, relyingPartyOf, verifyPasskeySignIn } from '@keyplane/core';
+import { passkeySignInRefused, relyingPartyOf, signInWorkspace, verifyPasskeySignIn } from '@keyplane/core';
 import {
   consumePasskeyChallenge,
   findPasskeyByCredentialId,
-  findSignInWorkspace,
   findUser,
+  listSignInMemberships,
   recordPasskeyUse,
 } from '@keyplane/db';
 import { z } from 'zod';
-import { recordChange } from '../../middleware/audit.ts';
 import { throttlingFailures } from '../../middleware/signInThrottle.ts';
-import { linkOrigin, startPersonSession } from '../../people/sessions.ts';
+import { cookieAfterCommit, recordSignedIn, startSessionIn } from '../../people/accounts.ts';
+import { linkOrigin } from '../../people/sessions.ts';
 import { publicProcedure } from '../../trpc.ts';
 import { sessionTransportOf } from '../dashboard/sessionTransport.ts';
+import { signedInOutput } from './fields.ts';
 import { authenticationResponseSchema } from './passkeyResponses.ts';
 
 export const signInWithPasskeyInput = z.strictObject({
@@ -19,50 +20,40 @@ export const signInWithPasskeyInput = z.strictObject({
   response: authenticationResponseSchema,
 });
 
-export const signInWithPasskeyOutput = z.object({ userId: z.string(), workspaceId: z.string() });
+export const signInWithPasskeyOutput = signedInOutput;
 
 /**
- * Internal (the sign-in page): signs a person in with a passkey, into the workspace they signed in
- * to last (else the one they joined first), with a session cookie. Every refusal is the same 401,
+ * Internal (the sign-in page): signs a person in with a passkey, to the workspace they signed in to
+ * last (else their oldest membership), with a session cookie. Every refusal is the same 401,
  * whether the passkey is unknown, its answer wrong or its owner in no workspace; failures count
- * against the caller's address as root-key sign-ins do (429 past the allowance).
+ * against the caller's address as every dashboard sign-in's do (429 past the allowance).
  */
 export const signInWithPasskey = publicProcedure
   .input(signInWithPasskeyInput)
   .output(signInWithPasskeyOutput)
   .mutation(async ({ ctx, input }) => {
-    const carrier = sessionTransportOf(ctx);
+    const transport = sessionTransportOf(ctx);
     const rp = relyingPartyOf(linkOrigin(ctx));
-    const signedIn = await throttlingFailures(ctx, async () => {
-      const { passkeyId, userId, newCounter } = await verifyPasskeySignIn(rp, input.response, {
+    const { user, workspaceId, passkeyId } = await throttlingFailures(ctx, async () => {
+      const verified = await verifyPasskeySignIn(rp, input.response, {
         consumeChallenge: (challengeHash) =>
           consumePasskeyChallenge(ctx.em, { challengeHash, purpose: 'sign_in', userId: null }),
         findPasskey: (credentialId) => findPasskeyByCredentialId(ctx.em, credentialId),
       });
-      const [user, workspace] = await Promise.all([findUser(ctx.em, userId), findSignInWorkspace(ctx.em, userId)]);
-      if (!user || !workspace) throw passkeySignInRefused();
-      await recordPasskeyUse(ctx.em, passkeyId, newCounter);
-      return { user, passkeyId, ...workspace };
+      const [account, memberships] = await Promise.all([
+        findUser(ctx.em, verified.userId),
+        listSignInMemberships(ctx.em, verified.userId),
+      ]);
+      const landing = signInWorkspace(memberships);
+      if (!account || landing === undefined) throw passkeySignInRefused();
+      await recordPasskeyUse(ctx.em, verified.passkeyId, verified.newCounter);
+      return { user: account, workspaceId: landing, passkeyId: verified.passkeyId };
     });
-    const { workspaceId, role, user } = signedIn;
-    const session = await startPersonSession(ctx, carrier, { userId: user.userId, workspaceId });
-    const person = {
-      userId: user.userId,
-      email: user.email,
-      name: user.name,
-      role,
-      sessionId: session.sessionId,
-      idleExpiresAt: session.expiresAt,
-      absoluteExpiresAt: session.expiresAt,
-    };
-    const principal = {
-      rootKeyId: null,
-      workspaceId,
-      permissions: [],
-      expiresAt: null,
-      apiRequestsPerMinute: null,
-      person,
-    };
-    await recordChange(ctx, principal, 'account.signInWithPasskey', { passkeyId: signedIn.passkeyId }, {});
+    const cookie = cookieAfterCommit(transport);
+    const started = await ctx.em.transactional((tx) =>
+      startSessionIn(ctx, tx, cookie.carrier, { userId: user.userId, workspaceId }),
+    );
+    cookie.flush();
+    await recordSignedIn(ctx, user, { workspaceId, ...started }, 'account.signInWithPasskey', { passkeyId });
     return { userId: user.userId, workspaceId };
   });

@@ -1,6 +1,6 @@
 import { isGranted } from '@keyplane/core';
 import type { AuditVisibility } from '@keyplane/db';
-import { grantedResourceIds, MANAGE_ROOT_KEYS, type RootKeyPrincipal, rbacPermission } from '../../middleware/auth.ts';
+import { grantedResourceIds, READ_ROOT_KEYS, type RootKeyPrincipal, rbacPermission } from '../../middleware/auth.ts';
 
 /**
  * What of the audit log a root key may see: what its grants let it read (docs/contract.md#audit-log).
@@ -16,7 +16,7 @@ export function auditVisibility(principal: RootKeyPrincipal): AuditVisibility {
     endpoints: grantedResourceIds(principal, 'webhook', 'read_endpoint'),
     roles: reads(rbacPermission('read_role')),
     permissions: reads(rbacPermission('read_permission')),
-    workspace: reads(MANAGE_ROOT_KEYS),
+    workspace: reads(READ_ROOT_KEYS),
   };
   // An event the log does not know the kind of shows only to a reader that may read everything.
   const everything =

@@ -1,6 +1,6 @@
-import { countAuditEvents, listAuditEvents } from '@keyplane/db';
+import { type AuditEventRecord, countAuditEvents, listAuditEvents } from '@keyplane/db';
 import { z } from 'zod';
-import { MANAGE_ROOT_KEYS, requirePermissions } from '../../middleware/auth.ts';
+import { READ_AUDIT_LOG, requirePermissions } from '../../middleware/auth.ts';
 import { decodeCursor, listOutput, paginationInput, toPage } from '../../pagination.ts';
 import { resourceIdSchema, textSchema } from '../../schemas.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
@@ -12,6 +12,8 @@ export const listEventsInput = z
     order: z.enum(['newest', 'oldest']).default('newest'),
     /** Only changes made with this root key (the actor). */
     rootKeyId: resourceIdSchema.optional(),
+    /** Only changes made by this person (the actor), signed in with their account. */
+    userId: resourceIdSchema.optional(),
     /** Only this event (the action), such as `keys.createKey`. */
     event: textSchema.min(1).max(256).optional(),
     /** Only changes that named or produced this id (the resource), whatever its kind. */
@@ -25,11 +27,20 @@ export const listEventsInput = z
   })
   .optional();
 
+/** Who made a change: a person signed in with their account, a root key (or a dashboard session opened with one), or the CLI. */
+const auditActorSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('person'), userId: z.string(), email: z.string() }),
+  z.object({ type: z.literal('rootKey'), rootKeyId: z.string() }),
+  z.object({ type: z.literal('cli') }),
+]);
+
 export const listEventsOutput = listOutput(
   z.object({
     id: z.string(),
     time: z.number(),
+    /** The root key of the change; null for a person's or the CLI's (`actor` says who). */
     rootKeyId: z.string().nullable(),
+    actor: auditActorSchema,
     event: z.string(),
     resources: z.record(z.string(), z.string()),
     /** The API of the key the event names, which the key's page needs. */
@@ -66,12 +77,13 @@ export const listEvents = rootKeyProcedure
   .input(listEventsInput)
   .output(listEventsOutput)
   .query(async ({ ctx, input }) => {
-    requirePermissions(ctx.rootKey, [MANAGE_ROOT_KEYS]);
+    requirePermissions(ctx.rootKey, [READ_AUDIT_LOG]);
     const { workspaceId } = ctx.rootKey;
     const limit = input?.limit ?? 100;
     const filters = {
       visibleTo: auditVisibility(ctx.rootKey),
       rootKeyId: input?.rootKeyId,
+      userId: input?.userId,
       event: input?.event,
       resourceId: input?.resourceId,
       search: input?.search,
@@ -85,5 +97,17 @@ export const listEvents = rootKeyProcedure
       count: limit + 1,
     });
     const total = await countAuditEvents(ctx.em, workspaceId, filters);
-    return { ...toPage(workspaceId, found, limit, (event) => event), total };
+    return { ...toPage(workspaceId, found, limit, shapeEvent), total };
   });
+
+function actorOf(event: AuditEventRecord): z.infer<typeof auditActorSchema> {
+  if (event.actorUserId !== null) return { type: 'person', userId: event.actorUserId, email: event.actorEmail ?? '' };
+  if (event.rootKeyId !== null) return { type: 'rootKey', rootKeyId: event.rootKeyId };
+  return { type: 'cli' };
+}
+
+/** An event as the log answers it: who made it as one `actor`, beside the root key it names. */
+function shapeEvent(event: AuditEventRecord) {
+  const { actorUserId, actorEmail, ...rest } = event;
+  return { ...rest, actor: actorOf(event) };
+}

@@ -1,7 +1,6 @@
-import { requireManagesMembers } from '@keyplane/core';
 import { listInvitationPage } from '@keyplane/db';
 import { z } from 'zod';
-import { memberManagerOf } from '../../middleware/auth.ts';
+import { READ_MEMBERS, requirePermissions } from '../../middleware/auth.ts';
 import { decodeCursor, listOutput, paginationInput, toPage } from '../../pagination.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 import { teamRoleSchema } from './memberSchemas.ts';
@@ -31,7 +30,7 @@ export const listInvitations = rootKeyProcedure
   .input(listInvitationsInput)
   .output(listInvitationsOutput)
   .query(async ({ ctx, input }) => {
-    requireManagesMembers(memberManagerOf(ctx.rootKey));
+    requirePermissions(ctx.rootKey, [READ_MEMBERS]);
     const { workspaceId } = ctx.rootKey;
     const rows = await listInvitationPage(ctx.em, workspaceId, {
       fromId: decodeCursor(workspaceId, input.cursor),

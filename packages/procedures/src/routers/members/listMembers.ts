@@ -1,7 +1,6 @@
-import { requireManagesMembers } from '@keyplane/core';
 import { listMemberPage } from '@keyplane/db';
 import { z } from 'zod';
-import { memberManagerOf } from '../../middleware/auth.ts';
+import { READ_MEMBERS, requirePermissions } from '../../middleware/auth.ts';
 import { decodeCursor, listOutput, paginationInput, toPage } from '../../pagination.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 import { teamRoleSchema } from './memberSchemas.ts';
@@ -22,13 +21,13 @@ export const memberOutput = z
 
 export const listMembersOutput = listOutput(memberOutput);
 
-/** The workspace's people in user-id order, for a caller who manages them (owners, admins, `manage_members`). */
+/** The workspace's people in user-id order, for a caller who may read them (`workspace.*.read_members`, which viewers and `manage_members` hold). */
 export const listMembers = rootKeyProcedure
   .meta({ public: true, list: true, description: "Lists the workspace's people and their roles." })
   .input(listMembersInput)
   .output(listMembersOutput)
   .query(async ({ ctx, input }) => {
-    requireManagesMembers(memberManagerOf(ctx.rootKey));
+    requirePermissions(ctx.rootKey, [READ_MEMBERS]);
     const { workspaceId } = ctx.rootKey;
     const rows = await listMemberPage(ctx.em, workspaceId, {
       fromId: decodeCursor(workspaceId, input.cursor),

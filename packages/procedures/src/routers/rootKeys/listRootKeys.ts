@@ -1,6 +1,6 @@
 import { listRootKeyPage } from '@keyplane/db';
 import { z } from 'zod';
-import { MANAGE_ROOT_KEYS, requirePermissions } from '../../middleware/auth.ts';
+import { READ_ROOT_KEYS, requirePermissions } from '../../middleware/auth.ts';
 import { chosenPage, decodeCursor, listOutput, MAX_PAGE_PERMISSIONS, paginationInput } from '../../pagination.ts';
 import { rootKeyProcedure } from '../../trpc.ts';
 
@@ -30,7 +30,7 @@ export const listRootKeys = rootKeyProcedure
   .input(listRootKeysInput)
   .output(listRootKeysOutput)
   .query(async ({ ctx, input }) => {
-    requirePermissions(ctx.rootKey, [MANAGE_ROOT_KEYS]);
+    requirePermissions(ctx.rootKey, [READ_ROOT_KEYS]);
     const { workspaceId } = ctx.rootKey;
     const page = await listRootKeyPage(
       ctx.em,
