@@ -91,3 +91,13 @@ export const MANAGE_MEMBERS_PERMISSION = {
   resourceId: '*',
   action: 'manage_members',
 } as const;
+
+/** Reading the workspace's people (a viewer may): the Members screen's lists. */
+export const READ_MEMBERS_PERMISSION = { resourceType: 'workspace', resourceId: '*', action: 'read_members' } as const;
+
+/** Reading the workspace's root keys (a viewer may): the Root keys screen's list. */
+export const READ_ROOT_KEYS_PERMISSION = {
+  resourceType: 'workspace',
+  resourceId: '*',
+  action: 'read_root_keys',
+} as const;

@@ -17,7 +17,7 @@ import {
   Webhook,
 } from 'lucide-react';
 import { type ReactNode, useEffect, useState } from 'react';
-import { MANAGE_MEMBERS_PERMISSION, MANAGE_ROOT_KEYS_PERMISSION } from '../access.ts';
+import { READ_MEMBERS_PERMISSION, READ_ROOT_KEYS_PERMISSION } from '../access.ts';
 import { Link, usePath } from '../router.tsx';
 import { type RouterOutputs, trpc } from '../trpc.ts';
 import { AccountMenu } from './AccountMenu.tsx';
@@ -32,9 +32,8 @@ interface NavItem {
   shownTo?: (session: LayoutProps['session']) => boolean;
 }
 
-const managesMembers = (session: LayoutProps['session']) => isGranted(session.permissions, MANAGE_MEMBERS_PERMISSION);
-const managesRootKeys = (session: LayoutProps['session']) =>
-  isGranted(session.permissions, MANAGE_ROOT_KEYS_PERMISSION);
+const readsMembers = (session: LayoutProps['session']) => isGranted(session.permissions, READ_MEMBERS_PERMISSION);
+const readsRootKeys = (session: LayoutProps['session']) => isGranted(session.permissions, READ_ROOT_KEYS_PERMISSION);
 
 /** The screens, in the order of the work: set up, then run and watch; the workspace last. */
 const NAV_GROUPS: NavItem[][] = [
@@ -51,8 +50,8 @@ const NAV_GROUPS: NavItem[][] = [
     { to: '/audit', label: 'Audit log', icon: ScrollText },
   ],
   [
-    { to: '/members', label: 'Members', icon: UserCog, shownTo: managesMembers },
-    { to: '/root-keys', label: 'Root keys', icon: KeyRound, shownTo: managesRootKeys },
+    { to: '/members', label: 'Members', icon: UserCog, shownTo: readsMembers },
+    { to: '/root-keys', label: 'Root keys', icon: KeyRound, shownTo: readsRootKeys },
     { to: '/settings', label: 'Settings', icon: Settings },
   ],
 ];

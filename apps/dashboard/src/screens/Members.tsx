@@ -2,7 +2,12 @@ import { standingOf, TEAM_ROLES, type TeamRole } from '@keyplane/core/rules';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Ban, KeyRound, MailPlus, UserCog, UserMinus } from 'lucide-react';
 import { useId, useState } from 'react';
-import { MANAGE_MEMBERS_PERMISSION, sessionQueryOptions, useMissingPermission } from '../access.ts';
+import {
+  MANAGE_MEMBERS_PERMISSION,
+  READ_MEMBERS_PERMISSION,
+  sessionQueryOptions,
+  useMissingPermission,
+} from '../access.ts';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { CopyButton } from '../components/CopyButton.tsx';
 import { DataTable } from '../components/DataTable.tsx';
@@ -47,7 +52,7 @@ interface IssuedLink {
  */
 export function Members() {
   useDocumentTitle('Members');
-  const missing = useMissingPermission(MANAGE_MEMBERS_PERMISSION);
+  const missing = useMissingPermission(READ_MEMBERS_PERMISSION);
   // The link an invitation or a password reset just made: above the lists until dismissed.
   const [issued, setIssued] = useState<IssuedLink | null>(null);
   return (
@@ -62,7 +67,7 @@ export function Members() {
       </p>
       {missing ? (
         <p className="note" role="status">
-          {missing} Only owners and admins see and manage the workspace’s members.
+          {missing} Owners, admins and viewers see the workspace’s members; owners and admins manage them.
         </p>
       ) : (
         <>
@@ -224,11 +229,17 @@ function MemberLists({ onIssued }: { onIssued: (link: IssuedLink) => void }) {
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.members.pathKey() });
 
   const memberActions = (member: Member) => [
-    { label: 'Change role', icon: UserCog, onSelect: () => setPending({ action: 'role', member }) },
+    {
+      label: 'Change role',
+      icon: UserCog,
+      onSelect: () => setPending({ action: 'role', member }),
+      permission: MANAGE_MEMBERS_PERMISSION,
+    },
     {
       label: 'Issue password-reset link',
       icon: KeyRound,
       onSelect: () => setPending({ action: 'reset', member }),
+      permission: MANAGE_MEMBERS_PERMISSION,
     },
     'separator' as const,
     {
@@ -236,6 +247,7 @@ function MemberLists({ onIssued }: { onIssued: (link: IssuedLink) => void }) {
       icon: UserMinus,
       danger: true,
       onSelect: () => setPending({ action: 'remove', member }),
+      permission: MANAGE_MEMBERS_PERMISSION,
     },
   ];
 
@@ -304,6 +316,7 @@ function MemberLists({ onIssued }: { onIssued: (link: IssuedLink) => void }) {
                       icon: Ban,
                       danger: true,
                       onSelect: () => setPending({ action: 'revoke', invitation }),
+                      permission: MANAGE_MEMBERS_PERMISSION,
                     },
                   ]}
                 />
