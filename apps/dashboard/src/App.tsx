@@ -19,7 +19,12 @@ function screen<TProps extends object>(
   return lazy(async () => ({ default: (await load())[name] as ComponentType<TProps> }));
 }
 
+const AcceptInvitation = screen(() => import('./screens/LinkPages.tsx'), 'AcceptInvitation');
 const AccountPasskeys = screen(() => import('./screens/AccountPasskeys.tsx'), 'AccountPasskeys');
+const AccountSettings = screen(() => import('./screens/AccountSettings.tsx'), 'AccountSettings');
+const Members = screen(() => import('./screens/Members.tsx'), 'Members');
+const ResetPassword = screen(() => import('./screens/LinkPages.tsx'), 'ResetPassword');
+const SetupOwner = screen(() => import('./screens/LinkPages.tsx'), 'SetupOwner');
 const Apis = screen(() => import('./screens/Apis.tsx'), 'Apis');
 const ApiDetail = screen<{ apiId: string }>(() => import('./screens/ApiDetail.tsx'), 'ApiDetail');
 const AuditLog = screen(() => import('./screens/AuditLog.tsx'), 'AuditLog');
@@ -37,8 +42,28 @@ const WebhookDetail = screen<{ endpointId: string }>(() => import('./screens/Web
 const Webhooks = screen(() => import('./screens/Webhooks.tsx'), 'Webhooks');
 const WorkspaceSettings = screen(() => import('./screens/WorkspaceSettings.tsx'), 'WorkspaceSettings');
 
+/** The one-time links' pages, shown whoever is signed in: each signs its holder in itself. */
+const LINK_PAGES: Record<string, ComponentType> = {
+  '/setup': SetupOwner,
+  '/invite': AcceptInvitation,
+  '/reset': ResetPassword,
+};
+
 /** The session decides between the sign-in page and the dashboard; nothing else is fetched before it. */
 export function App() {
+  const path = usePath();
+  const LinkPage = LINK_PAGES[path];
+  if (LinkPage) {
+    return (
+      <Suspense fallback={<ScreenLoading />}>
+        <LinkPage />
+      </Suspense>
+    );
+  }
+  return <SessionGate />;
+}
+
+function SessionGate() {
   const session = useQuery(sessionQueryOptions);
 
   if (session.isError && trpcErrorCode(session.error) === 'UNAUTHORIZED') return <SignIn />;
@@ -82,6 +107,8 @@ const ROUTES: [string, (params: Record<string, string>) => ReactNode][] = [
   ['/webhooks/:endpointId', ({ endpointId = '' }) => <WebhookDetail key={endpointId} endpointId={endpointId} />],
   ['/audit', () => <AuditLog />],
   ['/settings', () => <WorkspaceSettings />],
+  ['/members', () => <Members />],
+  ['/account', () => <AccountSettings />],
   ['/account/passkeys', () => <AccountPasskeys />],
 ];
 

@@ -4,12 +4,22 @@ import { isBriefRefusal, isClientError, trpc, trpcErrorCode } from './trpc.ts';
 
 const sessionKey = trpc.dashboard.session.queryKey();
 const sessionHash = hashKey(sessionKey);
-const signInHash = hashKey(trpc.dashboard.signIn.mutationOptions().mutationKey ?? []);
+/** The ways in: their 401 says the credential or link was refused, not that a session ended. */
+const signInHashes = new Set(
+  [
+    trpc.dashboard.signIn,
+    trpc.account.signIn,
+    trpc.account.setUpOwner,
+    trpc.account.acceptInvitation,
+    trpc.account.resetPassword,
+  ].map((procedure) => hashKey(procedure.mutationOptions().mutationKey ?? [])),
+);
+const invitationPath = trpc.account.describeInvitation.pathKey();
 
 /**
  * An UNAUTHORIZED answer anywhere means the session ended (expired, signed out elsewhere, root key
  * revoked): refetching the session then shows the sign-in page, saying why. The session query itself
- * and the sign-in form report their own 401s.
+ * and the ways in (sign-in forms, the one-time links' pages) report their own 401s.
  */
 function endSessionOnUnauthorized(error: Error): void {
   if (trpcErrorCode(error) !== 'UNAUTHORIZED') return;
@@ -20,6 +30,8 @@ function endSessionOnUnauthorized(error: Error): void {
 export const queryClient: QueryClient = new QueryClient({
   queryCache: new QueryCache({
     onError: (error, query) => {
+      // An invitation link refused is said on its page.
+      if (query.queryKey[0] === invitationPath[0] && query.queryKey[1] === invitationPath[1]) return;
       if (query.queryHash !== sessionHash) endSessionOnUnauthorized(error);
       // A refresh of a known session that is refused: it still holds the session it knew.
       else if (trpcErrorCode(error) === 'UNAUTHORIZED') noteSessionEnd(queryClient.getQueryData(sessionKey), error);
@@ -30,7 +42,7 @@ export const queryClient: QueryClient = new QueryClient({
     // becomes stale and is fetched again when next shown. Each mutation still refreshes its own screen.
     onSuccess: (): Promise<void> => queryClient.invalidateQueries({ refetchType: 'none' }),
     onError: (error, _variables, _context, mutation) => {
-      if (hashKey(mutation.options.mutationKey ?? []) !== signInHash) endSessionOnUnauthorized(error);
+      if (!signInHashes.has(hashKey(mutation.options.mutationKey ?? []))) endSessionOnUnauthorized(error);
     },
   }),
   defaultOptions: {

@@ -43,13 +43,14 @@ describe.skipIf(!chromiumInstalled)('the dashboard in Chromium', () => {
   it('signs in with the bootstrap root key; the browser keeps only an HTTP-only session cookie', async () => {
     await page.goto(`${server.url}/dashboard/`);
     await expect.poll(() => page.title()).toBe('Sign in · Keyplane');
-    // Where a root key comes from, for someone who has none yet.
+    // The break-glass path, behind email and password: where a root key comes from, for someone who has none yet.
+    await page.getByRole('button', { name: 'Sign in with a root key' }).click();
     await page.getByText('Where do I get a root key?').waitFor();
     await page.getByText('prints a root key with every permission once, in its log').waitFor();
     await page.getByText('root-keys create --workspace WORKSPACE_ID').waitFor();
     await page.getByLabel('Root key').fill(bootstrapKey);
     await keepScreenshot(page, '01-sign-in');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('navigation', { name: 'Main' }).waitFor();
     const cookies = await page.context().cookies();
     expect(cookies.map(({ name, httpOnly, sameSite }) => ({ name, httpOnly, sameSite }))).toEqual([
@@ -604,8 +605,9 @@ describe.skipIf(!chromiumInstalled)('the dashboard in Chromium', () => {
     scopedPage.setDefaultTimeout(10_000);
     const scopedErrors = collectPageErrors(scopedPage);
     await scopedPage.goto(`${server.url}/dashboard/`);
+    await scopedPage.getByRole('button', { name: 'Sign in with a root key' }).click();
     await scopedPage.getByLabel('Root key').fill(scoped.key);
-    await scopedPage.getByRole('button', { name: 'Sign in' }).click();
+    await scopedPage.getByRole('button', { name: 'Sign in', exact: true }).click();
 
     // The APIs screen lists the one API the key may read (the workspace has another), not a 403.
     await scopedPage.getByRole('link', { name: 'e2e-api' }).waitFor();
@@ -665,7 +667,7 @@ describe.skipIf(!chromiumInstalled)('the dashboard in Chromium', () => {
 
   it('signs out, ending the session on the server', async () => {
     // The sign-in form's button, not a "Root key" label: the Root keys screen's search field has one too.
-    const signIn = page.getByRole('button', { name: 'Sign in' });
+    const signIn = page.getByRole('button', { name: 'Sign in', exact: true });
     await page.getByRole('button', { name: 'Sign out' }).click();
     await signIn.waitFor();
     expect(await page.context().cookies()).toEqual([]);

@@ -100,8 +100,9 @@ export async function startDashboard(viewport = DESKTOP): Promise<Dashboard> {
 /** Signs the page in with the bootstrap root key and waits for the main navigation. */
 export async function signIn(dashboard: Dashboard, page = dashboard.page): Promise<void> {
   await page.goto(`${dashboard.server.url}/dashboard/`);
+  await page.getByRole('button', { name: 'Sign in with a root key' }).click();
   await page.getByLabel('Root key').fill(dashboard.bootstrapKey);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByRole('navigation', { name: 'Main' }).waitFor();
 }
 

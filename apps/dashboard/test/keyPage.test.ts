@@ -173,8 +173,9 @@ describe.skipIf(!chromiumInstalled)('the key page', () => {
     const context = await dashboard.browser.newContext({ viewport: DESKTOP });
     const readerPage = await context.newPage();
     await readerPage.goto(`${dashboard.server.url}/dashboard/`);
+    await readerPage.getByRole('button', { name: 'Sign in with a root key' }).click();
     await readerPage.getByLabel('Root key').fill(key);
-    await readerPage.getByRole('button', { name: 'Sign in' }).click();
+    await readerPage.getByRole('button', { name: 'Sign in', exact: true }).click();
     await readerPage.getByRole('navigation', { name: 'Main' }).waitFor();
     await readerPage.goto(keyPage(api().keyIds[8] ?? ''));
     await readerPage.getByText(`Read only: Your root key lacks api.${api().id}.update_key.`).waitFor();

@@ -514,7 +514,7 @@ describe.skipIf(!chromiumInstalled)(
       const signInPage = await signedOut.newPage();
       signInPage.setDefaultTimeout(10_000);
       await signInPage.goto(url('/'));
-      await signInPage.getByRole('button', { name: 'Sign in' }).waitFor();
+      await signInPage.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
       await expect.poll(() => signInPage.title()).toBe('Sign in · Keyplane');
       const signInProblems = await accessibilityProblems(signInPage);
       if (signInProblems.length > 0) problems['dark sign-in'] = signInProblems;
@@ -560,7 +560,7 @@ describe.skipIf(!chromiumInstalled)(
       await dialog.getByLabel('Type default to confirm').fill('default');
       await confirm.click();
       // Signed out with it; its root keys refused.
-      await page.getByRole('button', { name: 'Sign in' }).waitFor();
+      await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
       expect(await dashboard.v2Status('apis.getApi', { apiId: payments().id })).toBe(401);
     });
 

@@ -36,8 +36,9 @@ async function signedInWith(permissions: string[], name = 'scoped'): Promise<{ p
   other.on('close', () => otherPageErrors.push(...errors.map((error) => `${name}: ${error}`)));
   // Signed in on the root keys screen, which every such key may read.
   await other.goto(url('root-keys'));
+  await other.getByRole('button', { name: 'Sign in with a root key' }).click();
   await other.getByLabel('Root key').fill(created.key);
-  await other.getByRole('button', { name: 'Sign in' }).click();
+  await other.getByRole('button', { name: 'Sign in', exact: true }).click();
   await other.getByRole('navigation', { name: 'Main' }).waitFor();
   // Its list shown, so no request of the sign-in is still on its way: a test that ends the session
   // next knows its own next step is the first request the server refuses.
@@ -107,7 +108,7 @@ describe.skipIf(!chromiumInstalled)('safe destructive actions', () => {
     await dialog.getByText('You are signed in with this root key').waitFor();
     await dialog.getByText('Revoking it ends your session at once').waitFor();
     await dialog.getByRole('button', { name: 'Revoke root key' }).click();
-    await own.page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await own.page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
     await own.page.getByText('the root key you signed in with was revoked').waitFor();
     const listed = await dashboard.internal<{ data: { rootKeyId: string; revokedAt: number | null }[] }>(
       'rootKeys.listRootKeys',
@@ -137,7 +138,7 @@ describe.skipIf(!chromiumInstalled)('safe destructive actions', () => {
       .getByRole('navigation', { name: 'Main' })
       .getByRole('link', { name: 'Roles & permissions' })
       .click();
-    await ending.page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await ending.page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
     await ending.page.getByText('Your dashboard session has expired or ended').waitFor();
     await ending.page.close();
 
@@ -247,7 +248,7 @@ describe.skipIf(!chromiumInstalled)('safe destructive actions', () => {
     const reason = ended.page.getByText('the root key you signed in with was revoked');
     await reason.waitFor();
     await ended.page.reload();
-    await ended.page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await ended.page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
     await reason.waitFor();
     // A sentence for people is kept, nothing secret.
     expect(await ended.page.evaluate(() => JSON.stringify({ ...sessionStorage }))).not.toMatch(
@@ -255,13 +256,14 @@ describe.skipIf(!chromiumInstalled)('safe destructive actions', () => {
     );
 
     // Said once: the next sign-in clears it, and signing out later is not a session that "ended".
+    await ended.page.getByRole('button', { name: 'Sign in with a root key' }).click();
     await ended.page.getByLabel('Root key').fill(dashboard.bootstrapKey);
-    await ended.page.getByRole('button', { name: 'Sign in' }).click();
+    await ended.page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await ended.page.getByRole('navigation', { name: 'Main' }).waitFor();
     await ended.page.getByRole('button', { name: 'Sign out' }).click();
-    await ended.page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await ended.page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
     await ended.page.reload();
-    await ended.page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await ended.page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
     expect(await reason.count()).toBe(0);
     await ended.page.close();
   });

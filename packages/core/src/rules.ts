@@ -4,5 +4,6 @@
 export * from './keyPrefix.ts';
 export * from './keyStatus.ts';
 export * from './permissions.ts';
+export * from './team/passwordPolicy.ts';
 export * from './team/roles.ts';
 export * from './webhookEndpoints.ts';

@@ -1,3 +1,4 @@
+import { isGranted } from '@keyplane/core/rules';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import {
   BarChart3,
@@ -11,13 +12,15 @@ import {
   ScrollText,
   Settings,
   ShieldCheck,
+  UserCog,
   Users,
   Webhook,
 } from 'lucide-react';
 import { type ReactNode, useEffect, useState } from 'react';
-import { formatTime } from '../format.ts';
+import { READ_MEMBERS_PERMISSION, READ_ROOT_KEYS_PERMISSION } from '../access.ts';
 import { Link, usePath } from '../router.tsx';
 import { type RouterOutputs, trpc } from '../trpc.ts';
+import { AccountMenu } from './AccountMenu.tsx';
 import { ErrorMessage } from './ErrorMessage.tsx';
 import { ThemeMenu } from './ThemeMenu.tsx';
 
@@ -25,7 +28,12 @@ interface NavItem {
   to: string;
   label: string;
   icon: LucideIcon;
+  /** Shown only to a session that may use it (the screen would only say it may not). */
+  shownTo?: (session: LayoutProps['session']) => boolean;
 }
+
+const readsMembers = (session: LayoutProps['session']) => isGranted(session.permissions, READ_MEMBERS_PERMISSION);
+const readsRootKeys = (session: LayoutProps['session']) => isGranted(session.permissions, READ_ROOT_KEYS_PERMISSION);
 
 /** The screens, in the order of the work: set up, then run and watch; the workspace last. */
 const NAV_GROUPS: NavItem[][] = [
@@ -42,7 +50,8 @@ const NAV_GROUPS: NavItem[][] = [
     { to: '/audit', label: 'Audit log', icon: ScrollText },
   ],
   [
-    { to: '/root-keys', label: 'Root keys', icon: KeyRound },
+    { to: '/members', label: 'Members', icon: UserCog, shownTo: readsMembers },
+    { to: '/root-keys', label: 'Root keys', icon: KeyRound, shownTo: readsRootKeys },
     { to: '/settings', label: 'Settings', icon: Settings },
   ],
 ];
@@ -99,10 +108,8 @@ export function Layout({ session, children }: LayoutProps) {
             {workspace.data.name}
           </span>
         ) : null}
-        <span className="session-info">
-          Signed in with {session.rootKeyName ?? session.rootKeyId} · until {formatTime(session.expiresAt)}
-        </span>
         <div className="topbar-actions">
+          <AccountMenu session={session} />
           <ThemeMenu />
           <button type="button" className="ghost" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
             <LogOut size={16} aria-hidden="true" />
@@ -116,17 +123,19 @@ export function Layout({ session, children }: LayoutProps) {
             <li key={group[0]?.to} className="contents">
               {index > 0 ? <div className="nav-separator" aria-hidden="true" /> : null}
               <ul className="contents">
-                {group.map(({ to, label, icon: Icon }) => {
-                  const current = path === to || path.startsWith(`${to}/`);
-                  return (
-                    <li key={to}>
-                      <Link to={to} aria-current={current ? 'page' : undefined}>
-                        <Icon size={16} aria-hidden="true" />
-                        {label}
-                      </Link>
-                    </li>
-                  );
-                })}
+                {group
+                  .filter(({ shownTo }) => shownTo?.(session) ?? true)
+                  .map(({ to, label, icon: Icon }) => {
+                    const current = path === to || path.startsWith(`${to}/`);
+                    return (
+                      <li key={to}>
+                        <Link to={to} aria-current={current ? 'page' : undefined}>
+                          <Icon size={16} aria-hidden="true" />
+                          {label}
+                        </Link>
+                      </li>
+                    );
+                  })}
               </ul>
             </li>
           ))}

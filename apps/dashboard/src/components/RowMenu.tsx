@@ -1,7 +1,7 @@
 import type { PermissionTuple } from '@keyplane/core/rules';
 import { type LucideIcon, MoreHorizontal } from 'lucide-react';
 import { DropdownMenu } from 'radix-ui';
-import { useMissingPermissionCheck } from '../access.ts';
+import { useMissingPermissionCheck, useReadOnly } from '../access.ts';
 
 export interface RowAction {
   label: string;
@@ -27,6 +27,16 @@ interface RowMenuProps {
  */
 export function RowMenu({ label, actions }: RowMenuProps) {
   const missingFor = useMissingPermissionCheck();
+  const readOnly = useReadOnly();
+  // A session that may change nothing is offered only what reads (open, copy): no disabled changes.
+  const offered = readOnly
+    ? withoutStraySeparators(
+        actions.filter(
+          (action) => action === 'separator' || action.permission === undefined || !missingFor(action.permission),
+        ),
+      )
+    : actions;
+  if (offered.length === 0) return null;
   return (
     // Not modal: a dialog an item opens takes the focus and the page, not the menu.
     <DropdownMenu.Root modal={false}>
@@ -37,7 +47,7 @@ export function RowMenu({ label, actions }: RowMenuProps) {
       </DropdownMenu.Trigger>
       <DropdownMenu.Portal>
         <DropdownMenu.Content className="menu-content" align="end" sideOffset={4}>
-          {actions.map((action, index) => {
+          {offered.map((action, index) => {
             if (action === 'separator') {
               // biome-ignore lint/suspicious/noArrayIndexKey: separators have no identity but their place.
               return <DropdownMenu.Separator key={`separator-${index}`} className="menu-separator" />;
@@ -63,5 +73,13 @@ export function RowMenu({ label, actions }: RowMenuProps) {
         </DropdownMenu.Content>
       </DropdownMenu.Portal>
     </DropdownMenu.Root>
+  );
+}
+
+/** The actions without separators at either end or next to each other. */
+function withoutStraySeparators(actions: (RowAction | 'separator')[]): (RowAction | 'separator')[] {
+  return actions.filter(
+    (action, index) =>
+      action !== 'separator' || (index > 0 && index < actions.length - 1 && actions[index - 1] !== 'separator'),
   );
 }

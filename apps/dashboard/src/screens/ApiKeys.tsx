@@ -4,7 +4,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import type { inferRouterInputs } from '@trpc/server';
 import { Copy, ExternalLink, KeyRound, Plus, Power, PowerOff, Trash2 } from 'lucide-react';
 import { useMemo, useState } from 'react';
-import { useMissingPermission } from '../access.ts';
+import { useMissingPermission, useReadOnly } from '../access.ts';
 import { verificationsQueryOptions } from '../analytics.ts';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { DataTable, type TableColumns, tableColumns } from '../components/DataTable.tsx';
@@ -113,14 +113,16 @@ interface KeyColumnsOptions {
   pageKeyIds: string[];
   onToggle: (key: KeyRow) => void;
   onDelete: (key: KeyRow) => void;
+  /** A session that may change nothing: no selection for bulk changes. */
+  readOnly: boolean;
 }
 
 function keyColumns(options: KeyColumnsOptions): TableColumns<KeyRow> {
-  const { apiId, usage, usageMissing, selected, onSelect, pageKeyIds, onToggle, onDelete } = options;
+  const { apiId, usage, usageMissing, selected, onSelect, pageKeyIds, onToggle, onDelete, readOnly } = options;
   const column = tableColumns<KeyRow>();
   const allSelected = pageKeyIds.length > 0 && pageKeyIds.every((keyId) => selected.has(keyId));
   const nameOf = (key: KeyRow) => key.name ?? key.keyId;
-  return column.columns([
+  const columns = column.columns([
     column.display({
       id: 'select',
       header: () => (
@@ -256,6 +258,7 @@ function keyColumns(options: KeyColumnsOptions): TableColumns<KeyRow> {
       },
     }),
   ]);
+  return readOnly ? columns.filter((definition) => definition.id !== 'select') : columns;
 }
 
 /** Each key's verifications per day over the last 30 days, for the keys of one page: one analytics query. */
@@ -360,7 +363,9 @@ export function ApiKeys({ apiId }: { apiId: string }) {
       }
       return next;
     });
+  const readOnly = useReadOnly();
   const columns = keyColumns({
+    readOnly,
     apiId,
     usage,
     usageMissing,

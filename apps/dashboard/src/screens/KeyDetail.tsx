@@ -1,7 +1,7 @@
 import { useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
 import { AlertTriangle, Ban, Eye, Pencil, Power, PowerOff, RefreshCw, Trash2 } from 'lucide-react';
 import { type ReactNode, useState } from 'react';
-import { useMissingPermission, useMissingPermissionCheck } from '../access.ts';
+import { useMissingPermission, useMissingPermissionCheck, useReadOnly } from '../access.ts';
 import { verificationsQueryOptions } from '../analytics.ts';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { CopyableId, CopyButton } from '../components/CopyButton.tsx';
@@ -86,6 +86,7 @@ export function KeyDetail({ apiId, keyId }: KeyDetailProps) {
   const data = key.data;
   const health = data ? keyHealth(data, recent, Date.now()) : undefined;
   const updateMissing = useMissingPermission({ resourceType: 'api', resourceId: apiId, action: 'update_key' });
+  const readOnly = useReadOnly();
   useDocumentTitle(data?.name ?? keyId, api.data?.name ?? apiId);
 
   return (
@@ -98,16 +99,18 @@ export function KeyDetail({ apiId, keyId }: KeyDetailProps) {
         <div className="title-with-status">
           <h1 tabIndex={-1}>{data?.name ?? 'Key'}</h1>
           {health ? <StatusBadge label={health.label} tone={health.tone} /> : null}
-          <button
-            type="button"
-            className="icon ghost"
-            aria-label="Rename key"
-            title={updateMissing ?? 'Rename key'}
-            disabled={!data || updateMissing !== undefined}
-            onClick={() => setEditing('name')}
-          >
-            <Pencil size={14} aria-hidden="true" />
-          </button>
+          {readOnly ? null : (
+            <button
+              type="button"
+              className="icon ghost"
+              aria-label="Rename key"
+              title={updateMissing ?? 'Rename key'}
+              disabled={!data || updateMissing !== undefined}
+              onClick={() => setEditing('name')}
+            >
+              <Pencil size={14} aria-hidden="true" />
+            </button>
+          )}
         </div>
         <div className="row-actions">
           <PermittedButton
@@ -259,13 +262,14 @@ interface KeySummaryProps {
 /** Every part of the key in a card, each with the button that edits it. */
 function KeySummary({ apiId, keyData, access, accessQuery, onEdit }: KeySummaryProps) {
   const missingFor = useMissingPermissionCheck();
+  const readOnly = useReadOnly();
   const card = (part: KeyPart | undefined, title: string, children: ReactNode) => {
     const missing = part ? missingFor(partPermissions(apiId, part)) : undefined;
     return (
       <section className="summary-card" aria-label={title}>
         <header>
           <h2>{title}</h2>
-          {part ? (
+          {part && !(readOnly && missing) ? (
             <button
               type="button"
               className="sm ghost"

@@ -1,9 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Ban, Clock, Copy, Plus } from 'lucide-react';
 import { useMemo, useState } from 'react';
+import { MANAGE_ROOT_KEYS_PERMISSION } from '../access.ts';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { CopyableId } from '../components/CopyButton.tsx';
 import { DataTable, tableColumns } from '../components/DataTable.tsx';
+import { PermittedButton } from '../components/PermittedButton.tsx';
 import { RelativeTime } from '../components/RelativeTime.tsx';
 import { RowMenu } from '../components/RowMenu.tsx';
 import { SecretPanel } from '../components/SecretPanel.tsx';
@@ -102,9 +104,20 @@ function rootKeyColumns({ onSetExpiry, onRevoke }: RowActions) {
                 icon: Copy,
                 onSelect: () => void navigator.clipboard.writeText(rootKey.rootKeyId),
               },
-              { label: 'Set expiry', icon: Clock, onSelect: () => onSetExpiry(rootKey) },
+              {
+                label: 'Set expiry',
+                icon: Clock,
+                onSelect: () => onSetExpiry(rootKey),
+                permission: MANAGE_ROOT_KEYS_PERMISSION,
+              },
               'separator',
-              { label: 'Revoke', icon: Ban, danger: true, onSelect: () => onRevoke(rootKey) },
+              {
+                label: 'Revoke',
+                icon: Ban,
+                danger: true,
+                onSelect: () => onRevoke(rootKey),
+                permission: MANAGE_ROOT_KEYS_PERMISSION,
+              },
             ]}
           />
         ) : null;
@@ -153,10 +166,10 @@ export function RootKeys() {
     <>
       <div className="page-header">
         <h1 tabIndex={-1}>Root keys</h1>
-        <button type="button" className="primary" onClick={() => setCreating(true)}>
+        <PermittedButton permission={MANAGE_ROOT_KEYS_PERMISSION} className="primary" onClick={() => setCreating(true)}>
           <Plus size={16} aria-hidden="true" />
           Create root key
-        </button>
+        </PermittedButton>
       </div>
       <p className="page-intro">
         Root keys are your backend’s credentials: they call the Keyplane API for this workspace (create keys, verify

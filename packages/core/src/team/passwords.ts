@@ -2,10 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { hash, type Options, verify } from '@node-rs/argon2';
 import { weakPassword } from '../errors.ts';
 
-/** Lengths in characters (code points), so a password of accented letters or emoji counts as typed. */
-export const MIN_PASSWORD_LENGTH = 12;
-/** Bounds the work one hash costs; far beyond any password a person or a password manager makes. */
-export const MAX_PASSWORD_LENGTH = 256;
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwordPolicy.ts';
+
+export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH };
 
 // Through @node-rs/argon2 (prebuilt, no compile), which writes and checks the PHC strings that
 // node:crypto's argon2 would leave to us. argon2id with OWASP's first recommended setting: 19 MiB,
