@@ -20,7 +20,6 @@ function screen<TProps extends object>(
 }
 
 const AcceptInvitation = screen(() => import('./screens/LinkPages.tsx'), 'AcceptInvitation');
-const AccountPasskeys = screen(() => import('./screens/AccountPasskeys.tsx'), 'AccountPasskeys');
 const AccountSettings = screen(() => import('./screens/AccountSettings.tsx'), 'AccountSettings');
 const Members = screen(() => import('./screens/Members.tsx'), 'Members');
 const ResetPassword = screen(() => import('./screens/LinkPages.tsx'), 'ResetPassword');
@@ -109,7 +108,6 @@ const ROUTES: [string, (params: Record<string, string>) => ReactNode][] = [
   ['/settings', () => <WorkspaceSettings />],
   ['/members', () => <Members />],
   ['/account', () => <AccountSettings />],
-  ['/account/passkeys', () => <AccountPasskeys />],
 ];
 
 function Screen() {

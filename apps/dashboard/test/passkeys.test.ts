@@ -85,7 +85,7 @@ async function accessibilityProblems(page: Page): Promise<string[]> {
 const passkeyRows = (page: Page) => page.getByRole('list', { name: 'Your passkeys' }).getByRole('listitem');
 
 async function addPasskey(page: Page, name: string): Promise<void> {
-  await page.goto(url('account/passkeys'));
+  await page.goto(url('account'));
   await page.getByRole('button', { name: 'Add a passkey' }).click();
   const dialog = page.getByRole('dialog', { name: 'Add a passkey' });
   await dialog.getByLabel('Name').fill(name);
@@ -95,14 +95,14 @@ async function addPasskey(page: Page, name: string): Promise<void> {
 }
 
 async function signOutAndInWithPasskey(page: Page): Promise<void> {
-  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('button', { name: 'Sign out', exact: true }).click();
   await page.getByRole('heading', { name: 'Sign in to Keyplane' }).waitFor();
   expect(await page.context().cookies()).toEqual([]);
   expect(await sidewaysOverflow(page)).toBe(0);
   expect(await accessibilityProblems(page)).toEqual([]);
   await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
   // Signed in: the top bar (the navigation is behind a menu on a phone).
-  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  await page.getByRole('button', { name: 'Sign out', exact: true }).waitFor();
 }
 
 describe.skipIf(!chromiumInstalled)('passkeys', () => {
@@ -135,7 +135,7 @@ describe.skipIf(!chromiumInstalled)('passkeys', () => {
     );
     expect(session).toEqual({ user_id: person.userId, workspace_id: person.workspaceId });
 
-    await page.goto(url('account/passkeys'));
+    await page.goto(url('account'));
     await expect.poll(() => passkeyRows(page).first().textContent()).not.toContain('last used never');
     await page.getByRole('button', { name: 'Rename Laptop' }).click();
     const rename = page.getByRole('dialog', { name: 'Rename passkey' });
@@ -153,7 +153,7 @@ describe.skipIf(!chromiumInstalled)('passkeys', () => {
     await page.getByText('You have no passkeys yet.').waitFor();
 
     // The authenticator still holds it, but the server no longer knows it: refused, and said so.
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
     await page.getByText('This passkey did not sign you in.').waitFor();
     await expect(page.getByRole('heading', { name: 'Sign in to Keyplane' }).isVisible()).resolves.toBe(true);
@@ -168,7 +168,7 @@ describe.skipIf(!chromiumInstalled)('passkeys', () => {
     expect(await accessibilityProblems(page)).toEqual([]);
     await signOutAndInWithPasskey(page);
     expect(await sidewaysOverflow(page)).toBe(0);
-    await page.goto(url('account/passkeys'));
+    await page.goto(url('account'));
     await expect.poll(() => passkeyRows(page).first().textContent()).not.toContain('last used never');
     await context.close();
   });
