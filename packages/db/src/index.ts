@@ -152,6 +152,7 @@ export {
   exchangePortalCode,
   findPortal,
   findPortalSessionByToken,
+  listCustomerVerifications,
   listPortalSessions,
   listPortals,
   lockPortalCustomer,

@@ -11,9 +11,9 @@ export interface PortalKeyPolicy {
   byteLength?: number;
   credits?: {
     remaining: number | null;
-    refill?: { interval: 'daily' | 'monthly'; amount: number; refillDay?: number };
+    refill?: { interval: 'daily' | 'monthly'; amount: number; refillDay: number | null };
   };
-  ratelimits?: { name: string; limit: number; duration: number; autoApply: boolean }[];
+  ratelimits?: { name: string; limit: number; durationMs: number; autoApply: boolean }[];
   maxLifetimeMs?: number;
   maxKeysPerCustomer?: number;
 }
