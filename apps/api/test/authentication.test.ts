@@ -60,7 +60,9 @@ beforeAll(async () => {
   await api
     .em()
     .getConnection()
-    .execute(`update portal_sessions set access_expires_at = now() - interval '1 second' where external_id = 'expired'`);
+    .execute(
+      `update portal_sessions set access_expires_at = now() - interval '1 second' where external_id = 'expired'`,
+    );
   const revoked = await workspace.rootKeyWith(['api.*.read_api']);
   const reply = await callInternal(api, 'rootKeys.revokeRootKey', { rootKeyId: revoked.rootKeyId }, workspace);
   if (reply.status !== 200) throw new Error(`revokeRootKey failed: ${JSON.stringify(reply.error)}`);
@@ -163,9 +165,12 @@ describe.each(PORTAL_SESSION_PROCEDURES)('%s answers 401 without a live portal s
     expectV2Unauthorized(await post({}), PORTAL_DETAIL.missing);
   });
 
-  it.each([...MALFORMED, 'Bearer kproot_x'])('at /v2 with an Authorization header that is no access token: %j', async (header) => {
-    expectV2Unauthorized(await post({ Authorization: header }), PORTAL_DETAIL.malformed);
-  });
+  it.each([...MALFORMED, 'Bearer kproot_x'])(
+    'at /v2 with an Authorization header that is no access token: %j',
+    async (header) => {
+      expectV2Unauthorized(await post({ Authorization: header }), PORTAL_DETAIL.malformed);
+    },
+  );
 
   it('at /v2 with an access token the server does not know', async () => {
     expectV2Unauthorized(await post({ Authorization: 'Bearer pat_unknown' }), PORTAL_DETAIL.ended);

@@ -24,29 +24,37 @@ const KEY_PROCEDURES: [string, (keyId: string) => unknown][] = [
 ];
 
 describe('two customers of one portal', () => {
-  it.each(KEY_PROCEDURES)('never reach each other’s keys: %s answers 404 and changes nothing', async (procedure, input) => {
-    const { portalId, apiId } = await createTestPortal(api, workspace.rootKey);
-    const alice = await customerSession(api, workspace.rootKey, portalId, 'alice');
-    const bob = await customerSession(api, workspace.rootKey, portalId, 'bob');
-    const created = await callAsCustomer<{ keyId: string }>(api, 'portal.createKey', { name: 'alice key' }, alice.accessToken);
-    expect(created.status).toBe(200);
-    const aliceKey = created.data.keyId;
-    // Another key of the API, of no customer, and one of bob's identity on another API.
-    const stray = await api.call('keys.createKey', { apiId, externalId: 'carol' }, workspace.rootKey);
-    const strayKey = stray.body.data?.keyId ?? '';
+  it.each(KEY_PROCEDURES)(
+    'never reach each other’s keys: %s answers 404 and changes nothing',
+    async (procedure, input) => {
+      const { portalId, apiId } = await createTestPortal(api, workspace.rootKey);
+      const alice = await customerSession(api, workspace.rootKey, portalId, 'alice');
+      const bob = await customerSession(api, workspace.rootKey, portalId, 'bob');
+      const created = await callAsCustomer<{ keyId: string }>(
+        api,
+        'portal.createKey',
+        { name: 'alice key' },
+        alice.accessToken,
+      );
+      expect(created.status).toBe(200);
+      const aliceKey = created.data.keyId;
+      // Another key of the API, of no customer, and one of bob's identity on another API.
+      const stray = await api.call('keys.createKey', { apiId, externalId: 'carol' }, workspace.rootKey);
+      const strayKey = stray.body.data?.keyId ?? '';
 
-    for (const keyId of [aliceKey, strayKey, 'key_missing']) {
-      const reply = await callAsCustomer(api, procedure, input(keyId), bob.accessToken);
-      expectTrpcProblem(reply, 404, 'service/data/key_not_found');
-    }
-    // At /v2 with the access token as a Bearer token too.
-    const v2 = await api.post(procedure, input(aliceKey), bob.accessToken);
-    expect(v2.status).toBe(404);
-    const listed = await callAsCustomer<KeyList>(api, 'portal.listKeys', {}, alice.accessToken);
-    expect(listed.data.data).toEqual([expect.objectContaining({ keyId: aliceKey, name: 'alice key' })]);
-    const bobs = await callAsCustomer<KeyList>(api, 'portal.listKeys', {}, bob.accessToken);
-    expect(bobs.data.data).toEqual([]);
-  });
+      for (const keyId of [aliceKey, strayKey, 'key_missing']) {
+        const reply = await callAsCustomer(api, procedure, input(keyId), bob.accessToken);
+        expectTrpcProblem(reply, 404, 'service/data/key_not_found');
+      }
+      // At /v2 with the access token as a Bearer token too.
+      const v2 = await api.post(procedure, input(aliceKey), bob.accessToken);
+      expect(v2.status).toBe(404);
+      const listed = await callAsCustomer<KeyList>(api, 'portal.listKeys', {}, alice.accessToken);
+      expect(listed.data.data).toEqual([expect.objectContaining({ keyId: aliceKey, name: 'alice key' })]);
+      const bobs = await callAsCustomer<KeyList>(api, 'portal.listKeys', {}, bob.accessToken);
+      expect(bobs.data.data).toEqual([]);
+    },
+  );
 
   it('each lists, renames, rolls and deletes only their own', async () => {
     const { portalId } = await createTestPortal(api, workspace.rootKey);
@@ -54,7 +62,9 @@ describe('two customers of one portal', () => {
     const bob = await customerSession(api, workspace.rootKey, portalId, 'bob');
     const own = await callAsCustomer<{ keyId: string; key: string }>(api, 'portal.createKey', {}, bob.accessToken);
     expect(own.data.key).toEqual(expect.any(String));
-    expect((await callAsCustomer(api, 'portal.updateKey', { keyId: own.data.keyId, name: 'ci' }, bob.accessToken)).status).toBe(200);
+    expect(
+      (await callAsCustomer(api, 'portal.updateKey', { keyId: own.data.keyId, name: 'ci' }, bob.accessToken)).status,
+    ).toBe(200);
     const rolled = await callAsCustomer<{ keyId: string }>(
       api,
       'portal.rerollKey',
@@ -64,7 +74,9 @@ describe('two customers of one portal', () => {
     expect(rolled.status).toBe(200);
     const listed = await callAsCustomer<KeyList>(api, 'portal.listKeys', {}, bob.accessToken);
     expect(listed.data.data.map((key) => key.keyId).sort()).toEqual([own.data.keyId, rolled.data.keyId].sort());
-    expect((await callAsCustomer(api, 'portal.deleteKey', { keyId: own.data.keyId }, bob.accessToken)).status).toBe(200);
+    expect((await callAsCustomer(api, 'portal.deleteKey', { keyId: own.data.keyId }, bob.accessToken)).status).toBe(
+      200,
+    );
     const after = await callAsCustomer<KeyList>(api, 'portal.listKeys', {}, bob.accessToken);
     expect(after.data.data.map((key) => key.keyId)).toEqual([rolled.data.keyId]);
     expect((await callAsCustomer<KeyList>(api, 'portal.listKeys', {}, alice.accessToken)).data.data).toEqual([]);
@@ -92,7 +104,9 @@ describe('portal.exchangeCode', () => {
     await api
       .em()
       .getConnection()
-      .execute(`update portal_sessions set code_expires_at = now() - interval '1 second' where external_id = 'expired'`);
+      .execute(
+        `update portal_sessions set code_expires_at = now() - interval '1 second' where external_id = 'expired'`,
+      );
     const details = new Set<string>();
     for (const code of ['pst_unknown', used, expired]) {
       const reply = await api.post('portal.exchangeCode', { code });
@@ -146,7 +160,12 @@ describe('the key policy', () => {
       keyPolicy: { prefix: 'acme', credits: { remaining: 100 }, maxLifetimeMs: 3_600_000 },
     });
     const frank = await customerSession(api, workspace.rootKey, portalId, 'frank');
-    const created = await callAsCustomer<{ keyId: string; key: string }>(api, 'portal.createKey', {}, frank.accessToken);
+    const created = await callAsCustomer<{ keyId: string; key: string }>(
+      api,
+      'portal.createKey',
+      {},
+      frank.accessToken,
+    );
     expect(created.data.key).toMatch(/^acme_/);
     const key = await api.call('keys.getKey', { keyId: created.data.keyId }, workspace.rootKey);
     expect(key.body.data?.credits?.remaining).toBe(100);
@@ -158,7 +177,10 @@ describe('the key policy', () => {
 describe('sessions end', () => {
   it('when revoked, the portal disabled or deleted, or the identity deleted: at once (401)', async () => {
     const ends: [string, (portalId: string) => Promise<unknown>][] = [
-      ['revoked', (portalId) => api.call('portal.revokeSession', { portal: portalId, externalId: 'gina' }, workspace.rootKey)],
+      [
+        'revoked',
+        (portalId) => api.call('portal.revokeSession', { portal: portalId, externalId: 'gina' }, workspace.rootKey),
+      ],
       ['disabled', (portalId) => api.call('portal.updatePortal', { portalId, enabled: false }, workspace.rootKey)],
       ['deleted', (portalId) => api.call('portal.deletePortal', { portalId }, workspace.rootKey)],
       ['identity deleted', () => api.call('identities.deleteIdentity', { identity: 'gina' }, workspace.rootKey)],
@@ -182,11 +204,20 @@ describe('the audit log', () => {
     const { data } = await callAsCustomer<{ keyId: string }>(api, 'portal.createKey', {}, accessToken);
     await callAsCustomer(api, 'portal.updateKey', { keyId: data.keyId, name: 'renamed' }, accessToken);
     const listed = await callProcedure(api, 'audit.listEvents', { event: 'portal.createKey' }, { rootKey });
-    expect(listed.data.data.map((event) => event.actor)).toEqual([{ type: 'portalEndUser', externalId: 'hana', portalId }]);
+    expect(listed.data.data.map((event) => event.actor)).toEqual([
+      { type: 'portalEndUser', externalId: 'hana', portalId },
+    ]);
     const rows = await api
       .em()
       .getConnection()
-      .execute<{ event: string; root_key_id: string | null; actor_external_id: string | null; resources: Record<string, string> }[]>(
+      .execute<
+        {
+          event: string;
+          root_key_id: string | null;
+          actor_external_id: string | null;
+          resources: Record<string, string>;
+        }[]
+      >(
         `select event, root_key_id, actor_external_id, resources from audit_events where workspace_id = ? and event like 'portal.%' order by id`,
         [workspaceId],
       );
