@@ -207,20 +207,17 @@ describe('the audit log', () => {
     expect(listed.data.data.map((event) => event.actor)).toEqual([
       { type: 'portalEndUser', externalId: 'hana', portalId },
     ]);
-    const rows = await api
-      .em()
-      .getConnection()
-      .execute<
-        {
-          event: string;
-          root_key_id: string | null;
-          actor_external_id: string | null;
-          resources: Record<string, string>;
-        }[]
-      >(
-        `select event, root_key_id, actor_external_id, resources from audit_events where workspace_id = ? and event like 'portal.%' order by id`,
-        [workspaceId],
-      );
+    const rows = await api.em().getConnection().execute<
+      {
+        event: string;
+        root_key_id: string | null;
+        actor_external_id: string | null;
+        resources: Record<string, string>;
+      }[]
+    >(
+      `select event, root_key_id, actor_external_id, resources from audit_events where workspace_id = ? and event like 'portal.%' order by id`,
+      [workspaceId],
+    );
     const portalEvents = rows.filter((row) => row.event !== 'portal.createPortal');
     expect(portalEvents.map((row) => [row.event, row.root_key_id === null, row.actor_external_id])).toEqual([
       ['portal.createSession', false, null],

@@ -28,8 +28,15 @@ const onOtherNode = {
 
 describe('401 on the other server process, at once', () => {
   it.each([
-    ['revoked', (portalId: string) => api.call('portal.revokeSession', { portal: portalId, externalId: 'ivy' }, workspace.rootKey)],
-    ['the portal disabled', (portalId: string) => api.call('portal.updatePortal', { portalId, enabled: false }, workspace.rootKey)],
+    [
+      'revoked',
+      (portalId: string) =>
+        api.call('portal.revokeSession', { portal: portalId, externalId: 'ivy' }, workspace.rootKey),
+    ],
+    [
+      'the portal disabled',
+      (portalId: string) => api.call('portal.updatePortal', { portalId, enabled: false }, workspace.rootKey),
+    ],
     ['the portal deleted', (portalId: string) => api.call('portal.deletePortal', { portalId }, workspace.rootKey)],
   ])('a session %s on this node', async (_, end) => {
     const { portalId } = await createTestPortal(api, workspace.rootKey);
