@@ -229,3 +229,79 @@ describe('the audit log', () => {
     expect(portalEvents[2]?.resources).toMatchObject({ portalId, sessionId, keyId: data.keyId });
   });
 });
+
+describe('usage and webhooks', () => {
+  it('portal.getVerifications answers the customer’s verifications per key and outcome, and no one else’s', async () => {
+    const { portalId } = await createTestPortal(api, workspace.rootKey);
+    const rita = await customerSession(api, workspace.rootKey, portalId, 'rita');
+    const sam = await customerSession(api, workspace.rootKey, portalId, 'sam');
+    const { data } = await callAsCustomer<{ keyId: string; key: string }>(
+      api,
+      'portal.createKey',
+      {},
+      rita.accessToken,
+    );
+    const other = await callAsCustomer<{ key: string }>(api, 'portal.createKey', {}, sam.accessToken);
+    for (const key of [data.key, data.key, other.data.key])
+      await api.call('keys.verifyKey', { key }, workspace.rootKey);
+    await api.services.verifications.flush();
+    const range = { startTime: Date.now() - 3_600_000, endTime: Date.now() + 3_600_000 };
+    const usage = await callAsCustomer<{
+      granularity: string;
+      verifications: { keyId: string; outcome: string; count: number }[];
+    }>(api, 'portal.getVerifications', range, rita.accessToken);
+    expect(usage.status).toBe(200);
+    expect(usage.data.granularity).toBe('hour');
+    expect(usage.data.verifications).toEqual([
+      expect.objectContaining({ keyId: data.keyId, outcome: 'VALID', count: 2 }),
+    ]);
+    const backwards = await callAsCustomer(
+      api,
+      'portal.getVerifications',
+      { startTime: 10, endTime: 5 },
+      rita.accessToken,
+    );
+    expectTrpcProblem(backwards, 400, 'service/application/invalid_input');
+  });
+
+  it('a key created in the portal fires key.created as any key does', async () => {
+    const { workspaceId, rootKey } = await api.workspace();
+    await api.call(
+      'webhooks.createEndpoint',
+      { url: 'https://hooks.example.com/k', eventTypes: ['key.created'] },
+      rootKey,
+    );
+    const { portalId } = await createTestPortal(api, rootKey);
+    const tom = await customerSession(api, rootKey, portalId, 'tom');
+    const { data } = await callAsCustomer<{ keyId: string }>(api, 'portal.createKey', {}, tom.accessToken);
+    const events = await api
+      .em()
+      .getConnection()
+      .execute<{ type: string; payload: string }[]>(
+        'select type, payload::text as payload from webhook_events where workspace_id = ?',
+        [workspaceId],
+      );
+    expect(events.map((event) => event.type)).toEqual(['key.created']);
+    expect(events[0]?.payload).toContain(data.keyId);
+  });
+});
+
+describe('429', () => {
+  it('past 300 requests in a minute of one session, while another session of the customer goes on', async () => {
+    const { portalId } = await createTestPortal(api, workspace.rootKey);
+    const busy = await customerSession(api, workspace.rootKey, portalId, 'uma');
+    const calm = await customerSession(api, workspace.rootKey, portalId, 'uma');
+    const statuses: number[] = [];
+    for (let round = 0; round < 6; round++) {
+      const replies = await Promise.all(
+        Array.from({ length: 50 }, () => api.post('portal.listKeys', {}, busy.accessToken)),
+      );
+      statuses.push(...replies.map((reply) => reply.status));
+    }
+    expect(statuses.every((status) => status === 200)).toBe(true);
+    const refused = await api.post('portal.listKeys', {}, busy.accessToken);
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.type).toMatch(/portal_session_throttled$/);
+    expect((await api.post('portal.listKeys', {}, calm.accessToken)).status).toBe(200);
+  });
+});
