@@ -83,6 +83,12 @@ describe('auditActorName', () => {
     expect(auditActorName({ type: 'cli' }, rootKeyNames)).toBe('The CLI');
   });
 
+  it('names a portal customer by their externalId', () => {
+    const customer = { type: 'portalEndUser', externalId: 'cus_7', portalId: 'pc_1' } as const;
+    expect(auditActorName(customer, rootKeyNames)).toBe('Portal customer cus_7');
+    expect(auditActorId(customer)).toBe('pc_1');
+  });
+
   it('starts the sentence with the person who made the change', () => {
     const person = { type: 'person', userId: 'usr_1', email: 'ada@example.test' } as const;
     const facts = { event: 'apis.createApi', resources: { apiId: 'api_1' }, details: { names: { apiId: 'billing' } } };

@@ -14,7 +14,8 @@ export interface AuditEventFacts {
 export type AuditActor =
   | { type: 'person'; userId: string; email: string }
   | { type: 'rootKey'; rootKeyId: string }
-  | { type: 'cli' };
+  | { type: 'cli' }
+  | { type: 'portalEndUser'; externalId: string; portalId: string };
 
 /**
  * The actor as a sentence starts: a person by their email (as it was when they made the change),
@@ -23,13 +24,16 @@ export type AuditActor =
 export function auditActorName(actor: AuditActor, rootKeyNames: ReadonlyMap<string, string>): string {
   if (actor.type === 'person') return actor.email;
   if (actor.type === 'rootKey') return rootKeyNames.get(actor.rootKeyId) ?? actor.rootKeyId;
+  // A customer in a customer key portal (docs/portal.md), by the externalId the provider knows them by.
+  if (actor.type === 'portalEndUser') return `Portal customer ${actor.externalId}`;
   return 'The CLI';
 }
 
-/** The id behind the actor's name, for a tooltip and the export: the person's or the root key's. */
+/** The id behind the actor's name, for a tooltip and the export: the person's, the root key's, or the portal's. */
 export function auditActorId(actor: AuditActor): string | undefined {
   if (actor.type === 'person') return actor.userId;
   if (actor.type === 'rootKey') return actor.rootKeyId;
+  if (actor.type === 'portalEndUser') return actor.portalId;
   return undefined;
 }
 
