@@ -61,7 +61,10 @@ export const portalApi = {
   updateKey: (keyId: string, name: string) => client.mutation('portal.updateKey', { keyId, name }),
   deleteKey: (keyId: string) => client.mutation('portal.deleteKey', { keyId }),
   getVerifications: (input: { startTime: number; endTime: number; keyId?: string }) =>
-    client.query('portal.getVerifications', input) as Promise<unknown>,
+    client.query('portal.getVerifications', input) as Promise<{
+      granularity: 'hour' | 'day';
+      verifications: { time: number; keyId: string; outcome: string; count: number }[];
+    }>,
 };
 
 /** The session is over (expired, revoked, the portal disabled), or the code was not good: 401. */

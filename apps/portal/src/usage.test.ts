@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dayStarts, nextDay, niceCeiling, perDay } from './usage.ts';
+import { dayStarts, nextDay, niceCeiling, perDay, toUsagePoints } from './usage.ts';
 
 describe('usage per day', () => {
   const now = new Date(2026, 10, 30, 15, 30).getTime();
@@ -33,5 +33,23 @@ describe('usage per day', () => {
 
   it('rounds the chart top up to 1, 2 or 5 times a power of ten', () => {
     expect([0, 1, 3, 7, 10, 11, 180, 999].map(niceCeiling)).toEqual([1, 1, 5, 10, 10, 20, 200, 1000]);
+  });
+});
+
+describe('toUsagePoints', () => {
+  it('counts VALID as valid and every other outcome as refused', () => {
+    expect(
+      toUsagePoints({
+        verifications: [
+          { time: 1, outcome: 'VALID', count: 4 },
+          { time: 1, outcome: 'RATE_LIMITED', count: 2 },
+          { time: 2, outcome: 'USAGE_EXCEEDED', count: 1 },
+        ],
+      }),
+    ).toEqual([
+      { time: 1, valid: 4, refused: 0 },
+      { time: 1, valid: 0, refused: 2 },
+      { time: 2, valid: 0, refused: 1 },
+    ]);
   });
 });

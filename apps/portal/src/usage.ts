@@ -53,24 +53,11 @@ export function niceCeiling(value: number): number {
 }
 
 /**
- * portal.getVerifications' answer as counts over time. It answers the reference product's shape:
- * `{ verifications: [{ time, success, rateLimited, usageExceeded, … }] }`, each count a number;
- * `success` (or `valid`) is what passed, everything else counted was refused.
+ * portal.getVerifications' answer (`{ verifications: [{ time, keyId, outcome, count }] }`, per
+ * bucket, key and outcome) as counts over time: `VALID` passed, every other outcome was refused.
  */
-export function toUsagePoints(answer: unknown): UsagePoint[] {
-  const list = (answer as { verifications?: unknown } | null)?.verifications;
-  if (!Array.isArray(list)) return [];
-  return list.flatMap((entry: unknown) => {
-    if (typeof entry !== 'object' || entry === null) return [];
-    const { time, ...counts } = entry as Record<string, unknown>;
-    if (typeof time !== 'number') return [];
-    let valid = 0;
-    let refused = 0;
-    for (const [name, count] of Object.entries(counts)) {
-      if (typeof count !== 'number' || name === 'total') continue;
-      if (name === 'success' || name === 'valid' || name === 'VALID') valid += count;
-      else refused += count;
-    }
-    return [{ time, valid, refused }];
-  });
+export function toUsagePoints(answer: { verifications: { time: number; outcome: string; count: number }[] }): UsagePoint[] {
+  return answer.verifications.map(({ time, outcome, count }) =>
+    outcome === 'VALID' ? { time, valid: count, refused: 0 } : { time, valid: 0, refused: count },
+  );
 }
