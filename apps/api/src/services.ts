@@ -7,6 +7,7 @@ import {
   DEFAULT_WEBHOOK_ENDPOINTS_PER_WORKSPACE,
   DEFAULT_WORKSPACE_LIMITS,
   FreshnessCache,
+  PORTAL_SESSION_WINDOW_SECONDS,
   SIGN_IN_THROTTLE_WINDOW_SECONDS,
   Tally,
   WORKSPACE_RATE_LIMIT_WINDOW_SECONDS,
@@ -173,6 +174,7 @@ export async function startServices(options: {
     workspaceRateLimit: quotas.quota('workspace-api', WORKSPACE_RATE_LIMIT_WINDOW_SECONDS),
     analyticsQuota: quotas.quota('analytics-queries', ANALYTICS_QUOTA_WINDOW_SECONDS),
     signInThrottle: quotas.quota('failed-sign-ins', SIGN_IN_THROTTLE_WINDOW_SECONDS),
+    portalSessionThrottle: quotas.quota('portal-sessions', PORTAL_SESSION_WINDOW_SECONDS),
     team: {
       publicUrl: options.team?.publicUrl,
       rootKeySignIn: options.team?.rootKeySignIn ?? true,

@@ -35,6 +35,8 @@ type NotFoundResource =
   | 'member'
   | 'migration'
   | 'passkey'
+  | 'portal'
+  | 'portal_session'
   | 'ratelimit_namespace'
   | 'ratelimit_override'
   | 'root_key'
@@ -76,6 +78,8 @@ function notFound(resource: NotFoundResource, detail: string): DomainError {
 // another workspace's), in one place: each wording is the reference product's, which clients match on.
 
 export const apiNotFound = (apiId: string) => notFound('api', `The API '${apiId}' was not found.`);
+
+export const portalNotFound = (portalId: string) => notFound('portal', `The portal '${portalId}' was not found.`);
 
 /** A key named by id, or (no id) one presented by its secret. */
 export const keyNotFound = (keyId?: string) =>
@@ -149,6 +153,9 @@ function conflict(resource: string, detail: string): DomainError {
   return new DomainError(409, `service/data/${resource}_already_exists`, detail);
 }
 
+export const portalSlugExists = (slug: string) =>
+  conflict('portal', `A portal with slug '${slug}' already exists in this workspace.`);
+
 export const identityExists = (externalId: string) =>
   conflict('identity', `Identity with externalId '${externalId}' already exists in this workspace.`);
 
@@ -196,6 +203,14 @@ export const signInThrottled = (retryAfterSeconds: number) =>
     429,
     'user/too_many_requests/sign_in_throttled',
     `Too many failed sign-ins from this address. Try again in ${retryAfterSeconds} s.`,
+  );
+
+/** A portal customer's session past its requests per minute (docs/portal.md#limits). */
+export const portalSessionThrottled = (retryAfterSeconds: number) =>
+  new DomainError(
+    429,
+    'user/too_many_requests/portal_session_throttled',
+    `Too many requests in this portal session. Try again in ${retryAfterSeconds} s.`,
   );
 
 /** An address that asked for more passkey sign-in challenges than it could be answering (team/passkeys.ts). */

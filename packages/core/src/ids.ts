@@ -20,6 +20,8 @@ const ID_PREFIXES = {
   invitation: 'inv',
   passkey: 'pkey',
   passwordReset: 'pwr',
+  portal: 'pc',
+  portalSession: 'ps',
   // The database mints webhook events' and deliveries' ids in this format too (keyplane_new_id).
   webhookEndpoint: 'whep',
   webhookEvent: 'msg',

@@ -56,6 +56,7 @@ export { type CreditsChange, type CreditsPatch, planCreditsChange } from './keyU
 export * from './limits.ts';
 export * from './namespaceRatelimits.ts';
 export * from './permissions.ts';
+export * from './portals.ts';
 export * from './rootKeyExpiry.ts';
 export * from './rootKeys.ts';
 export * from './sessions.ts';

@@ -43,6 +43,15 @@ export const ROOT_KEY_ACTIONS = {
     'read_analytics',
   ],
   webhook: ['create_endpoint', 'read_endpoint', 'update_endpoint', 'delete_endpoint'],
+  // Customer key portals (docs/portal.md): reading one includes its sessions.
+  portal: [
+    'create_portal',
+    'read_portal',
+    'update_portal',
+    'delete_portal',
+    'create_portal_session',
+    'revoke_portal_session',
+  ],
   workspace: ['read_root_keys', 'manage_root_keys', 'read_audit_log', 'read_members', 'manage_members'],
 } as const;
 
@@ -74,6 +83,7 @@ const RESOURCE_TYPE_ALIASES = new Map<string, ResourceType>([
   ['ratelimit', 'ratelimit'],
   ['webhook', 'webhook'],
   ['webhooks', 'webhook'],
+  ['portal', 'portal'],
   ['workspace', 'workspace'],
 ]);
 

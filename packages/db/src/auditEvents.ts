@@ -11,6 +11,8 @@ export interface AuditEntry {
   rootKeyId: string | null;
   /** The person who made the change in the dashboard (their id and email then); absent for a root key. */
   actor?: { userId: string; email: string };
+  /** The portal customer who made the change (docs/portal.md): their externalId and the portal. */
+  portalEndUser?: { externalId: string; portalId: string };
   /** The procedure that made the change, such as `keys.createKey`. */
   event: string;
   /** The ids the change named or produced, such as `{ apiId, keyId }`; never secrets. */
@@ -28,6 +30,9 @@ export interface AuditEventRecord {
   /** The person who made the change (their id and email then); null for a root key or the CLI. */
   actorUserId: string | null;
   actorEmail: string | null;
+  /** The portal customer who made the change (their externalId, and the portal); null otherwise. */
+  actorExternalId: string | null;
+  actorPortalId: string | null;
   event: string;
   resources: Record<string, string>;
   /** The API of the key the event names (`resources.keyId`), if it names one. */
@@ -47,6 +52,8 @@ export async function recordAuditEvent(em: EntityManager, entry: AuditEntry): Pr
       root_key_id: entry.rootKeyId,
       actor_user_id: entry.actor?.userId ?? null,
       actor_email: entry.actor?.email ?? null,
+      actor_external_id: entry.portalEndUser?.externalId ?? null,
+      actor_portal_id: entry.portalEndUser?.portalId ?? null,
       event: entry.event,
       resources: entry.resources,
       details: entry.details ?? null,
@@ -76,6 +83,8 @@ export interface AuditVisibility {
   identities: ReadableIds;
   namespaces: ReadableIds;
   endpoints: ReadableIds;
+  /** The portals the reader may read: their configuration, sessions and customers' changes. */
+  portals: ReadableIds;
   roles: boolean;
   permissions: boolean;
   workspace: boolean;
@@ -114,6 +123,7 @@ const VISIBILITY_BY_SERVICE = new Map<string, (visibility: AuditVisibility) => R
     ({ namespaces }) => among(sql`coalesce(${resource('namespaceId')}, ${OVERRIDE_NAMESPACE})`, namespaces),
   ],
   ['webhooks', ({ endpoints }) => among(resource('endpointId'), endpoints)],
+  ['portal', ({ portals }) => among(resource('portalId'), portals)],
   [
     'permissions',
     ({ roles, permissions }) =>
@@ -206,6 +216,8 @@ export async function listAuditEvents(
     'e.root_key_id',
     'e.actor_user_id',
     'e.actor_email',
+    'e.actor_external_id',
+    'e.actor_portal_id',
     'e.event',
     'e.resources',
     'e.details',
@@ -223,6 +235,8 @@ export async function listAuditEvents(
     rootKeyId: event.root_key_id,
     actorUserId: event.actor_user_id,
     actorEmail: event.actor_email,
+    actorExternalId: event.actor_external_id,
+    actorPortalId: event.actor_portal_id,
     event: event.event,
     resources: event.resources,
     keyApiId: event.key_api_id,

@@ -22,7 +22,7 @@ export class RowNotFound extends Error {
 
 /** A row a write would create already exists under a name that must be unique. */
 export class RowExists extends Error {
-  readonly kind: 'identity' | 'role' | 'permission';
+  readonly kind: 'identity' | 'role' | 'permission' | 'portal';
   /** The name, slug or externalId that is taken. */
   readonly reference: string;
 

@@ -6,6 +6,7 @@ import { ratelimitsOf } from './keyFragments.ts';
 import type { KeyRatelimit } from './keys.ts';
 import { amongIds, budgetedPageLength, type ChosenPage, containsAny, type PageQuery, startingAt } from './listing.ts';
 import { namedBy } from './lookup.ts';
+import { revokeSessionsOfCustomer } from './portals.ts';
 import { replaceRatelimits } from './ratelimits.ts';
 import { type EntityManager, sql, typed } from './sql.ts';
 
@@ -187,9 +188,11 @@ export async function deleteIdentity(
       .set({ deleted_at: sql`now()`, updated_at: sql`now()` })
       .where('id', '=', liveIdentityNamed(tx, workspaceId, identity))
       .where('deleted_at', 'is', null)
-      .returning('id')
+      .returning(['id', 'external_id'])
       .executeTakeFirst();
     if (!deleted) return false;
+    // The customer's portal sessions end with their identity (docs/portal.md#sessions).
+    await revokeSessionsOfCustomer(tx, workspaceId, deleted.external_id);
     await changeLog.announce(tx, { workspaceId });
     return true;
   });

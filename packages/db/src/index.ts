@@ -145,6 +145,27 @@ export {
 } from './permissions.ts';
 export { ormPoolUsage, type PoolUsage, poolUsageOf } from './poolUsage.ts';
 export {
+  countCustomerKeys,
+  createPortal,
+  createPortalSession,
+  deletePortal,
+  exchangePortalCode,
+  findPortal,
+  findPortalSessionByToken,
+  listCustomerVerifications,
+  listPortalSessions,
+  listPortals,
+  lockPortalCustomer,
+  type NewPortal,
+  type PortalChanges,
+  type PortalKeyPolicy,
+  type PortalRecord,
+  type PortalSessionPrincipal,
+  type PortalSessionRecord,
+  revokePortalSessions,
+  updatePortal,
+} from './portals.ts';
+export {
   createRatelimitNamespaces,
   deleteRatelimitNamespace,
   findExactOverride,

@@ -13,6 +13,8 @@ export interface Context {
   services: Services;
   /** The dashboard's cookie session, where the transport carries one (`/trpc`); absent on `/v2`. */
   session?: SessionCarrier;
+  /** A portal customer's cookie session (`portal_session`), where the transport carries one (`/trpc`). */
+  portalSession?: PortalSessionCarrier;
   /**
    * The origin the request was made to (`https://keyplane.example.com`, as the browser saw it behind a
    * trusted proxy): links are made on it when PUBLIC_URL is unset. Absent where the transport does not say.
@@ -59,6 +61,16 @@ export interface SessionCarrier {
    */
   issue(signedValue: string, expiresAt: number, sameSite?: 'Strict' | 'Lax'): void;
   /** Tells the browser to forget its session. */
+  clear(): void;
+}
+
+/**
+ * How a portal procedure reads and sets the `portal_session` cookie (HttpOnly, SameSite=Strict,
+ * Secure behind HTTPS), whose value is the session's access token itself (docs/portal.md#sessions).
+ */
+export interface PortalSessionCarrier {
+  presented: string | undefined;
+  issue(accessToken: string, expiresAt: number): void;
   clear(): void;
 }
 

@@ -8,6 +8,7 @@ import {
   migrationNotFound,
   permissionExists,
   permissionNotFound,
+  portalSlugExists,
   roleExists,
   roleNotFound,
 } from '@keyplane/core';
@@ -100,6 +101,7 @@ const TAKEN: Record<RowExists['kind'], (reference: string) => DomainError> = {
   identity: identityExists,
   role: roleExists,
   permission: permissionExists,
+  portal: portalSlugExists,
 };
 
 /**

@@ -1,7 +1,13 @@
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from './root.ts';
 
-export { type Context, createContextInner, oneAtATime, type SessionCarrier } from './context.ts';
+export {
+  type Context,
+  createContextInner,
+  oneAtATime,
+  type PortalSessionCarrier,
+  type SessionCarrier,
+} from './context.ts';
 export {
   domainErrorOf,
   PUBLIC_STATUSES,

@@ -7,6 +7,7 @@ import { identitiesRouter } from './routers/identities/index.ts';
 import { keysRouter } from './routers/keys/index.ts';
 import { membersRouter } from './routers/members/index.ts';
 import { permissionsRouter } from './routers/permissions/index.ts';
+import { portalRouter } from './routers/portal/index.ts';
 import { ratelimitRouter } from './routers/ratelimit/index.ts';
 import { rootKeysRouter } from './routers/rootKeys/index.ts';
 import { webhooksRouter } from './routers/webhooks/index.ts';
@@ -23,6 +24,7 @@ export const appRouter = router({
   keys: keysRouter,
   members: membersRouter,
   permissions: permissionsRouter,
+  portal: portalRouter,
   ratelimit: ratelimitRouter,
   rootKeys: rootKeysRouter,
   webhooks: webhooksRouter,

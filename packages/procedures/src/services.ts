@@ -68,6 +68,8 @@ export interface Services {
   analyticsQuota: Quota;
   /** Failed dashboard sign-ins, per client address. */
   signInThrottle: Quota;
+  /** Requests of each portal customer's session per minute (docs/portal.md#limits). */
+  portalSessionThrottle: Quota;
   credits: CreditSpender;
   verifications: VerificationRecorder;
   ratelimitEvents: RatelimitRecorder;

@@ -5,6 +5,12 @@ import type { Context } from './context.ts';
 import { domainErrorOf, publicErrorOf, toTRPCError } from './errors.ts';
 import { recordChange, snapshotBefore } from './middleware/audit.ts';
 import { authenticate, type RootKeyPrincipal } from './middleware/auth.ts';
+import {
+  authenticatePortalSession,
+  type PortalSessionPrincipal,
+  recordPortalChange,
+  throttlePortalSession,
+} from './middleware/portalSession.ts';
 import { enforceWorkspaceRateLimit } from './middleware/workspaceRateLimit.ts';
 
 export interface ProcedureMeta {
@@ -21,6 +27,13 @@ export interface ProcedureMeta {
    * 403, 429, 500): the OpenAPI document lists them (docs/contract.md#statuses-and-types).
    */
   errors?: readonly ProcedureErrorStatus[];
+  /** Resources the audit log names beside the input's and output's `…Id` fields (`portal` → `portalId`). */
+  auditResources?: (input: unknown, output: unknown) => Record<string, string>;
+  /**
+   * Who calls it, where not a root key: `portalSession` (a portal customer: the `portal_session`
+   * cookie, or `Bearer pat_…` at `/v2`) or `none` (no credential, such as portal.exchangeCode).
+   */
+  auth?: 'portalSession' | 'none';
 }
 
 /** The statuses of the domain's own errors (packages/core/src/errors.ts and analytics). */
@@ -87,7 +100,11 @@ const authenticated = t.middleware(({ ctx, next, type, path, meta, getRawInput }
       if (domain) throw toTRPCError(domain);
       return result;
     }
-    if (audited) await recordChange(ctx, rootKey, path, await getRawInput(), result.data, before);
+    if (audited) {
+      const input = await getRawInput();
+      const extra = meta?.auditResources?.(input, result.data);
+      await recordChange(ctx, rootKey, path, input, result.data, before, extra);
+    }
     return result;
   };
   // The calls of a /trpc batch run one after the other (Context.inTurn).
@@ -109,4 +126,38 @@ export const personProcedure = rootKeyProcedure.use(({ ctx, next }) => {
     throw toTRPCError(unauthorized('This call is for a person signed in to their account; a root key has no account.'));
   }
   return next({ ctx: { person } });
+});
+
+/**
+ * A portal customer (docs/portal.md): the session of the `portal_session` cookie (or `Bearer pat_…`
+ * at `/v2`), read from the database on every request, throttled per session; `ctx.portal` is the
+ * session (portal, API, externalId, scopes). Changes settle on every node before the answer and are
+ * audited with the customer as actor.
+ */
+export const portalProcedure = t.procedure.use(({ ctx, next, type, path, meta, getRawInput }) => {
+  const call = async () => {
+    let portal: PortalSessionPrincipal;
+    try {
+      portal = await authenticatePortalSession(ctx);
+      await throttlePortalSession(ctx, portal);
+    } catch (error) {
+      const domain = domainErrorOf(error);
+      throw domain ? toTRPCError(domain) : error;
+    }
+    const changeLog = createChangeLog();
+    const result = await next({ ctx: { portal, changeLog } });
+    if (changeLog.changes.length > 0) {
+      await settle(ctx.services, changeLog.changes, ctx.services.announcementsDelivered);
+    }
+    if (!result.ok) {
+      const domain = domainErrorOf(result.error.cause);
+      if (domain) throw toTRPCError(domain);
+      return result;
+    }
+    if (type === 'mutation' && meta?.audit !== false) {
+      await recordPortalChange(ctx, portal, path, await getRawInput(), result.data);
+    }
+    return result;
+  };
+  return ctx.inTurn ? ctx.inTurn(call) : call();
 });

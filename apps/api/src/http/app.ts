@@ -26,7 +26,7 @@ import { openApiDescription } from './openapi.ts';
 import { type Problem, problemBody, problems } from './problem.ts';
 import { workspaceRateLimitHeaders } from './rateLimitHeaders.ts';
 import { type Exchange, requestListener } from './requests.ts';
-import { cookieSessionCarrier, crossSiteRefusal, requestOriginOf } from './sessionCookie.ts';
+import { cookieSessionCarrier, crossSiteRefusal, portalCookieCarrier, requestOriginOf } from './sessionCookie.ts';
 import { type SsoConfig, ssoRoutes } from './sso.ts';
 import { type CallerHeaders, createV2Handler, METRICS_HEADER, metricsDisabledBy, v2Route } from './v2.ts';
 
@@ -174,6 +174,7 @@ export function createHttp(deps: AppDeps) {
       vaultMasterKey: deps.vaultMasterKey,
       services: deps.services,
       session: caller.session,
+      portalSession: caller.portalSession,
       clientAddress: caller.clientAddress,
       requestOrigin: caller.requestOrigin,
       requestHost: caller.requestHost,
@@ -223,6 +224,7 @@ export function createHttp(deps: AppDeps) {
           requestOrigin: requestOriginOf(c.req.raw),
           metricsDisabled: metricsDisabledBy(c.req.header(METRICS_HEADER)),
           session: authorization === undefined ? cookieSessionCarrier(c, resHeaders) : undefined,
+          portalSession: authorization === undefined ? portalCookieCarrier(c, resHeaders) : undefined,
           onWorkspaceRateLimit: (state) => {
             for (const [name, value] of Object.entries(workspaceRateLimitHeaders(state))) resHeaders.set(name, value);
           },

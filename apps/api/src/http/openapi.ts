@@ -240,6 +240,8 @@ function buildDocument(router: AnyTRPCRouter) {
         operationId: path,
         tags: [service],
         summary: name,
+        ...(def.meta?.auth === 'none' ? { security: [] } : {}),
+        ...(def.meta?.auth === 'portalSession' ? { security: [{ portalSession: [] }] } : {}),
         ...(def.meta?.description ? { description: def.meta.description } : {}),
         requestBody: {
           required: true,
@@ -274,6 +276,12 @@ function buildDocument(router: AnyTRPCRouter) {
           type: 'http',
           scheme: 'bearer',
           description: 'A root key of the workspace, with the permissions the call needs.',
+        },
+        portalSession: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            "A portal session's access token (`pat_…`, from portal.exchangeCode); the portal page sends it as the `portal_session` cookie.",
         },
       },
       headers: HEADERS,

@@ -1,12 +1,18 @@
-import type { SessionCarrier } from '@keyplane/procedures';
+import type { PortalSessionCarrier, SessionCarrier } from '@keyplane/procedures';
 import type { Context } from 'hono';
 import { generateCookie, getCookie } from 'hono/cookie';
 
 /** The dashboard's session cookie. */
 export const SESSION_COOKIE = 'keyplane_session';
 
+/** A portal customer's session cookie: its value is the session's access token (docs/portal.md). */
+export const PORTAL_SESSION_COOKIE = 'portal_session';
+
 /** The header the dashboard sends on every call; a cross-site page cannot send it without a CORS preflight we never grant. */
 export const DASHBOARD_HEADER = 'x-keyplane-dashboard';
+
+/** The portal page's own header, for the same purpose as the dashboard's. */
+export const PORTAL_HEADER = 'x-keyplane-portal';
 
 /**
  * Why a request that authenticates by cookie (it has no Authorization header) is refused, or
@@ -15,8 +21,8 @@ export const DASHBOARD_HEADER = 'x-keyplane-dashboard';
  * from signing a visitor in to its own workspace.
  */
 export function crossSiteRefusal(request: Request): string | undefined {
-  if (request.headers.get(DASHBOARD_HEADER) !== '1') {
-    return `send the ${DASHBOARD_HEADER}: 1 header (the dashboard does), or authenticate with an Authorization header.`;
+  if (request.headers.get(DASHBOARD_HEADER) !== '1' && request.headers.get(PORTAL_HEADER) !== '1') {
+    return `send the ${DASHBOARD_HEADER}: 1 header (the dashboard does; the portal page sends ${PORTAL_HEADER}: 1), or authenticate with an Authorization header.`;
   }
   // Hosts, not origins: behind a proxy that ends TLS the request URL says http while the page says https.
   const origin = request.headers.get('origin');
@@ -50,6 +56,33 @@ export function cookieSessionCarrier(c: Context, responseHeaders: Headers): Sess
     presented: getCookie(c, SESSION_COOKIE),
     issue(signedValue, expiresAt, sameSite) {
       write(signedValue, Math.max(0, Math.round((expiresAt - Date.now()) / 1000)), sameSite);
+    },
+    clear() {
+      write('', 0);
+    },
+  };
+}
+
+/**
+ * The `portal_session` cookie: HttpOnly, SameSite=Strict, Secure behind HTTPS, on every path (the
+ * page lives at /portal/ and calls /trpc).
+ */
+export function portalCookieCarrier(c: Context, responseHeaders: Headers): PortalSessionCarrier {
+  const request = c.req.raw;
+  const secure = new URL(request.url).protocol === 'https:' || request.headers.get('x-forwarded-proto') === 'https';
+  const write = (value: string, maxAge: number) => {
+    const cookie = generateCookie(PORTAL_SESSION_COOKIE, value, {
+      maxAge,
+      path: '/',
+      httpOnly: true,
+      sameSite: 'Strict',
+    });
+    responseHeaders.append('set-cookie', secure ? `${cookie}; Secure` : cookie);
+  };
+  return {
+    presented: getCookie(c, PORTAL_SESSION_COOKIE),
+    issue(accessToken, expiresAt) {
+      write(accessToken, Math.max(0, Math.round((expiresAt - Date.now()) / 1000)));
     },
     clear() {
       write('', 0);

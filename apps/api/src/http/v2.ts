@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WorkspaceRateLimitState } from '@keyplane/core';
-import { publicErrorOf, type SessionCarrier } from '@keyplane/procedures';
+import { type PortalSessionCarrier, publicErrorOf, type SessionCarrier } from '@keyplane/procedures';
 import { type AnyTRPCRouter, callTRPCProcedure } from '@trpc/server';
 import type { Readiness } from '../readiness.ts';
 import { BodyTooLargeError, ClientClosedRequestError, readIncomingBody } from './body.ts';
@@ -36,6 +36,8 @@ export interface CallerHeaders {
   requestHost?: string;
   forwardedProto?: string;
   session?: SessionCarrier;
+  /** The `portal_session` cookie, where the transport has cookies (`/trpc`). */
+  portalSession?: PortalSessionCarrier;
   onWorkspaceRateLimit?(state: WorkspaceRateLimitState): void;
 }
 

@@ -38,7 +38,7 @@ describe('rolePermissions', () => {
     }
   });
 
-  it('gives members APIs, keys, identities, roles and permissions, rate limits, webhooks and analytics', () => {
+  it('gives members APIs, keys, identities, roles and permissions, rate limits, webhooks, portals and analytics', () => {
     const member = rolePermissions('member');
     for (const permission of [
       'api.*.create_api',
@@ -51,6 +51,9 @@ describe('rolePermissions', () => {
       'ratelimit.*.set_override',
       'ratelimit.*.read_analytics',
       'webhook.*.create_endpoint',
+      'portal.*.create_portal',
+      'portal.*.create_portal_session',
+      'portal.*.revoke_portal_session',
     ]) {
       expect(member).toContain(permission);
     }
@@ -74,6 +77,7 @@ describe('rolePermissions', () => {
         'ratelimit.*.read_namespace',
         'ratelimit.*.read_override',
         'webhook.*.read_endpoint',
+        'portal.*.read_portal',
         'workspace.*.read_audit_log',
         'workspace.*.read_members',
         'workspace.*.read_root_keys',

@@ -32,7 +32,7 @@ const rank = (role: TeamRole) => TEAM_ROLES.length - 1 - TEAM_ROLES.indexOf(role
  * What a member works on: everything but the workspace's own administration (people, root keys),
  * which they do not read either. A viewer reads those, so the roles' lists do not nest there.
  */
-const MEMBER_RESOURCE_TYPES: readonly ResourceType[] = ['api', 'identity', 'rbac', 'ratelimit', 'webhook'];
+const MEMBER_RESOURCE_TYPES: readonly ResourceType[] = ['api', 'identity', 'rbac', 'ratelimit', 'webhook', 'portal'];
 
 const everyAction = (types: readonly ResourceType[], keep: (action: string) => boolean) =>
   types.flatMap((type) =>

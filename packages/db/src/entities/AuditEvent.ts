@@ -37,6 +37,9 @@ export const AuditEventSchema = defineEntity({
     actorUserId: p.string().length(64).nullable(),
     /** Their email as it was then, so the entry still names them after they are gone. */
     actorEmail: p.string().length(320).nullable(),
+    /** The customer who made the change in a portal (their externalId), and the portal. */
+    actorExternalId: p.string().length(255).nullable(),
+    actorPortalId: p.string().length(64).nullable(),
     event: p.string().length(128),
     resources: p.json<Record<string, string>>(),
     /** Recorded since the audit log names and compares; older events have none. */

@@ -20,6 +20,7 @@ import type { KeyPermissionSchema } from './KeyPermission.ts';
 import type { KeyRoleSchema } from './KeyRole.ts';
 import type { KeyVerificationSchema } from './KeyVerification.ts';
 import type { PermissionSchema } from './Permission.ts';
+import type { PortalSchema, PortalSessionSchema } from './Portal.ts';
 import type { RatelimitSchema } from './Ratelimit.ts';
 import type { RatelimitEventSchema } from './RatelimitEvent.ts';
 import type { RatelimitNamespaceSchema } from './RatelimitNamespace.ts';
@@ -93,6 +94,8 @@ type Inferred = InferKyselyDB<
   | typeof PasskeyChallengeSchema
   | typeof PasswordResetSchema
   | typeof SetupLinkSchema
+  | typeof PortalSchema
+  | typeof PortalSessionSchema
   | typeof KeyVerificationPerMinute
   | typeof KeyVerificationPerHour
   | typeof KeyVerificationPerDay

@@ -19,6 +19,7 @@ import { KeyPermission } from './KeyPermission.ts';
 import { KeyRole } from './KeyRole.ts';
 import { KeyVerification } from './KeyVerification.ts';
 import { Permission } from './Permission.ts';
+import { Portal, PortalSession } from './Portal.ts';
 import { Ratelimit } from './Ratelimit.ts';
 import { RatelimitEvent } from './RatelimitEvent.ts';
 
@@ -66,6 +67,8 @@ export {
   PasskeyChallenge,
   PasswordReset,
   Permission,
+  Portal,
+  PortalSession,
   Ratelimit,
   RatelimitEvent,
   RatelimitNamespace,
@@ -133,4 +136,6 @@ export const entities = [
   PasswordReset,
   SetupLink,
   PasskeyChallenge,
+  Portal,
+  PortalSession,
 ];

@@ -78,6 +78,7 @@ export async function recordChange(
   input: unknown,
   output: unknown,
   before: AuditSnapshots = new Map(),
+  extraResources: Record<string, string> = {},
 ): Promise<void> {
   try {
     const after = await snapshotResources(ctx.em, principal.workspaceId, snapshotReferences(event, input, output));
@@ -86,7 +87,7 @@ export async function recordChange(
       rootKeyId: principal.rootKeyId,
       actor: principal.person && { userId: principal.person.userId, email: principal.person.email },
       event,
-      resources: resourcesOf(input, output),
+      resources: { ...resourcesOf(input, output), ...extraResources },
       details: auditDetails(before, after),
       clientAddress: ctx.clientAddress,
     });

@@ -279,6 +279,11 @@ export function ratelimitPermission(namespaceId: string, action: string): Permis
   return { resourceType: 'ratelimit', resourceId: namespaceId, action };
 }
 
+/** `portal.<portalId>.<action>`: granted by that exact tuple or by `portal.*.<action>`. */
+export function portalPermission(portalId: string, action: string): PermissionTuple {
+  return { resourceType: 'portal', resourceId: portalId, action };
+}
+
 /** `webhook.<endpointId>.<action>`: granted by that exact tuple or by `webhook.*.<action>`. */
 export function webhookPermission(endpointId: string, action: string): PermissionTuple {
   return { resourceType: 'webhook', resourceId: endpointId, action };

@@ -14,6 +14,7 @@ export function auditVisibility(principal: RootKeyPrincipal): AuditVisibility {
     identities: grantedResourceIds(principal, 'identity', 'read_identity'),
     namespaces: grantedResourceIds(principal, 'ratelimit', 'read_namespace'),
     endpoints: grantedResourceIds(principal, 'webhook', 'read_endpoint'),
+    portals: grantedResourceIds(principal, 'portal', 'read_portal'),
     roles: reads(rbacPermission('read_role')),
     permissions: reads(rbacPermission('read_permission')),
     workspace: reads(READ_ROOT_KEYS),
@@ -23,8 +24,13 @@ export function auditVisibility(principal: RootKeyPrincipal): AuditVisibility {
     visibility.roles &&
     visibility.permissions &&
     visibility.workspace &&
-    [visibility.apis, visibility.keysOfApis, visibility.identities, visibility.namespaces, visibility.endpoints].every(
-      (ids) => ids === undefined,
-    );
+    [
+      visibility.apis,
+      visibility.keysOfApis,
+      visibility.identities,
+      visibility.namespaces,
+      visibility.endpoints,
+      visibility.portals,
+    ].every((ids) => ids === undefined);
   return { ...visibility, everything };
 }

@@ -27,11 +27,15 @@ export const listEventsInput = z
   })
   .optional();
 
-/** Who made a change: a person signed in with their account, a root key (or a dashboard session opened with one), or the CLI. */
+/**
+ * Who made a change: a person signed in with their account, a root key (or a dashboard session opened
+ * with one), the CLI, or a customer in a portal (docs/portal.md) by their externalId.
+ */
 const auditActorSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('person'), userId: z.string(), email: z.string() }),
   z.object({ type: z.literal('rootKey'), rootKeyId: z.string() }),
   z.object({ type: z.literal('cli') }),
+  z.object({ type: z.literal('portalEndUser'), externalId: z.string(), portalId: z.string() }),
 ]);
 
 export const listEventsOutput = listOutput(
@@ -101,6 +105,9 @@ export const listEvents = rootKeyProcedure
   });
 
 function actorOf(event: AuditEventRecord): z.infer<typeof auditActorSchema> {
+  if (event.actorPortalId !== null) {
+    return { type: 'portalEndUser', externalId: event.actorExternalId ?? '', portalId: event.actorPortalId };
+  }
   if (event.actorUserId !== null) return { type: 'person', userId: event.actorUserId, email: event.actorEmail ?? '' };
   if (event.rootKeyId !== null) return { type: 'rootKey', rootKeyId: event.rootKeyId };
   return { type: 'cli' };
@@ -108,6 +115,6 @@ function actorOf(event: AuditEventRecord): z.infer<typeof auditActorSchema> {
 
 /** An event as the log answers it: who made it as one `actor`, beside the root key it names. */
 function shapeEvent(event: AuditEventRecord) {
-  const { actorUserId, actorEmail, ...rest } = event;
+  const { actorUserId, actorEmail, actorExternalId, actorPortalId, ...rest } = event;
   return { ...rest, actor: actorOf(event) };
 }
