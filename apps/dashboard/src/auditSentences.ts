@@ -14,22 +14,26 @@ export interface AuditEventFacts {
 export type AuditActor =
   | { type: 'person'; userId: string; email: string }
   | { type: 'rootKey'; rootKeyId: string }
-  | { type: 'cli' };
+  | { type: 'cli' }
+  | { type: 'portalEndUser'; externalId: string; portalId: string };
 
 /**
  * The actor as a sentence starts: a person by their email (as it was when they made the change),
- * a root key by its name (`rootKeyNames`, else its id), the command line as such.
+ * a root key by its name (`rootKeyNames`, else its id), the command line as such, and a customer
+ * acting in the customer portal by their externalId (docs/portal.md).
  */
 export function auditActorName(actor: AuditActor, rootKeyNames: ReadonlyMap<string, string>): string {
   if (actor.type === 'person') return actor.email;
   if (actor.type === 'rootKey') return rootKeyNames.get(actor.rootKeyId) ?? actor.rootKeyId;
+  if (actor.type === 'portalEndUser') return `Portal customer ${actor.externalId}`;
   return 'The CLI';
 }
 
-/** The id behind the actor's name, for a tooltip and the export: the person's or the root key's. */
+/** The id behind the actor's name, for a tooltip and the export: the person's, the root key's or the portal's. */
 export function auditActorId(actor: AuditActor): string | undefined {
   if (actor.type === 'person') return actor.userId;
   if (actor.type === 'rootKey') return actor.rootKeyId;
+  if (actor.type === 'portalEndUser') return actor.portalId;
   return undefined;
 }
 
@@ -41,6 +45,7 @@ const NOUNS: Record<string, string> = {
   rootKeyId: 'root key',
   namespaceId: 'namespace',
   endpointId: 'webhook endpoint',
+  portalId: 'portal',
   roleId: 'role',
   permissionId: 'permission',
   overrideId: 'override',

@@ -1,42 +1,25 @@
 import type { AppRouter, RouterOutputs } from '@keyplane/procedures';
-import { createTRPCClient, getUntypedClient, httpLink, TRPCClientError } from '@trpc/client';
+import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 
 // The customer's calls, authenticated by the HttpOnly `portal_session` cookie that
-// portal.exchangeCode sets (docs/portal.md): the page never sees the access token.
+// portal.exchangeCode sets (docs/portal.md): the page never reads the access token.
 
-const client = getUntypedClient(
-  createTRPCClient<AppRouter>({
-    links: [
-      httpLink({
-        url: '/trpc',
-        // Queries go by POST too: nothing of the customer's goes into URLs and access logs.
-        methodOverride: 'POST',
-        // The server's guard for cookie-authenticated calls: a cross-site form cannot set it.
-        headers: { 'x-keyplane-dashboard': '1' },
-      }),
-    ],
-  }),
-);
+const client = createTRPCClient<AppRouter>({
+  links: [
+    httpLink({
+      url: '/trpc',
+      // Queries go by POST too: nothing of the customer's goes into URLs and access logs.
+      methodOverride: 'POST',
+      // The server's guard for cookie-authenticated calls: a cross-site form cannot set it.
+      headers: { 'x-keyplane-portal': '1' },
+    }),
+  ],
+});
 
-export type Key = RouterOutputs['keys']['getKey'];
-
-/** What the page shows of the portal and what the session may do (portal.getSession). */
-export interface PortalSession {
-  portal: {
-    displayName: string;
-    logoUrl?: string | null;
-    primaryColor?: string | null;
-    supportUrl?: string | null;
-  };
-  scopes: string[];
-  returnUrl?: string | null;
-  expiresAt: number;
-}
-
-export interface KeyPage {
-  keys: Key[];
-  cursor?: string;
-}
+type Portal = RouterOutputs['portal'];
+export type Key = Portal['listKeys']['data'][number];
+export type PortalSession = Portal['getSession'];
+export type Verifications = Portal['getVerifications'];
 
 /** A day's verifications of one key, or of all the customer's keys. */
 export interface UsageBucket {
@@ -45,26 +28,18 @@ export interface UsageBucket {
   refused: number;
 }
 
+const PAGE_SIZE = 100;
+
 export const portalApi = {
-  exchangeCode: (code: string) =>
-    client.mutation('portal.exchangeCode', { code }) as Promise<{ accessToken: string; expiresAt: number }>,
-  getSession: () => client.query('portal.getSession', undefined) as Promise<PortalSession>,
-  listKeys: (cursor?: string) =>
-    client.query('portal.listKeys', { limit: 100, cursor }) as Promise<{
-      data: Key[];
-      pagination?: { cursor?: string };
-    }>,
-  createKey: (name: string | undefined) =>
-    client.mutation('portal.createKey', { name }) as Promise<{ keyId: string; key: string }>,
-  rerollKey: (keyId: string, expiration: number) =>
-    client.mutation('portal.rerollKey', { keyId, expiration }) as Promise<{ keyId: string; key: string }>,
-  updateKey: (keyId: string, name: string) => client.mutation('portal.updateKey', { keyId, name }),
-  deleteKey: (keyId: string) => client.mutation('portal.deleteKey', { keyId }),
+  exchangeCode: (code: string) => client.portal.exchangeCode.mutate({ code }),
+  getSession: () => client.portal.getSession.query(),
+  listKeys: (cursor?: string) => client.portal.listKeys.query({ limit: PAGE_SIZE, cursor }),
+  createKey: (name: string | undefined) => client.portal.createKey.mutate({ name }),
+  rerollKey: (keyId: string, expiration: number) => client.portal.rerollKey.mutate({ keyId, expiration }),
+  updateKey: (keyId: string, name: string) => client.portal.updateKey.mutate({ keyId, name }),
+  deleteKey: (keyId: string) => client.portal.deleteKey.mutate({ keyId }),
   getVerifications: (input: { startTime: number; endTime: number; keyId?: string }) =>
-    client.query('portal.getVerifications', input) as Promise<{
-      granularity: 'hour' | 'day';
-      verifications: { time: number; keyId: string; outcome: string; count: number }[];
-    }>,
+    client.portal.getVerifications.query(input),
 };
 
 /** The session is over (expired, revoked, the portal disabled), or the code was not good: 401. */

@@ -56,7 +56,9 @@ export function niceCeiling(value: number): number {
  * portal.getVerifications' answer (`{ verifications: [{ time, keyId, outcome, count }] }`, per
  * bucket, key and outcome) as counts over time: `VALID` passed, every other outcome was refused.
  */
-export function toUsagePoints(answer: { verifications: { time: number; outcome: string; count: number }[] }): UsagePoint[] {
+export function toUsagePoints(answer: {
+  verifications: { time: number; outcome: string; count: number }[];
+}): UsagePoint[] {
   return answer.verifications.map(({ time, outcome, count }) =>
     outcome === 'VALID' ? { time, valid: count, refused: 0 } : { time, valid: 0, refused: count },
   );

@@ -41,8 +41,9 @@ export function ApiPortal({ apiId }: { apiId: string }) {
       <section aria-labelledby="portal-settings-title" className="panel">
         <h2 id="portal-settings-title">Customer portal</h2>
         <p className="hint">
-          A page at <code>/portal/</code> where your customers create, roll, rename and delete their own keys of this API
-          and see their usage. Your backend opens it for a signed-in customer with <code>portal.createSession</code>.
+          A page at <code>/portal/</code> where your customers create, roll, rename and delete their own keys of this
+          API and see their usage. Your backend opens it for a signed-in customer with <code>portal.createSession</code>
+          .
         </p>
         {portals.isPending ? <BlockSkeleton height="24rem" /> : null}
         {portals.error ? <ErrorMessage error={portals.error} onRetry={() => void portals.refetch()} /> : null}
@@ -520,8 +521,8 @@ function PortalSessions({ portal }: { portal: Portal }) {
         }}
       >
         <p>
-          Every portal session of <strong>{revoking}</strong> ends at once: their open portal page shows that the session
-          ended. Their keys keep working. Your backend can open a new session for them at any time.
+          Every portal session of <strong>{revoking}</strong> ends at once: their open portal page shows that the
+          session ended. Their keys keep working. Your backend can open a new session for them at any time.
         </p>
       </ConfirmDialog>
     </section>
