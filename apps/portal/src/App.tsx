@@ -132,10 +132,10 @@ function Portal({ session, onSessionEnd }: { session: PortalSession; onSessionEn
 
 /** The session is over or the link was refused: say so, and lead back to the provider when we know how. */
 function SessionEnded({ why }: { why: 'expired' | 'link' }) {
-  const { displayName, returnUrl } = remembered();
+  const { displayName, returnUrl, primaryColor } = remembered();
   const provider = displayName ?? 'the site that sent you here';
   return (
-    <main className="centred ended">
+    <main className="centred ended" style={accentVariables(primaryColor)}>
       <h1>{why === 'link' ? 'This link no longer works' : 'Your session has ended'}</h1>
       <p>
         {why === 'link'

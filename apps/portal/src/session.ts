@@ -1,5 +1,5 @@
 import { isUnauthorized, type PortalSession, portalApi } from './api.ts';
-import { safeLinkUrl } from './brand.ts';
+import { safeColour, safeLinkUrl } from './brand.ts';
 
 /** The code in the address was refused (unknown, used or expired: one answer for all). */
 export class CodeRefused extends Error {
@@ -10,15 +10,17 @@ export class CodeRefused extends Error {
 export interface Remembered {
   displayName?: string;
   returnUrl?: string;
+  primaryColor?: string;
 }
 
 const REMEMBERED = 'keyplane-portal';
 
-/** Kept for this tab only: the provider's name and the way back, for the session-ended screen. */
+/** Kept for this tab only: the provider's name, colour and the way back, for the session-ended screen. */
 export function remember(session: PortalSession): void {
   const remembered: Remembered = {
     displayName: session.portal.displayName,
     returnUrl: safeLinkUrl(session.returnUrl),
+    primaryColor: safeColour(session.portal.primaryColor),
   };
   try {
     sessionStorage.setItem(REMEMBERED, JSON.stringify(remembered));
@@ -31,10 +33,11 @@ export function remembered(): Remembered {
   try {
     const value: unknown = JSON.parse(sessionStorage.getItem(REMEMBERED) ?? '{}');
     if (typeof value !== 'object' || value === null) return {};
-    const { displayName, returnUrl } = value as Record<string, unknown>;
+    const { displayName, returnUrl, primaryColor } = value as Record<string, unknown>;
     return {
       displayName: typeof displayName === 'string' ? displayName : undefined,
       returnUrl: safeLinkUrl(returnUrl),
+      primaryColor: safeColour(primaryColor),
     };
   } catch {
     return {};
