@@ -101,7 +101,7 @@ export async function startDashboard(viewport = DESKTOP): Promise<Dashboard> {
 export async function signIn(dashboard: Dashboard, page = dashboard.page): Promise<void> {
   await page.goto(`${dashboard.server.url}/dashboard/`);
   await page.getByLabel('Root key').fill(dashboard.bootstrapKey);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByRole('navigation', { name: 'Main' }).waitFor();
 }
 
