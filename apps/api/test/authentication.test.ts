@@ -1,15 +1,23 @@
-import { appRouter } from '@keyplane/procedures';
+import { appRouter, type ProcedureMeta } from '@keyplane/procedures';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { publicProcedureTable } from '../src/http/procedureTable.ts';
 import { ERRORS_BASE_URL, type Reply, useApi } from './harness.ts';
 import { callInternal, type InternalReply } from './internal.ts';
+import { callAsCustomer, createTestPortal, customerSession } from './portal.ts';
 
 // The 401s of every procedure, generated from the router: a procedure added to it is checked
 // here without a line of its own. Authentication comes before the input is read, so each call
 // sends `{}`, which no procedure takes: a 401 rather than a 400 shows the order too.
 const api = useApi();
 
-const PUBLIC = [...publicProcedureTable(appRouter).keys()];
+/** Who each procedure takes where not a root key (`meta.auth`): portal customers, or no one (portal.exchangeCode). */
+const authOf = (path: string) =>
+  (appRouter._def.procedures as Record<string, { _def: { meta?: ProcedureMeta } }>)[path]?._def.meta?.auth;
+/** A portal customer's procedures: their 401s are generated below, for the session they take. */
+const PORTAL_SESSION_PROCEDURES = Object.keys(appRouter._def.procedures).filter(
+  (path) => authOf(path) === 'portalSession',
+);
+const PUBLIC = [...publicProcedureTable(appRouter).keys()].filter((path) => authOf(path) === undefined);
 /** Called with a dashboard session, not a root key: dashboard.session.test.ts has their 401s. */
 const SESSION_PROCEDURES = [
   'dashboard.session',
@@ -27,7 +35,9 @@ const SESSION_PROCEDURES = [
   'account.signInWithPasskey',
 ];
 /** `/trpc` serves every procedure, the public ones included, to root key holders. */
-const ROOT_KEY_PROCEDURES = Object.keys(appRouter._def.procedures).filter((path) => !SESSION_PROCEDURES.includes(path));
+const ROOT_KEY_PROCEDURES = Object.keys(appRouter._def.procedures).filter(
+  (path) => !SESSION_PROCEDURES.includes(path) && authOf(path) === undefined,
+);
 
 const MALFORMED = ['Basic abc', 'Bearer', 'Bearer ', 'bearer', 'Bearer a b', 'Token kproot_x'];
 const DETAIL = {
@@ -39,8 +49,20 @@ const DETAIL = {
 
 /** Root keys this server knows and refuses: one revoked, one expired (each created in beforeAll). */
 const refused = { revoked: '', expired: '' };
+/** Portal access tokens this server knows and refuses: one of a revoked session, one of an expired one. */
+const refusedPortal = { revoked: '', expired: '' };
 beforeAll(async () => {
   const workspace = await api.workspace();
+  const { portalId } = await createTestPortal(api, workspace.rootKey);
+  refusedPortal.revoked = (await customerSession(api, workspace.rootKey, portalId, 'revoked')).accessToken;
+  await api.call('portal.revokeSession', { portal: portalId, externalId: 'revoked' }, workspace.rootKey);
+  refusedPortal.expired = (await customerSession(api, workspace.rootKey, portalId, 'expired')).accessToken;
+  await api
+    .em()
+    .getConnection()
+    .execute(
+      `update portal_sessions set access_expires_at = now() - interval '1 second' where external_id = 'expired'`,
+    );
   const revoked = await workspace.rootKeyWith(['api.*.read_api']);
   const reply = await callInternal(api, 'rootKeys.revokeRootKey', { rootKeyId: revoked.rootKeyId }, workspace);
   if (reply.status !== 200) throw new Error(`revokeRootKey failed: ${JSON.stringify(reply.error)}`);
@@ -123,5 +145,44 @@ describe.each(ROOT_KEY_PROCEDURES)('/trpc/%s answers 401', (path) => {
 
   it.each(['revoked', 'expired'] as const)('with a %s root key', async (which) => {
     expectTrpcUnauthorized(await callInternal(api, path, {}, { rootKey: refused[which] }), DETAIL[which]);
+  });
+});
+
+describe.each(PORTAL_SESSION_PROCEDURES)('%s answers 401 without a live portal session', (path) => {
+  const PORTAL_DETAIL = {
+    missing: /No portal session/,
+    malformed: /must have the form `Bearer pat_…`/,
+    ended: /portal session has ended/,
+  };
+  const post = (headers: Record<string, string>) =>
+    api.request(`/v2/${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...headers },
+      body: '{}',
+    });
+
+  it('at /v2 without an Authorization header', async () => {
+    expectV2Unauthorized(await post({}), PORTAL_DETAIL.missing);
+  });
+
+  it.each([...MALFORMED, 'Bearer kproot_x'])(
+    'at /v2 with an Authorization header that is no access token: %j',
+    async (header) => {
+      expectV2Unauthorized(await post({ Authorization: header }), PORTAL_DETAIL.malformed);
+    },
+  );
+
+  it('at /v2 with an access token the server does not know', async () => {
+    expectV2Unauthorized(await post({ Authorization: 'Bearer pat_unknown' }), PORTAL_DETAIL.ended);
+  });
+
+  it.each(['revoked', 'expired'] as const)('at /v2 and /trpc with the token of a %s session', async (which) => {
+    expectV2Unauthorized(await post({ Authorization: `Bearer ${refusedPortal[which]}` }), PORTAL_DETAIL.ended);
+    expectTrpcUnauthorized(await callAsCustomer(api, path, {}, refusedPortal[which]), PORTAL_DETAIL.ended);
+  });
+
+  it('at /trpc from the portal page without a cookie', async () => {
+    const reply = await callInternal(api, path, {}, { headers: { 'x-keyplane-portal': '1' } });
+    expectTrpcUnauthorized(reply, PORTAL_DETAIL.missing);
   });
 });

@@ -253,6 +253,36 @@ const scenarios: Scenarios = {
     const options = await call('account.passkeySignInOptions', undefined, asBrowser);
     return { input: { response: authenticator.signIn(options, api.url) }, caller: asBrowser };
   },
+  // Customer key portals: the provider's with the root key, the customer's with a session of their own.
+  'portal.createPortal': async () => ({ input: { apiId: await newApi(), displayName: 'Acme' } }),
+  'portal.updatePortal': async () => ({ input: { portalId: await newPortal(), enabled: false } }),
+  'portal.deletePortal': async () => ({ input: { portalId: await newPortal() } }),
+  'portal.createSession': async () => ({
+    input: { portal: await newPortal(), externalId: next('customer'), scopes: ['keys:read'] },
+  }),
+  'portal.revokeSession': async () => {
+    const portal = await newPortal();
+    const externalId = next('customer');
+    await call('portal.createSession', { portal, externalId, scopes: ['keys:read'] });
+    return { input: { portal, externalId } };
+  },
+  'portal.exchangeCode': async () => ({ input: { code: (await newCustomer()).code }, caller: asPortalPage }),
+  'portal.createKey': async () => ({ input: {}, caller: await customerCaller() }),
+  'portal.rerollKey': async () => {
+    const caller = await customerCaller();
+    const { keyId } = await call('portal.createKey', {}, caller);
+    return { input: { keyId, expiration: 0 }, caller };
+  },
+  'portal.updateKey': async () => {
+    const caller = await customerCaller();
+    const { keyId } = await call('portal.createKey', {}, caller);
+    return { input: { keyId, name: 'renamed' }, caller };
+  },
+  'portal.deleteKey': async () => {
+    const caller = await customerCaller();
+    const { keyId } = await call('portal.createKey', {}, caller);
+    return { input: { keyId }, caller };
+  },
   'dashboard.signIn': async () => ({
     input: { rootKey: workspace.rootKey },
     caller: { headers: { 'x-keyplane-dashboard': '1' } },
@@ -262,6 +292,24 @@ const scenarios: Scenarios = {
     caller: { headers: dashboardHeaders(await signIn(api, workspace.rootKey)) },
   }),
 };
+
+const asPortalPage: Caller = { headers: { 'x-keyplane-portal': '1' } };
+const newPortal = async () =>
+  (await call('portal.createPortal', { apiId: await newApi(), displayName: 'Acme' })).portalId;
+/** A session's code for a new customer of a new portal, with every scope. */
+async function newCustomer() {
+  const { url } = await call('portal.createSession', {
+    portal: await newPortal(),
+    externalId: next('customer'),
+    scopes: ['keys:read', 'keys:create', 'keys:reroll', 'keys:update', 'keys:delete'],
+  });
+  return { code: new URL(url).searchParams.get('code') ?? '' };
+}
+/** The portal page of a customer who exchanged their code: their cookie and the page's header. */
+async function customerCaller(): Promise<Caller> {
+  const { accessToken } = await call('portal.exchangeCode', { code: (await newCustomer()).code }, asPortalPage);
+  return { headers: { Cookie: `portal_session=${accessToken}`, 'x-keyplane-portal': '1' } };
+}
 
 /** A member with a passkey made by a software authenticator, for the account.* passkey scenarios. */
 async function personWithPasskey() {

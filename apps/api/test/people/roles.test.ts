@@ -35,8 +35,20 @@ const ownSessionReason = (path: string): string | undefined =>
     ? 'the person’s own account: profile, password, passkeys, sessions, sign-in (docs/team-accounts.md)'
     : undefined);
 
-type ProcedureTable = Record<string, { _def: { type: 'query' | 'mutation' | 'subscription' } }>;
-const procedures = Object.entries(appRouter._def.procedures as unknown as ProcedureTable);
+type ProcedureTable = Record<
+  string,
+  { _def: { type: 'query' | 'mutation' | 'subscription'; meta?: { auth?: 'portalSession' | 'none' } } }
+>;
+// A portal customer's procedures (and their way in, portal.exchangeCode) take a portal session, not
+// a person or a root key: no role bounds them (docs/portal.md; apps/api/test/portal/ tests them).
+const procedures = Object.entries(appRouter._def.procedures as unknown as ProcedureTable).filter(
+  ([, procedure]) => procedure._def.meta?.auth === undefined,
+);
+/**
+ * Mutations that answer 404 rather than 403 to a caller lacking their permission, by the contract:
+ * portal.createSession, as the reference's, so that no caller learns a portal exists (docs/portal.md).
+ */
+const MASKED_AS_NOT_FOUND: Record<string, string> = { 'portal.createSession': 'service/data/portal_not_found' };
 const pathsOf = (type: 'query' | 'mutation') =>
   procedures.filter(([, procedure]) => procedure._def.type === type).map(([path]) => path);
 
@@ -44,7 +56,7 @@ const MUTATIONS = pathsOf('mutation').filter((path) => ownSessionReason(path) ==
 const OWN_MUTATIONS = pathsOf('mutation').filter((path) => ownSessionReason(path) !== undefined);
 const QUERIES = pathsOf('query');
 const ADMINISTRATION = ['rootKeys.', 'members.'];
-const MEMBER_WORK = ['apis.', 'keys.'];
+const MEMBER_WORK = ['apis.', 'keys.', 'portal.'];
 const under = (prefixes: readonly string[]) => (path: string) => prefixes.some((prefix) => path.startsWith(prefix));
 
 let unique = 0;
@@ -80,9 +92,23 @@ type Scenario = () => Promise<unknown>;
 
 /** What the reads name: made once, before the file's tests. */
 const made = { apiId: '', keyId: '', key: '', identity: '', permission: '', role: '', namespace: '', endpointId: '' };
+const newPortal = async () =>
+  (await call('portal.createPortal', { apiId: await newApi(), displayName: 'Acme' })).portalId;
 
 const SCENARIOS: Record<string, Scenario> = {
   // Mutations.
+  'portal.createPortal': async () => ({ apiId: await newApi(), displayName: 'Acme' }),
+  'portal.updatePortal': async () => ({ portalId: await newPortal(), displayName: 'Renamed' }),
+  'portal.deletePortal': async () => ({ portalId: await newPortal() }),
+  'portal.createSession': async () => ({
+    portal: await newPortal(),
+    externalId: next('customer'),
+    scopes: ['keys:read'],
+  }),
+  'portal.revokeSession': async () => ({ portal: await newPortal(), externalId: next('customer') }),
+  'portal.getPortal': async () => ({ portalId: await newPortal() }),
+  'portal.listPortals': async () => ({}),
+  'portal.listSessions': async () => ({ portal: await newPortal() }),
   'apis.createApi': async () => ({ name: next('api') }),
   'apis.updateApi': async () => ({ apiId: await newApi(), name: next('renamed') }),
   'apis.deleteApi': async () => ({ apiId: await newApi() }),
@@ -291,10 +317,10 @@ describe('the generated cases', () => {
 describe('403: a viewer changes nothing', () => {
   it.each(MUTATIONS)('%s', async (path) => {
     const reply = await callWith(path, 'viewer');
-    expect({ status: reply.status, type: reply.error?.data.type }).toEqual({
-      status: 403,
-      type: 'service/authorization/forbidden',
-    });
+    const masked = MASKED_AS_NOT_FOUND[path];
+    expect({ status: reply.status, type: reply.error?.data.type }).toEqual(
+      masked ? { status: 404, type: masked } : { status: 403, type: 'service/authorization/forbidden' },
+    );
   });
 });
 
