@@ -12,7 +12,7 @@ const api = useApi();
 
 /** Who each procedure takes where not a root key (`meta.auth`): portal customers, or no one (portal.exchangeCode). */
 const authOf = (path: string) =>
-  (appRouter._def.procedures as Record<string, { _def: { meta?: ProcedureMeta } }>)[path]?._def.meta?.auth;
+  (appRouter._def.procedures as unknown as Record<string, { _def: { meta?: ProcedureMeta } }>)[path]?._def.meta?.auth;
 /** A portal customer's procedures: their 401s are generated below, for the session they take. */
 const PORTAL_SESSION_PROCEDURES = Object.keys(appRouter._def.procedures).filter(
   (path) => authOf(path) === 'portalSession',

@@ -15,7 +15,7 @@ describe('200', () => {
       ratelimits: [{ name: 'requests', limit: 10, duration: 1000 }],
       maxLifetimeMs: 86_400_000,
       maxKeysPerCustomer: 3,
-    } as const;
+    };
     const reply = await api.call(
       'portal.createPortal',
       {

@@ -9,7 +9,7 @@ const { api, workspace } = useApiWithWorkspace();
 const session = (portal: string, extra: Record<string, unknown> = {}) => ({
   portal,
   externalId: 'customer_1',
-  scopes: ['keys:read'] as const,
+  scopes: ['keys:read' as const],
   ...extra,
 });
 
