@@ -32,7 +32,7 @@ const PAGE_SIZE = 100;
 
 export const portalApi = {
   exchangeCode: (code: string) => client.portal.exchangeCode.mutate({ code }),
-  getSession: () => client.portal.getSession.query(),
+  getSession: () => client.portal.getSession.query({}),
   listKeys: (cursor?: string) => client.portal.listKeys.query({ limit: PAGE_SIZE, cursor }),
   createKey: (name: string | undefined) => client.portal.createKey.mutate({ name }),
   rerollKey: (keyId: string, expiration: number) => client.portal.rerollKey.mutate({ keyId, expiration }),

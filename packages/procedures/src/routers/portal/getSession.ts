@@ -3,6 +3,9 @@ import { findPortal } from '@keyplane/db';
 import { z } from 'zod';
 import { portalProcedure } from '../../trpc.ts';
 
+/** Nothing to say: the session is the cookie (or the Bearer token at `/v2`). */
+export const getSessionInput = z.strictObject({});
+
 export const getSessionOutput = z.object({
   /** What the portal page shows of the provider; the page checks each value again before it shows it. */
   portal: z.object({
@@ -20,11 +23,16 @@ export const getSessionOutput = z.object({
 });
 
 /**
- * The portal page's own question (internal, at `/trpc` only): whose session this is, what it may
- * do, and the provider's branding. Needs no scope: any live session may read itself.
+ * The portal page's first question: whose session this is, what it may do, and the provider's
+ * branding. Needs no scope: any live session may read itself.
  */
 export const getSession = portalProcedure
-  .meta({ auth: 'portalSession', description: "The portal customer's session: the portal's branding and its scopes." })
+  .meta({
+    public: true,
+    auth: 'portalSession',
+    description: "The portal customer's session: the portal's branding, the customer and the session's scopes.",
+  })
+  .input(getSessionInput)
   .output(getSessionOutput)
   .query(async ({ ctx }) => {
     const { portal: session } = ctx;

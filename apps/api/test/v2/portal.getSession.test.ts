@@ -50,9 +50,14 @@ describe('200', () => {
       scopes: ['keys:read', 'analytics:read'],
       returnUrl: 'https://acme.test/account',
     });
-    const reply = await callProcedure(api, 'portal.getSession', undefined, {
-      headers: { Cookie: cookie, 'x-keyplane-portal': '1' },
-    });
+    const reply = await callProcedure(
+      api,
+      'portal.getSession',
+      {},
+      {
+        headers: { Cookie: cookie, 'x-keyplane-portal': '1' },
+      },
+    );
     expect(reply.status).toBe(200);
     expect(reply.data).toEqual({
       portal: {
@@ -68,20 +73,27 @@ describe('200', () => {
     });
     expect(reply.data.expiresAt - Date.now()).toBeGreaterThan(23 * 3_600_000);
   });
+
+  it('answers the same at /v2 to the access token as a Bearer token', async () => {
+    const { accessToken } = await openSession({ scopes: ['keys:read'], externalId: 'acme-customer-3' });
+    const reply = await api.call('portal.getSession', {}, accessToken);
+    expect(reply.status).toBe(200);
+    expect(reply.body.data).toMatchObject({ externalId: 'acme-customer-3', scopes: ['keys:read'], returnUrl: null });
+  });
 });
 
 describe('401', () => {
   it('refuses a revoked session and no session alike', async () => {
     const { portalId, accessToken } = await openSession({ scopes: ['keys:read'], externalId: 'acme-customer-2' });
-    expect((await callProcedure(api, 'portal.getSession', undefined, { rootKey: accessToken })).status).toBe(200);
+    expect((await callProcedure(api, 'portal.getSession', {}, { rootKey: accessToken })).status).toBe(200);
     await api.call(
       'portal.revokeSession',
       { portal: portalId, externalId: 'acme-customer-2' },
       setup.workspace.rootKey,
     );
-    const revoked = await callProcedure(api, 'portal.getSession', undefined, { rootKey: accessToken });
+    const revoked = await callProcedure(api, 'portal.getSession', {}, { rootKey: accessToken });
     expect([revoked.status, revoked.error?.data.code]).toEqual([401, 'UNAUTHORIZED']);
-    const none = await callInternal(api, 'portal.getSession', undefined, { headers: { 'x-keyplane-portal': '1' } });
+    const none = await callInternal(api, 'portal.getSession', {}, { headers: { 'x-keyplane-portal': '1' } });
     expect(none.status).toBe(401);
   });
 });
