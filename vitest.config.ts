@@ -41,6 +41,7 @@ const workspaceProjects = await Promise.all(
       'packages/*/vitest.config.ts',
       'apps/cli/vitest.config.ts',
       'apps/dashboard/vitest.config.ts',
+      'apps/portal/vitest.config.ts',
       'examples/*/vitest.config.ts',
     ],
     { cwd: fileURLToPath(new URL('.', import.meta.url)) },

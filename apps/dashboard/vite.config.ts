@@ -1,39 +1,7 @@
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { loadEnv } from '@keyplane/config';
 import tailwindcss from '@tailwindcss/vite';
-import { defineConfig, type Plugin } from 'vite';
-
-/** What is worth compressing: text assets (fonts and images are compressed already). */
-const COMPRESSIBLE = /\.(js|css|html|svg|json|txt)$/;
-
-/**
- * Writes a Brotli (`.br`) and a gzip (`.gz`) copy beside every text file of the build, so a server
- * can send the smaller one as it is (`Content-Encoding`) rather than compress each answer.
- */
-function precompress(): Plugin {
-  let outDir = '';
-  return {
-    name: 'keyplane:precompress',
-    apply: 'build',
-    configResolved: (config) => {
-      outDir = join(config.root, config.build.outDir);
-    },
-    closeBundle() {
-      const walk = (dir: string): string[] =>
-        readdirSync(dir).flatMap((name) => {
-          const path = join(dir, name);
-          return statSync(path).isDirectory() ? walk(path) : [path];
-        });
-      for (const path of walk(outDir).filter((file) => COMPRESSIBLE.test(file))) {
-        const content = readFileSync(path);
-        writeFileSync(`${path}.br`, brotliCompressSync(content, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));
-        writeFileSync(`${path}.gz`, gzipSync(content, { level: 9 }));
-      }
-    },
-  };
-}
+import { defineConfig } from 'vite';
+import { precompress } from './precompress.ts';
 
 export default defineConfig(({ command }) => {
   const production = command === 'build';

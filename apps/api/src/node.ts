@@ -26,6 +26,7 @@ const REDIS_START_POLL_MS = 50;
 
 /** The dashboard's production build (`npm start` builds it first; the Docker image at build time). */
 const DASHBOARD_DIR = fileURLToPath(new URL('../../dashboard/dist', import.meta.url));
+const PORTAL_DIR = fileURLToPath(new URL('../../portal/dist', import.meta.url));
 
 /**
  * One API node: the database (embedded unless DATABASE_URL), migrations, the services, the HTTP
@@ -169,6 +170,7 @@ export async function runNode(env: Env, beforeExit: () => Promise<void> = async 
     readiness: running.readiness,
     logRequests: env.LOG_REQUESTS,
     dashboardDir: DASHBOARD_DIR,
+    portalDir: PORTAL_DIR,
     trustProxy: env.TRUST_PROXY,
     metrics,
     // With a METRICS_PORT, /metrics is served there only.

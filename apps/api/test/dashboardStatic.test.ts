@@ -82,3 +82,54 @@ describe('the dashboard', () => {
     });
   });
 });
+
+// The customer portal page (docs/portal.md) is served the same way at /portal/, under a stricter policy.
+const getPortal = (path: string, encoding = 'identity') =>
+  withServerOn(api, { portalDir: join(dir, 'build') }, async (server) => {
+    const response = await server.fetch(path, { headers: { 'accept-encoding': encoding }, redirect: 'manual' });
+    return { response, text: await response.text() };
+  });
+
+describe('the portal page', () => {
+  it('is served with a Content-Security-Policy that allows no inline script or style and nothing from elsewhere but https images', async () => {
+    const { response, text } = await getPortal('/portal/?code=pst_x', 'br');
+    expect([response.status, text]).toEqual([200, INDEX]);
+    expect(response.headers.get('cache-control')).toBe('no-cache');
+    const policy = Object.fromEntries(
+      (response.headers.get('content-security-policy') ?? '').split(';').map((directive) => {
+        const [name = '', ...values] = directive.trim().split(/\s+/);
+        return [name, values.join(' ')];
+      }),
+    );
+    expect(policy).toMatchObject({
+      'default-src': "'self'",
+      'script-src': "'self'",
+      'style-src': "'self'",
+      'img-src': "'self' https:",
+      'connect-src': "'self'",
+      'frame-ancestors': "'none'",
+      'base-uri': "'none'",
+    });
+    expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(response.headers.get('x-frame-options')).toBe('DENY');
+  });
+
+  it('sends its assets precompressed and cached for good', async () => {
+    const { response, text } = await getPortal('/portal/assets/index-abc123.js', 'br');
+    expect([response.status, text, response.headers.get('content-encoding')]).toEqual([200, SCRIPT, 'br']);
+    expect(response.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+  });
+
+  it('redirects /portal to /portal/ keeping the code, and answers an unbuilt page with a 503', async () => {
+    const { response } = await getPortal('/portal?code=pst_x');
+    expect([response.status, response.headers.get('location')]).toEqual([308, '/portal/?code=pst_x']);
+    const unbuilt = await withServerOn(api, { portalDir: join(dir, 'unbuilt') }, async (server) => {
+      const answer = await server.fetch('/portal/');
+      return { status: answer.status, body: await answer.json() };
+    });
+    expect(unbuilt).toMatchObject({
+      status: 503,
+      body: { error: { type: `${ERRORS_BASE_URL}/service/application/portal_not_built` } },
+    });
+  });
+});

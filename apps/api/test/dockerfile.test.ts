@@ -19,6 +19,11 @@ describe('docker/Dockerfile', () => {
     expect(dockerfile).toContain(`COPY ${path}/package.json ${path}/`);
   });
 
+  it.each(['dashboard', 'portal'])('builds the %s in the build stage and copies its build into the image', (app) => {
+    expect(dockerfile).toMatch(new RegExp(`^RUN npm run build .*-w @keyplane/${app}\\b`, 'm'));
+    expect(dockerfile).toContain(`COPY --from=dashboard /app/apps/${app}/dist ./apps/${app}/dist`);
+  });
+
   it('copies the dependency patches before the first install, whose postinstall applies them', () => {
     const patches = dockerfile.indexOf('COPY patches ./patches');
     expect(patches).toBeGreaterThan(-1);

@@ -81,6 +81,9 @@ describe('auditActorName', () => {
     expect(auditActorName({ type: 'rootKey', rootKeyId: 'rk_1' }, rootKeyNames)).toBe('deploy bot');
     expect(auditActorName({ type: 'rootKey', rootKeyId: 'rk_2' }, rootKeyNames)).toBe('rk_2');
     expect(auditActorName({ type: 'cli' }, rootKeyNames)).toBe('The CLI');
+    expect(auditActorName({ type: 'portalEndUser', externalId: 'acme-7', portalId: 'pc_1' }, rootKeyNames)).toBe(
+      'Portal customer acme-7',
+    );
   });
 
   it('names a portal customer by their externalId', () => {
@@ -99,5 +102,6 @@ describe('auditActorName', () => {
     expect(auditActorId({ type: 'person', userId: 'usr_1', email: 'ada@example.test' })).toBe('usr_1');
     expect(auditActorId({ type: 'rootKey', rootKeyId: 'rk_1' })).toBe('rk_1');
     expect(auditActorId({ type: 'cli' })).toBeUndefined();
+    expect(auditActorId({ type: 'portalEndUser', externalId: 'acme-7', portalId: 'pc_1' })).toBe('pc_1');
   });
 });

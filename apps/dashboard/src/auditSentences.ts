@@ -19,7 +19,8 @@ export type AuditActor =
 
 /**
  * The actor as a sentence starts: a person by their email (as it was when they made the change),
- * a root key by its name (`rootKeyNames`, else its id), the command line as such.
+ * a root key by its name (`rootKeyNames`, else its id), the command line as such, and a customer
+ * acting in the customer portal by their externalId (docs/portal.md).
  */
 export function auditActorName(actor: AuditActor, rootKeyNames: ReadonlyMap<string, string>): string {
   if (actor.type === 'person') return actor.email;
@@ -45,6 +46,7 @@ const NOUNS: Record<string, string> = {
   rootKeyId: 'root key',
   namespaceId: 'namespace',
   endpointId: 'webhook endpoint',
+  portalId: 'portal',
   roleId: 'role',
   permissionId: 'permission',
   overrideId: 'override',

@@ -46,6 +46,8 @@ export interface AppDeps {
   router?: AppRouter;
   /** The dashboard's production build, served at /dashboard; omitted: no dashboard. */
   dashboardDir?: string;
+  /** The customer portal page's production build, served at /portal (docs/portal.md); omitted: no portal page. */
+  portalDir?: string;
   /** Which reverse proxies' X-Forwarded-For entries say the client's address (TRUST_PROXY); omitted: none. */
   trustProxy?: TrustProxy;
   /** Counts every request; omitted: nothing is counted (tests of other things). */
@@ -61,6 +63,21 @@ type Env = { Bindings: HttpBindings };
 /** Calls in one `/trpc` batch unless configured (LIMIT_TRPC_BATCH_SIZE): what the dashboard and the client send at most. */
 export const DEFAULT_TRPC_BATCH_SIZE = 10;
 
+/** Only those below: HSTS in particular is the TLS-ending proxy's to decide. */
+const ONLY_THESE_HEADERS = {
+  xFrameOptions: 'DENY',
+  xContentTypeOptions: true,
+  referrerPolicy: true,
+  crossOriginResourcePolicy: false,
+  crossOriginOpenerPolicy: false,
+  originAgentCluster: false,
+  strictTransportSecurity: false,
+  xDnsPrefetchControl: false,
+  xDownloadOptions: false,
+  xPermittedCrossDomainPolicies: false,
+  xXssProtection: false,
+} as const;
+
 /** The dashboard talks only to its own origin and is never framed (clickjacking). */
 const DASHBOARD_HEADERS = secureHeaders({
   contentSecurityPolicy: {
@@ -72,19 +89,73 @@ const DASHBOARD_HEADERS = secureHeaders({
     baseUri: ["'none'"],
     formAction: ["'self'"],
   },
-  xFrameOptions: 'DENY',
-  xContentTypeOptions: true,
-  referrerPolicy: true,
-  // Only those above: HSTS in particular is the TLS-ending proxy's to decide.
-  crossOriginResourcePolicy: false,
-  crossOriginOpenerPolicy: false,
-  originAgentCluster: false,
-  strictTransportSecurity: false,
-  xDnsPrefetchControl: false,
-  xDownloadOptions: false,
-  xPermittedCrossDomainPolicies: false,
-  xXssProtection: false,
+  ...ONLY_THESE_HEADERS,
 });
+
+/**
+ * The portal page is shown to a provider's customers, with the provider's logo (any https address)
+ * as the only thing from elsewhere: no inline script or style at all, never framed, and no
+ * Referer, so the one-time code in its first address reaches no one (docs/portal.md, The portal page).
+ */
+const PORTAL_HEADERS = secureHeaders({
+  contentSecurityPolicy: {
+    defaultSrc: ["'self'"],
+    scriptSrc: ["'self'"],
+    styleSrc: ["'self'"],
+    imgSrc: ["'self'", 'https:'],
+    connectSrc: ["'self'"],
+    objectSrc: ["'none'"],
+    frameAncestors: ["'none'"],
+    baseUri: ["'none'"],
+    formAction: ["'self'"],
+  },
+  ...ONLY_THESE_HEADERS,
+});
+
+type App = Hono<Env>;
+
+interface StaticBuild {
+  /** Where it is served: `/dashboard`. */
+  prefix: string;
+  dir: string;
+  headers: ReturnType<typeof secureHeaders>;
+  notBuilt: Problem;
+}
+
+/**
+ * A production build of a single-page app at `prefix/`. Vite names assets by content hash, so those
+ * are cached for good and nothing else is; each text file is sent as the build compressed it (.br,
+ * .gz) when the caller accepts that. `root` is left out, so that an app not built yet is a 503 of
+ * its own rather than a warning on standard error at start.
+ */
+function serveBuild(app: App, build: StaticBuild, respondWith: (c: HonoContext<Env>, problem: Problem) => Response) {
+  const { prefix, dir } = build;
+  const assets = join(dir, 'assets') + sep;
+  const cacheFor = (path: string, c: { header(name: string, value: string): void }) =>
+    c.header('cache-control', path.startsWith(assets) ? 'public, max-age=31536000, immutable' : 'no-cache');
+  app.get(prefix, (c) => c.redirect(`${prefix}/${new URL(c.req.url).search}`, 308));
+  app.use(`${prefix}/*`, build.headers);
+  app.get(
+    `${prefix}/*`,
+    serveStatic({
+      rewriteRequestPath: (path) => join(dir, path.slice(prefix.length + 1)),
+      precompressed: true,
+      onFound: cacheFor,
+    }),
+  );
+  // A missing asset (under assets/, or a top-level file such as favicon.svg) is stale or mistyped.
+  // Deeper paths are app routes, whose names may hold dots (/ratelimits/api.requests).
+  app.get(`${prefix}/*`, async (c, next) => {
+    const relative = c.req.path.slice(prefix.length + 1);
+    if (relative.startsWith('assets/') || (!relative.includes('/') && extname(relative) !== '')) {
+      return respondWith(c, problems.routeNotFound(c.req.path));
+    }
+    return next();
+  });
+  // Any other path is the app's to route, in the browser: its index.html.
+  app.get(`${prefix}/*`, serveStatic({ path: join(dir, 'index.html'), precompressed: true, onFound: cacheFor }));
+  app.get(`${prefix}/*`, (c) => respondWith(c, build.notBuilt));
+}
 
 /**
  * The HTTP host. `listener` is what the Node server runs: every request goes through one wrapper
@@ -199,40 +270,20 @@ export function createHttp(deps: AppDeps) {
   app.get('/docs', (c) => c.html(API_REFERENCE_PAGE));
   app.get('/docs/scalar.js', (c) => scalarBundleResponse(c.req.raw));
 
-  const { dashboardDir } = deps;
+  const { dashboardDir, portalDir } = deps;
   if (dashboardDir !== undefined) {
-    // The production build, a single-page app. Vite names assets by content hash, so those are
-    // cached for good and nothing else is; each text file is sent as the build compressed it
-    // (.br, .gz) when the caller accepts that. `root` is left out, so that a dashboard not built
-    // yet is a 503 of its own rather than a warning on standard error at start.
-    const assets = join(dashboardDir, 'assets') + sep;
-    const cacheFor = (path: string, c: { header(name: string, value: string): void }) =>
-      c.header('cache-control', path.startsWith(assets) ? 'public, max-age=31536000, immutable' : 'no-cache');
-    app.get('/dashboard', (c) => c.redirect('/dashboard/', 308));
-    app.use('/dashboard/*', DASHBOARD_HEADERS);
-    app.get(
-      '/dashboard/*',
-      serveStatic({
-        rewriteRequestPath: (path) => join(dashboardDir, path.slice('/dashboard/'.length)),
-        precompressed: true,
-        onFound: cacheFor,
-      }),
+    serveBuild(
+      app,
+      { prefix: '/dashboard', dir: dashboardDir, headers: DASHBOARD_HEADERS, notBuilt: problems.dashboardNotBuilt() },
+      respondWith,
     );
-    // A missing asset (under assets/, or a top-level file such as favicon.svg) is stale or mistyped.
-    // Deeper paths are app routes, whose names may hold dots (/ratelimits/api.requests).
-    app.get('/dashboard/*', async (c, next) => {
-      const relative = c.req.path.slice('/dashboard/'.length);
-      if (relative.startsWith('assets/') || (!relative.includes('/') && extname(relative) !== '')) {
-        return respondWith(c, problems.routeNotFound(c.req.path));
-      }
-      return next();
-    });
-    // Any other path is the app's to route, in the browser: its index.html.
-    app.get(
-      '/dashboard/*',
-      serveStatic({ path: join(dashboardDir, 'index.html'), precompressed: true, onFound: cacheFor }),
+  }
+  if (portalDir !== undefined) {
+    serveBuild(
+      app,
+      { prefix: '/portal', dir: portalDir, headers: PORTAL_HEADERS, notBuilt: problems.portalNotBuilt() },
+      respondWith,
     );
-    app.get('/dashboard/*', (c) => respondWith(c, problems.dashboardNotBuilt()));
   }
 
   app.notFound((c) => respondWith(c, problems.routeNotFound(c.req.path)));

@@ -85,6 +85,11 @@ export const problems = {
     type: 'service/application/dashboard_not_built',
     detail: 'The dashboard has not been built. Run `npm run build -w @keyplane/dashboard` (npm start does it).',
   }),
+  portalNotBuilt: (): Problem => ({
+    status: 503,
+    type: 'service/application/portal_not_built',
+    detail: 'The customer portal page has not been built. Run `npm run build -w @keyplane/portal` (npm start does it).',
+  }),
   notReady: (reasons: readonly string[]): Problem => ({
     status: 503,
     type: 'service/application/not_ready',

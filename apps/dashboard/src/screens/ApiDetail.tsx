@@ -17,6 +17,7 @@ import { trpc } from '../trpc.ts';
 import { seriesTotal } from '../usageSeries.ts';
 import { useDocumentTitle } from '../useDocumentTitle.ts';
 import { ApiKeys } from './ApiKeys.tsx';
+import { ApiPortal } from './ApiPortal.tsx';
 import { ApiSettingsForm } from './ApiSettingsForm.tsx';
 import { KeysDeletedWithApi } from './DestructiveNotes.tsx';
 
@@ -34,8 +35,8 @@ export function ApiDetail({ apiId }: { apiId: string }) {
     }),
   );
 
-  const onSettings = new URLSearchParams(useSearch()).get('tab') === 'settings';
-  useDocumentTitle(onSettings ? 'Settings' : 'Keys', api.data?.name ?? apiId);
+  const tab = new URLSearchParams(useSearch()).get('tab');
+  useDocumentTitle(tab === 'settings' ? 'Settings' : tab === 'portal' ? 'Portal' : 'Keys', api.data?.name ?? apiId);
 
   return (
     <>
@@ -73,6 +74,7 @@ export function ApiDetail({ apiId }: { apiId: string }) {
               </section>
             ),
           },
+          { name: 'Portal', content: <ApiPortal apiId={apiId} /> },
         ]}
       />
       <ConfirmDialog

@@ -6,6 +6,7 @@ import { deleteKey } from './deleteKey.ts';
 import { deletePortal } from './deletePortal.ts';
 import { exchangeCode } from './exchangeCode.ts';
 import { getPortal } from './getPortal.ts';
+import { getSession } from './getSession.ts';
 import { getVerifications } from './getVerifications.ts';
 import { listKeys } from './listKeys.ts';
 import { listPortals } from './listPortals.ts';
@@ -32,6 +33,7 @@ export const portalRouter = router({
   listKeys,
   rerollKey,
   getVerifications,
+  getSession,
   createKey,
   updateKey,
   deleteKey,
@@ -42,6 +44,7 @@ export const PORTAL_CUSTOMER_PROCEDURES = [
   'portal.listKeys',
   'portal.rerollKey',
   'portal.getVerifications',
+  'portal.getSession',
   'portal.createKey',
   'portal.updateKey',
   'portal.deleteKey',
