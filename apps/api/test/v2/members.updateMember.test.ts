@@ -31,10 +31,11 @@ describe('200', () => {
 
   it("narrows the person's session at their next request", async () => {
     const admin = await person('admin');
-    const list = () => callProcedure(api, 'members.listMembers', {}, { session: admin.session });
-    expect((await list()).status).toBe(200);
+    const invite = (email: string) =>
+      callProcedure(api, 'members.inviteMember', { email, role: 'viewer' }, { session: admin.session });
+    expect((await invite('before@example.test')).status).toBe(200);
     await update({ userId: admin.userId, role: 'viewer' });
-    expect((await list()).status).toBe(403);
+    expect((await invite('after@example.test')).status).toBe(403);
   });
 
   it('lets an admin move people among admin, member and viewer, and an owner demote another owner', async () => {

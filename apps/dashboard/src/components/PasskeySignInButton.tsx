@@ -1,4 +1,8 @@
-import { browserSupportsWebAuthn, startAuthentication } from '@simplewebauthn/browser';
+import {
+  browserSupportsWebAuthn,
+  type PublicKeyCredentialRequestOptionsJSON,
+  startAuthentication,
+} from '@simplewebauthn/browser';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Fingerprint } from 'lucide-react';
 import { clearSessionEndReason } from '../sessionEnd.ts';
@@ -17,7 +21,8 @@ export function PasskeySignInButton() {
       const optionsJSON = await trpcClient.account.passkeySignInOptions.mutate();
       let response: Awaited<ReturnType<typeof startAuthentication>>;
       try {
-        response = await startAuthentication({ optionsJSON });
+        // Made by the server's SimpleWebAuthn for this browser's: the API types them by shape only.
+        response = await startAuthentication({ optionsJSON: optionsJSON as PublicKeyCredentialRequestOptionsJSON });
       } catch (error) {
         throw passkeyPromptError(error);
       }

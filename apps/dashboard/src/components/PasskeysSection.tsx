@@ -1,4 +1,8 @@
-import { browserSupportsWebAuthn, startRegistration } from '@simplewebauthn/browser';
+import {
+  browserSupportsWebAuthn,
+  type PublicKeyCredentialCreationOptionsJSON,
+  startRegistration,
+} from '@simplewebauthn/browser';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Fingerprint, Pencil, Plus, Trash2 } from 'lucide-react';
 import { useId, useState } from 'react';
@@ -118,7 +122,10 @@ function AddPasskeyDialog({ open, onClose, onAdded }: { open: boolean; onClose: 
       const optionsJSON = await trpcClient.account.passkeyRegistrationOptions.mutate();
       let response: Awaited<ReturnType<typeof startRegistration>>;
       try {
-        response = await startRegistration({ optionsJSON });
+        // Made by the server's SimpleWebAuthn for this browser's: the API types them by shape only.
+        response = await startRegistration({
+          optionsJSON: optionsJSON as unknown as PublicKeyCredentialCreationOptionsJSON,
+        });
       } catch (error) {
         throw passkeyPromptError(error);
       }

@@ -1,17 +1,14 @@
-import {
-  passkeyRegistrationOptions as optionsFor,
-  type PasskeyRegistrationOptions,
-  relyingPartyOf,
-} from '@keyplane/core';
+import { passkeyRegistrationOptions as optionsFor, relyingPartyOf } from '@keyplane/core';
 import { createPasskeyChallenge, listPasskeys } from '@keyplane/db';
 import { z } from 'zod';
 import { linkOrigin } from '../../people/sessions.ts';
 import { personProcedure } from '../../trpc.ts';
 
-/** The options as the browser takes them (`startRegistration({ optionsJSON })`), typed by the library. */
-export const passkeyRegistrationOptionsOutput = z.custom<PasskeyRegistrationOptions>(
-  (value) => typeof value === 'object' && value !== null && 'challenge' in value,
-);
+/**
+ * The options as the browser takes them (`startRegistration({ optionsJSON })`), made by SimpleWebAuthn. Typed
+ * by their shape only, so that the router's published types (@keyplane/client) name no workspace package.
+ */
+export const passkeyRegistrationOptionsOutput = z.looseObject({ challenge: z.string() });
 
 /**
  * Internal (the dashboard): starts adding a passkey to the signed-in person's account. The

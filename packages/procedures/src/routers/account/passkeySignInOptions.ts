@@ -1,7 +1,6 @@
 import {
   passkeySignInOptions as optionsFor,
   PASSKEY_SIGN_IN_CHALLENGES_ALLOWED,
-  type PasskeySignInOptions,
   passkeyChallengesThrottled,
   passkeyChallengeThrottleKey,
   relyingPartyOf,
@@ -13,10 +12,11 @@ import { z } from 'zod';
 import { linkOrigin } from '../../people/sessions.ts';
 import { publicProcedure } from '../../trpc.ts';
 
-/** The options as the browser takes them (`startAuthentication({ optionsJSON })`), typed by the library. */
-export const passkeySignInOptionsOutput = z.custom<PasskeySignInOptions>(
-  (value) => typeof value === 'object' && value !== null && 'challenge' in value,
-);
+/**
+ * The options as the browser takes them (`startAuthentication({ optionsJSON })`), made by SimpleWebAuthn. Typed
+ * by their shape only, so that the router's published types (@keyplane/client) name no workspace package.
+ */
+export const passkeySignInOptionsOutput = z.looseObject({ challenge: z.string() });
 
 /**
  * Internal (the sign-in page), before anyone is signed in: a challenge any passkey of this service
