@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { chromiumInstalled, keepScreenshot } from './browser.ts';
 import {
   type Dashboard,
@@ -153,8 +153,18 @@ describe.skipIf(!chromiumInstalled)('the Webhooks screens', () => {
     await page.getByRole('button', { name: 'Disable' }).click();
     await page.locator('.title-with-status .badge', { hasText: 'Disabled' }).waitFor();
     expect(await page.getByRole('button', { name: 'Send test event' }).isDisabled()).toBe(true);
-    await page.getByRole('button', { name: 'Enable' }).click();
-    await page.locator('.title-with-status .badge', { hasText: 'Enabled' }).waitFor();
+    // A refetch landing as the button is clicked can re-render it under the pointer: click again
+    // until the endpoint says it is enabled.
+    const enabled = page.locator('.title-with-status .badge', { hasText: 'Enabled' });
+    await vi.waitFor(
+      async () => {
+        if (!(await enabled.isVisible())) {
+          await page.getByRole('button', { name: 'Enable', exact: true }).click({ timeout: 2_000 });
+        }
+        await enabled.waitFor({ timeout: 2_000 });
+      },
+      { timeout: 20_000, interval: 200 },
+    );
 
     const [before] = await listEndpoints();
     await page.getByRole('button', { name: 'Rotate secret' }).click();

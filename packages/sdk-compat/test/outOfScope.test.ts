@@ -4,8 +4,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { rejection } from './errors.ts';
 import { useKeyplane } from './keyplane.ts';
 
-// The methods of @unkey/api 2.x for the reference product's deploy platform and customer portal,
-// which Keyplane does not serve (docs/contract.md, SDK compatibility): each is a 404
+// The methods of @unkey/api 2.x for the reference product's deploy platform, which Keyplane does
+// not serve (its customer portal it does: portal.test.ts) (docs/contract.md, SDK compatibility): each is a 404
 // `procedure_not_found`, raised as the SDK's NotFoundErrorResponse where the SDK maps a 404 for
 // that method, and as its APIError where it does not.
 
@@ -17,7 +17,6 @@ beforeAll(() => {
 });
 
 const where = { project: 'proj', app: 'app', environment: 'production' };
-const session = { portalSession: 'session' };
 
 /**
  * Every such method by the path it calls (the SDK's `internal.*` call `deploy.*`), with the smallest
@@ -98,19 +97,6 @@ const OUT_OF_SCOPE: [string, (unkey: Unkey) => Promise<unknown>, typeof NotFound
     (u) => u.internal.getDeployment({ deploymentId: 'd' }),
     NotFoundErrorResponse,
   ],
-  [
-    'portal.createSession',
-    (u) => u.portal.createSession({ portal: 'p', externalId: 'e', scopes: ['keys:read'] }),
-    NotFoundErrorResponse,
-  ],
-  ['portal.exchangeCode', (u) => u.portal.exchangeCode({ code: 'c' }), APIError],
-  [
-    'portal.getVerifications',
-    (u) => u.portal.getVerifications(session, { startTime: 0, endTime: 1 }),
-    NotFoundErrorResponse,
-  ],
-  ['portal.listKeys', (u) => u.portal.listKeys(session, {}), NotFoundErrorResponse],
-  ['portal.rerollKey', (u) => u.portal.rerollKey(session, { keyId: 'k', expiration: 0 }), NotFoundErrorResponse],
   ['projects.createProject', (u) => u.projects.createProject({ name: 'proj', slug: 'proj' }), APIError],
   ['projects.deleteProject', (u) => u.projects.deleteProject({ project: 'proj' }), NotFoundErrorResponse],
   ['projects.getProject', (u) => u.projects.getProject({ project: 'proj' }), NotFoundErrorResponse],

@@ -7,6 +7,8 @@ export interface PublicProcedure {
   list: boolean;
   /** A change the audit log records (with the caller's address): every mutation but those marked `audit: false`. */
   audited: boolean;
+  /** A portal customer's procedure (`meta.auth: 'portalSession'`): it may read the `portal_session` cookie. */
+  portalSession: boolean;
 }
 
 /**
@@ -25,6 +27,7 @@ export function publicProcedureTable(router: AnyTRPCRouter): ReadonlyMap<string,
         type: _def.type,
         list: _def.meta.list === true,
         audited: _def.type === 'mutation' && _def.meta.audit !== false,
+        portalSession: _def.meta.auth === 'portalSession',
       });
     }
   }

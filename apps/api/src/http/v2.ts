@@ -2,12 +2,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WorkspaceRateLimitState } from '@keyplane/core';
 import { type PortalSessionCarrier, publicErrorOf, type SessionCarrier } from '@keyplane/procedures';
 import { type AnyTRPCRouter, callTRPCProcedure } from '@trpc/server';
+import { parse } from 'hono/utils/cookie';
 import type { Readiness } from '../readiness.ts';
 import { BodyTooLargeError, ClientClosedRequestError, readIncomingBody } from './body.ts';
 import { mediaTypeOf, type Problem, problemBody, problems } from './problem.ts';
 import { publicProcedureTable } from './procedureTable.ts';
 import { workspaceRateLimitHeaders } from './rateLimitHeaders.ts';
 import type { Exchange, Route } from './requests.ts';
+import { PORTAL_SESSION_COOKIE } from './sessionCookie.ts';
 
 /** A `/v2/<procedure>` call, as the transport read it from the request. */
 export interface V2Call {
@@ -20,6 +22,8 @@ export interface V2Call {
   /** The Host and X-Forwarded-Proto headers, from which a link's origin is made only when one is (linkOrigin). */
   host?: string;
   forwardedProto?: string;
+  /** The Cookie header: read only by a portal customer's procedure, for its `portal_session` (the reference SDK sends it so). */
+  cookie?: string;
   /** Who connected (behind a trusted proxy, whom it names): read only for a change the audit log records. */
   clientAddress?(): string | undefined;
   readBody(limit: number): Promise<string>;
@@ -112,6 +116,7 @@ export function createV2Handler<TContext>(options: {
       requestHost: call.host,
       forwardedProto: call.forwardedProto,
       clientAddress: procedure.audited ? call.clientAddress?.() : undefined,
+      portalSession: procedure.portalSession ? presentedPortalSession(call.cookie) : undefined,
       onWorkspaceRateLimit: (state) => {
         headers = workspaceRateLimitHeaders(state);
       },
@@ -138,6 +143,16 @@ export function createV2Handler<TContext>(options: {
     const list = data as { data: unknown; pagination: unknown };
     return { status: 200, body: { meta: { requestId }, data: list.data, pagination: list.pagination }, headers };
   };
+}
+
+/**
+ * The `portal_session` cookie a `/v2` call presents, read only: `/v2` sets no cookies (a customer's
+ * client keeps the token `portal.exchangeCode` answered and sends it back, as the reference SDK does).
+ */
+function presentedPortalSession(cookieHeader: string | undefined): PortalSessionCarrier | undefined {
+  if (cookieHeader === undefined) return undefined;
+  const presented = parse(cookieHeader, PORTAL_SESSION_COOKIE)[PORTAL_SESSION_COOKIE];
+  return presented === undefined ? undefined : { presented, issue() {}, clear() {} };
 }
 
 const firstHeader = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
@@ -212,6 +227,7 @@ export function v2Route(options: {
             metricsDisabled: metricsDisabledBy(request.headers[METRICS_HEADER]),
             host: request.headers.host,
             forwardedProto: firstHeader(request.headers['x-forwarded-proto']),
+            cookie: request.headers.cookie,
             clientAddress: clientAddressOf && (() => clientAddressOf(request)),
             readBody: (limit) => readIncomingBody(request, limit),
           },

@@ -95,7 +95,15 @@ describe('rootKeys.permissionCatalog', () => {
     const reply = await callProcedure(api, 'rootKeys.permissionCatalog', undefined, { rootKey: workspace.rootKey });
     expect(reply.status).toBe(200);
     const byType = Object.fromEntries(reply.data.resourceTypes.map((entry) => [entry.resourceType, entry.actions]));
-    expect(Object.keys(byType).sort()).toEqual(['api', 'identity', 'ratelimit', 'rbac', 'webhook', 'workspace']);
+    expect(Object.keys(byType).sort()).toEqual([
+      'api',
+      'identity',
+      'portal',
+      'ratelimit',
+      'rbac',
+      'webhook',
+      'workspace',
+    ]);
     expect(byType.api).toContain('verify_key');
     expect(byType.workspace).toEqual([
       'read_root_keys',
