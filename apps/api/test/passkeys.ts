@@ -2,7 +2,8 @@ import { createHash, generateKeyPairSync, type KeyObject, randomBytes, sign } fr
 
 // A software authenticator: makes the answers a browser hands over after a WebAuthn ceremony (as
 // @simplewebauthn/browser serialises them), for procedure tests without a browser. It holds one
-// ES256 passkey, reports user presence and verification, and counts its signatures.
+// ES256 passkey, reports user presence and verification, and counts its signatures
+// (docs/decisions/0020-software-passkey-authenticator-in-tests.md).
 
 type Cbor = number | string | Uint8Array | Map<Cbor, Cbor>;
 
