@@ -65,3 +65,64 @@ export function isSafePortalUrl(text: string, options: { allowLoopback: boolean 
   if (url.protocol === 'https:') return true;
   return options.allowLoopback && url.protocol === 'http:' && LOOPBACK.has(url.hostname);
 }
+
+/**
+ * One bucket of a customer's usage as the reference's portal answers it: its start (unix ms), all
+ * verifications, and those of each outcome it names (docs/contract.md, Portal).
+ */
+export interface PortalUsagePoint {
+  time: number;
+  total: number;
+  valid: number;
+  rateLimited: number;
+  insufficientPermissions: number;
+  forbidden: number;
+  disabled: number;
+  expired: number;
+  usageExceeded: number;
+}
+
+/** The outcome codes a usage point counts on their own; any other (NOT_FOUND, …) is in `total` only. */
+const POINT_FIELDS: ReadonlyMap<string, keyof Omit<PortalUsagePoint, 'time' | 'total'>> = new Map([
+  ['VALID', 'valid'],
+  ['RATE_LIMITED', 'rateLimited'],
+  ['INSUFFICIENT_PERMISSIONS', 'insufficientPermissions'],
+  ['FORBIDDEN', 'forbidden'],
+  ['DISABLED', 'disabled'],
+  ['EXPIRED', 'expired'],
+  ['USAGE_EXCEEDED', 'usageExceeded'],
+] as const);
+
+/**
+ * Counts per bucket and outcome as one point per bucket starting in [from, to), oldest first,
+ * zero-filled as the reference's are, so a chart needs no gaps filled. Buckets are `bucketMs` wide
+ * and aligned on the unix epoch (UTC), as the rollups store them.
+ */
+export function portalUsagePoints(
+  counts: readonly { time: number; outcome: string; count: number }[],
+  range: { from: number; to: number; bucketMs: number },
+): PortalUsagePoint[] {
+  const { from, to, bucketMs } = range;
+  const points = new Map<number, PortalUsagePoint>();
+  for (let time = Math.ceil(from / bucketMs) * bucketMs; time < to; time += bucketMs) {
+    points.set(time, {
+      time,
+      total: 0,
+      valid: 0,
+      rateLimited: 0,
+      insufficientPermissions: 0,
+      forbidden: 0,
+      disabled: 0,
+      expired: 0,
+      usageExceeded: 0,
+    });
+  }
+  for (const { time, outcome, count } of counts) {
+    const point = points.get(time);
+    if (point === undefined) continue;
+    point.total += count;
+    const field = POINT_FIELDS.get(outcome);
+    if (field !== undefined) point[field] += count;
+  }
+  return [...points.values()];
+}

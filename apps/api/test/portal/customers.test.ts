@@ -15,6 +15,28 @@ const { api, workspace } = useApiWithWorkspace();
 
 type KeyList = { data: { keyId: string; name: string | null }[] };
 
+const HOUR_MS = 60 * 60 * 1000;
+const NO_USAGE = {
+  total: 0,
+  valid: 0,
+  rateLimited: 0,
+  insufficientPermissions: 0,
+  forbidden: 0,
+  disabled: 0,
+  expired: 0,
+  usageExceeded: 0,
+};
+type UsagePoint = typeof NO_USAGE & { time: number };
+
+/** A customer's usage points added up over time. */
+function summed(points: UsagePoint[]): typeof NO_USAGE {
+  const sum = { ...NO_USAGE };
+  for (const { time: _time, ...counts } of points) {
+    for (const [field, count] of Object.entries(counts)) sum[field as keyof typeof NO_USAGE] += count;
+  }
+  return sum;
+}
+
 /** Every customer procedure that names a key, with an input naming `keyId`. */
 const KEY_PROCEDURES: [string, (keyId: string) => unknown][] = [
   ['portal.rerollKey', (keyId) => ({ keyId, expiration: 0 })],
@@ -231,30 +253,43 @@ describe('the audit log', () => {
 });
 
 describe('usage and webhooks', () => {
-  it('portal.getVerifications answers the customer’s verifications per key and outcome, and no one else’s', async () => {
+  it('portal.getVerifications answers the customer’s verifications per bucket and outcome, in total or of one key, and no one else’s', async () => {
     const { portalId } = await createTestPortal(api, workspace.rootKey);
     const rita = await customerSession(api, workspace.rootKey, portalId, 'rita');
     const sam = await customerSession(api, workspace.rootKey, portalId, 'sam');
-    const { data } = await callAsCustomer<{ keyId: string; key: string }>(
+    const first = await callAsCustomer<{ keyId: string; key: string }>(api, 'portal.createKey', {}, rita.accessToken);
+    const second = await callAsCustomer<{ keyId: string; key: string }>(api, 'portal.createKey', {}, rita.accessToken);
+    const other = await callAsCustomer<{ key: string }>(api, 'portal.createKey', {}, sam.accessToken);
+    for (const key of [first.data.key, first.data.key, second.data.key, other.data.key])
+      await api.call('keys.verifyKey', { key }, workspace.rootKey);
+    // A key without permissions asked for one: INSUFFICIENT_PERMISSIONS.
+    await api.call('keys.verifyKey', { key: first.data.key, permissions: 'documents.read' }, workspace.rootKey);
+    await api.services.verifications.flush();
+    const range = { startTime: Date.now() - HOUR_MS, endTime: Date.now() + HOUR_MS };
+
+    const all = await callAsCustomer<UsagePoint[]>(api, 'portal.getVerifications', range, rita.accessToken);
+    expect(all.status).toBe(200);
+    // Hourly over two hours: two buckets (three when startTime falls on the hour), zero-filled, oldest first.
+    expect(all.data.length).toBeGreaterThanOrEqual(2);
+    all.data.forEach((point, index) => {
+      expect(point.time % HOUR_MS).toBe(0);
+      if (index > 0) expect(point.time - (all.data[index - 1]?.time ?? 0)).toBe(HOUR_MS);
+    });
+    expect(summed(all.data)).toEqual({ ...NO_USAGE, total: 4, valid: 3, insufficientPermissions: 1 });
+
+    const one = await callAsCustomer<UsagePoint[]>(
       api,
-      'portal.createKey',
-      {},
+      'portal.getVerifications',
+      { ...range, keyId: first.data.keyId },
       rita.accessToken,
     );
-    const other = await callAsCustomer<{ key: string }>(api, 'portal.createKey', {}, sam.accessToken);
-    for (const key of [data.key, data.key, other.data.key])
-      await api.call('keys.verifyKey', { key }, workspace.rootKey);
-    await api.services.verifications.flush();
-    const range = { startTime: Date.now() - 3_600_000, endTime: Date.now() + 3_600_000 };
-    const usage = await callAsCustomer<{
-      granularity: string;
-      verifications: { keyId: string; outcome: string; count: number }[];
-    }>(api, 'portal.getVerifications', range, rita.accessToken);
-    expect(usage.status).toBe(200);
-    expect(usage.data.granularity).toBe('hour');
-    expect(usage.data.verifications).toEqual([
-      expect.objectContaining({ keyId: data.keyId, outcome: 'VALID', count: 2 }),
-    ]);
+    expect(summed(one.data)).toEqual({ ...NO_USAGE, total: 3, valid: 2, insufficientPermissions: 1 });
+
+    // At /v2 the points are the envelope's data, as the reference's SDK parses them.
+    const v2 = await api.post<UsagePoint[]>('portal.getVerifications', range, rita.accessToken);
+    expect(v2.status).toBe(200);
+    expect(v2.body.data).toEqual(all.data);
+
     const backwards = await callAsCustomer(
       api,
       'portal.getVerifications',

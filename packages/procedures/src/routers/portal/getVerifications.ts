@@ -1,4 +1,4 @@
-import { badRequest } from '@keyplane/core';
+import { badRequest, portalUsagePoints } from '@keyplane/core';
 import { listCustomerVerifications } from '@keyplane/db';
 import { z } from 'zod';
 import { requireScope } from '../../middleware/portalSession.ts';
@@ -6,7 +6,8 @@ import { resourceIdSchema } from '../../schemas.ts';
 import { portalProcedure } from '../../trpc.ts';
 import { loadCustomerKey } from './customerKeys.ts';
 
-const DAY_MS = 24 * 60 * 60 * 1000;
+const HOUR_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * HOUR_MS;
 /** The widest range one call may ask for. */
 const MAX_RANGE_MS = 400 * DAY_MS;
 
@@ -19,19 +20,34 @@ export const getVerificationsInput = z.strictObject({
   keyId: resourceIdSchema.optional(),
 });
 
-export const getVerificationsOutput = z.object({
-  /** Hours for a range of up to 7 days, days beyond. */
-  granularity: z.enum(['hour', 'day']),
-  /** Per bucket (its start, unix ms), key and outcome (`VALID`, `RATE_LIMITED`, …): sum them for totals. */
-  verifications: z.array(z.object({ time: z.number(), keyId: z.string(), outcome: z.string(), count: z.number() })),
-});
+const wholeNumber = z.number().int();
 
-/** The customer's usage over time, per key and outcome, from the verification rollups. */
+/**
+ * The reference's data points (its SDK parses them): one per bucket starting in the range, oldest
+ * first, zero-filled; hours for a range of up to 7 days, days (UTC) beyond.
+ */
+export const getVerificationsOutput = z.array(
+  z.object({
+    /** The bucket's start, unix ms. */
+    time: wholeNumber,
+    /** Every verification of the bucket, whatever its outcome. */
+    total: wholeNumber,
+    valid: wholeNumber,
+    rateLimited: wholeNumber,
+    insufficientPermissions: wholeNumber,
+    forbidden: wholeNumber,
+    disabled: wholeNumber,
+    expired: wholeNumber,
+    usageExceeded: wholeNumber,
+  }),
+);
+
+/** The customer's usage over time, of all their keys or one, per outcome, from the verification rollups. */
 export const getVerifications = portalProcedure
   .meta({
     public: true,
     auth: 'portalSession',
-    description: "The portal customer's verifications over time, per key and outcome.",
+    description: "The portal customer's verifications over time, of all their keys or of one, per outcome.",
     errors: [404],
   })
   .input(getVerificationsInput)
@@ -46,7 +62,7 @@ export const getVerifications = portalProcedure
     }
     if (input.keyId !== undefined) await loadCustomerKey(ctx, input.keyId);
     const granularity = input.endTime - input.startTime <= 7 * DAY_MS ? 'hour' : 'day';
-    const verifications = await listCustomerVerifications(ctx.em, {
+    const counts = await listCustomerVerifications(ctx.em, {
       workspaceId: portal.workspaceId,
       apiId: portal.apiId,
       externalId: portal.externalId,
@@ -55,5 +71,9 @@ export const getVerifications = portalProcedure
       to: input.endTime,
       granularity,
     });
-    return { granularity, verifications };
+    return portalUsagePoints(counts, {
+      from: input.startTime,
+      to: input.endTime,
+      bucketMs: granularity === 'hour' ? HOUR_MS : DAY_MS,
+    });
   });
