@@ -37,19 +37,25 @@ describe('usage per day', () => {
 });
 
 describe('toUsagePoints', () => {
-  it('counts VALID as valid and every other outcome as refused', () => {
+  it('counts valid as valid and every other outcome of the total as refused', () => {
+    const point = {
+      rateLimited: 0,
+      insufficientPermissions: 0,
+      forbidden: 0,
+      disabled: 0,
+      expired: 0,
+      usageExceeded: 0,
+    };
     expect(
-      toUsagePoints({
-        verifications: [
-          { time: 1, outcome: 'VALID', count: 4 },
-          { time: 1, outcome: 'RATE_LIMITED', count: 2 },
-          { time: 2, outcome: 'USAGE_EXCEEDED', count: 1 },
-        ],
-      }),
+      toUsagePoints([
+        { ...point, time: 1, total: 7, valid: 4, rateLimited: 2 },
+        { ...point, time: 2, total: 1, valid: 0, usageExceeded: 1 },
+        { ...point, time: 3, total: 0, valid: 0 },
+      ]),
     ).toEqual([
-      { time: 1, valid: 4, refused: 0 },
-      { time: 1, valid: 0, refused: 2 },
+      { time: 1, valid: 4, refused: 3 },
       { time: 2, valid: 0, refused: 1 },
+      { time: 3, valid: 0, refused: 0 },
     ]);
   });
 });

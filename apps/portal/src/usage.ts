@@ -53,13 +53,9 @@ export function niceCeiling(value: number): number {
 }
 
 /**
- * portal.getVerifications' answer (`{ verifications: [{ time, keyId, outcome, count }] }`, per
- * bucket, key and outcome) as counts over time: `VALID` passed, every other outcome was refused.
+ * portal.getVerifications' points (one per bucket, as the reference answers them: `total` and a
+ * count per outcome) as counts over time: `valid` passed, every other outcome was refused.
  */
-export function toUsagePoints(answer: {
-  verifications: { time: number; outcome: string; count: number }[];
-}): UsagePoint[] {
-  return answer.verifications.map(({ time, outcome, count }) =>
-    outcome === 'VALID' ? { time, valid: count, refused: 0 } : { time, valid: 0, refused: count },
-  );
+export function toUsagePoints(points: { time: number; total: number; valid: number }[]): UsagePoint[] {
+  return points.map(({ time, total, valid }) => ({ time, valid, refused: total - valid }));
 }

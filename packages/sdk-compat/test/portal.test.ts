@@ -29,13 +29,16 @@ beforeAll(async () => {
   ({ portalId } = await v2<{ portalId: string }>('portal.createPortal', { apiId, displayName: 'Acme' }));
 });
 
+/** How long a test waits for verifications to reach PostgreSQL (flushed every second; longer on a loaded machine). */
+const ANALYTICS_WRITTEN = { timeout: 10_000 };
+
 /** A customer's session the way a provider's backend and the portal page make one. */
-async function sessionOf(externalId: string): Promise<string> {
+async function sessionOf(externalId: string, scopes = ['keys:read', 'keys:reroll']): Promise<string> {
   const { data } = (
     await unkey.portal.createSession({
       portal: portalId,
       externalId,
-      scopes: ['keys:read', 'keys:reroll'],
+      scopes,
       returnUrl: 'https://app.example.test/settings',
     })
   ).result;
@@ -61,6 +64,35 @@ describe('200', () => {
     expect(rolled.data.keyId).not.toBe(mine.keyId);
     const verified = await unkey.keys.verifyKey({ key: rolled.data.key });
     expect(verified.data.valid).toBe(true);
+  });
+
+  it('getVerifications: the customer’s verifications as the reference’s points, of all their keys or one', async () => {
+    const mine = (await unkey.keys.createKey({ apiId, externalId: 'customer_usage' })).data;
+    const theirs = (await unkey.keys.createKey({ apiId, externalId: 'someone_else_usage' })).data;
+    await unkey.keys.verifyKey({ key: mine.key });
+    await unkey.keys.verifyKey({ key: mine.key });
+    await unkey.keys.verifyKey({ key: mine.key, permissions: 'documents.read' });
+    await unkey.keys.verifyKey({ key: theirs.key });
+    const portalSession = await sessionOf('customer_usage', ['keys:read', 'analytics:read']);
+    const range = { startTime: Date.now() - 60 * 60 * 1000, endTime: Date.now() + 60 * 60 * 1000 };
+    const summed = (points: { total: number; valid: number; insufficientPermissions: number }[]) =>
+      points.reduce(
+        (sum, point) => ({
+          total: sum.total + point.total,
+          valid: sum.valid + point.valid,
+          insufficientPermissions: sum.insufficientPermissions + point.insufficientPermissions,
+        }),
+        { total: 0, valid: 0, insufficientPermissions: 0 },
+      );
+
+    await expect
+      .poll(async () => summed((await unkey.portal.getVerifications({ portalSession }, range)).data), ANALYTICS_WRITTEN)
+      .toEqual({ total: 3, valid: 2, insufficientPermissions: 1 });
+    const { data } = await unkey.portal.getVerifications({ portalSession }, { ...range, keyId: mine.keyId });
+    // Hourly buckets over two hours, zero-filled: two points, or three when startTime falls on the hour.
+    expect(data.length).toBeGreaterThanOrEqual(2);
+    expect(data.every((point) => point.time % (60 * 60 * 1000) === 0)).toBe(true);
+    expect(summed(data)).toEqual({ total: 3, valid: 2, insufficientPermissions: 1 });
   });
 });
 
