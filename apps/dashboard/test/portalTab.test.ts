@@ -14,7 +14,7 @@ import {
 } from './harness.ts';
 
 // An API's Portal tab (docs/dashboard.md): a provider configures the customer portal, previews it as
-// one of its customers in a new tab, and revokes that customer's sessions.
+// one of its customers in a new tab, revokes that customer's sessions and deletes the portal.
 let dashboard: Dashboard;
 let apiId: string;
 
@@ -57,7 +57,7 @@ describe.skipIf(!chromiumInstalled)('the Portal tab', () => {
     await dashboard?.stop();
   });
 
-  it('configures the portal, previews it as a customer and revokes their sessions', async () => {
+  it('configures the portal, previews it as a customer, revokes their sessions and deletes the portal', async () => {
     const { page } = dashboard;
     await page.goto(`${dashboard.server.url}/dashboard/apis/${apiId}?tab=portal`);
     await page.getByRole('heading', { name: 'Customer portal' }).waitFor();
@@ -127,6 +127,20 @@ describe.skipIf(!chromiumInstalled)('the Portal tab', () => {
     expect(await sidewaysOverflow(page)).toBe(0);
     expect(await accessibilityProblems(page)).toEqual([]);
     await keepScreenshot(page, 'portal-tab-phone');
+
+    // Deleting the portal asks first; Cancel keeps it, confirming deletes it and the tab offers a new one.
+    await page.setViewportSize(DESKTOP);
+    await page.getByRole('button', { name: 'Delete portal' }).click();
+    const deletion = page.getByRole('dialog', { name: 'Delete this portal?' });
+    await deletion.getByRole('button', { name: 'Cancel' }).click();
+    await deletion.waitFor({ state: 'detached' });
+    expect(await portals()).toHaveLength(1);
+    await page.getByRole('button', { name: 'Delete portal' }).click();
+    await deletion.getByRole('button', { name: 'Delete portal' }).click();
+    await deletion.waitFor({ state: 'detached' });
+    await page.getByText('This API has no customer portal yet.').waitFor();
+    expect(await portals()).toEqual([]);
+    expect(await dashboard.verify(key)).toMatchObject({ valid: true });
     expect(unexpectedErrors(dashboard)).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import type { Unkey } from '@unkey/api';
+import type { V2PortalCreateSessionRequestBody } from '@unkey/api/models/components';
 import { UnauthorizedErrorResponse } from '@unkey/api/models/errors';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { rejection } from './errors.ts';
@@ -33,7 +34,10 @@ beforeAll(async () => {
 const ANALYTICS_WRITTEN = { timeout: 10_000 };
 
 /** A customer's session the way a provider's backend and the portal page make one. */
-async function sessionOf(externalId: string, scopes = ['keys:read', 'keys:reroll']): Promise<string> {
+async function sessionOf(
+  externalId: string,
+  scopes: V2PortalCreateSessionRequestBody['scopes'] = ['keys:read', 'keys:reroll'],
+): Promise<string> {
   const { data } = (
     await unkey.portal.createSession({
       portal: portalId,

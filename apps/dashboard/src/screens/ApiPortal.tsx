@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ExternalLink } from 'lucide-react';
+import { ExternalLink, Trash2 } from 'lucide-react';
 import { type FormEvent, useId, useState } from 'react';
 import { useMissingPermission } from '../access.ts';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
@@ -51,6 +51,7 @@ export function ApiPortal({ apiId }: { apiId: string }) {
       </section>
       {portal ? <PortalPreview portal={portal} /> : null}
       {portal ? <PortalSessions portal={portal} /> : null}
+      {portal ? <PortalDeletion portal={portal} /> : null}
     </div>
   );
 }
@@ -523,6 +524,58 @@ function PortalSessions({ portal }: { portal: Portal }) {
         <p>
           Every portal session of <strong>{revoking}</strong> ends at once: their open portal page shows that the
           session ended. Their keys keep working. Your backend can open a new session for them at any time.
+        </p>
+      </ConfirmDialog>
+    </section>
+  );
+}
+
+/** Deleting the portal, after asking: its sessions end at once, its customers' keys stay. */
+function PortalDeletion({ portal }: { portal: Portal }) {
+  const queryClient = useQueryClient();
+  const id = useId();
+  const [deleting, setDeleting] = useState(false);
+  const remove = useMutation(
+    trpc.portal.deletePortal.mutationOptions({
+      onSuccess: async () => {
+        // The tab goes back to the form that creates a portal.
+        await queryClient.invalidateQueries({ queryKey: trpc.portal.pathKey() });
+        setDeleting(false);
+      },
+    }),
+  );
+  return (
+    <section aria-labelledby={`${id}-title`} className="panel">
+      <h2 id={`${id}-title`}>Delete the portal</h2>
+      <p className="hint">
+        Ends every customer’s session at once and removes the portal’s settings. The keys your customers made stay and
+        keep working.
+      </p>
+      <div className="actions">
+        <PermittedButton
+          className="danger"
+          permission={{ resourceType: 'portal', resourceId: portal.portalId, action: 'delete_portal' }}
+          onClick={() => setDeleting(true)}
+        >
+          <Trash2 size={16} aria-hidden="true" />
+          Delete portal
+        </PermittedButton>
+      </div>
+      <ConfirmDialog
+        title="Delete this portal?"
+        open={deleting}
+        confirmLabel="Delete portal"
+        pending={remove.isPending}
+        error={remove.error}
+        onConfirm={() => remove.mutate({ portalId: portal.portalId })}
+        onClose={() => {
+          setDeleting(false);
+          remove.reset();
+        }}
+      >
+        <p>
+          Delete the portal <strong>{portal.displayName}</strong>? Every customer’s open portal page shows that the
+          session ended, and your backend can no longer open sessions for it. Their keys keep working.
         </p>
       </ConfirmDialog>
     </section>
