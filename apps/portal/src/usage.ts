@@ -1,4 +1,4 @@
-import type { UsageBucket } from './api.ts';
+import type { UsageBucket, Verifications } from './api.ts';
 
 /** The local midnights starting each of the last `days` days, oldest first (today's last). */
 export function dayStarts(now: number, days: number): number[] {
@@ -56,6 +56,6 @@ export function niceCeiling(value: number): number {
  * portal.getVerifications' points (one per bucket, as the reference answers them: `total` and a
  * count per outcome) as counts over time: `valid` passed, every other outcome was refused.
  */
-export function toUsagePoints(points: { time: number; total: number; valid: number }[]): UsagePoint[] {
+export function toUsagePoints(points: Verifications): UsagePoint[] {
   return points.map(({ time, total, valid }) => ({ time, valid, refused: total - valid }));
 }
