@@ -1,7 +1,7 @@
 import { hashPassword, type TeamRole } from '@keyplane/core';
 import { createMembership, createUser } from '@keyplane/db';
 import { type SessionCarrier, startPersonSession } from '@keyplane/procedures';
-import type { Api } from './harness.ts';
+import type { Api, TestWorkspace } from './harness.ts';
 
 let people = 0;
 
@@ -41,6 +41,17 @@ export async function signedInPerson(
   await createMembership(em, { workspaceId, userId, role });
   const session = await sessionFor(api, userId, workspaceId);
   return { userId, email, password: TEST_PERSON_PASSWORD, session };
+}
+
+/** A new workspace in which an existing person is a member with this role: a person in two workspaces. */
+export async function anotherWorkspaceOf(
+  api: Pick<Api, 'em' | 'workspace'>,
+  userId: string,
+  role: TeamRole,
+): Promise<TestWorkspace> {
+  const other = await api.workspace();
+  await createMembership(api.em(), { workspaceId: other.workspaceId, userId, role });
+  return other;
 }
 
 /** A new session of an existing member, as its cookie value. */

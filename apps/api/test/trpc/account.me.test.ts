@@ -2,7 +2,7 @@ import { rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import { callProcedure } from '../internal.ts';
-import { signedInPerson } from '../people.ts';
+import { anotherWorkspaceOf, signedInPerson } from '../people.ts';
 
 // account.me: the signed-in person, their role here and every workspace they belong to.
 const { api, workspace } = useApiWithWorkspace();
@@ -10,11 +10,7 @@ const { api, workspace } = useApiWithWorkspace();
 describe('200', () => {
   it('answers the person, their role, their workspaces and whether they have a password', async () => {
     const person = await signedInPerson(api, workspace.workspaceId, 'admin', { name: 'Ada Admin' });
-    const other = await api.workspace();
-    await rows(
-      api.em(),
-      sql`insert into memberships (workspace_id, user_id, role, created_at) values (${other.workspaceId}, ${person.userId}, 'viewer', now())`,
-    );
+    const other = await anotherWorkspaceOf(api, person.userId, 'viewer');
     const reply = await callProcedure(api, 'account.me', undefined, { session: person.session });
     expect(reply.status).toBe(200);
     expect(reply.data).toMatchObject({

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { asBrowser, auditOf, fromAddress, newAddress, sessionCookieOf } from '../accounts.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import { callInternal, callProcedure } from '../internal.ts';
-import { signedInPerson, TEST_PERSON_PASSWORD } from '../people.ts';
+import { anotherWorkspaceOf, signedInPerson, TEST_PERSON_PASSWORD } from '../people.ts';
 
 // account.signIn: a person's email and password for a session cookie, without telling whether an email has an account.
 const { api, workspace } = useApiWithWorkspace();
@@ -84,11 +84,7 @@ describe('401', () => {
 
   it('records a wrong password in every workspace of the account, without the password or an actor', async () => {
     const person = await signedInPerson(api, workspace.workspaceId, 'member');
-    const other = await api.workspace();
-    await rows(
-      api.em(),
-      sql`insert into memberships (workspace_id, user_id, role, created_at) values (${other.workspaceId}, ${person.userId}, 'viewer', now())`,
-    );
+    const other = await anotherWorkspaceOf(api, person.userId, 'viewer');
     const signInFrom = await fromAddress(api, newAddress());
     await signInFrom('account.signIn', { email: person.email, password: 'a guessed password' });
     const entries = await auditOf(api, 'account.signInFailed', person.userId);

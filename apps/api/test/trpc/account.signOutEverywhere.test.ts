@@ -1,8 +1,7 @@
-import { rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import { callProcedure } from '../internal.ts';
-import { sessionFor, signedInPerson } from '../people.ts';
+import { anotherWorkspaceOf, sessionFor, signedInPerson } from '../people.ts';
 
 // account.signOutEverywhere: every session of the person, in every workspace, ends; the cookie is cleared.
 const { api, workspace } = useApiWithWorkspace();
@@ -10,11 +9,7 @@ const { api, workspace } = useApiWithWorkspace();
 describe('200', () => {
   it('ends every session of the person in every workspace and clears the cookie', async () => {
     const person = await signedInPerson(api, workspace.workspaceId, 'member');
-    const other = await api.workspace();
-    await rows(
-      api.em(),
-      sql`insert into memberships (workspace_id, user_id, role, created_at) values (${other.workspaceId}, ${person.userId}, 'viewer', now())`,
-    );
+    const other = await anotherWorkspaceOf(api, person.userId, 'viewer');
     const there = await sessionFor(api, person.userId, other.workspaceId);
     const reply = await callProcedure(api, 'account.signOutEverywhere', undefined, { session: person.session });
     expect(reply.status).toBe(200);

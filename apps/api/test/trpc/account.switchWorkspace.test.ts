@@ -1,9 +1,8 @@
-import { rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
 import { sessionCookieOf } from '../accounts.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import { callInternal, callProcedure } from '../internal.ts';
-import { signedInPerson } from '../people.ts';
+import { anotherWorkspaceOf, signedInPerson } from '../people.ts';
 
 // account.switchWorkspace: a new session in another workspace of theirs; the one it was asked with ends.
 const { api, workspace } = useApiWithWorkspace();
@@ -11,11 +10,7 @@ const { api, workspace } = useApiWithWorkspace();
 describe('200', () => {
   it('signs the person in to another workspace of theirs with their role there, ending the current session', async () => {
     const person = await signedInPerson(api, workspace.workspaceId, 'owner');
-    const other = await api.workspace();
-    await rows(
-      api.em(),
-      sql`insert into memberships (workspace_id, user_id, role, created_at) values (${other.workspaceId}, ${person.userId}, 'viewer', now())`,
-    );
+    const other = await anotherWorkspaceOf(api, person.userId, 'viewer');
     const reply = await callProcedure(
       api,
       'account.switchWorkspace',
@@ -57,11 +52,7 @@ describe('404', () => {
 describe('cross-workspace isolation', () => {
   it('the new session reaches the new workspace only', async () => {
     const person = await signedInPerson(api, workspace.workspaceId, 'owner');
-    const other = await api.workspace();
-    await rows(
-      api.em(),
-      sql`insert into memberships (workspace_id, user_id, role, created_at) values (${other.workspaceId}, ${person.userId}, 'admin', now())`,
-    );
+    const other = await anotherWorkspaceOf(api, person.userId, 'admin');
     const { apiId } = (await callProcedure(api, 'apis.createApi', { name: 'here' }, { rootKey: workspace.rootKey }))
       .data;
     const reply = await callProcedure(
