@@ -45,6 +45,11 @@ export function KeysPanel({ may, onSessionEnd, onChange }: KeysPanelProps) {
     onChange();
     void load();
   };
+  // A deleted key leaves the list at once, so it cannot be picked again before the reload answers.
+  const deleted = (keyId: string) => {
+    setKeys((shown) => shown?.filter((key) => key.keyId !== keyId));
+    changed();
+  };
   const close = () => setOpen(undefined);
 
   return (
@@ -99,7 +104,7 @@ export function KeysPanel({ may, onSessionEnd, onChange }: KeysPanelProps) {
       <DeleteKeyDialog
         item={open?.kind === 'delete' ? open.key : undefined}
         onClose={close}
-        onDeleted={changed}
+        onDeleted={deleted}
         onSessionEnd={onSessionEnd}
       />
     </section>
@@ -421,7 +426,7 @@ function DeleteKeyDialog({
 }: {
   item: Key | undefined;
   onClose: () => void;
-  onDeleted: () => void;
+  onDeleted: (keyId: string) => void;
   onSessionEnd: () => void;
 }) {
   const remove = useAction((keyId: string) => portalApi.deleteKey(keyId), onSessionEnd);
@@ -432,7 +437,7 @@ function DeleteKeyDialog({
   const confirm = async () => {
     if (!item) return;
     if (await remove.run(item.keyId)) {
-      onDeleted();
+      onDeleted(item.keyId);
       close();
     }
   };

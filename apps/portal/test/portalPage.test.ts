@@ -214,10 +214,13 @@ describe.skipIf(!chromiumInstalled)('the customer portal page', () => {
     const confirm = page.getByRole('dialog', { name: 'Delete this key?' });
     await confirm.getByRole('button', { name: 'Cancel' }).click();
     expect((await keyNames(page)).length).toBe(before);
-    for (const _ of newest) {
+    for (let left = newest.length; left > 0; left--) {
       await page.getByRole('button', { name: 'Delete Build server' }).first().click();
       await confirm.getByRole('button', { name: 'Delete key' }).click();
       await confirm.waitFor({ state: 'hidden' });
+      await expect
+        .poll(async () => (await keyNames(page)).filter((name) => name === 'Build server').length)
+        .toBe(left - 1);
     }
     await expect.poll(() => keyNames(page)).not.toContain('Build server');
     expect(await dashboard.verify(rolled)).toMatchObject({ valid: false });
