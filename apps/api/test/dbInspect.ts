@@ -238,3 +238,20 @@ export async function permissionIdOf(
   );
   return found?.id;
 }
+
+/**
+ * What a key's verifications left behind: the credits they spent (from `credits`, the starting
+ * balance) and the request ids of the verification events written for it.
+ */
+export async function spentAndRecorded(
+  em: EntityManager,
+  keyId: string,
+  credits: number,
+): Promise<{ spent: number; requestIds: string[] }> {
+  const key = await storedKey(em, keyId);
+  const recorded = await rows(
+    em,
+    sql<{ requestId: string }>`select request_id as "requestId" from key_verifications where key_id = ${keyId}`,
+  );
+  return { spent: credits - Number(key?.credits_remaining), requestIds: recorded.map(({ requestId }) => requestId) };
+}

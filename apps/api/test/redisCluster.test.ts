@@ -1,12 +1,10 @@
 import { createChangeLog } from '@keyplane/caches';
 import { bootstrapWorkspace } from '@keyplane/core';
 import { setWorkspaceApiRateLimit, workspaceStore } from '@keyplane/db';
-import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
-import { Cluster } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type SpawnedServer, spawnServer } from '../../../bench/server.ts';
-import { type OwnRedisCluster, startOwnRedisCluster } from '../../../packages/ratelimit/test/ownRedis.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { spawnServer } from '../../../bench/server.ts';
 import { callAt } from './harness.ts';
+import { useServersOnOwnCluster } from './ownCluster.ts';
 import type { InputOf, ProcedurePath } from './procedures.ts';
 import { LONG_WINDOW } from './ratelimit.ts';
 
@@ -14,35 +12,18 @@ import { LONG_WINDOW } from './ratelimit.ts';
 // redis-server on free loopback ports), one configured by a redis+cluster:// REDIS_URL, the other by
 // REDIS_CLUSTER_NODES (docs/architecture.md, Redis Cluster).
 
-let cluster: OwnRedisCluster;
-let admin: Cluster;
-let database: TestDatabase;
-let nodes: SpawnedServer[] = [];
-let rootKey: string;
+const servers = useServersOnOwnCluster(({ cluster, database }) => {
+  const byUrl = { REDIS_URL: cluster.url };
+  const byNodes = { REDIS_CLUSTER_NODES: cluster.nodes.map(({ host, port }) => `${host}:${port}`).join(',') };
+  return [byUrl, byNodes].map((redis) => ({ DATABASE_URL: database.url, ...redis }));
+});
+const { nodes } = servers;
 
 beforeAll(async () => {
-  cluster = await startOwnRedisCluster();
-  admin = new Cluster(cluster.nodes);
-  database = await createTestDatabase(inject('databaseUrl'), inject('templateDatabase'));
-  const byUrl = await spawnServer({ DATABASE_URL: database.url, REDIS_URL: cluster.url });
-  const byNodes = await spawnServer({
-    DATABASE_URL: database.url,
-    REDIS_CLUSTER_NODES: cluster.nodes.map(({ host, port }) => `${host}:${port}`).join(','),
-  });
-  nodes = [byUrl, byNodes];
-  if (!byUrl.rootKey) throw new Error('the first node did not bootstrap the database');
-  rootKey = byUrl.rootKey;
   // A node listens before its cluster connection is ready (until then it limits in-process), as a
   // balancer waits for readiness before it sends traffic.
   await untilReady();
 }, 60_000);
-
-afterAll(async () => {
-  await Promise.all(nodes.map((node) => node.stop()));
-  await database?.drop();
-  admin?.disconnect();
-  await cluster?.kill();
-});
 
 /** `count` concurrent calls, alternating between the nodes: how many `succeeded`. */
 async function burst<P extends ProcedurePath>(
@@ -52,7 +33,7 @@ async function burst<P extends ProcedurePath>(
   succeeded: (reply: Awaited<ReturnType<typeof callAt<P>>>) => boolean,
 ): Promise<number> {
   const replies = await Promise.all(
-    Array.from({ length: count }, (_, index) => callAt(nodes[index % 2]?.url ?? '', procedure, input, rootKey)),
+    Array.from({ length: count }, (_, index) => callAt(nodes[index % 2]?.url ?? '', procedure, input, servers.rootKey)),
   );
   expect(replies.map(({ status }) => status)).toEqual(Array(count).fill(200));
   return replies.filter(succeeded).length;
@@ -61,7 +42,7 @@ async function burst<P extends ProcedurePath>(
 /** The values of every key in the cluster under `pattern`, from whichever master holds it. */
 async function valuesInCluster(pattern: string): Promise<string[]> {
   const values = [];
-  for (const master of admin.nodes('master')) {
+  for (const master of servers.admin.nodes('master')) {
     for (const key of await master.keys(pattern)) values.push(String(await master.get(key)));
   }
   return values;
@@ -97,7 +78,7 @@ describe('two server processes on a Redis Cluster', () => {
   });
 
   it('share the workspace API rate limit (a quota) as one budget, counted in the cluster', async () => {
-    const em = () => database.orm.em.fork();
+    const em = () => servers.database.orm.em.fork();
     const limited = await em().transactional((tx) => bootstrapWorkspace(workspaceStore(tx), { name: 'limited' }));
     await setWorkspaceApiRateLimit(em(), createChangeLog(), limited.workspaceId, 4);
 
@@ -113,11 +94,11 @@ describe('two server processes on a Redis Cluster', () => {
   });
 
   it('are not ready while the cluster does not answer, and ready again once it does', async () => {
-    cluster.freeze();
+    servers.cluster.freeze();
     try {
       expect(await readinessStatuses()).toEqual([503, 503]);
     } finally {
-      cluster.thaw();
+      servers.cluster.thaw();
     }
     expect(await readinessStatuses()).toEqual([200, 200]);
   });
@@ -128,7 +109,7 @@ describe('a server given a malformed cluster', () => {
     ['REDIS_CLUSTER_NODES', '127.0.0.1'],
     ['REDIS_URL', 'redis+cluster://127.0.0.1:7000/0'],
   ])('exits 78 naming %s', async (name, value) => {
-    const start = spawnServer({ DATABASE_URL: database.url, [name]: value });
+    const start = spawnServer({ DATABASE_URL: servers.database.url, [name]: value });
     await expect(start).rejects.toThrow(new RegExp(`server exited with 78[\\s\\S]*${name}: must`));
   });
 });

@@ -1,13 +1,12 @@
 import { bootstrapWorkspace } from '@keyplane/core';
 import { workspaceStore } from '@keyplane/db';
-import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
-import { Cluster, Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
+import { Redis } from 'ioredis';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { type SpawnedServer, spawnServer } from '../../../bench/server.ts';
-import { type OwnRedisCluster, startOwnRedisCluster } from '../../../packages/ratelimit/test/ownRedis.ts';
 import { storedKey } from './dbInspect.ts';
 import type { NewKeyInput } from './fixtures.ts';
 import { callAt, type ReplyOf } from './harness.ts';
+import { useServersOnOwnCluster } from './ownCluster.ts';
 import type { InputOf, ProcedurePath } from './procedures.ts';
 import { LONG_WINDOW } from './ratelimit.ts';
 
@@ -18,33 +17,20 @@ import { LONG_WINDOW } from './ratelimit.ts';
 
 const NODE_COUNT = 3;
 
-let cluster: OwnRedisCluster;
-let admin: Cluster;
-let database: TestDatabase;
-const nodes: SpawnedServer[] = [];
-let rootKey: string;
+const servers = useServersOnOwnCluster(() => Array.from({ length: NODE_COUNT }, env));
+const { nodes } = servers;
+
+/** A node's environment: the shared database and the cluster by its redis+cluster:// URL. */
+function env() {
+  return { DATABASE_URL: servers.database.url, REDIS_URL: servers.cluster.url };
+}
 let apiId: string;
 
-const env = () => ({ DATABASE_URL: database.url, REDIS_URL: cluster.url });
-
 beforeAll(async () => {
-  cluster = await startOwnRedisCluster();
-  admin = new Cluster(cluster.nodes);
-  database = await createTestDatabase(inject('databaseUrl'), inject('templateDatabase'));
-  for (let index = 0; index < NODE_COUNT; index++) nodes.push(await spawnServer(env()));
-  if (!nodes[0]?.rootKey) throw new Error('the first node did not bootstrap the database');
-  rootKey = nodes[0].rootKey;
   // A node listens before its cluster connection is ready, as a balancer waits for readiness.
   await untilReadiness(200);
   apiId = (await call(0, 'apis.createApi', { name: 'three-nodes' })).body.data.apiId;
 }, 60_000);
-
-afterAll(async () => {
-  await Promise.all(nodes.map((node) => node.stop()));
-  await database?.drop();
-  admin?.disconnect();
-  await cluster?.kill();
-});
 
 function node(index: number): SpawnedServer {
   const found = nodes[index];
@@ -53,7 +39,7 @@ function node(index: number): SpawnedServer {
 }
 
 /** POST /v2/<procedure> to one node, with the bootstrap root key unless another is given. */
-function call<P extends ProcedurePath>(at: number, procedure: P, input: InputOf<P>, key = rootKey) {
+function call<P extends ProcedurePath>(at: number, procedure: P, input: InputOf<P>, key = servers.rootKey) {
   return callAt(node(at).url, procedure, input, key);
 }
 
@@ -106,17 +92,17 @@ async function untilReadiness(status: number): Promise<void> {
 
 /** Which of the cluster's masters serves a workspace's counters (its id is their hash tag). */
 async function masterServing(workspaceId: string): Promise<number> {
-  const slot = Number(await admin.cluster('KEYSLOT', `{${workspaceId}}`));
-  const range = (await admin.cluster('SLOTS')).find(([first, last]) => first <= slot && slot <= last);
-  return cluster.nodes.findIndex(({ port }) => port === range?.[2]?.[1]);
+  const slot = Number(await servers.admin.cluster('KEYSLOT', `{${workspaceId}}`));
+  const range = (await servers.admin.cluster('SLOTS')).find(([first, last]) => first <= slot && slot <= last);
+  return servers.cluster.nodes.findIndex(({ port }) => port === range?.[2]?.[1]);
 }
 
 /** A workspace of its own (with a root key holding every permission) on each master, by master. */
 async function workspacePerMaster(): Promise<{ workspaceId: string; rootKey: string }[]> {
   const byMaster: { workspaceId: string; rootKey: string }[] = [];
-  for (let made = 0; byMaster.filter(Boolean).length < cluster.nodes.length; made++) {
+  for (let made = 0; byMaster.filter(Boolean).length < servers.cluster.nodes.length; made++) {
     if (made === 50) throw new Error('50 workspaces did not cover every master');
-    const workspace = await database.orm.em
+    const workspace = await servers.database.orm.em
       .fork()
       .transactional((tx) => bootstrapWorkspace(workspaceStore(tx), { name: `per-master-${made}` }));
     byMaster[await masterServing(workspace.workspaceId)] ??= workspace;
@@ -137,7 +123,7 @@ type Seen<P extends ProcedurePath> =
 async function load<P extends ProcedurePath>(
   procedure: P,
   input: InputOf<P>,
-  { connections, key = rootKey }: { connections: number; key?: string },
+  { connections, key = servers.rootKey }: { connections: number; key?: string },
   more: (seen: Seen<P>[]) => boolean,
 ): Promise<Seen<P>[]> {
   const seen: Seen<P>[] = [];
@@ -178,7 +164,7 @@ describe('three server processes on one PostgreSQL and a Redis Cluster', () => {
 
     expect(answers.filter(({ code }) => code === 'VALID')).toHaveLength(60);
     expect(answers.filter(({ code }) => code === 'USAGE_EXCEEDED')).toHaveLength(240);
-    expect((await storedKey(database.orm.em.fork(), keyId))?.credits_remaining).toBe('0');
+    expect((await storedKey(servers.database.orm.em.fork(), keyId))?.credits_remaining).toBe('0');
   });
 
   it("never admit more than a key's rate limit: exactly the limit across three nodes", async () => {
@@ -293,7 +279,7 @@ describe('three server processes when a Redis master fails (no replicas)', () =>
     const onUnaffected: { node: number; reply: ReplyOf<'ratelimit.limit'> }[] = [];
     const outage = async () => {
       while (answeredIn.size < 60) await new Promise((resolve) => setTimeout(resolve, 5));
-      await cluster.killMaster(0);
+      await servers.cluster.killMaster(0);
       const killedAt = performance.now();
       phase = 'outage';
       // The workspace on another master: 15 calls on each node, one after another. (Few: a check
@@ -307,7 +293,7 @@ describe('three server processes when a Redis master fails (no replicas)', () =>
       // (15 s), past which the other masters declare the cluster down (the next test).
       await new Promise((resolve) => setTimeout(resolve, 2500 - (performance.now() - killedAt)));
       readinessDuringOutage = await readiness();
-      await cluster.restartMaster(0);
+      await servers.cluster.restartMaster(0);
       await untilReadiness(200);
       phase = 'after';
     };
@@ -352,12 +338,12 @@ describe('three server processes when a Redis master fails (no replicas)', () =>
     const LIMIT = 20;
     const body = { namespace: 'cluster_down', identifier: 'user_1', limit: LIMIT, duration: LONG_WINDOW };
     const unaffected = byMaster[1] as (typeof byMaster)[0];
-    const masters = cluster.nodes.map(({ host, port }) => new Redis(port, host).on('error', () => {}));
+    const masters = servers.cluster.nodes.map(({ host, port }) => new Redis(port, host).on('error', () => {}));
     const setNodeTimeout = (ms: number) =>
       Promise.all(masters.map((master) => master.config('SET', 'cluster-node-timeout', String(ms)).catch(() => {})));
     let killed = false;
     onTestFinished(async () => {
-      if (killed) await cluster.restartMaster(0);
+      if (killed) await servers.cluster.restartMaster(0);
       await setNodeTimeout(15_000);
       for (const master of masters) master.disconnect();
       await untilReadiness(200);
@@ -365,7 +351,7 @@ describe('three server processes when a Redis master fails (no replicas)', () =>
     // What the masters wait before they declare one failed, 15 s by default, made short.
     await setNodeTimeout(500);
 
-    await cluster.killMaster(0);
+    await servers.cluster.killMaster(0);
     killed = true;
     await expect
       .poll(async () => String(await masters[1]?.cluster('INFO')), { timeout: 10_000, interval: 100 })
@@ -393,8 +379,8 @@ describe('three server processes when a Redis master fails (no replicas)', () =>
       expect((await call(0, 'ratelimit.limit', body, workspace.rootKey)).body.data.success).toBe(true);
     }
 
-    await cluster.killMaster(1);
-    await cluster.restartMaster(1);
+    await servers.cluster.killMaster(1);
+    await servers.cluster.restartMaster(1);
 
     expect((await call(0, 'ratelimit.limit', body, workspace.rootKey)).body.data).toMatchObject({
       success: false,
@@ -453,7 +439,7 @@ describe('three server processes when one is killed (SIGKILL) mid-load', () => {
     const valid = answered(verifications).filter(({ reply }) => reply.body.data.code === 'VALID').length;
     expect(valid).toBeLessThanOrEqual(CREDITS);
     expect(CREDITS - valid).toBeLessThanOrEqual(failed(verifications).length);
-    expect((await storedKey(database.orm.em.fork(), keyId))?.credits_remaining).toBe('0');
+    expect((await storedKey(servers.database.orm.em.fork(), keyId))?.credits_remaining).toBe('0');
     // The limit likewise: never more admitted answers than the limit; the window is spent. Only a
     // check Redis did not answer within the command timeout (a machine overloaded for 200 ms) is
     // judged by its node instead, within the bound docs/scaling.md gives: none, as a rule.

@@ -1,6 +1,7 @@
 import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { type SpawnedServer, spawnServer } from '../../../bench/server.ts';
+import { filledBeforeAll } from './filledBeforeAll.ts';
 import { callAt, REDIS_URL, type ReplyOf } from './harness.ts';
 import type { InputOf, ProcedurePath } from './procedures.ts';
 
@@ -11,54 +12,45 @@ import type { InputOf, ProcedurePath } from './procedures.ts';
  */
 export function useTwoNodes(extraEnv: Record<string, string> = {}) {
   let database: TestDatabase | undefined;
-  let nodes: { nodeA: SpawnedServer; nodeB: SpawnedServer; rootKey: string } | undefined;
-  const ready = () => {
-    if (!nodes) throw new Error('useTwoNodes() is used before its beforeAll ran');
-    return nodes;
-  };
+  const started: SpawnedServer[] = [];
+  const nodes = filledBeforeAll<{
+    nodeA: SpawnedServer;
+    nodeB: SpawnedServer;
+    rootKey: string;
+    database: TestDatabase;
+  }>('useTwoNodes');
 
   beforeAll(async () => {
     database = await createTestDatabase(inject('databaseUrl'), inject('templateDatabase'));
     const env = { DATABASE_URL: database.url, ...(REDIS_URL ? { REDIS_URL } : {}), ...extraEnv };
     const nodeA = await spawnServer(env);
+    started.push(nodeA);
     const nodeB = await spawnServer(env);
+    started.push(nodeB);
     if (!nodeA.rootKey) throw new Error('the first node did not bootstrap the database');
-    nodes = { nodeA, nodeB, rootKey: nodeA.rootKey };
+    nodes.fill({ nodeA, nodeB, rootKey: nodeA.rootKey, database });
   }, 60_000);
 
   afterAll(async () => {
-    await Promise.all([nodes?.nodeA.stop(), nodes?.nodeB.stop()]);
+    await Promise.all(started.map((node) => node.stop()));
     await database?.drop();
   });
 
-  return {
-    get nodeA() {
-      return ready().nodeA;
-    },
-    get nodeB() {
-      return ready().nodeB;
-    },
-    /** The bootstrap root key: every permission in the first workspace. */
-    get rootKey() {
-      return ready().rootKey;
-    },
-    get database() {
-      if (!database) throw new Error('useTwoNodes() is used before its beforeAll ran');
-      return database;
-    },
+  // rootKey: the bootstrap root key, every permission in the first workspace.
+  return Object.assign(nodes.fields('nodeA', 'nodeB', 'rootKey', 'database'), {
     /** POST /v2/<procedure> to one node with the bootstrap root key and the procedure's input, typed by the router. */
     callProcedure<P extends ProcedurePath>(node: SpawnedServer, procedure: P, input: InputOf<P>): Promise<ReplyOf<P>> {
-      return callAt(node.url, procedure, input, ready().rootKey);
+      return callAt(node.url, procedure, input, nodes.read().rootKey);
     },
     /** POST /v2/<procedure> to one node with the bootstrap root key and any body, untyped. */
     async call<T>(node: SpawnedServer, procedure: string, body: unknown): Promise<{ status: number; data: T }> {
       const response = await fetch(`${node.url}/v2/${procedure}`, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${ready().rootKey}` },
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${nodes.read().rootKey}` },
         body: JSON.stringify(body),
       });
       const parsed = (await response.json()) as { data: T };
       return { status: response.status, data: parsed.data };
     },
-  };
+  });
 }

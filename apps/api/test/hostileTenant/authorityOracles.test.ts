@@ -123,6 +123,20 @@ async function expectAlike(call: (name: string) => Promise<Answer>, existing: st
   expect(out).toEqual(never);
 }
 
+/** A name of each kind in `theirs` that never existed. */
+const NEVER_WAS = {
+  apiId: 'api_never_was',
+  keyId: 'key_never_was',
+  externalId: 'nobody_at_all',
+  namespace: 'never.was',
+  deliveryId: 'whdl_never_was',
+} satisfies Record<keyof typeof theirs, string>;
+
+/** One test: `call` answers alike for their thing of this `kind`, out of reach, and one that never existed. */
+function itAnswersAlike(title: string, kind: keyof typeof theirs, call: (name: string) => Promise<Answer>) {
+  it(title, () => expectAlike(call, theirs[kind], NEVER_WAS[kind]));
+}
+
 describe('a key of an API out of reach answers as a key that never existed', () => {
   it.each([
     ['keys.getKey', (keyId: string) => ({ keyId })],
@@ -137,14 +151,14 @@ describe('a key of an API out of reach answers as a key that never existed', () 
     ['keys.removeRoles', (keyId: string) => ({ keyId, roles: ['their_role'] })],
     ['keys.setRoles', (keyId: string) => ({ keyId, roles: [] })],
   ])('%s', async (procedure, input) => {
-    await expectAlike((keyId) => v2(procedure, input(keyId), tenant), theirs.keyId, 'key_never_was');
+    await expectAlike((keyId) => v2(procedure, input(keyId), tenant), theirs.keyId, NEVER_WAS.keyId);
   });
 
   it.each([
     ['keys.getKeyAccess', (keyId: string) => ({ keyId })],
     ['keys.listVerifications', (keyId: string) => ({ keyId })],
   ])('%s (internal)', async (procedure, input) => {
-    await expectAlike((keyId) => trpc(procedure, input(keyId), tenant), theirs.keyId, 'key_never_was');
+    await expectAlike((keyId) => trpc(procedure, input(keyId), tenant), theirs.keyId, NEVER_WAS.keyId);
   });
 });
 
@@ -157,22 +171,16 @@ describe('an API out of reach answers as an API that never existed', () => {
     ['keys.createKey', (apiId: string) => ({ apiId })],
     ['webhooks.createEndpoint', (apiId: string) => ({ url: HOOK_URL, eventTypes: ['*'], apiIds: [apiId] })],
   ])('%s', async (procedure, input) => {
-    await expectAlike((apiId) => v2(procedure, input(apiId), tenant), theirs.apiId, 'api_never_was');
+    await expectAlike((apiId) => v2(procedure, input(apiId), tenant), theirs.apiId, NEVER_WAS.apiId);
   });
 
-  it('apis.listKeysPage (internal)', async () => {
-    await expectAlike((apiId) => trpc('apis.listKeysPage', { apiId }, tenant), theirs.apiId, 'api_never_was');
-  });
+  itAnswersAlike('apis.listKeysPage (internal)', 'apiId', (apiId) => trpc('apis.listKeysPage', { apiId }, tenant));
 });
 
 describe('an identity out of reach answers as one that never existed', () => {
-  it('identities.getIdentity, by externalId', async () => {
-    await expectAlike(
-      (identity) => v2('identities.getIdentity', { identity }, tenant),
-      theirs.externalId,
-      'nobody_at_all',
-    );
-  });
+  itAnswersAlike('identities.getIdentity, by externalId', 'externalId', (identity) =>
+    v2('identities.getIdentity', { identity }, tenant),
+  );
 
   it('identities.listIdentities, searched: only what the tenant may read is found', async () => {
     const found = async (search: string) => (await v2('identities.listIdentities', { search }, tenant)).data;
@@ -191,27 +199,17 @@ describe('a namespace out of reach answers as one that never existed', () => {
     ['ratelimit.multiLimit', (namespace: string) => [{ namespace, identifier: 'x', limit: 1, duration: 1000 }]],
   ])('%s', async (procedure, input) => {
     for (const existing of [theirs.namespace, 'their.deleted']) {
-      await expectAlike((namespace) => v2(procedure, input(namespace), tenant), existing, 'never.was');
+      await expectAlike((namespace) => v2(procedure, input(namespace), tenant), existing, NEVER_WAS.namespace);
     }
   });
 
-  it('ratelimit.deleteNamespace (internal)', async () => {
-    await expectAlike(
-      (namespace) => trpc('ratelimit.deleteNamespace', { namespace }, tenant),
-      theirs.namespace,
-      'never.was',
-    );
-  });
+  itAnswersAlike('ratelimit.deleteNamespace (internal)', 'namespace', (namespace) =>
+    trpc('ratelimit.deleteNamespace', { namespace }, tenant),
+  );
 });
 
 describe('a webhook delivery out of reach answers as one that never existed', () => {
-  it('webhooks.redeliver', async () => {
-    await expectAlike(
-      (deliveryId) => v2('webhooks.redeliver', { deliveryId }, tenant),
-      theirs.deliveryId,
-      'whdl_never_was',
-    );
-  });
+  itAnswersAlike('webhooks.redeliver', 'deliveryId', (deliveryId) => v2('webhooks.redeliver', { deliveryId }, tenant));
 });
 
 describe('a permission slug the tenant may not read answers as one that never existed', () => {

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { bootstrapWorkspace } from '@keyplane/core';
 import { rows, sql, workspaceStore } from '@keyplane/db';
 import { afterAll, beforeAll, expect } from 'vitest';
+import { filledBeforeAll } from '../filledBeforeAll.ts';
 import { callAt } from '../harness.ts';
 import type { InputOf, ProcedurePath } from '../procedures.ts';
 import { bootstrapRootKey, type ServerProcess, startServerProcess } from '../serverProcess.ts';
@@ -34,28 +35,28 @@ export interface Answer {
  */
 export function useHostileTenancy(env: Record<string, string> = {}) {
   let server: ServerProcess | undefined;
-  let hostileRootKey: string | undefined;
-  let hostileWorkspaceId: string | undefined;
-  let victim: { rootKey: string; key: string } | undefined;
-  const ready = () => {
-    if (!server || !hostileRootKey || !hostileWorkspaceId || !victim) {
-      throw new Error('useHostileTenancy() is used before its beforeAll ran');
-    }
-    return { server, hostileRootKey, hostileWorkspaceId, victim };
-  };
+  const tenancy = filledBeforeAll<{
+    server: ServerProcess;
+    hostileRootKey: string;
+    hostileWorkspaceId: string;
+    victim: { rootKey: string; key: string };
+  }>('useHostileTenancy');
+  const ready = tenancy.read;
 
   beforeAll(async () => {
     server = await startServerProcess(env);
-    hostileRootKey = bootstrapRootKey(server);
+    const hostileRootKey = bootstrapRootKey(server);
     // The only workspace yet: the one the server bootstrapped.
     const [bootstrapped] = await rows(server.database.orm.em.fork(), sql<{ id: string }>`select id from workspaces`);
-    hostileWorkspaceId = bootstrapped?.id;
+    const hostileWorkspaceId = bootstrapped?.id;
+    if (!hostileWorkspaceId) throw new Error('the server bootstrapped no workspace');
     const workspace = await server.database.orm.em
       .fork()
       .transactional((tx) => bootstrapWorkspace(workspaceStore(tx), { name: 'victim' }));
     const api = await callAt(server.url, 'apis.createApi', { name: 'victim' }, workspace.rootKey);
     const key = await callAt(server.url, 'keys.createKey', { apiId: api.body.data.apiId }, workspace.rootKey);
-    victim = { rootKey: workspace.rootKey, key: key.body.data.key };
+    const victim = { rootKey: workspace.rootKey, key: key.body.data.key as string };
+    tenancy.fill({ server, hostileRootKey, hostileWorkspaceId, victim });
   }, 60_000);
 
   afterAll(async () => {
@@ -84,19 +85,10 @@ export function useHostileTenancy(env: Record<string, string> = {}) {
     return elapsed;
   }
 
-  return {
+  // hostileRootKey: the hostile workspace's root key (every permission).
+  return Object.assign(tenancy.fields('server', 'hostileRootKey', 'hostileWorkspaceId'), {
     get url() {
       return ready().server.url;
-    },
-    get server() {
-      return ready().server;
-    },
-    /** The hostile workspace's root key (every permission). */
-    get hostileRootKey() {
-      return ready().hostileRootKey;
-    },
-    get hostileWorkspaceId() {
-      return ready().hostileWorkspaceId;
     },
     send,
     /** The most memory the node's process has held since it started (Linux: VmHWM). */
@@ -134,7 +126,7 @@ export function useHostileTenancy(env: Record<string, string> = {}) {
       await attack;
       return latencies;
     },
-  };
+  });
 }
 
 export type HostileTenancy = ReturnType<typeof useHostileTenancy>;

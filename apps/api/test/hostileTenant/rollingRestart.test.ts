@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { rows, sql } from '@keyplane/db';
 import { createTestDatabase, type TestDatabase } from '@keyplane/db/testing';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { type SpawnedServer, spawnServer } from '../../../../bench/server.ts';
+import { spentAndRecorded } from '../dbInspect.ts';
 import { callAt, REDIS_URL } from '../harness.ts';
 
 // A rolling restart of two real server processes under keep-alive load from many clients, behind a
@@ -34,6 +34,27 @@ const startNode = (database: TestDatabase) =>
     SHUTDOWN_DRAIN_DELAY_MS: String(DRAIN_DELAY_MS),
     ...(REDIS_URL ? { REDIS_URL } : {}),
   });
+
+/**
+ * Two nodes on a database of their own, and a key with `credits` (none when omitted) made through
+ * the first one, with the root key the first node bootstrapped.
+ */
+async function twoNodesAndAKey(name: string, credits?: number) {
+  const database = await newDatabase();
+  const first = await startNode(database);
+  const second = await startNode(database);
+  const rootKey = first.rootKey;
+  if (!rootKey) throw new Error('the first node did not bootstrap the database');
+  const { apiId } = (await callAt(first.url, 'apis.createApi', { name }, rootKey)).body.data;
+  const created = await callAt(
+    first.url,
+    'keys.createKey',
+    { apiId, ...(credits === undefined ? {} : { credits: { remaining: credits } }) },
+    rootKey,
+  );
+  const { keyId, key } = created.body.data as { keyId: string; key: string };
+  return { database, first, second, rootKey, keyId, key };
+}
 
 /**
  * What a load balancer does: asks each node's readiness every READINESS_POLL_MS, and sends each
@@ -89,15 +110,7 @@ async function until(condition: () => boolean, what: string, timeoutMs = 30_000)
 
 describe('a rolling restart under keep-alive load', () => {
   it('fails no request, and every answer had its effect', async () => {
-    const database = await newDatabase();
-    const first = await startNode(database);
-    const second = await startNode(database);
-    const rootKey = first.rootKey;
-    if (!rootKey) throw new Error('the first node did not bootstrap the database');
-    const { apiId } = (await callAt(first.url, 'apis.createApi', { name: 'rolling' }, rootKey)).body.data;
-    const { keyId, key } = (
-      await callAt(first.url, 'keys.createKey', { apiId, credits: { remaining: CREDITS } }, rootKey)
-    ).body.data;
+    const { database, first, second, rootKey, keyId, key } = await twoNodesAndAKey('rolling', CREDITS);
 
     const balancer = readinessBalancer();
     balancer.add(first);
@@ -148,29 +161,15 @@ describe('a rolling restart under keep-alive load', () => {
 
     expect(failures).toEqual([]);
     expect([firstExit, secondExit]).toEqual([0, 0]);
-    const em = database.orm.em.fork();
-    const [balance] = await rows(
-      em,
-      sql<{ remaining: string }>`select credits_remaining as remaining from keys where id = ${keyId}`,
-    );
-    expect(CREDITS - Number(balance?.remaining)).toBe(answered.size);
-    const recorded = await rows(
-      em,
-      sql<{ requestId: string }>`select request_id as "requestId" from key_verifications where key_id = ${keyId}`,
-    );
-    expect(recorded.length).toBe(answered.size);
+    const { spent, requestIds } = await spentAndRecorded(database.orm.em.fork(), keyId, CREDITS);
+    expect(spent).toBe(answered.size);
+    expect(requestIds.length).toBe(answered.size);
   }, 120_000);
 });
 
 describe('a node stopped behind a balancer that does not read readiness', () => {
   it('fails no request: the balancer retries only requests it could not connect for, as nginx does', async () => {
-    const database = await newDatabase();
-    const first = await startNode(database);
-    const second = await startNode(database);
-    const rootKey = first.rootKey;
-    if (!rootKey) throw new Error('the first node did not bootstrap the database');
-    const { apiId } = (await callAt(first.url, 'apis.createApi', { name: 'passive' }, rootKey)).body.data;
-    const { key } = (await callAt(first.url, 'keys.createKey', { apiId }, rootKey)).body.data;
+    const { first, second, rootKey, key } = await twoNodesAndAKey('passive');
     const nodes = [first, second];
     let turn = 0;
     let answers = 0;

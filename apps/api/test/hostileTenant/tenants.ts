@@ -10,6 +10,7 @@ import {
 import { writeEvents } from '@keyplane/events/testing';
 import { adminQuery } from '@keyplane/testing';
 import { afterAll, beforeAll } from 'vitest';
+import { filledBeforeAll } from '../filledBeforeAll.ts';
 import { bootstrapRootKey, type ServerProcess, startServerProcess } from '../serverProcess.ts';
 
 // The hostile-tenant suite: a real server process, the workspace of its bootstrap root key as the
@@ -94,10 +95,8 @@ export function useTenants(options: { env?: Record<string, string>; databaseSett
   let server: ServerProcess | undefined;
   let attacker: Tenant | undefined;
   let victim: Tenant | undefined;
-  const ready = () => {
-    if (!server || !attacker || !victim) throw new Error('useTenants() is used before its beforeAll ran');
-    return { server, attacker, victim };
-  };
+  const tenants = filledBeforeAll<{ server: ServerProcess; attacker: Tenant; victim: Tenant }>('useTenants');
+  const ready = tenants.read;
 
   beforeAll(async () => {
     server = await startServerProcess(options.env, async (url) => {
@@ -116,6 +115,7 @@ export function useTenants(options: { env?: Record<string, string>; databaseSett
       .fork()
       .transactional((tx) => bootstrapWorkspace(workspaceStore(tx), { name: 'victim' }));
     victim = { workspaceId: created.workspaceId, rootKey: created.rootKey };
+    tenants.fill({ server, attacker, victim });
     const own = attacker.workspaceId;
     await eventTransaction(orm, async (tx) => {
       await writeEvents(tx, verificationTable, [
@@ -139,16 +139,7 @@ export function useTenants(options: { env?: Record<string, string>; databaseSett
     await server?.stop();
   });
 
-  return {
-    get server() {
-      return ready().server;
-    },
-    get attacker() {
-      return ready().attacker;
-    },
-    get victim() {
-      return ready().victim;
-    },
+  return Object.assign(tenants.fields('server', 'attacker', 'victim'), {
     /** A root key of the attacker's workspace with exactly these permissions. */
     async attackerKeyWith(permissions: string[]): Promise<string> {
       const { server, attacker } = ready();
@@ -195,7 +186,7 @@ export function useTenants(options: { env?: Record<string, string>; databaseSett
         await analyze(orm);
       }
     },
-  };
+  });
 }
 
 /** Statistics of the event tables as autovacuum gathers them: the planner's choices follow the rows. */
