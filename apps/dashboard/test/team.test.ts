@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { bootstrapWorkspace } from '@keyplane/core';
+import { workspaceStore } from '@keyplane/db';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumInstalled, collectPageErrors, keepScreenshot } from './browser.ts';
@@ -210,6 +212,98 @@ for (const [width, viewport] of [
       expect(await viewer.getByRole('button', { name: 'Invite member' }).count()).toBe(0);
       expect(await viewer.getByRole('button', { name: /^Actions for / }).count()).toBe(0);
       await shoot(viewer, 'viewer-members');
+    });
+
+    it('lets a person of two workspaces switch between them, each with its own role and data', async () => {
+      // Another workspace invites the viewer as an admin; they join with the password they have.
+      const other = `staging-${width}`;
+      const staging = await dashboard.database.orm.em
+        .fork()
+        .transactional((tx) => bootstrapWorkspace(workspaceStore(tx), { name: other }));
+      const invited = await fetch(`${dashboard.server.url}/v2/members.inviteMember`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${staging.rootKey}` },
+        body: JSON.stringify({ email: viewerEmail, role: 'admin' }),
+      });
+      expect(invited.status).toBe(200);
+      const { data } = (await invited.json()) as { data: { url: string } };
+      await viewer.goto(data.url);
+      await viewer.getByText('You have a Keyplane account: enter its password to join.').waitFor();
+      await viewer.getByLabel('Password', { exact: true }).fill(VIEWER_PASSWORD);
+      await viewer.getByRole('button', { name: `Join ${other}` }).click();
+      const account = (role: string) =>
+        viewer.getByRole('button', { name: new RegExp(`^Account: Victor Viewer ?, ${role}`) });
+      const firstScreen = viewer.getByRole('heading', { level: 1, name: /^(APIs|Get started)$/ });
+      const paymentsApi = viewer.getByRole('link', { name: 'payments-api', exact: true });
+
+      // In the new workspace: an admin, and nothing of the first one.
+      await account('Admin').waitFor();
+      await firstScreen.waitFor();
+      expect(await paymentsApi.count()).toBe(0);
+
+      // The account menu lists both, each with the role held there, and switches.
+      await account('Admin').click();
+      const menu = viewer.getByRole('menu');
+      await menu.getByText('Switch workspace').waitFor();
+      expect(await menu.getByRole('menuitemradio').allTextContents()).toEqual(
+        expect.arrayContaining(['defaultViewer', `${other}Admin`]),
+      );
+      expect(await menu.getByRole('menuitemradio', { checked: true }).textContent()).toBe(`${other}Admin`);
+      await shoot(viewer, 'switch-workspace');
+      await menu.getByRole('menuitemradio', { name: /^default/ }).click();
+      await account('Viewer').waitFor();
+      await firstScreen.waitFor();
+      await paymentsApi.waitFor();
+
+      // Back and forth: the other workspace's lists are read again, not kept.
+      await account('Viewer').click();
+      await viewer
+        .getByRole('menu')
+        .getByRole('menuitemradio', { name: new RegExp(`^${other}`) })
+        .click();
+      await account('Admin').waitFor();
+      await expect.poll(() => paymentsApi.count()).toBe(0);
+      await account('Admin').click();
+      await viewer
+        .getByRole('menu')
+        .getByRole('menuitemradio', { name: /^default/ })
+        .click();
+      await account('Viewer').waitFor();
+      await paymentsApi.waitFor();
+
+      // A new password would open the other workspace too, where the owner manages nobody: refused,
+      // in the server's words.
+      await owner.reload();
+      await owner.getByRole('region', { name: 'People' }).getByText('Victor Viewer').waitFor();
+      await chooseRowAction(owner, 'Victor Viewer', 'Issue password-reset link');
+      const reset = owner.getByRole('dialog', { name: 'Issue password-reset link' });
+      await reset.getByRole('button', { name: 'Issue link' }).click();
+      await reset
+        .getByRole('alert')
+        .getByText(/also belongs to another workspace/)
+        .waitFor();
+      await reset.getByRole('button', { name: 'Cancel' }).click();
+
+      // Removed from the other workspace, they keep the first one, and the menu no longer switches.
+      const staged = (await (
+        await fetch(`${dashboard.server.url}/v2/members.listMembers`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${staging.rootKey}` },
+          body: '{}',
+        })
+      ).json()) as { data: { userId: string; email: string }[] };
+      const userId = staged.data.find((member) => member.email === viewerEmail)?.userId;
+      const removed = await fetch(`${dashboard.server.url}/v2/members.removeMember`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${staging.rootKey}` },
+        body: JSON.stringify({ userId }),
+      });
+      expect(removed.status).toBe(200);
+      await viewer.reload();
+      await account('Viewer').click();
+      await viewer.getByRole('menuitem', { name: 'Account settings' }).waitFor();
+      expect(await viewer.getByRole('menu').getByText('Switch workspace').count()).toBe(0);
+      await viewer.keyboard.press('Escape');
     });
 
     it('lets the owner change a role, reset a password and remove a person, each confirmed', async () => {
