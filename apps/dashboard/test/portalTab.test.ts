@@ -39,7 +39,7 @@ interface PortalData {
   primaryColor: string | null;
   logoUrl: string | null;
   enabled: boolean;
-  keyPolicy: { credits?: { remaining: number | null }; maxKeysPerCustomer?: number };
+  keyPolicy: { credits?: { remaining: number | null }; maxKeysPerCustomer?: number; ratelimits?: unknown[] };
 }
 
 const portals = () => dashboard.v2<PortalData[]>('portal.listPortals', { apiId });
@@ -66,8 +66,14 @@ describe.skipIf(!chromiumInstalled)('the Portal tab', () => {
     await page.getByLabel('Display name').fill('Acme Cloud');
     await page.getByLabel('Logo URL').fill('https://cdn.acme.test/logo.svg');
     await page.getByLabel('Primary colour', { exact: true }).fill('#0B3D91');
-    await page.getByLabel('Credits per new key').fill('500');
     await page.getByLabel('Most keys per customer').fill('3');
+    // Credits and rate limits with the fields a new key has in the dashboard.
+    await page.getByLabel('Limited: each verification spends credits').check();
+    await page.getByLabel('Remaining credits').fill('500');
+    await page.getByLabel('Refill', { exact: true }).selectOption('monthly');
+    await page.getByLabel('Refill to').fill('500');
+    await page.getByLabel('On day of the month').fill('15');
+    await page.getByRole('button', { name: 'Add limit' }).click();
     await page.getByRole('button', { name: 'Create portal' }).click();
     await page.getByRole('heading', { name: 'Preview as a customer' }).waitFor();
     expect(await portals()).toEqual([
@@ -77,7 +83,8 @@ describe.skipIf(!chromiumInstalled)('the Portal tab', () => {
         primaryColor: '#0b3d91',
         enabled: true,
         keyPolicy: expect.objectContaining({
-          credits: expect.objectContaining({ remaining: 500 }),
+          credits: { remaining: 500, refill: { interval: 'monthly', amount: 500, refillDay: 15 } },
+          ratelimits: [{ name: 'requests', limit: 100, duration: 60_000, autoApply: true }],
           maxKeysPerCustomer: 3,
         }),
       }),
@@ -107,8 +114,15 @@ describe.skipIf(!chromiumInstalled)('the Portal tab', () => {
     const key = await preview.getByRole('textbox', { name: 'New key' }).inputValue();
     expect(await dashboard.verify(key)).toMatchObject({ valid: true });
     await preview.getByRole('button', { name: 'Done' }).click();
-    // Created under the key policy saved above: 500 credits (the list was read before the verification spent one).
-    await expect.poll(() => preview.getByText(/^(500|499) left$/).count()).toBe(1);
+    // Created under the key policy saved above: 500 credits (the list was read before the verification
+    // spent one), refilled monthly.
+    await expect.poll(() => preview.getByText(/^(500|499) left, refilled to 500 monthly on day 15$/).count()).toBe(1);
+    // …with its monthly refill and its rate limit, as keys.getKey tells the provider.
+    const [created] = await dashboard.v2<{ keyId: string }[]>('apis.listKeys', { apiId });
+    expect(await dashboard.v2('keys.getKey', { keyId: created?.keyId })).toMatchObject({
+      credits: { remaining: expect.any(Number), refill: { interval: 'monthly', amount: 500, refillDay: 15 } },
+      ratelimits: [{ name: 'requests', limit: 100, duration: 60_000, autoApply: true }],
+    });
 
     // The session shows, marked as a preview; revoking it asks first, then ends it at once.
     await page.reload();

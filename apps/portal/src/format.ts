@@ -46,7 +46,7 @@ export function statusOf(key: Key, now: number): { status: keyof typeof STATUS_L
   return { status, label: STATUS_LABELS[status] };
 }
 
-/** "1,200 left, 1,000 more each day" or "Unlimited". */
+/** "1,200 left", "1,200 left, refilled to 1,000 daily" or "Unlimited". */
 export function creditsText(key: Key): string {
   const credits = key.credits;
   if (!credits || credits.remaining === null) return 'Unlimited';
@@ -54,7 +54,7 @@ export function creditsText(key: Key): string {
   const { refill } = credits;
   if (!refill) return left;
   if (refill.interval === 'daily') return `${left}, refilled to ${formatNumber(refill.amount)} daily`;
-  const day = refill.refillDay === undefined ? '' : ` on day ${refill.refillDay}`;
+  const day = refill.refillDay ? ` on day ${refill.refillDay}` : '';
   return `${left}, refilled to ${formatNumber(refill.amount)} monthly${day}`;
 }
 

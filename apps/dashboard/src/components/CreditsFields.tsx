@@ -12,7 +12,7 @@ export interface CreditsValues {
 
 interface StoredCredits {
   remaining: number | null;
-  refill?: { interval: 'daily' | 'monthly'; amount: number; refillDay?: number };
+  refill?: { interval: 'daily' | 'monthly'; amount: number; refillDay?: number | null };
 }
 
 /** A key's credits as the fields show them; no credits at all is unlimited. */
@@ -23,7 +23,7 @@ export function toCreditsValues(stored: StoredCredits | undefined): CreditsValue
     remaining: stored?.remaining === null || stored === undefined ? '1000' : String(stored.remaining),
     refill: refill?.interval ?? 'none',
     refillAmount: refill ? String(refill.amount) : '1000',
-    refillDay: refill?.refillDay === undefined ? '1' : String(refill.refillDay),
+    refillDay: String(refill?.refillDay ?? 1),
   };
 }
 
@@ -39,6 +39,13 @@ export function toCreditsInput(values: CreditsValues) {
           ...(values.refill === 'monthly' ? { refillDay: Number(values.refillDay) } : {}),
         };
   return { remaining: Number(values.remaining), refill };
+}
+
+/** The credits of a new key (keys.createKey, a portal's key policy): none at all is unlimited. */
+export function toNewKeyCredits(values: CreditsValues) {
+  if (!values.limited) return undefined;
+  const { remaining, refill } = toCreditsInput(values);
+  return { remaining, ...(refill ? { refill } : {}) };
 }
 
 interface CreditsFieldsProps {

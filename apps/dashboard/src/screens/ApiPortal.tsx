@@ -4,8 +4,11 @@ import { type FormEvent, useId, useState } from 'react';
 import { useMissingPermission } from '../access.ts';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { CopyableId } from '../components/CopyButton.tsx';
+import { CreditsFields, toCreditsValues, toNewKeyCredits } from '../components/CreditsFields.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
+import { FormSection } from '../components/FormSection.tsx';
 import { PermittedButton } from '../components/PermittedButton.tsx';
+import { RatelimitsEditor, toRatelimitRows } from '../components/RatelimitsEditor.tsx';
 import { RelativeTime } from '../components/RelativeTime.tsx';
 import { SaveActions } from '../components/SaveActions.tsx';
 import { BlockSkeleton, TableSkeletonRows } from '../components/Skeleton.tsx';
@@ -74,7 +77,8 @@ function PortalSettingsForm({ apiId, portal }: { apiId: string; portal: Portal |
     enabled: portal?.enabled ?? true,
     prefix: policy?.prefix ?? '',
     byteLength: numberText(policy?.byteLength),
-    credits: numberText(policy?.credits?.remaining),
+    credits: toCreditsValues(policy?.credits),
+    ratelimits: toRatelimitRows(policy?.ratelimits),
     maxKeysPerCustomer: numberText(policy?.maxKeysPerCustomer),
     lifetimeDays: policy?.maxLifetimeMs === undefined ? '' : String(Math.round(policy.maxLifetimeMs / DAY_MS)),
   });
@@ -101,23 +105,12 @@ function PortalSettingsForm({ apiId, portal }: { apiId: string; portal: Portal |
     event.preventDefault();
     if (colourProblem) return;
     const optionalNumber = (text: string) => (text.trim() === '' ? undefined : Number(text));
-    const credits = optionalNumber(values.credits);
     const lifetimeDays = optionalNumber(values.lifetimeDays);
-    const refill = policy?.credits?.refill;
     const keyPolicy = {
       prefix: values.prefix.trim() || undefined,
       byteLength: optionalNumber(values.byteLength),
-      credits:
-        credits === undefined
-          ? undefined
-          : {
-              remaining: credits,
-              // Kept as set through the API: the form edits only the starting balance.
-              refill: refill
-                ? { interval: refill.interval, amount: refill.amount, refillDay: refill.refillDay ?? undefined }
-                : undefined,
-            },
-      ratelimits: policy?.ratelimits,
+      credits: toNewKeyCredits(values.credits),
+      ratelimits: values.ratelimits.length > 0 ? values.ratelimits : undefined,
       maxKeysPerCustomer: optionalNumber(values.maxKeysPerCustomer),
       maxLifetimeMs: lifetimeDays === undefined ? undefined : lifetimeDays * DAY_MS,
     };
@@ -251,8 +244,10 @@ function PortalSettingsForm({ apiId, portal }: { apiId: string; portal: Portal |
           />
           Enabled (turning it off ends every customer’s session at once)
         </label>
-        <fieldset className="form-section">
-          <legend className="form-section-title">Keys your customers create</legend>
+        <FormSection
+          title="Keys your customers create"
+          description="What every key made in the portal gets; each customer's own keys only."
+        >
           <div className="form-row">
             <div className="field">
               <label htmlFor={`${id}-prefix`}>Key prefix</label>
@@ -277,20 +272,6 @@ function PortalSettingsForm({ apiId, portal }: { apiId: string; portal: Portal |
             </div>
           </div>
           <div className="form-row">
-            <div className="field">
-              <label htmlFor={`${id}-credits`}>Credits per new key</label>
-              <input
-                id={`${id}-credits`}
-                type="number"
-                min={0}
-                value={values.credits}
-                onChange={(event) => draft.edit({ credits: event.target.value })}
-                aria-describedby={`${id}-credits-hint`}
-              />
-              <p id={`${id}-credits-hint`} className="hint">
-                Empty for unlimited.
-              </p>
-            </div>
             <div className="field">
               <label htmlFor={`${id}-max-keys`}>Most keys per customer</label>
               <input
@@ -321,7 +302,12 @@ function PortalSettingsForm({ apiId, portal }: { apiId: string; portal: Portal |
               </p>
             </div>
           </div>
-        </fieldset>
+          <CreditsFields
+            values={values.credits}
+            onChange={(change) => draft.edit({ credits: { ...values.credits, ...change } })}
+          />
+          <RatelimitsEditor rows={values.ratelimits} onChange={(ratelimits) => draft.edit({ ratelimits })} />
+        </FormSection>
         <SaveActions
           label={portal ? 'Save portal' : 'Create portal'}
           mutation={save}

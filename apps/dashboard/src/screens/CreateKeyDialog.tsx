@@ -1,10 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type ReactNode, useId, useState } from 'react';
+import { useId, useState } from 'react';
 import { CodeSnippets, verifySnippets } from '../components/CodeSnippets.tsx';
-import { CreditsFields, type CreditsValues, toCreditsInput, toCreditsValues } from '../components/CreditsFields.tsx';
+import { CreditsFields, type CreditsValues, toCreditsValues, toNewKeyCredits } from '../components/CreditsFields.tsx';
 import { Dialog } from '../components/Dialog.tsx';
 import { ExternalIdField } from '../components/ExternalIdField.tsx';
 import { FormDialog } from '../components/FormDialog.tsx';
+import { FormSection } from '../components/FormSection.tsx';
 import { MetaField, useMetaCheck } from '../components/MetaField.tsx';
 import { type RatelimitRow, RatelimitsEditor } from '../components/RatelimitsEditor.tsx';
 import { PermissionChecklist, RoleChecklist } from '../components/RbacChecklists.tsx';
@@ -37,26 +38,7 @@ const EMPTY_FORM = {
 type Form = typeof EMPTY_FORM;
 
 /** Only what was filled in: the API's defaults apply to the rest. */
-function createKeyCredits(credits: CreditsValues) {
-  if (!credits.limited) return undefined;
-  const { remaining, refill } = toCreditsInput(credits);
-  return { remaining, ...(refill ? { refill } : {}) };
-}
-
 const DAY_MS = 86_400_000;
-
-/** A titled part of a long form: its title and what it is for beside its fields on a wide dialog. */
-function FormSection({ title, description, children }: { title: string; description: string; children: ReactNode }) {
-  return (
-    <section className="form-section" aria-label={title}>
-      <header>
-        <h3 className="form-section-title">{title}</h3>
-        <p className="form-section-description">{description}</p>
-      </header>
-      <div className="section-fields">{children}</div>
-    </section>
-  );
-}
 
 /**
  * Every field keys.createKey takes, in sections (the key, who it is for, its limits, its expiry,
@@ -104,7 +86,7 @@ export function CreateKeyDialog({ apiId, open, onClose }: CreateKeyDialogProps) 
       roles: form.roles.length > 0 ? form.roles : undefined,
       permissions: form.permissions.length > 0 ? form.permissions : undefined,
       expires: parseLocalDateTime(form.expires),
-      credits: createKeyCredits(form.credits),
+      credits: toNewKeyCredits(form.credits),
       ratelimits: form.ratelimits.length > 0 ? form.ratelimits : undefined,
       enabled: form.enabled,
       recoverable: encrypts && form.recoverable,
