@@ -72,6 +72,14 @@ beforeAll(async () => {
   ).rootKey;
 });
 
+/** POST `{}` to `/v2/<path>` with these headers beside the JSON content type. */
+const post = (path: string, headers: Record<string, string>) =>
+  api.request(`/v2/${path}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: '{}',
+  });
+
 /** The whole `/v2` envelope of a 401: the reply was also checked against the OpenAPI document. */
 function expectV2Unauthorized(reply: Reply, detail: RegExp): void {
   expect(reply.status).toBe(401);
@@ -97,31 +105,24 @@ function expectTrpcUnauthorized(reply: InternalReply<unknown>, detail: RegExp): 
 }
 
 describe.each(PUBLIC)('/v2/%s answers 401', (path) => {
-  const post = (headers: Record<string, string>) =>
-    api.request(`/v2/${path}`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', ...headers },
-      body: '{}',
-    });
-
   it('without an Authorization header', async () => {
-    expectV2Unauthorized(await post({}), /Authorization header is missing/);
+    expectV2Unauthorized(await post(path, {}), /Authorization header is missing/);
   });
 
   it.each(MALFORMED)('with an Authorization header that is not `Bearer <token>`: %j', async (header) => {
-    expectV2Unauthorized(await post({ Authorization: header }), DETAIL.malformed);
+    expectV2Unauthorized(await post(path, { Authorization: header }), DETAIL.malformed);
   });
 
   // Twice: first read from the database, then answered from this node's cache of unknown keys.
   it.each(['kproot_unknown', 'unknown_root_key'])('with a root key the server does not know (%s…)', async (prefix) => {
     for (let time = 0; time < 2; time++) {
-      expectV2Unauthorized(await post({ Authorization: `Bearer ${prefix}_${path}` }), DETAIL.unknown);
+      expectV2Unauthorized(await post(path, { Authorization: `Bearer ${prefix}_${path}` }), DETAIL.unknown);
     }
   });
 
   it.each(['revoked', 'expired'] as const)('with a %s root key', async (which) => {
     for (let time = 0; time < 2; time++) {
-      expectV2Unauthorized(await post({ Authorization: `Bearer ${refused[which]}` }), DETAIL[which]);
+      expectV2Unauthorized(await post(path, { Authorization: `Bearer ${refused[which]}` }), DETAIL[which]);
     }
   });
 });
@@ -154,30 +155,24 @@ describe.each(PORTAL_SESSION_PROCEDURES)('%s answers 401 without a live portal s
     malformed: /must have the form `Bearer pat_…`/,
     ended: /portal session has ended/,
   };
-  const post = (headers: Record<string, string>) =>
-    api.request(`/v2/${path}`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', ...headers },
-      body: '{}',
-    });
 
   it('at /v2 without an Authorization header', async () => {
-    expectV2Unauthorized(await post({}), PORTAL_DETAIL.missing);
+    expectV2Unauthorized(await post(path, {}), PORTAL_DETAIL.missing);
   });
 
   it.each([...MALFORMED, 'Bearer kproot_x'])(
     'at /v2 with an Authorization header that is no access token: %j',
     async (header) => {
-      expectV2Unauthorized(await post({ Authorization: header }), PORTAL_DETAIL.malformed);
+      expectV2Unauthorized(await post(path, { Authorization: header }), PORTAL_DETAIL.malformed);
     },
   );
 
   it('at /v2 with an access token the server does not know', async () => {
-    expectV2Unauthorized(await post({ Authorization: 'Bearer pat_unknown' }), PORTAL_DETAIL.ended);
+    expectV2Unauthorized(await post(path, { Authorization: 'Bearer pat_unknown' }), PORTAL_DETAIL.ended);
   });
 
   it.each(['revoked', 'expired'] as const)('at /v2 and /trpc with the token of a %s session', async (which) => {
-    expectV2Unauthorized(await post({ Authorization: `Bearer ${refusedPortal[which]}` }), PORTAL_DETAIL.ended);
+    expectV2Unauthorized(await post(path, { Authorization: `Bearer ${refusedPortal[which]}` }), PORTAL_DETAIL.ended);
     expectTrpcUnauthorized(await callAsCustomer(api, path, {}, refusedPortal[which]), PORTAL_DETAIL.ended);
   });
 

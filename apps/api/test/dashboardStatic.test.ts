@@ -29,11 +29,26 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-const get = (path: string, encoding = 'identity') =>
-  withServerOn(api, { dashboardDir: join(dir, 'build') }, async (server) => {
-    const response = await server.fetch(path, { headers: { 'accept-encoding': encoding } });
+/** GET `path` from a server serving a directory of this test's as the dashboard or the portal page. */
+const fetchFrom = (
+  page: 'dashboardDir' | 'portalDir',
+  directory: 'build' | 'unbuilt',
+  path: string,
+  init: RequestInit = {},
+) =>
+  withServerOn(api, { [page]: join(dir, directory) }, async (server) => {
+    const response = await server.fetch(path, init);
     return { response, text: await response.text() };
   });
+
+/** What a server answers at `path` when the directory it serves the page from holds no build. */
+const unbuiltAnswer = async (page: 'dashboardDir' | 'portalDir', path: string) => {
+  const { response, text } = await fetchFrom(page, 'unbuilt', path);
+  return { status: response.status, body: JSON.parse(text) };
+};
+
+const get = (path: string, encoding = 'identity') =>
+  fetchFrom('dashboardDir', 'build', path, { headers: { 'accept-encoding': encoding } });
 
 describe('the dashboard', () => {
   it('sends an asset as the build compressed it, cached for good', async () => {
@@ -72,11 +87,7 @@ describe('the dashboard', () => {
       expect([path, response.status]).toEqual([path, 404]);
       expect(JSON.parse(text).error.type).toBe(`${ERRORS_BASE_URL}/service/routing/route_not_found`);
     }
-    const unbuilt = await withServerOn(api, { dashboardDir: join(dir, 'unbuilt') }, async (server) => {
-      const response = await server.fetch('/dashboard/');
-      return { status: response.status, body: await response.json() };
-    });
-    expect(unbuilt).toMatchObject({
+    expect(await unbuiltAnswer('dashboardDir', '/dashboard/')).toMatchObject({
       status: 503,
       body: { error: { type: `${ERRORS_BASE_URL}/service/application/dashboard_not_built` } },
     });
@@ -85,10 +96,7 @@ describe('the dashboard', () => {
 
 // The customer portal page (docs/portal.md) is served the same way at /portal/, under a stricter policy.
 const getPortal = (path: string, encoding = 'identity') =>
-  withServerOn(api, { portalDir: join(dir, 'build') }, async (server) => {
-    const response = await server.fetch(path, { headers: { 'accept-encoding': encoding }, redirect: 'manual' });
-    return { response, text: await response.text() };
-  });
+  fetchFrom('portalDir', 'build', path, { headers: { 'accept-encoding': encoding }, redirect: 'manual' });
 
 describe('the portal page', () => {
   it('is served with a Content-Security-Policy that allows no inline script or style and nothing from elsewhere but https images', async () => {
@@ -123,11 +131,7 @@ describe('the portal page', () => {
   it('redirects /portal to /portal/ keeping the code, and answers an unbuilt page with a 503', async () => {
     const { response } = await getPortal('/portal?code=pst_x');
     expect([response.status, response.headers.get('location')]).toEqual([308, '/portal/?code=pst_x']);
-    const unbuilt = await withServerOn(api, { portalDir: join(dir, 'unbuilt') }, async (server) => {
-      const answer = await server.fetch('/portal/');
-      return { status: answer.status, body: await answer.json() };
-    });
-    expect(unbuilt).toMatchObject({
+    expect(await unbuiltAnswer('portalDir', '/portal/')).toMatchObject({
       status: 503,
       body: { error: { type: `${ERRORS_BASE_URL}/service/application/portal_not_built` } },
     });

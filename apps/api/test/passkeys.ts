@@ -75,6 +75,14 @@ export function softwareAuthenticator(): SoftwareAuthenticator {
     count.writeUInt32BE(counter);
     return Buffer.concat([sha256(rpId), Buffer.from([flags]), count, ...(attested ? [attested] : [])]);
   };
+  /** A ceremony's answer as the browser serialises it: this passkey's ids around the authenticator's response. */
+  const answer = <R extends RegistrationAnswer['response'] | SignInAnswer['response']>(response: R) => ({
+    id: credentialId,
+    rawId: credentialId,
+    type: 'public-key' as const,
+    clientExtensionResults: {},
+    response,
+  });
 
   return {
     credentialId,
@@ -92,17 +100,11 @@ export function softwareAuthenticator(): SoftwareAuthenticator {
           ['authData', authData],
         ]),
       );
-      return {
-        id: credentialId,
-        rawId: credentialId,
-        type: 'public-key',
-        clientExtensionResults: {},
-        response: {
-          clientDataJSON: b64url(clientData('webauthn.create', options.challenge, origin)),
-          attestationObject: b64url(attestation),
-          transports: ['internal'],
-        },
-      };
+      return answer({
+        clientDataJSON: b64url(clientData('webauthn.create', options.challenge, origin)),
+        attestationObject: b64url(attestation),
+        transports: ['internal'],
+      });
     },
     signIn(options, origin) {
       counter++;
@@ -110,18 +112,12 @@ export function softwareAuthenticator(): SoftwareAuthenticator {
       const authData = authenticatorData(rpId, USER_PRESENT | USER_VERIFIED);
       const data = clientData('webauthn.get', options.challenge, origin);
       const signature = sign('sha256', Buffer.concat([authData, sha256(data)]), privateKey as KeyObject);
-      return {
-        id: credentialId,
-        rawId: credentialId,
-        type: 'public-key',
-        clientExtensionResults: {},
-        response: {
-          clientDataJSON: b64url(data),
-          authenticatorData: b64url(authData),
-          signature: b64url(signature),
-          ...(userHandle === undefined ? {} : { userHandle }),
-        },
-      };
+      return answer({
+        clientDataJSON: b64url(data),
+        authenticatorData: b64url(authData),
+        signature: b64url(signature),
+        ...(userHandle === undefined ? {} : { userHandle }),
+      });
     },
   };
 }

@@ -2,6 +2,7 @@ import { hashPassword, type TeamRole } from '@keyplane/core';
 import { createMembership, createUser } from '@keyplane/db';
 import { type SessionCarrier, startPersonSession } from '@keyplane/procedures';
 import type { Api, TestWorkspace } from './harness.ts';
+import { callProcedure } from './internal.ts';
 
 let people = 0;
 
@@ -71,4 +72,9 @@ export async function sessionFor(
   await startPersonSession({ em: api.em(), services: api.services }, carrier, { userId, workspaceId });
   if (cookie === undefined) throw new Error('startPersonSession issued no cookie');
   return cookie;
+}
+
+/** dashboard.session's status for a session's cookie: 200 while it lets its person in, 401 once it has ended. */
+export async function sessionStatus(api: Pick<Api, 'fetch'>, session: string): Promise<number> {
+  return (await callProcedure(api, 'dashboard.session', undefined, { session })).status;
 }

@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
-import { type Api, createTestApi } from './harness.ts';
+import { expectProblem } from './assertions.ts';
+import { type Api, createTestApi, type TestWorkspace } from './harness.ts';
 import { callInternal, type InternalReply } from './internal.ts';
 import type { InputOf } from './procedures.ts';
 
@@ -24,6 +25,31 @@ export async function createTestPortal(
   const reply = await api.call('portal.createPortal', { displayName: 'Acme', ...input, apiId }, rootKey);
   if (reply.status !== 200) throw new Error(`createPortal failed: ${JSON.stringify(reply.body)}`);
   return { portalId: reply.body.data.portalId, apiId };
+}
+
+/** A new portal of the workspace, and a root key of it holding only `grants` (which may name that portal or its API). */
+export async function portalAndKey(
+  api: Api,
+  workspace: TestWorkspace,
+  grants: (portal: { portalId: string; apiId: string }) => string[],
+): Promise<{ portalId: string; apiId: string; rootKey: string }> {
+  const portal = await createTestPortal(api, workspace.rootKey);
+  const { rootKey } = await workspace.rootKeyWith(grants(portal));
+  return { ...portal, rootKey };
+}
+
+/** Ids of portals a workspace's root key cannot reach: one that never was, one it deleted, another workspace's. */
+export async function unreachablePortalIds(api: Api, rootKey: string): Promise<string[]> {
+  const { portalId: deleted } = await createTestPortal(api, rootKey);
+  await api.call('portal.deletePortal', { portalId: deleted }, rootKey);
+  const other = await api.workspace();
+  const { portalId: othersPortal } = await createTestPortal(api, other.rootKey);
+  return ['pc_missing', deleted, othersPortal];
+}
+
+/** The 404 of a portal the caller cannot reach, the same whether it never was, is deleted or is another's. */
+export function expectPortalNotFound(reply: Parameters<typeof expectProblem>[0]): void {
+  expectProblem(reply, 404, 'service/data/portal_not_found');
 }
 
 /** Opens a session for a customer and answers its id and the code in its URL. */

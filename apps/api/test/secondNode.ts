@@ -1,5 +1,6 @@
 import { rows, sql } from '@keyplane/db';
 import { afterAll, beforeAll, inject } from 'vitest';
+import { type SpawnedServer, spawnServer } from '../../../bench/server.ts';
 import { silentLogger } from '../src/log.ts';
 import { startServices } from '../src/services.ts';
 import { serveOn } from './appVariants.ts';
@@ -52,6 +53,27 @@ export function useSecondNode(api: Api): Pick<SecondNode, 'call'> {
     call: (procedure, input, rootKey) => {
       if (!node) throw new Error('useSecondNode() is used before its beforeAll ran');
       return node.call(procedure, input, rootKey);
+    },
+  };
+}
+
+/**
+ * A second server process (bench/server.ts, as `npm start` runs it) on the test file's database,
+ * for the file's tests: started before them, stopped after. Its `fetch` reaches `/trpc` and `/v2`
+ * of that process, as a browser whose next request lands on another node would.
+ */
+export function useOtherServerProcess(api: Pick<Api, 'databaseUrl'>): Pick<Api, 'fetch'> {
+  let otherNode: SpawnedServer | undefined;
+  beforeAll(async () => {
+    otherNode = await spawnServer({ DATABASE_URL: api.databaseUrl, ...(REDIS_URL ? { REDIS_URL } : {}) });
+  }, 60_000);
+  afterAll(async () => {
+    await otherNode?.stop();
+  });
+  return {
+    fetch(path, init) {
+      if (!otherNode) throw new Error('the other node is not started yet');
+      return fetch(`${otherNode.url}${path}`, init);
     },
   };
 }

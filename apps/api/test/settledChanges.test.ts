@@ -4,10 +4,11 @@ import { appRouter } from '@keyplane/procedures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asBrowser, newInvitationToken, newPasswordResetToken, newSetupToken } from './accounts.ts';
 import { useApiWithWorkspace } from './fixtures.ts';
-import { type Caller, callInternal, dashboardHeaders, signIn } from './internal.ts';
+import { type Caller, dashboardHeaders, signIn } from './internal.ts';
 import { softwareAuthenticator } from './passkeys.ts';
 import { signedInPerson, TEST_PERSON_PASSWORD } from './people.ts';
-import type { InputOf, OutputOf, ProcedurePath } from './procedures.ts';
+import type { InputOf, ProcedurePath } from './procedures.ts';
+import { HOOK_URL, routerResources } from './routerResources.ts';
 
 // A call that changes what nodes cache answers only once every node has forgotten it: the
 // procedures' middleware settles whatever the call's writes announced. Another node listens here
@@ -41,36 +42,10 @@ beforeAll(async () => {
 });
 afterAll(() => otherNode.close());
 
-let unique = 0;
 const NEW_PASSWORD = 'a passphrase nobody else uses';
-const next = (name: string) => `${name}_${++unique}`;
-
-/** A procedure called at `/trpc` with the router's types, failing the test on anything but 200. */
-async function call<P extends ProcedurePath>(
-  path: P,
-  input: InputOf<P>,
-  caller: Caller = { rootKey: workspace.rootKey },
-): Promise<OutputOf<P>> {
-  const reply = await callInternal<OutputOf<P>>(api, path, input, caller);
-  if (reply.status !== 200) throw new Error(`${path}: ${reply.status} ${JSON.stringify(reply.error)}`);
-  return reply.data;
-}
-
-const newApi = async () => (await call('apis.createApi', { name: next('api') })).apiId;
-const newKey = async (extra: Partial<InputOf<'keys.createKey'>> = {}) =>
-  call('keys.createKey', { apiId: await newApi(), ...extra });
-const newRole = async () => {
-  const name = next('role');
-  return { name, roleId: (await call('permissions.createRole', { name })).roleId };
-};
-const newNamespace = async () => {
-  const name = next('namespace');
-  await call('ratelimit.createNamespace', { name });
-  return name;
-};
-const HOOK_URL = 'https://hooks.example.com/keyplane';
-const newEndpoint = async () =>
-  (await call('webhooks.createEndpoint', { url: HOOK_URL, eventTypes: ['key.deleted'] })).endpointId;
+/** The workspace's bootstrap root key: who makes the scenarios' resources, and calls those that name no caller. */
+const owner = (): Caller => ({ rootKey: workspace.rootKey });
+const { next, call, newApi, newKey, newRole, newNamespace, newEndpoint, newPortal } = routerResources(api, owner);
 
 /** How to call one mutation successfully; setting up costs nothing the check looks at. */
 interface Scenario<P extends ProcedurePath> {
@@ -294,8 +269,6 @@ const scenarios: Scenarios = {
 };
 
 const asPortalPage: Caller = { headers: { 'x-keyplane-portal': '1' } };
-const newPortal = async () =>
-  (await call('portal.createPortal', { apiId: await newApi(), displayName: 'Acme' })).portalId;
 /** A session's code for a new customer of a new portal, with every scope. */
 async function newCustomer() {
   const { url } = await call('portal.createSession', {

@@ -238,6 +238,12 @@ async function signInWithSso(login: string, server: { url: string } = api) {
   return { ...hop, jar, session: jar.get(new URL(server.url).origin, 'keyplane_session') };
 }
 
+/** The provider puts `login` (email `<login>@example.test`) in these groups; then they sign in at `server`. */
+function signInInGroups(login: string, name: string, groups: string[], server: { url: string } = api) {
+  accounts.set(login, { email: `${login}@example.test`, name, groups });
+  return signInWithSso(login, server);
+}
+
 function expectRefusalPage(hop: Hop, status: number, reason: RegExp) {
   expect(hop.response.status).toBe(status);
   expect(hop.response.headers.get('content-type')).toMatch(/^text\/html/);
@@ -252,6 +258,11 @@ async function sessionOf(session: string | undefined) {
   const reply = await callProcedure(api, 'dashboard.session', undefined, { session });
   expect(reply.status).toBe(200);
   return reply.data;
+}
+
+/** The role the dashboard's session shows after a sign-in. */
+async function roleAfter(signedIn: { session?: string }) {
+  return (await sessionOf(signedIn.session)).person?.role;
 }
 
 async function auditEntries(event: string, email: string) {
@@ -310,15 +321,9 @@ describe('a person in a mapped group', () => {
   });
 
   it('gets the role their groups give at each sign-in, when they move to another group', async () => {
-    accounts.set('dave', { email: 'dave@example.test', name: 'Dave', groups: ['kp-viewers'] });
-    const first = await sessionOf((await signInWithSso('dave')).session);
-    expect(first.person?.role).toBe('viewer');
-    accounts.set('dave', { email: 'dave@example.test', name: 'Dave', groups: ['kp-admins'] });
-    const second = await signInWithSso('dave');
-    expect((await sessionOf(second.session)).person?.role).toBe('admin');
-    accounts.set('dave', { email: 'dave@example.test', name: 'Dave', groups: ['kp-viewers'] });
-    const third = await signInWithSso('dave');
-    expect((await sessionOf(third.session)).person?.role).toBe('viewer');
+    expect(await roleAfter(await signInInGroups('dave', 'Dave', ['kp-viewers']))).toBe('viewer');
+    expect(await roleAfter(await signInInGroups('dave', 'Dave', ['kp-admins']))).toBe('admin');
+    expect(await roleAfter(await signInInGroups('dave', 'Dave', ['kp-viewers']))).toBe('viewer');
     const entries = await auditEntries('account.signIn', 'dave@example.test');
     expect(entries.map((entry) => entry.details.changes)).toEqual([
       [{ resource: 'userId', field: 'role', before: null, after: 'viewer' }],
@@ -328,11 +333,8 @@ describe('a person in a mapped group', () => {
   });
 
   it('is not demoted when they are the last owner: the page says why, and they stay owner', async () => {
-    accounts.set('erin', { email: 'erin@example.test', name: 'Erin', groups: ['kp-owners'] });
-    const owner = await sessionOf((await signInWithSso('erin')).session);
-    expect(owner.person?.role).toBe('owner');
-    accounts.set('erin', { email: 'erin@example.test', name: 'Erin', groups: ['kp-viewers'] });
-    const refused = await signInWithSso('erin');
+    expect(await roleAfter(await signInInGroups('erin', 'Erin', ['kp-owners']))).toBe('owner');
+    const refused = await signInInGroups('erin', 'Erin', ['kp-viewers']);
     expectRefusalPage(refused, 403, /last owner of this workspace.*role viewer/);
     expect(refused.session).toBeUndefined();
     const [membership] = await rows<{ role: string }>(
@@ -366,15 +368,13 @@ describe('403 refusals', () => {
   });
 
   it('refuses a person in no mapped group when OIDC_DEFAULT_ROLE is unset', async () => {
-    accounts.set('carol', { email: 'carol@example.test', name: 'Carol', groups: ['sales'] });
-    const refused = await signInWithSso('carol');
+    const refused = await signInInGroups('carol', 'Carol', ['sales']);
     expectRefusalPage(refused, 403, /in none of the groups that give access to Keyplane/);
     expect(refused.session).toBeUndefined();
   });
 
   it('gives a person in no mapped group OIDC_DEFAULT_ROLE when it is set', async () => {
-    accounts.set('carol', { email: 'carol@example.test', name: 'Carol', groups: ['sales'] });
-    const signedIn = await signInWithSso('carol', withDefaultRole);
+    const signedIn = await signInInGroups('carol', 'Carol', ['sales'], withDefaultRole);
     expect(signedIn.response.status).toBe(303);
     expect((await sessionOf(signedIn.session)).person).toMatchObject({ email: 'carol@example.test', role: 'viewer' });
   });

@@ -1,11 +1,10 @@
 import { allRootKeyPermissions, changeMemberRole, removeMember } from '@keyplane/core';
 import { membershipChangeStore } from '@keyplane/db';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SpawnedServer, spawnServer } from '../../../../bench/server.ts';
+import { describe, expect, it } from 'vitest';
 import { useApiWithWorkspace } from '../fixtures.ts';
-import { REDIS_URL } from '../harness.ts';
 import { type Caller, callInternal } from '../internal.ts';
 import { signedInPerson } from '../people.ts';
+import { useOtherServerProcess } from '../secondNode.ts';
 
 // Removing a person or narrowing their role holds on every node from the moment it commits: a
 // person's session is read from the database on every request, with their role as it is now
@@ -13,22 +12,8 @@ import { signedInPerson } from '../people.ts';
 // the person's next request goes to a second server process on the same database.
 
 const { api, workspace } = useApiWithWorkspace();
-let otherNode: SpawnedServer | undefined;
-
-beforeAll(async () => {
-  otherNode = await spawnServer({ DATABASE_URL: api.databaseUrl, ...(REDIS_URL ? { REDIS_URL } : {}) });
-}, 60_000);
-afterAll(async () => {
-  await otherNode?.stop();
-});
-
 /** `/trpc` of the other process, as the dashboard in a browser would reach it. */
-const onOtherNode = {
-  fetch(path: string, init?: RequestInit) {
-    if (!otherNode) throw new Error('the other node is not started yet');
-    return fetch(`${otherNode.url}${path}`, init);
-  },
-};
+const onOtherNode = useOtherServerProcess(api);
 
 // Who changes the membership: a root key with every permission, as core's rules judge one.
 const manager = { kind: 'rootKey', permissions: allRootKeyPermissions() } as const;

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import { type Caller, callInternal } from '../internal.ts';
 import { type SignedInPerson, signedInPerson } from '../people.ts';
-import type { InputOf, OutputOf, ProcedurePath } from '../procedures.ts';
+import { HOOK_URL, routerResources } from '../routerResources.ts';
 
 // What each role may do, proved over the whole router (docs/decisions/0018): the procedures are
 // generated from `appRouter._def.procedures`, so one added to the router is checked here as soon as
@@ -59,32 +59,8 @@ const ADMINISTRATION = ['rootKeys.', 'members.'];
 const MEMBER_WORK = ['apis.', 'keys.', 'portal.'];
 const under = (prefixes: readonly string[]) => (path: string) => prefixes.some((prefix) => path.startsWith(prefix));
 
-let unique = 0;
-const next = (name: string) => `${name}_${++unique}`;
 const owner = (): Caller => ({ rootKey: workspace.rootKey });
-
-/** A procedure called with the workspace's bootstrap root key, failing the test on anything but 200. */
-async function call<P extends ProcedurePath>(path: P, input: InputOf<P>): Promise<OutputOf<P>> {
-  const reply = await callInternal<OutputOf<P>>(api, path, input, owner());
-  if (reply.status !== 200) throw new Error(`${path}: ${reply.status} ${JSON.stringify(reply.error)}`);
-  return reply.data;
-}
-
-const newApi = async () => (await call('apis.createApi', { name: next('api') })).apiId;
-const newKey = async (extra: Partial<InputOf<'keys.createKey'>> = {}) =>
-  call('keys.createKey', { apiId: await newApi(), ...extra });
-const newRole = async () => {
-  const name = next('role');
-  return { name, roleId: (await call('permissions.createRole', { name })).roleId };
-};
-const newNamespace = async () => {
-  const name = next('namespace');
-  await call('ratelimit.createNamespace', { name });
-  return name;
-};
-const HOOK_URL = 'https://hooks.example.com/keyplane';
-const newEndpoint = async () =>
-  (await call('webhooks.createEndpoint', { url: HOOK_URL, eventTypes: ['key.deleted'] })).endpointId;
+const { next, call, newApi, newKey, newRole, newNamespace, newEndpoint, newPortal } = routerResources(api, owner);
 const newPerson = async () => (await signedInPerson(api, workspace.workspaceId, 'viewer')).userId;
 
 /** A valid input for one procedure, its resources made with the owner's root key first. */
@@ -92,8 +68,6 @@ type Scenario = () => Promise<unknown>;
 
 /** What the reads name: made once, before the file's tests. */
 const made = { apiId: '', keyId: '', key: '', identity: '', permission: '', role: '', namespace: '', endpointId: '' };
-const newPortal = async () =>
-  (await call('portal.createPortal', { apiId: await newApi(), displayName: 'Acme' })).portalId;
 
 const SCENARIOS: Record<string, Scenario> = {
   // Mutations.

@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SpawnedServer, spawnServer } from '../../../../bench/server.ts';
+import { describe, expect, it } from 'vitest';
 import { useApiWithWorkspace } from '../fixtures.ts';
-import { REDIS_URL } from '../harness.ts';
 import { callAsCustomer, createTestPortal, customerSession } from '../portal.ts';
+import { useOtherServerProcess } from '../secondNode.ts';
 
 // Ending a customer's portal session holds on every node from the moment it commits: a session is
 // read from the database on every request (packages/procedures/src/middleware/portalSession.ts).
@@ -10,21 +9,7 @@ import { callAsCustomer, createTestPortal, customerSession } from '../portal.ts'
 // server process on the same database.
 
 const { api, workspace } = useApiWithWorkspace();
-let otherNode: SpawnedServer | undefined;
-
-beforeAll(async () => {
-  otherNode = await spawnServer({ DATABASE_URL: api.databaseUrl, ...(REDIS_URL ? { REDIS_URL } : {}) });
-}, 60_000);
-afterAll(async () => {
-  await otherNode?.stop();
-});
-
-const onOtherNode = {
-  fetch(path: string, init?: RequestInit) {
-    if (!otherNode) throw new Error('the other node is not started yet');
-    return fetch(`${otherNode.url}${path}`, init);
-  },
-};
+const onOtherNode = useOtherServerProcess(api);
 
 describe('401 on the other server process, at once', () => {
   it.each([

@@ -2,27 +2,26 @@ import { describe, expect, it } from 'vitest';
 import { sessionCookieOf } from '../accounts.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import { callInternal, callProcedure } from '../internal.ts';
-import { anotherWorkspaceOf, signedInPerson } from '../people.ts';
+import { anotherWorkspaceOf, sessionStatus, signedInPerson } from '../people.ts';
+import { expectInputNaming } from '../trpcAssertions.ts';
 
 // account.switchWorkspace: a new session in another workspace of theirs; the one it was asked with ends.
 const { api, workspace } = useApiWithWorkspace();
+
+const switchWorkspace = (workspaceId: string, session: string) =>
+  callProcedure(api, 'account.switchWorkspace', { workspaceId }, { session });
 
 describe('200', () => {
   it('signs the person in to another workspace of theirs with their role there, ending the current session', async () => {
     const person = await signedInPerson(api, workspace.workspaceId, 'owner');
     const other = await anotherWorkspaceOf(api, person.userId, 'viewer');
-    const reply = await callProcedure(
-      api,
-      'account.switchWorkspace',
-      { workspaceId: other.workspaceId },
-      { session: person.session },
-    );
+    const reply = await switchWorkspace(other.workspaceId, person.session);
     expect(reply.status).toBe(200);
     expect(reply.data).toEqual({ workspaceId: other.workspaceId });
     const switched = sessionCookieOf(reply);
     const session = await callProcedure(api, 'dashboard.session', undefined, { session: switched });
     expect(session.data).toMatchObject({ workspaceId: other.workspaceId, person: { role: 'viewer' } });
-    expect((await callProcedure(api, 'dashboard.session', undefined, { session: person.session })).status).toBe(401);
+    expect(await sessionStatus(api, person.session)).toBe(401);
   });
 });
 
@@ -30,8 +29,7 @@ describe('400', () => {
   it('without a workspace id', async () => {
     const person = await signedInPerson(api, workspace.workspaceId, 'owner');
     const reply = await callInternal(api, 'account.switchWorkspace', {}, { session: person.session });
-    expect(reply.status).toBe(400);
-    expect(reply.error?.message).toContain('"workspaceId"');
+    expectInputNaming(reply, 'workspaceId');
   });
 });
 
@@ -40,12 +38,12 @@ describe('404', () => {
     const person = await signedInPerson(api, workspace.workspaceId, 'owner');
     const stranger = await api.workspace();
     for (const workspaceId of [stranger.workspaceId, 'ws_does_not_exist']) {
-      const reply = await callProcedure(api, 'account.switchWorkspace', { workspaceId }, { session: person.session });
+      const reply = await switchWorkspace(workspaceId, person.session);
       expect(reply.status).toBe(404);
       expect(reply.error?.message).toBe(`You are not a member of a workspace '${workspaceId}'.`);
       expect(reply.setCookie).toEqual([]);
     }
-    expect((await callProcedure(api, 'dashboard.session', undefined, { session: person.session })).status).toBe(200);
+    expect(await sessionStatus(api, person.session)).toBe(200);
   });
 });
 
@@ -55,12 +53,7 @@ describe('cross-workspace isolation', () => {
     const other = await anotherWorkspaceOf(api, person.userId, 'admin');
     const { apiId } = (await callProcedure(api, 'apis.createApi', { name: 'here' }, { rootKey: workspace.rootKey }))
       .data;
-    const reply = await callProcedure(
-      api,
-      'account.switchWorkspace',
-      { workspaceId: other.workspaceId },
-      { session: person.session },
-    );
+    const reply = await switchWorkspace(other.workspaceId, person.session);
     expect((await callInternal(api, 'apis.getApi', { apiId }, { session: sessionCookieOf(reply) })).status).toBe(404);
   });
 });

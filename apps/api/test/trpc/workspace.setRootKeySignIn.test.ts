@@ -2,19 +2,22 @@ import { rolePermissions } from '@keyplane/core';
 import { describe, expect, it } from 'vitest';
 import { asBrowser } from '../accounts.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
-import { callInternal, callProcedure, signIn } from '../internal.ts';
+import { type Caller, callInternal, callProcedure, signIn } from '../internal.ts';
 import { signedInPerson } from '../people.ts';
+import { expectInputNaming } from '../trpcAssertions.ts';
 
 // workspace.setRootKeySignIn: an owner turns root keys off as a way into the workspace's dashboard.
 const { api, workspace } = useApiWithWorkspace();
 
 const rootKeySignIn = (rootKey: string) => callInternal(api, 'dashboard.signIn', { rootKey }, asBrowser);
+const setRootKeySignIn = (enabled: boolean, caller: Caller) =>
+  callProcedure(api, 'workspace.setRootKeySignIn', { enabled }, caller);
 
 describe('200', () => {
   it('an owner turns root-key sign-in off: dashboard.signIn refuses with 403 saying how to get in, /v2 keeps working', async () => {
     const target = await api.workspace();
     const owner = await signedInPerson(api, target.workspaceId, 'owner');
-    const off = await callProcedure(api, 'workspace.setRootKeySignIn', { enabled: false }, { session: owner.session });
+    const off = await setRootKeySignIn(false, { session: owner.session });
     expect(off.status).toBe(200);
     expect(off.data).toEqual({ rootKeySignIn: false });
     const refused = await rootKeySignIn(target.rootKey);
@@ -27,19 +30,14 @@ describe('200', () => {
     // Another workspace is untouched.
     expect((await rootKeySignIn(workspace.rootKey)).status).toBe(200);
 
-    const on = await callProcedure(api, 'workspace.setRootKeySignIn', { enabled: true }, { session: owner.session });
+    const on = await setRootKeySignIn(true, { session: owner.session });
     expect(on.data).toEqual({ rootKeySignIn: true });
     expect((await rootKeySignIn(target.rootKey)).status).toBe(200);
   });
 
   it('a root key with every permission stands as owner (the break-glass path)', async () => {
     const target = await api.workspace();
-    const reply = await callProcedure(
-      api,
-      'workspace.setRootKeySignIn',
-      { enabled: false },
-      { rootKey: target.rootKey },
-    );
+    const reply = await setRootKeySignIn(false, { rootKey: target.rootKey });
     expect(reply.status).toBe(200);
     expect((await rootKeySignIn(target.rootKey)).status).toBe(403);
   });
@@ -48,8 +46,7 @@ describe('200', () => {
 describe('400', () => {
   it('without enabled', async () => {
     const reply = await callInternal(api, 'workspace.setRootKeySignIn', {}, { rootKey: workspace.rootKey });
-    expect(reply.status).toBe(400);
-    expect(reply.error?.message).toContain('"enabled"');
+    expectInputNaming(reply, 'enabled');
   });
 });
 
@@ -58,7 +55,7 @@ describe('403', () => {
     const admin = await signedInPerson(api, workspace.workspaceId, 'admin');
     const { rootKey } = await workspace.rootKeyWith(rolePermissions('member'));
     for (const caller of [{ session: admin.session }, { rootKey }]) {
-      const reply = await callProcedure(api, 'workspace.setRootKeySignIn', { enabled: false }, caller);
+      const reply = await setRootKeySignIn(false, caller);
       expect(reply.status).toBe(403);
       expect(reply.error?.message).toMatch(/^Only an owner of the workspace may/);
     }
@@ -87,7 +84,7 @@ describe('403', () => {
 describe('cross-workspace isolation', () => {
   it("an owner of one workspace changes only their own workspace's setting", async () => {
     const owner = await signedInPerson(api, (await api.workspace()).workspaceId, 'owner');
-    await callProcedure(api, 'workspace.setRootKeySignIn', { enabled: false }, { session: owner.session });
+    await setRootKeySignIn(false, { session: owner.session });
     expect((await rootKeySignIn(workspace.rootKey)).status).toBe(200);
   });
 });

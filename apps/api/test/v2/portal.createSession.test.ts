@@ -2,7 +2,7 @@ import { hashKey } from '@keyplane/core';
 import { describe, expect, it } from 'vitest';
 import { expectMissingPermissions, expectProblem, itRejectsEach } from '../assertions.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
-import { createTestPortal } from '../portal.ts';
+import { createTestPortal, expectPortalNotFound, portalAndKey, unreachablePortalIds } from '../portal.ts';
 
 const { api, workspace } = useApiWithWorkspace();
 
@@ -12,15 +12,14 @@ const session = (portal: string, extra: Record<string, unknown> = {}) => ({
   scopes: ['keys:read' as const],
   ...extra,
 });
+/** portal.createSession for `session(portal, extra)`, as the workspace's root key unless given another. */
+const createSession = (portal: string, extra: Record<string, unknown> = {}, rootKey = workspace.rootKey) =>
+  api.call('portal.createSession', session(portal, extra), rootKey);
 
 describe('200', () => {
   it('answers the session id and the portal URL with a single-use code, storing only its hash', async () => {
     const { portalId } = await createTestPortal(api, workspace.rootKey);
-    const reply = await api.call(
-      'portal.createSession',
-      session(portalId, { returnUrl: 'https://app.example.com/keys' }),
-      workspace.rootKey,
-    );
+    const reply = await createSession(portalId, { returnUrl: 'https://app.example.com/keys' });
     expect(reply.status).toBe(200);
     expect(reply.body.data.id).toMatch(/^ps_/);
     const url = new URL(reply.body.data.url);
@@ -35,25 +34,20 @@ describe('200', () => {
   });
 
   it('takes a root key scoped to this portal and holding exactly what the scopes need on its API', async () => {
-    const { portalId, apiId } = await createTestPortal(api, workspace.rootKey);
-    const { rootKey } = await workspace.rootKeyWith([
+    const { portalId, rootKey } = await portalAndKey(api, workspace, ({ portalId, apiId }) => [
       `portal.${portalId}.create_portal_session`,
       `api.${apiId}.read_key`,
       `api.${apiId}.read_api`,
       `api.${apiId}.create_key`,
     ]);
-    const reply = await api.call(
-      'portal.createSession',
-      session(portalId, { scopes: ['keys:read', 'keys:create', 'keys:reroll'] }),
-      rootKey,
-    );
+    const reply = await createSession(portalId, { scopes: ['keys:read', 'keys:create', 'keys:reroll'] }, rootKey);
     expect(reply.status).toBe(200);
   });
 
   it('records the session in the audit log with the root key as actor and the customer in its resources', async () => {
     const { workspaceId, rootKey } = await api.workspace();
     const { portalId } = await createTestPortal(api, rootKey);
-    const { body } = await api.call('portal.createSession', session(portalId), rootKey);
+    const { body } = await createSession(portalId, {}, rootKey);
     const rows = await api
       .em()
       .getConnection()
@@ -82,38 +76,23 @@ describe('400', () => {
 
   it('refuses keys:reroll, keys:update or keys:delete without keys:read', async () => {
     const { portalId } = await createTestPortal(api, workspace.rootKey);
-    const reply = await api.post(
-      'portal.createSession',
-      session(portalId, { scopes: ['keys:delete'] }),
-      workspace.rootKey,
-    );
-    expectProblem(reply, 400, 'service/application/invalid_input');
+    expectProblem(await createSession(portalId, { scopes: ['keys:delete'] }), 400, 'service/application/invalid_input');
   });
 
   it('takes an http:// returnUrl on a loopback host, for development', async () => {
     const { portalId } = await createTestPortal(api, workspace.rootKey);
-    const reply = await api.call(
-      'portal.createSession',
-      session(portalId, { returnUrl: 'http://localhost:3000/keys' }),
-      workspace.rootKey,
-    );
-    expect(reply.status).toBe(200);
+    expect((await createSession(portalId, { returnUrl: 'http://localhost:3000/keys' })).status).toBe(200);
   });
 });
 
 describe('403', () => {
   it('for the whole request when the root key lacks what one scope needs on the portal’s API (the scope ceiling)', async () => {
-    const { portalId, apiId } = await createTestPortal(api, workspace.rootKey);
-    const { rootKey } = await workspace.rootKeyWith([
+    const { portalId, apiId, rootKey } = await portalAndKey(api, workspace, ({ apiId }) => [
       'portal.*.create_portal_session',
       `api.${apiId}.read_key`,
       `api.${apiId}.read_api`,
     ]);
-    const reply = await api.post(
-      'portal.createSession',
-      session(portalId, { scopes: ['keys:read', 'keys:delete'] }),
-      rootKey,
-    );
+    const reply = await createSession(portalId, { scopes: ['keys:read', 'keys:delete'] }, rootKey);
     expectMissingPermissions(reply, `api.${apiId}.delete_key`);
     const sessions = await api.call('portal.listSessions', { portal: portalId }, workspace.rootKey);
     expect(sessions.body.data).toEqual([]);
@@ -122,33 +101,24 @@ describe('403', () => {
 
 describe('404', () => {
   it('without create_portal_session on the portal, whether it exists or not: no caller learns a portal exists', async () => {
-    const { portalId, apiId } = await createTestPortal(api, workspace.rootKey);
-    const { rootKey } = await workspace.rootKeyWith([
+    const { portalId, rootKey } = await portalAndKey(api, workspace, ({ apiId }) => [
       'portal.*.read_portal',
       'portal.pc_other.create_portal_session',
       `api.${apiId}.read_key`,
       `api.${apiId}.read_api`,
     ]);
-    const existing = await api.post('portal.createSession', session(portalId), rootKey);
-    const missing = await api.post('portal.createSession', session('pc_missing'), rootKey);
-    expectProblem(existing, 404, 'service/data/portal_not_found');
-    expectProblem(missing, 404, 'service/data/portal_not_found');
+    const existing = await createSession(portalId, {}, rootKey);
+    const missing = await createSession('pc_missing', {}, rootKey);
+    expectPortalNotFound(existing);
+    expectPortalNotFound(missing);
     expect(existing.body.error.detail.replace(portalId, 'X')).toBe(
       missing.body.error.detail.replace('pc_missing', 'X'),
     );
   });
 
   it('for a portal that does not exist, is deleted, or is another workspace’s', async () => {
-    const { portalId } = await createTestPortal(api, workspace.rootKey);
-    await api.call('portal.deletePortal', { portalId }, workspace.rootKey);
-    const other = await api.workspace();
-    const { portalId: othersPortal } = await createTestPortal(api, other.rootKey);
-    for (const portal of ['pc_missing', portalId, othersPortal]) {
-      expectProblem(
-        await api.post('portal.createSession', session(portal), workspace.rootKey),
-        404,
-        'service/data/portal_not_found',
-      );
+    for (const portal of await unreachablePortalIds(api, workspace.rootKey)) {
+      expectPortalNotFound(await createSession(portal));
     }
   });
 });

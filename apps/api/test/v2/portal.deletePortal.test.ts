@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { expectMissingPermissions, expectProblem, itRejectsEach } from '../assertions.ts';
+import { expectMissingPermissions, itRejectsEach } from '../assertions.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
-import { callAsCustomer, createTestPortal, customerSession } from '../portal.ts';
+import { callAsCustomer, createTestPortal, customerSession, expectPortalNotFound, portalAndKey } from '../portal.ts';
 
 const { api, workspace } = useApiWithWorkspace();
 
@@ -27,8 +27,9 @@ describe('400', () => {
 
 describe('403', () => {
   it('without delete_portal', async () => {
-    const { portalId } = await createTestPortal(api, workspace.rootKey);
-    const { rootKey } = await workspace.rootKeyWith([`portal.${portalId}.read_portal`]);
+    const { portalId, rootKey } = await portalAndKey(api, workspace, ({ portalId }) => [
+      `portal.${portalId}.read_portal`,
+    ]);
     expectMissingPermissions(
       await api.post('portal.deletePortal', { portalId }, rootKey),
       `portal.${portalId}.delete_portal`,
@@ -40,10 +41,6 @@ describe('404', () => {
   it('for a portal deleted already', async () => {
     const { portalId } = await createTestPortal(api, workspace.rootKey);
     await api.call('portal.deletePortal', { portalId }, workspace.rootKey);
-    expectProblem(
-      await api.post('portal.deletePortal', { portalId }, workspace.rootKey),
-      404,
-      'service/data/portal_not_found',
-    );
+    expectPortalNotFound(await api.post('portal.deletePortal', { portalId }, workspace.rootKey));
   });
 });

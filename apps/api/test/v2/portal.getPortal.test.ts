@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { expectMissingPermissions, expectProblem, itRejectsEach } from '../assertions.ts';
+import { expectMissingPermissions, itRejectsEach } from '../assertions.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
-import { createTestPortal } from '../portal.ts';
+import { createTestPortal, expectPortalNotFound, portalAndKey, unreachablePortalIds } from '../portal.ts';
 
 const { api, workspace } = useApiWithWorkspace();
 
@@ -24,24 +24,15 @@ describe('400', () => {
 
 describe('403', () => {
   it('without read_portal, naming the wildcard for a portal it may not read', async () => {
-    const { portalId } = await createTestPortal(api, workspace.rootKey);
-    const { rootKey } = await workspace.rootKeyWith(['portal.pc_other.read_portal']);
+    const { portalId, rootKey } = await portalAndKey(api, workspace, () => ['portal.pc_other.read_portal']);
     expectMissingPermissions(await api.post('portal.getPortal', { portalId }, rootKey), 'portal.*.read_portal');
   });
 });
 
 describe('404', () => {
   it('for a portal that does not exist, is deleted, or is another workspace’s', async () => {
-    const { portalId } = await createTestPortal(api, workspace.rootKey);
-    await api.call('portal.deletePortal', { portalId }, workspace.rootKey);
-    const other = await api.workspace();
-    const { portalId: othersPortal } = await createTestPortal(api, other.rootKey);
-    for (const id of ['pc_missing', portalId, othersPortal]) {
-      expectProblem(
-        await api.post('portal.getPortal', { portalId: id }, workspace.rootKey),
-        404,
-        'service/data/portal_not_found',
-      );
+    for (const portalId of await unreachablePortalIds(api, workspace.rootKey)) {
+      expectPortalNotFound(await api.post('portal.getPortal', { portalId }, workspace.rootKey));
     }
   });
 });

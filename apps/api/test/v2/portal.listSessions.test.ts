@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { expectMissingPermissions, expectProblem, itRejectsEach } from '../assertions.ts';
+import { expectMissingPermissions, itRejectsEach } from '../assertions.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
-import { createTestPortal, customerSession, openSession } from '../portal.ts';
+import { createTestPortal, customerSession, expectPortalNotFound, openSession, portalAndKey } from '../portal.ts';
 
 const { api, workspace } = useApiWithWorkspace();
 
@@ -35,8 +35,7 @@ describe('400', () => {
 
 describe('403', () => {
   it('without read_portal', async () => {
-    const { portalId } = await createTestPortal(api, workspace.rootKey);
-    const { rootKey } = await workspace.rootKeyWith(['portal.*.create_portal_session']);
+    const { portalId, rootKey } = await portalAndKey(api, workspace, () => ['portal.*.create_portal_session']);
     expectMissingPermissions(
       await api.post('portal.listSessions', { portal: portalId }, rootKey),
       'portal.*.read_portal',
@@ -46,10 +45,6 @@ describe('403', () => {
 
 describe('404', () => {
   it('for a portal that does not exist', async () => {
-    expectProblem(
-      await api.post('portal.listSessions', { portal: 'pc_missing' }, workspace.rootKey),
-      404,
-      'service/data/portal_not_found',
-    );
+    expectPortalNotFound(await api.post('portal.listSessions', { portal: 'pc_missing' }, workspace.rootKey));
   });
 });

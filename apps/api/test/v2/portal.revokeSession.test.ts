@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { expectMissingPermissions, expectProblem, itRejectsEach } from '../assertions.ts';
+import { expectMissingPermissions, itRejectsEach } from '../assertions.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
-import { callAsCustomer, createTestPortal, customerSession, openSession } from '../portal.ts';
+import {
+  callAsCustomer,
+  createTestPortal,
+  customerSession,
+  expectPortalNotFound,
+  openSession,
+  portalAndKey,
+} from '../portal.ts';
 
 const { api, workspace } = useApiWithWorkspace();
 
@@ -30,8 +37,7 @@ describe('400', () => {
 
 describe('403', () => {
   it('without revoke_portal_session', async () => {
-    const { portalId } = await createTestPortal(api, workspace.rootKey);
-    const { rootKey } = await workspace.rootKeyWith(['portal.*.read_portal']);
+    const { portalId, rootKey } = await portalAndKey(api, workspace, () => ['portal.*.read_portal']);
     expectMissingPermissions(
       await api.post('portal.revokeSession', { portal: portalId, externalId: 'x' }, rootKey),
       `portal.${portalId}.revoke_portal_session`,
@@ -41,10 +47,8 @@ describe('403', () => {
 
 describe('404', () => {
   it('for a portal that does not exist', async () => {
-    expectProblem(
+    expectPortalNotFound(
       await api.post('portal.revokeSession', { portal: 'pc_missing', externalId: 'x' }, workspace.rootKey),
-      404,
-      'service/data/portal_not_found',
     );
   });
 });

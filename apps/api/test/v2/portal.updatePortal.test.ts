@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { expectMissingPermissions, expectProblem, itRejectsEach } from '../assertions.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
-import { callAsCustomer, createTestPortal, customerSession } from '../portal.ts';
+import { callAsCustomer, createTestPortal, customerSession, expectPortalNotFound, portalAndKey } from '../portal.ts';
 
 const { api, workspace } = useApiWithWorkspace();
 
@@ -49,8 +49,7 @@ describe('400', () => {
 
 describe('403', () => {
   it('without update_portal', async () => {
-    const { portalId } = await createTestPortal(api, workspace.rootKey);
-    const { rootKey } = await workspace.rootKeyWith(['portal.*.read_portal']);
+    const { portalId, rootKey } = await portalAndKey(api, workspace, () => ['portal.*.read_portal']);
     expectMissingPermissions(
       await api.post('portal.updatePortal', { portalId, displayName: 'x' }, rootKey),
       `portal.${portalId}.update_portal`,
@@ -60,10 +59,8 @@ describe('403', () => {
 
 describe('404', () => {
   it('for a portal that does not exist', async () => {
-    expectProblem(
+    expectPortalNotFound(
       await api.post('portal.updatePortal', { portalId: 'pc_missing', enabled: false }, workspace.rootKey),
-      404,
-      'service/data/portal_not_found',
     );
   });
 });
