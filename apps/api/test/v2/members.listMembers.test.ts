@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, itRejectsEach } from '../assertions.ts';
+import { expectInvalidInput, itRejectsEach } from '../assertions.ts';
 import { useWorkspace } from '../fixtures.ts';
 import { useApi } from '../harness.ts';
 import { callProcedure } from '../internal.ts';
+import { itNeedsReadMembers } from '../members.ts';
 import { signedInPerson } from '../people.ts';
 
 const api = useApi();
@@ -58,15 +59,7 @@ describe('400', () => {
 });
 
 describe('403', () => {
-  it('refuses a root key without workspace.*.read_members, and a member; a viewer reads', async () => {
-    const workspace = await api.workspace();
-    const { rootKey } = await workspace.rootKeyWith(['api.*.read_api', 'workspace.*.manage_root_keys']);
-    expectMissingPermissions(await api.call('members.listMembers', {}, rootKey), 'workspace.*.read_members');
-    const member = await signedInPerson(api, workspace.workspaceId, 'member');
-    expect((await callProcedure(api, 'members.listMembers', {}, { session: member.session })).status).toBe(403);
-    const viewer = await signedInPerson(api, workspace.workspaceId, 'viewer');
-    expect((await callProcedure(api, 'members.listMembers', {}, { session: viewer.session })).status).toBe(200);
-  });
+  itNeedsReadMembers(api, 'members.listMembers', ['api.*.read_api', 'workspace.*.manage_root_keys']);
 });
 
 describe('cross-workspace isolation', () => {
