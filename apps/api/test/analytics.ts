@@ -98,3 +98,26 @@ export async function untilAnalyticsRunning(api: Api, count: number): Promise<vo
 export async function cancelAnalytics(api: Api): Promise<void> {
   await rows(api.em(), sql`select pg_cancel_backend(pid) ${RUNNING_ANALYTICS}`);
 }
+
+/**
+ * A new workspace (workspaceWithEvents) at its bound of two analytics queries running at once
+ * (ENDLESS_QUERY twice, on getVerifications: the bound is the workspace's, over both procedures):
+ * a third, on `procedure`, still waits after `meanwhile` and 300 ms more, and answers once the two
+ * are cancelled.
+ */
+export async function expectThirdQueryWaits(
+  api: Api,
+  procedure: 'analytics.getVerifications' | 'analytics.getRatelimits',
+  meanwhile: () => Promise<void> = async () => {},
+): Promise<void> {
+  const busy = await workspaceWithEvents(api);
+  const running = [0, 1].map(() => api.post('analytics.getVerifications', { query: ENDLESS_QUERY }, busy.rootKey));
+  await untilAnalyticsRunning(api, 2);
+  const third = api.post<AnalyticsRow[]>(procedure, { query: 'select 1 as one' }, busy.rootKey);
+  await meanwhile();
+  const waited = await Promise.race([third, new Promise((resolve) => setTimeout(() => resolve('waiting'), 300))]);
+  expect(waited).toBe('waiting');
+  await cancelAnalytics(api);
+  await Promise.all(running);
+  expect(await third).toMatchObject({ status: 200, body: { data: [{ one: 1 }] } });
+}

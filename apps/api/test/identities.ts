@@ -1,8 +1,33 @@
 import { expect, it } from 'vitest';
 import { expectProblem } from './assertions.ts';
-import type { ErrorEnvelope, TestWorkspace } from './harness.ts';
+import { createTestIdentity, useWorkspaceWithApi } from './fixtures.ts';
+import { type ErrorEnvelope, type TestWorkspace, useApi } from './harness.ts';
+import type { InputOf } from './procedures.ts';
 
-// What the identities.* procedures' tests share: the answers for an identity that does not exist.
+// What the identities.* procedures' tests share: the start of a file whose identities have keys,
+// and the answers for an identity that does not exist.
+
+/**
+ * The start of a file about identities and the keys that use them: its server, a workspace with an
+ * API (`owner`, useWorkspaceWithApi, and its `newKey`), identities made with that workspace's root
+ * key unless given another, and `verify`, keys.verifyKey failing the test on anything but 200.
+ */
+export function useIdentityOwner() {
+  const api = useApi();
+  const owner = useWorkspaceWithApi(api);
+  return {
+    api,
+    owner,
+    newKey: owner.newKey,
+    newIdentity: (input: InputOf<'identities.createIdentity'>, rootKey = owner.workspace.rootKey) =>
+      createTestIdentity(api, rootKey, input),
+    async verify(key: string) {
+      const reply = await api.call('keys.verifyKey', { key }, owner.workspace.rootKey);
+      expect(reply.status).toBe(200);
+      return reply.body.data;
+    },
+  };
+}
 
 type IdentityReply = { status: number; body: { error: ErrorEnvelope } };
 

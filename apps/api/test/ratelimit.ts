@@ -4,7 +4,7 @@ import {
   type RedisFailureMode,
   RedisRateLimitEngine,
 } from '@keyplane/ratelimit';
-import { onTestFinished } from 'vitest';
+import { expect, it, onTestFinished } from 'vitest';
 import { callOn } from './appVariants.ts';
 import { expectMissingPermissions } from './assertions.ts';
 import type { Api, Reply, TestWorkspace } from './harness.ts';
@@ -81,4 +81,33 @@ export async function expectNamespaceRefusals(
     const readable = grants.includes('ratelimit.*.read_namespace');
     expectMissingPermissions(await send(rootKey), readable ? `ratelimit.${id}.${action}` : `ratelimit.*.${action}`);
   }
+}
+
+/**
+ * A procedure's 403s and 200s on the namespace `namespaceId()` names (one made in a beforeAll):
+ * expectNamespaceRefusals of `send`, after which `unchanged` finds nothing written, if the title
+ * (`leaving`) says so; and a 200 with the action on that namespace, or its wildcard.
+ */
+export function itNeedsNamespacePermission(
+  workspace: TestWorkspace,
+  spec: {
+    namespaceId: () => string;
+    action: string;
+    others: string[];
+    send: (rootKey: string) => Promise<Reply<unknown>>;
+    leaving?: { title: string; unchanged: () => Promise<void> };
+  },
+): void {
+  const { action, others, send, leaving } = spec;
+  it(`without ratelimit.<namespaceId>.${action} or the wildcard, naming it${leaving ? `, ${leaving.title}` : ''}`, async () => {
+    await expectNamespaceRefusals(workspace, { id: spec.namespaceId(), action, others }, send);
+    await leaving?.unchanged();
+  });
+
+  it('not with either of them', async () => {
+    for (const grant of [`ratelimit.${spec.namespaceId()}.${action}`, `ratelimit.*.${action}`]) {
+      const { rootKey } = await workspace.rootKeyWith([grant]);
+      expect((await send(rootKey)).status).toBe(200);
+    }
+  });
 }

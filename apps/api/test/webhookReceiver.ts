@@ -92,3 +92,20 @@ export async function startWebhookReceiver() {
 }
 
 export type WebhookReceiver = Awaited<ReturnType<typeof startWebhookReceiver>>;
+
+/**
+ * Reads `read` every 100 ms until `done` holds for its value or `timeoutMs` has passed, and answers
+ * the last value: the test's own expect then says what it waited for.
+ */
+export async function until<T>(
+  read: () => T | Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -4,7 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type SpawnedServer, spawnServer } from '../../../bench/server.ts';
 import { REDIS_URL } from './harness.ts';
-import { startWebhookReceiver, type WebhookReceiver } from './webhookReceiver.ts';
+import { startWebhookReceiver, until, type WebhookReceiver } from './webhookReceiver.ts';
 
 /** Enough events that both nodes claim deliveries of one endpoint at the same time, again and again. */
 const BULK_EVENTS = 300;
@@ -30,15 +30,6 @@ async function call<TData = Record<string, unknown>>(
   return { status: response.status, data: (transport === 'v2' ? payload.data : payload.result?.data) as TData };
 }
 
-async function until<T>(read: () => T | Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 async function createEndpoint(server: SpawnedServer, key: string, body: Record<string, unknown>) {
   const created = await call<{ endpointId: string; secret: string }>(server, key, 'webhooks.createEndpoint', body);
   expect(created.status).toBe(200);
@@ -55,6 +46,23 @@ function startNode(database: TestDatabase, env: Record<string, string> = {}) {
   });
 }
 
+/** What each describe starts from: a database of its own and a receiver. */
+async function databaseAndReceiver() {
+  const database = await createTestDatabase(inject('databaseUrl'), inject('templateDatabase'));
+  return { database, receiver: await startWebhookReceiver() };
+}
+
+/** Stops a describe's nodes (a killed one is stopped already), then closes its receiver and drops its database. */
+async function endAll(
+  nodes: (SpawnedServer | undefined)[],
+  receiver: WebhookReceiver | undefined,
+  database: TestDatabase | undefined,
+) {
+  await Promise.all(nodes.map((node) => node?.stop()));
+  await receiver?.close();
+  await database?.drop();
+}
+
 describe('webhooks delivered by two server processes', () => {
   let database: TestDatabase;
   let receiver: WebhookReceiver;
@@ -63,19 +71,14 @@ describe('webhooks delivered by two server processes', () => {
   let apiId: string;
 
   beforeAll(async () => {
-    database = await createTestDatabase(inject('databaseUrl'), inject('templateDatabase'));
-    receiver = await startWebhookReceiver();
+    ({ database, receiver } = await databaseAndReceiver());
     nodes.push(await startNode(database, { WEBHOOKS_ALLOW_PRIVATE: 'true' }));
     nodes.push(await startNode(database, { WEBHOOKS_ALLOW_PRIVATE: 'true' }));
     rootKey = nodes[0]?.rootKey ?? '';
     apiId = (await call<{ apiId: string }>(first(), rootKey, 'apis.createApi', { name: 'webhooks' })).data.apiId;
   }, 60_000);
 
-  afterAll(async () => {
-    await Promise.all(nodes.map((node) => node.stop()));
-    await receiver?.close();
-    await database?.drop();
-  });
+  afterAll(() => endAll(nodes, receiver, database));
 
   const first = () => nodes[0] as SpawnedServer;
   const second = () => nodes[1] as SpawnedServer;
@@ -277,16 +280,11 @@ describe('a node killed while it delivers', () => {
   let successor: SpawnedServer | undefined;
 
   beforeAll(async () => {
-    database = await createTestDatabase(inject('databaseUrl'), inject('templateDatabase'));
-    receiver = await startWebhookReceiver();
+    ({ database, receiver } = await databaseAndReceiver());
     killed = await startNode(database, { WEBHOOKS_ALLOW_PRIVATE: 'true' });
   }, 60_000);
 
-  afterAll(async () => {
-    await successor?.stop();
-    await receiver?.close();
-    await database?.drop();
-  });
+  afterAll(() => endAll([successor], receiver, database));
 
   it('loses nothing: another node delivers what it held', async () => {
     const rootKey = killed.rootKey ?? '';
@@ -323,16 +321,11 @@ describe('private targets', () => {
   let server: SpawnedServer;
 
   beforeAll(async () => {
-    database = await createTestDatabase(inject('databaseUrl'), inject('templateDatabase'));
-    receiver = await startWebhookReceiver();
+    ({ database, receiver } = await databaseAndReceiver());
     server = await startNode(database);
   }, 60_000);
 
-  afterAll(async () => {
-    await server?.stop();
-    await receiver?.close();
-    await database?.drop();
-  });
+  afterAll(() => endAll([server], receiver, database));
 
   it('are refused by default, when the endpoint is made and when a name resolves to one', async () => {
     const rootKey = server.rootKey ?? '';

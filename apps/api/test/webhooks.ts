@@ -2,6 +2,7 @@ import { newId } from '@keyplane/core';
 import { type EntityManager, rows, sql } from '@keyplane/db';
 import { expect, it } from 'vitest';
 import { expectMissingPermissions, expectProblem } from './assertions.ts';
+import { procedureById } from './byId.ts';
 import type { Api, Reply, TestWorkspace } from './harness.ts';
 import type { InputOf } from './procedures.ts';
 
@@ -23,12 +24,67 @@ export async function createTestEndpoint(
 }
 
 /** The webhooks procedures that take one id: an endpoint's, or for `redeliver` a delivery's. */
-type ByIdProcedure = 'webhooks.deleteEndpoint' | 'webhooks.rotateSecret' | 'webhooks.sendTest' | 'webhooks.redeliver';
+type ByIdProcedure = EndpointProcedure | 'webhooks.redeliver';
 
 /** Calls `procedure` with just its id, with the workspace's root key unless given another. */
 export function callById<P extends ByIdProcedure>(api: Api, workspace: TestWorkspace, procedure: P) {
-  const field = procedure === 'webhooks.redeliver' ? 'deliveryId' : 'endpointId';
-  return (id: string, rootKey = workspace.rootKey) => api.call(procedure, { [field]: id } as InputOf<P>, rootKey);
+  return procedureById(api, workspace, procedure, procedure === 'webhooks.redeliver' ? 'deliveryId' : 'endpointId');
+}
+
+/** The procedures on one endpoint that take just its id. */
+type EndpointProcedure = 'webhooks.deleteEndpoint' | 'webhooks.rotateSecret' | 'webhooks.sendTest';
+
+/** The endpoint permission's action each procedure on one endpoint needs. */
+const ENDPOINT_ACTION = {
+  'webhooks.deleteEndpoint': 'delete_endpoint',
+  'webhooks.rotateSecret': 'update_endpoint',
+  'webhooks.sendTest': 'update_endpoint',
+} as const;
+
+/**
+ * `callById` for a procedure on one endpoint, which takes `webhook.<endpointId>.<action>` (or its
+ * wildcard), with the tests it shares with the others; `unchanged` finds an endpoint a refused call
+ * left alone as it was.
+ */
+export function endpointProcedure<P extends EndpointProcedure>(
+  api: Api,
+  workspace: TestWorkspace,
+  procedure: P,
+  unchanged: (endpoint: { endpointId: string; secret: string }) => Promise<void>,
+) {
+  const call = callById(api, workspace, procedure);
+  const action = ENDPOINT_ACTION[procedure];
+  return Object.assign(call, {
+    /** itNeedsEndpointPermission: `others` are grants beside the action that do not stand in for it. */
+    itNeedsPermission(leaving: string, others: string[]): void {
+      itNeedsEndpointPermission(api, workspace, { action, others, leaving, call, unchanged });
+    },
+    /** The audit log names the endpoint alone, in a workspace of the test's own. */
+    itAuditsByEndpointId(): void {
+      it('records the call in the audit log by the endpoint id', async () => {
+        const { workspaceId, rootKey } = await api.workspace();
+        const { endpointId } = await createTestEndpoint(api, rootKey);
+        await call(endpointId, rootKey);
+        expect(await auditEntries(api.em(), workspaceId, procedure)).toEqual([{ resources: { endpointId } }]);
+      });
+    },
+    /**
+     * Another workspace's endpoint: a 404, even to a root key granted the action on it by id, and
+     * left as it was (`outcome` says how), with no endpoint gone anywhere.
+     */
+    itHidesOtherWorkspaces(outcome: string): void {
+      it(`another workspace's endpoint is not found and ${outcome}, whatever the grants`, async () => {
+        const other = await api.workspace();
+        const endpoint = await createTestEndpoint(api, other.rootKey);
+        const before = await countWebhookRows(api.em(), 'webhook_endpoints');
+        expectProblem(await call(endpoint.endpointId), 404, 'service/data/webhook_endpoint_not_found');
+        const { rootKey } = await workspace.rootKeyWith([`webhook.${endpoint.endpointId}.${action}`]);
+        expect((await call(endpoint.endpointId, rootKey)).status).toBe(404);
+        expect(await countWebhookRows(api.em(), 'webhook_endpoints')).toBe(before);
+        await unchanged(endpoint);
+      });
+    },
+  });
 }
 
 /**

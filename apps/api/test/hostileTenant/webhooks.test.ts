@@ -11,21 +11,15 @@ import {
 import { callAt } from '../harness.ts';
 import { bootstrapRootKey, type ServerProcess, startServerProcess } from '../serverProcess.ts';
 import { useTwoNodes } from '../twoNodes.ts';
-import { startWebhookReceiver } from '../webhookReceiver.ts';
+import { startWebhookReceiver, until } from '../webhookReceiver.ts';
 
 // The hostile tenant's webhooks (docs/webhooks.md#safety, #delivery), against real server
 // processes: receivers that answer garbage, hang or crawl; targets in every address form that is
 // not public; and a workspace trying to keep every other workspace's events from going out.
 // Every connection these tests let the server make goes to a loopback port.
 
-async function until<T>(read: () => T | Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** How long `until` waits here: hostile receivers hang and crawl, so longer than for a plain delivery. */
+const HOSTILE_WAIT_MS = 30_000;
 
 /** Another workspace on the server's database, with a root key holding every permission. */
 const otherWorkspace = (database: TestDatabase) =>
@@ -154,7 +148,7 @@ describe('receivers answering garbage, hanging or slowly', () => {
         path,
         requests: attemptsOf(path).length,
       });
-    await until(hostile.openConnections, (open) => open === 0);
+    await until(hostile.openConnections, (open) => open === 0, HOSTILE_WAIT_MS);
     expect(hostile.openConnections()).toBe(0);
   }, 150_000);
 });
@@ -246,6 +240,7 @@ describe('targets that are not public', () => {
       const log = await until(
         () => deliveryLog(server.url, rootKey, endpointId),
         (deliveries) => (deliveries[0]?.attempts.length ?? 0) > 0,
+        HOSTILE_WAIT_MS,
       );
       expect(log[0]?.attempts[0]).toMatchObject({ statusCode: null, error: TARGET_NOT_ALLOWED, responseBody: null });
     }
@@ -282,6 +277,7 @@ describe('workspaces sharing the delivery workers of two nodes', () => {
     const arrived = await until(
       () => receiver.received.filter((hook) => hook.path === path),
       (hooks) => hooks.length > 0,
+      HOSTILE_WAIT_MS,
     );
     expect(arrived).toHaveLength(1);
   }
@@ -292,7 +288,7 @@ describe('workspaces sharing the delivery workers of two nodes', () => {
     const hangingWorkspaceId = hanging?.id ?? '';
     await createEndpoint(cluster.nodeA.url, cluster.rootKey, { url: hostile.url('hang') });
     await createKeys(cluster.nodeA.url, cluster.rootKey, 8);
-    await until(hostile.openConnections, (open) => open >= WEBHOOK_WORKSPACE_IN_FLIGHT);
+    await until(hostile.openConnections, (open) => open >= WEBHOOK_WORKSPACE_IN_FLIGHT, HOSTILE_WAIT_MS);
 
     await neighbourEventArrives('/neighbour-of-hanging');
     // It went out while some of the hanging workspace's deliveries were still waiting for their

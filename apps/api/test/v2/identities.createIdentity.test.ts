@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
-import { expectInvalidInput, expectMissingPermissions } from '../assertions.ts';
+import { invalidInputStoringNothing, itNeedsCreatePermission } from '../creates.ts';
 import { countRows, identityRatelimits, storedIdentities, storedKey } from '../dbInspect.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import { createTestApi, ERRORS_BASE_URL, withNestedMeta } from '../harness.ts';
@@ -81,13 +81,8 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  const expectInvalid = async (body: unknown, location: string) => {
-    const before = await countRows(api.em(), 'identities');
-    const reply = await api.post('identities.createIdentity', body, workspace.rootKey);
-    expectInvalidInput(reply, location);
-    expect(await countRows(api.em(), 'identities')).toBe(before);
-    return reply;
-  };
+  const identities = () => countRows(api.em(), 'identities');
+  const expectInvalid = invalidInputStoringNothing(api, workspace, 'identities.createIdentity', identities);
 
   it('requires externalId', async () => {
     await expectInvalid({ meta: { a: 1 } }, 'body.externalId');
@@ -120,7 +115,7 @@ describe('400', () => {
   });
 
   it('rejects meta over 1 MB serialized, saying so (a server whose body limit lets it through)', async () => {
-    const before = await countRows(api.em(), 'identities');
+    const before = await identities();
     const reply = await postOn(
       api,
       { maxBodyBytes: 4 * 1024 * 1024 },
@@ -132,7 +127,7 @@ describe('400', () => {
     expect(reply.body.error.errors).toContainEqual(
       expect.objectContaining({ location: 'body.meta', message: expect.stringMatching(/^Metadata is too large/) }),
     );
-    expect(await countRows(api.em(), 'identities')).toBe(before);
+    expect(await identities()).toBe(before);
   });
 
   it('accepts meta just under 1 MB on such a server', async () => {
@@ -179,15 +174,17 @@ describe('400', () => {
 });
 
 describe('403', () => {
-  it.each([
-    [[]],
-    [['identity.*.read_identity', 'identity.*.update_identity']],
-    [['identity.id_something.create_identity']],
-  ])('with %j, naming identity.*.create_identity, and creates nothing', async (grants) => {
-    const { rootKey } = await workspace.rootKeyWith(grants);
-    const reply = await createIdentity({ externalId: 'forbidden_user' }, rootKey);
-    expectMissingPermissions(reply, 'identity.*.create_identity');
-    expect(await storedIdentities(api.em(), workspace.workspaceId, 'forbidden_user')).toEqual([]);
+  itNeedsCreatePermission(workspace, {
+    permission: 'identity.*.create_identity',
+    grantSets: [
+      [],
+      ['identity.*.read_identity', 'identity.*.update_identity'],
+      ['identity.id_something.create_identity'],
+    ],
+    create: (rootKey) => createIdentity({ externalId: 'forbidden_user' }, rootKey),
+    count: () => countRows(api.em(), 'identities'),
+    unchanged: async () =>
+      expect(await storedIdentities(api.em(), workspace.workspaceId, 'forbidden_user')).toEqual([]),
   });
 
   it('not with identity.*.create_identity alone', async () => {

@@ -1,26 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { expectInvalidInput, expectMissingPermissions } from '../assertions.ts';
 import { identityRatelimits, storedIdentities, storedKey } from '../dbInspect.ts';
-import { createTestIdentity, useWorkspaceWithApi } from '../fixtures.ts';
-import { useApi } from '../harness.ts';
-import { expectNoSuchIdentity, itNeedsTheIdentityPermissionFirst } from '../identities.ts';
+import { expectNoSuchIdentity, itNeedsTheIdentityPermissionFirst, useIdentityOwner } from '../identities.ts';
 import type { InputOf } from '../procedures.ts';
 import { useSecondNode } from '../secondNode.ts';
 
-const api = useApi();
-const owner = useWorkspaceWithApi(api);
+const { api, owner, newKey, newIdentity, verify } = useIdentityOwner();
 
-const newIdentity = (input: InputOf<'identities.createIdentity'>, rootKey = owner.workspace.rootKey) =>
-  createTestIdentity(api, rootKey, input);
 const deleteIdentity = (body: InputOf<'identities.deleteIdentity'>, rootKey = owner.workspace.rootKey) =>
   api.call('identities.deleteIdentity', body, rootKey);
 const getIdentity = (identity: string) => api.call('identities.getIdentity', { identity }, owner.workspace.rootKey);
-const { newKey } = owner;
-async function verify(key: string) {
-  const reply = await api.call('keys.verifyKey', { key }, owner.workspace.rootKey);
-  expect(reply.status).toBe(200);
-  return reply.body.data;
-}
 
 describe('200', () => {
   it('answers data {} and soft-deletes the identity, by id', async () => {

@@ -2,29 +2,23 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
 import { expectInvalidInput, expectMissingPermissions } from '../assertions.ts';
 import { countRows, identityRatelimits, keyRatelimits, storedIdentities } from '../dbInspect.ts';
-import { createTestIdentity, useWorkspaceWithApi } from '../fixtures.ts';
-import { type JsonText, useApi, withNestedMeta } from '../harness.ts';
-import { expectNoSuchIdentity, itNeedsTheIdentityPermissionFirst } from '../identities.ts';
+import { type JsonText, withNestedMeta } from '../harness.ts';
+import { expectNoSuchIdentity, itNeedsTheIdentityPermissionFirst, useIdentityOwner } from '../identities.ts';
 import type { InputOf } from '../procedures.ts';
 import { useSecondNode } from '../secondNode.ts';
 
-const api = useApi();
-const owner = useWorkspaceWithApi(api);
+const { api, owner, newKey, newIdentity, verify } = useIdentityOwner();
 
-const newIdentity = (input: InputOf<'identities.createIdentity'>, rootKey = owner.workspace.rootKey) =>
-  createTestIdentity(api, rootKey, input);
 const updateIdentity = (body: InputOf<'identities.updateIdentity'>, rootKey = owner.workspace.rootKey) =>
   api.call('identities.updateIdentity', body, rootKey);
 const getIdentity = async (identity: string) =>
   (await api.call('identities.getIdentity', { identity }, owner.workspace.rootKey)).body.data;
-const { newKey } = owner;
-async function verify(key: string) {
-  const reply = await api.call('keys.verifyKey', { key }, owner.workspace.rootKey);
-  expect(reply.status).toBe(200);
-  return reply.body.data;
-}
 const limitsByName = async (identityId: string) =>
   Object.fromEntries((await identityRatelimits(api.em(), identityId)).map(({ name, ...limit }) => [name, limit]));
+
+/** An identity with a rate limit of each name, the n-th allowing n requests per n seconds. */
+const identityWithLimits = (externalId: string, names: string[]) =>
+  newIdentity({ externalId, ratelimits: names.map((name, i) => ({ name, limit: i + 1, duration: (i + 1) * 1000 })) });
 
 /** The identity limit these tests change: `limit` requests a minute, applied to every key of the identity. */
 const requestsPerMinute = (limit: number) => ({ name: 'requests', limit, duration: 60_000, autoApply: true });
@@ -73,13 +67,7 @@ describe('200', () => {
   });
 
   it('replaces rate limits by name: same names keep their ids, missing go, new come', async () => {
-    const id = await newIdentity({
-      externalId: 'limits_user',
-      ratelimits: [
-        { name: 'keep', limit: 1, duration: 1000 },
-        { name: 'drop', limit: 2, duration: 2000 },
-      ],
-    });
+    const id = await identityWithLimits('limits_user', ['keep', 'drop']);
     const before = await limitsByName(id);
     const reply = await updateIdentity({
       identity: id,
@@ -101,13 +89,7 @@ describe('200', () => {
   });
 
   it('[] removes every rate limit; leaving ratelimits out keeps them', async () => {
-    const id = await newIdentity({
-      externalId: 'emptied_user',
-      ratelimits: [
-        { name: 'one', limit: 1, duration: 1000 },
-        { name: 'two', limit: 2, duration: 1000 },
-      ],
-    });
+    const id = await identityWithLimits('emptied_user', ['one', 'two']);
     await updateIdentity({ identity: id, meta: { touched: true } });
     expect(Object.keys(await limitsByName(id))).toEqual(['one', 'two']);
     const reply = await updateIdentity({ identity: id, ratelimits: [] });
@@ -117,10 +99,7 @@ describe('200', () => {
   });
 
   it("never touches the rate limits of the identity's keys, even those with the same name", async () => {
-    const id = await newIdentity({
-      externalId: 'keyed_user',
-      ratelimits: [{ name: 'shared', limit: 1, duration: 1000 }],
-    });
+    const id = await identityWithLimits('keyed_user', ['shared']);
     const { keyId } = await newKey({
       externalId: 'keyed_user',
       ratelimits: [{ name: 'shared', limit: 7, duration: 7000 }],
@@ -133,10 +112,7 @@ describe('200', () => {
   });
 
   it('applies concurrent updates one after the other: the result is exactly one of them', async () => {
-    const id = await newIdentity({
-      externalId: 'raced_user',
-      ratelimits: [{ name: 'base', limit: 1, duration: 1000 }],
-    });
+    const id = await identityWithLimits('raced_user', ['base']);
     const requests = Array.from({ length: 8 }, (_, i) => [
       { name: 'base', limit: 10 + i, duration: 1000 },
       { name: `only-${i}`, limit: 1, duration: 1000 },

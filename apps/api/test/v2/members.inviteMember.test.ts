@@ -4,11 +4,11 @@ import { hashKey, INVITATION_LIFETIME_MS } from '@keyplane/core';
 import { findPendingInvitation, typed } from '@keyplane/db';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectMissingPermissions, expectProblem, itRejectsEach } from '../assertions.ts';
+import { expectProblem, itRejectsEach } from '../assertions.ts';
 import { useWorkspace } from '../fixtures.ts';
 import { TEST_MASTER_KEY, useApi } from '../harness.ts';
 import { callProcedure } from '../internal.ts';
-import { auditEntries, expectLink, expectNotRecorded, MANAGE_MEMBERS, tokenOf } from '../members.ts';
+import { auditEntries, expectLink, expectNotRecorded, MANAGE_MEMBERS, teamOf, tokenOf } from '../members.ts';
 import { signedInPerson } from '../people.ts';
 import type { InputOf } from '../procedures.ts';
 
@@ -45,9 +45,12 @@ const api = useApi({
   team: () => ({ smtp: { url: `smtp://127.0.0.1:${smtpPort}`, from: 'Keyplane <keyplane@example.test>' } }),
 });
 const workspace = useWorkspace(api);
+const team = teamOf(api, workspace);
 
 const invite = (input: InputOf<'members.inviteMember'>, rootKey = workspace.rootKey) =>
   api.call('members.inviteMember', input, rootKey);
+const inviteAs = (session: string, input: InputOf<'members.inviteMember'>) =>
+  callProcedure(api, 'members.inviteMember', input, { session });
 
 /** The message's text, quoted-printable undone (long lines are wrapped, `=` written `=3D`). */
 const textOf = (raw: string) =>
@@ -124,13 +127,8 @@ describe('200', () => {
   });
 
   it('lets an admin invite an admin, naming them as the inviter', async () => {
-    const admin = await signedInPerson(api, workspace.workspaceId, 'admin');
-    const reply = await callProcedure(
-      api,
-      'members.inviteMember',
-      { email: 'by-admin@example.test', role: 'admin' },
-      { session: admin.session },
-    );
+    const admin = await team.person('admin');
+    const reply = await inviteAs(admin.session, { email: 'by-admin@example.test', role: 'admin' });
     expect(reply.status).toBe(200);
     expect(await findPendingInvitation(api.em(), hashKey(tokenOf(reply.data.url)))).toMatchObject({
       invitedByUserId: admin.userId,
@@ -214,18 +212,12 @@ describe('400', () => {
 
 describe('403', () => {
   it('refuses a root key without workspace.*.manage_members', async () => {
-    const { rootKey } = await workspace.rootKeyWith(['api.*.read_api']);
-    expectMissingPermissions(await invite({ email: 'x@example.test', role: 'viewer' }, rootKey), MANAGE_MEMBERS);
+    await team.expectNeedsManageMembers((rootKey) => invite({ email: 'x@example.test', role: 'viewer' }, rootKey));
   });
 
   it('refuses an admin inviting an owner', async () => {
-    const admin = await signedInPerson(api, workspace.workspaceId, 'admin');
-    const reply = await callProcedure(
-      api,
-      'members.inviteMember',
-      { email: 'would-be-owner@example.test', role: 'owner' },
-      { session: admin.session },
-    );
+    const admin = await team.person('admin');
+    const reply = await inviteAs(admin.session, { email: 'would-be-owner@example.test', role: 'owner' });
     expect(reply.status).toBe(403);
     expect(reply.error?.message).toContain("'owner'");
   });
@@ -239,14 +231,8 @@ describe('403', () => {
 
   it('refuses members and viewers', async () => {
     for (const role of ['member', 'viewer'] as const) {
-      const person = await signedInPerson(api, workspace.workspaceId, role);
-      const reply = await callProcedure(
-        api,
-        'members.inviteMember',
-        { email: 'x@example.test', role: 'viewer' },
-        { session: person.session },
-      );
-      expect(reply.status).toBe(403);
+      const person = await team.person(role);
+      expect((await inviteAs(person.session, { email: 'x@example.test', role: 'viewer' })).status).toBe(403);
     }
   });
 });

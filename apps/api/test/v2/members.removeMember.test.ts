@@ -1,23 +1,18 @@
 import { findUser } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
-import { expectMissingPermissions, expectProblem, itRejectsEach } from '../assertions.ts';
-import { useWorkspace } from '../fixtures.ts';
-import { useApi } from '../harness.ts';
+import { expectProblem } from '../assertions.ts';
+import { procedureById } from '../byId.ts';
 import { callProcedure } from '../internal.ts';
-import { auditEntries, MANAGE_MEMBERS, storedRole } from '../members.ts';
+import { auditEntries, storedRole, useTeam } from '../members.ts';
 import { signedInPerson } from '../people.ts';
 
-const api = useApi();
-const workspace = useWorkspace(api);
+const { api, workspace, team } = useTeam();
 
-const remove = (userId: string, rootKey = workspace.rootKey) => api.call('members.removeMember', { userId }, rootKey);
-const asPerson = (session: string, userId: string) =>
-  callProcedure(api, 'members.removeMember', { userId }, { session });
-const person = (role: 'owner' | 'admin' | 'member' | 'viewer') => signedInPerson(api, workspace.workspaceId, role);
+const remove = procedureById(api, workspace, 'members.removeMember', 'userId');
 
 describe('200', () => {
   it('removes the person, ends their sessions before answering, and keeps their account', async () => {
-    const member = await person('member');
+    const member = await team.person('member');
     expect((await callProcedure(api, 'apis.listApis', {}, { session: member.session })).status).toBe(200);
     const reply = await remove(member.userId);
     expect(reply.status).toBe(200);
@@ -30,63 +25,47 @@ describe('200', () => {
   });
 
   it('lets an admin remove an admin, and an owner another owner', async () => {
-    const admin = await person('admin');
-    const other = await person('admin');
-    expect((await asPerson(admin.session, other.userId)).status).toBe(200);
-    const [first, second] = [await person('owner'), await person('owner')];
-    expect((await asPerson(first.session, second.userId)).status).toBe(200);
+    const admin = await team.person('admin');
+    const other = await team.person('admin');
+    expect((await remove.asPerson(admin.session, other.userId)).status).toBe(200);
+    const [first, second] = [await team.person('owner'), await team.person('owner')];
+    expect((await remove.asPerson(first.session, second.userId)).status).toBe(200);
   });
 });
 
 describe('400', () => {
-  itRejectsEach(api, 'members.removeMember', () => workspace.rootKey, [
-    [{}, 'body.userId'],
-    [{ userId: 'no spaces' }, 'body.userId'],
-    [{ userId: 'usr_1', extra: 1 }, 'body.extra'],
-  ]);
+  remove.itRejectsInput('no spaces', { userId: 'usr_1', extra: 1 });
 });
 
 describe('403', () => {
   it('refuses a root key without workspace.*.manage_members', async () => {
-    const viewer = await person('viewer');
-    const { rootKey } = await workspace.rootKeyWith(['api.*.read_api']);
-    expectMissingPermissions(await remove(viewer.userId, rootKey), MANAGE_MEMBERS);
+    const viewer = await team.person('viewer');
+    await team.expectNeedsManageMembers((rootKey) => remove(viewer.userId, rootKey));
     expect(await storedRole(api, workspace.workspaceId, viewer.userId)).toBe('viewer');
   });
 
   it('refuses removing oneself, and an admin removing an owner', async () => {
-    const admin = await person('admin');
-    const owner = await person('owner');
-    expect((await asPerson(admin.session, admin.userId)).status).toBe(403);
-    expect((await asPerson(admin.session, owner.userId)).status).toBe(403);
+    const admin = await team.person('admin');
+    const owner = await team.person('owner');
+    expect((await remove.asPerson(admin.session, admin.userId)).status).toBe(403);
+    expect((await remove.asPerson(admin.session, owner.userId)).status).toBe(403);
     expect(await storedRole(api, workspace.workspaceId, owner.userId)).toBe('owner');
   });
 
-  it('refuses members and viewers', async () => {
-    const target = await person('viewer');
-    for (const role of ['member', 'viewer'] as const) {
-      expect((await asPerson((await person(role)).session, target.userId)).status).toBe(403);
-    }
-  });
+  team.itRefusesMembersAndViewers((session, target) => remove.asPerson(session, target.userId));
 });
 
 describe('404', () => {
   it('answers for someone who is no member, or no longer one', async () => {
     expectProblem(await remove('usr_nobody'), 404, 'service/data/member_not_found');
-    const viewer = await person('viewer');
+    const viewer = await team.person('viewer');
     await remove(viewer.userId);
     expectProblem(await remove(viewer.userId), 404, 'service/data/member_not_found');
   });
 });
 
 describe('412', () => {
-  it('keeps the last owner', async () => {
-    const alone = await api.workspace();
-    const owner = await signedInPerson(api, alone.workspaceId, 'owner');
-    const reply = await api.call('members.removeMember', { userId: owner.userId }, alone.rootKey);
-    expectProblem(reply, 412, 'service/application/precondition_failed');
-    expect(await storedRole(api, alone.workspaceId, owner.userId)).toBe('owner');
-  });
+  team.itKeepsTheLastOwner((userId, rootKey) => remove(userId, rootKey));
 });
 
 describe('cross-workspace isolation', () => {

@@ -1,20 +1,15 @@
-import { hashKey, newSecretToken } from '@keyplane/core';
-import { createInvitation, findPendingInvitation } from '@keyplane/db';
+import { hashKey } from '@keyplane/core';
+import { findPendingInvitation } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
-import { expectMissingPermissions, expectProblem, itRejectsEach } from '../assertions.ts';
-import { useWorkspace } from '../fixtures.ts';
-import { useApi } from '../harness.ts';
-import { callProcedure } from '../internal.ts';
-import { auditEntries, MANAGE_MEMBERS, tokenOf } from '../members.ts';
-import { signedInPerson } from '../people.ts';
+import { expectProblem } from '../assertions.ts';
+import { procedureById } from '../byId.ts';
+import { auditEntries, storeExpiredInvitation, tokenOf, useTeam } from '../members.ts';
 
-const api = useApi();
-const workspace = useWorkspace(api);
+const { api, workspace, team } = useTeam();
 
 const invite = async (email: string, rootKey = workspace.rootKey) =>
   (await api.call('members.inviteMember', { email, role: 'viewer' }, rootKey)).body.data;
-const revoke = (invitationId: string, rootKey = workspace.rootKey) =>
-  api.call('members.revokeInvitation', { invitationId }, rootKey);
+const revoke = procedureById(api, workspace, 'members.revokeInvitation', 'invitationId');
 
 describe('200', () => {
   it('revokes the invitation: its link no longer works, and the audit log names it by its address', async () => {
@@ -32,31 +27,22 @@ describe('200', () => {
   });
 
   it('answers an admin signed in to the dashboard', async () => {
-    const admin = await signedInPerson(api, workspace.workspaceId, 'admin');
+    const admin = await team.person('admin');
     const { invitationId } = await invite('by-admin@example.test');
-    expect(
-      (await callProcedure(api, 'members.revokeInvitation', { invitationId }, { session: admin.session })).status,
-    ).toBe(200);
+    expect((await revoke.asPerson(admin.session, invitationId)).status).toBe(200);
   });
 });
 
 describe('400', () => {
-  itRejectsEach(api, 'members.revokeInvitation', () => workspace.rootKey, [
-    [{}, 'body.invitationId'],
-    [{ invitationId: 'x' }, 'body.invitationId'],
-    [{ invitationId: 'inv_1', extra: true }, 'body.extra'],
-  ]);
+  revoke.itRejectsInput('x', { invitationId: 'inv_1', extra: true });
 });
 
 describe('403', () => {
   it('refuses a root key without workspace.*.manage_members, and leaves the invitation pending', async () => {
     const { invitationId, url } = await invite('kept@example.test');
-    const { rootKey } = await workspace.rootKeyWith(['api.*.read_api']);
-    expectMissingPermissions(await revoke(invitationId, rootKey), MANAGE_MEMBERS);
-    const member = await signedInPerson(api, workspace.workspaceId, 'member');
-    expect(
-      (await callProcedure(api, 'members.revokeInvitation', { invitationId }, { session: member.session })).status,
-    ).toBe(403);
+    await team.expectNeedsManageMembers((rootKey) => revoke(invitationId, rootKey));
+    const member = await team.person('member');
+    expect((await revoke.asPerson(member.session, invitationId)).status).toBe(403);
     expect(await findPendingInvitation(api.em(), hashKey(tokenOf(url)))).toBeDefined();
   });
 });
@@ -71,15 +57,7 @@ describe('404', () => {
     const again = await revoke(invitationId);
     notFound(again);
     expect(again.body.error.detail).toBe(`The pending invitation '${invitationId}' was not found.`);
-    const expired = await createInvitation(api.em(), {
-      workspaceId: workspace.workspaceId,
-      email: 'expired@example.test',
-      role: 'viewer',
-      tokenHash: newSecretToken().tokenHash,
-      invitedByUserId: null,
-      expiresAt: Date.now() - 1,
-    });
-    notFound(await revoke(expired));
+    notFound(await revoke(await storeExpiredInvitation(api, workspace.workspaceId, 'expired@example.test')));
   });
 });
 

@@ -1,24 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { expectMissingPermissions, expectProblem, itRejectsEach } from '../assertions.ts';
-import { useWorkspace } from '../fixtures.ts';
-import { useApi } from '../harness.ts';
+import { expectProblem, itRejectsEach } from '../assertions.ts';
 import { callProcedure } from '../internal.ts';
-import { auditEntries, MANAGE_MEMBERS, storedRole } from '../members.ts';
+import { auditEntries, storedRole, useTeam } from '../members.ts';
 import { signedInPerson } from '../people.ts';
 import type { InputOf } from '../procedures.ts';
 
-const api = useApi();
-const workspace = useWorkspace(api);
+const { api, workspace, team } = useTeam();
 
 const update = (input: InputOf<'members.updateMember'>, rootKey = workspace.rootKey) =>
   api.call('members.updateMember', input, rootKey);
 const asPerson = (session: string, input: InputOf<'members.updateMember'>) =>
   callProcedure(api, 'members.updateMember', input, { session });
-const person = (role: 'owner' | 'admin' | 'member' | 'viewer') => signedInPerson(api, workspace.workspaceId, role);
 
 describe('200', () => {
   it('changes the role, answers data {}, and records the change with the role before and after', async () => {
-    const viewer = await person('viewer');
+    const viewer = await team.person('viewer');
     const reply = await update({ userId: viewer.userId, role: 'admin' });
     expect(reply.status).toBe(200);
     expect(reply.body.data).toEqual({});
@@ -30,7 +26,7 @@ describe('200', () => {
   });
 
   it("narrows the person's session at their next request", async () => {
-    const admin = await person('admin');
+    const admin = await team.person('admin');
     const invite = (email: string) =>
       callProcedure(api, 'members.inviteMember', { email, role: 'viewer' }, { session: admin.session });
     expect((await invite('before@example.test')).status).toBe(200);
@@ -39,16 +35,16 @@ describe('200', () => {
   });
 
   it('lets an admin move people among admin, member and viewer, and an owner demote another owner', async () => {
-    const admin = await person('admin');
-    const member = await person('member');
+    const admin = await team.person('admin');
+    const member = await team.person('member');
     expect((await asPerson(admin.session, { userId: member.userId, role: 'admin' })).status).toBe(200);
-    const [first, second] = [await person('owner'), await person('owner')];
+    const [first, second] = [await team.person('owner'), await team.person('owner')];
     expect((await asPerson(first.session, { userId: second.userId, role: 'member' })).status).toBe(200);
     expect(await storedRole(api, workspace.workspaceId, second.userId)).toBe('member');
   });
 
   it('writes nothing when the role stays the same', async () => {
-    const viewer = await person('viewer');
+    const viewer = await team.person('viewer');
     expect((await update({ userId: viewer.userId, role: 'viewer' })).status).toBe(200);
     expect(await storedRole(api, workspace.workspaceId, viewer.userId)).toBe('viewer');
   });
@@ -66,35 +62,28 @@ describe('400', () => {
 
 describe('403', () => {
   it('refuses a root key without workspace.*.manage_members, before looking the member up', async () => {
-    const { rootKey } = await workspace.rootKeyWith(['api.*.read_api']);
-    expectMissingPermissions(await update({ userId: 'usr_nobody', role: 'viewer' }, rootKey), MANAGE_MEMBERS);
+    await team.expectNeedsManageMembers((rootKey) => update({ userId: 'usr_nobody', role: 'viewer' }, rootKey));
   });
 
   it('refuses anyone changing their own role', async () => {
-    const owner = await person('owner');
-    await person('owner');
+    const owner = await team.person('owner');
+    await team.person('owner');
     const reply = await asPerson(owner.session, { userId: owner.userId, role: 'admin' });
     expect(reply.status).toBe(403);
     expect(reply.error?.message).toContain('their own role');
   });
 
   it('refuses an admin demoting an owner or granting owner', async () => {
-    const admin = await person('admin');
-    const owner = await person('owner');
-    const viewer = await person('viewer');
+    const admin = await team.person('admin');
+    const owner = await team.person('owner');
+    const viewer = await team.person('viewer');
     expect((await asPerson(admin.session, { userId: owner.userId, role: 'viewer' })).status).toBe(403);
     expect((await asPerson(admin.session, { userId: viewer.userId, role: 'owner' })).status).toBe(403);
     expect(await storedRole(api, workspace.workspaceId, owner.userId)).toBe('owner');
     expect(await storedRole(api, workspace.workspaceId, viewer.userId)).toBe('viewer');
   });
 
-  it('refuses members and viewers', async () => {
-    const viewer = await person('viewer');
-    for (const role of ['member', 'viewer'] as const) {
-      const caller = await person(role);
-      expect((await asPerson(caller.session, { userId: viewer.userId, role: 'viewer' })).status).toBe(403);
-    }
-  });
+  team.itRefusesMembersAndViewers((session, target) => asPerson(session, { userId: target.userId, role: 'viewer' }));
 });
 
 describe('404', () => {
@@ -106,14 +95,7 @@ describe('404', () => {
 });
 
 describe('412', () => {
-  it('keeps the last owner an owner, even for a root key holding everything', async () => {
-    const alone = await api.workspace();
-    const owner = await signedInPerson(api, alone.workspaceId, 'owner');
-    const reply = await api.call('members.updateMember', { userId: owner.userId, role: 'admin' }, alone.rootKey);
-    expectProblem(reply, 412, 'service/application/precondition_failed');
-    expect(reply.body.error.detail).toContain('at least one owner');
-    expect(await storedRole(api, alone.workspaceId, owner.userId)).toBe('owner');
-  });
+  team.itKeepsTheLastOwner((userId, rootKey) => update({ userId, role: 'admin' }, rootKey));
 });
 
 describe('cross-workspace isolation', () => {

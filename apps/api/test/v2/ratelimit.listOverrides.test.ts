@@ -1,8 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectProblem, itRejectsEach } from '../assertions.ts';
+import { expectProblem } from '../assertions.ts';
 import { createNamespace, useApiWithWorkspace } from '../fixtures.ts';
+import { itRejectsPaging } from '../lists.ts';
 import type { InputOf } from '../procedures.ts';
-import { deleteNamespace, expectNamespaceRefusals } from '../ratelimit.ts';
+import { deleteNamespace, itNeedsNamespacePermission } from '../ratelimit.ts';
 
 const { api, workspace } = useApiWithWorkspace();
 let namespaceId: string;
@@ -65,13 +66,13 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  itRejectsEach(api, 'ratelimit.listOverrides', () => workspace.rootKey, [
-    [{}, 'body.namespace'],
-    [{ namespace: 'listed', limit: 0 }, 'body.limit'],
-    [{ namespace: 'listed', limit: 101 }, 'body.limit'],
-    [{ namespace: 'listed', cursor: '' }, 'body.cursor'],
-    [{ namespace: 'listed', extra: 1 }, 'body.extra'],
-  ]);
+  itRejectsPaging(api, 'ratelimit.listOverrides', () => workspace.rootKey, {
+    base: { namespace: 'listed' },
+    more: [
+      [{}, 'body.namespace'],
+      [{ namespace: 'listed', extra: 1 }, 'body.extra'],
+    ],
+  });
 
   it("rejects another workspace's cursor", async () => {
     const other = await api.workspace();
@@ -89,18 +90,11 @@ describe('400', () => {
 });
 
 describe('403', () => {
-  it('without read_override, naming it', async () => {
-    const namespace = {
-      id: namespaceId,
-      action: 'read_override',
-      others: ['ratelimit.*.set_override', 'ratelimit.*.list_overrides'],
-    };
-    await expectNamespaceRefusals(workspace, namespace, (rootKey) => listOverrides({ namespace: 'listed' }, rootKey));
-  });
-
-  it('not with ratelimit.<namespaceId>.read_override', async () => {
-    const { rootKey } = await workspace.rootKeyWith([`ratelimit.${namespaceId}.read_override`]);
-    expect((await listOverrides({ namespace: 'listed' }, rootKey)).status).toBe(200);
+  itNeedsNamespacePermission(workspace, {
+    namespaceId: () => namespaceId,
+    action: 'read_override',
+    others: ['ratelimit.*.set_override', 'ratelimit.*.list_overrides'],
+    send: (rootKey) => listOverrides({ namespace: 'listed' }, rootKey),
   });
 });
 

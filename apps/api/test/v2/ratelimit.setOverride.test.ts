@@ -5,7 +5,7 @@ import { countRows, storedNamespaces, storedOverrides } from '../dbInspect.ts';
 import { createNamespace, useApiWithWorkspace } from '../fixtures.ts';
 import { ERRORS_BASE_URL } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
-import { deleteNamespace, expectNamespaceRefusals } from '../ratelimit.ts';
+import { deleteNamespace, itNeedsNamespacePermission } from '../ratelimit.ts';
 import { startSecondNode } from '../secondNode.ts';
 
 const { api, workspace } = useApiWithWorkspace();
@@ -115,21 +115,19 @@ describe('400', () => {
 });
 
 describe('403', () => {
-  it('without ratelimit.<namespaceId>.set_override or the wildcard, naming it, storing nothing', async () => {
-    const namespace = {
-      id: namespaceId,
-      action: 'set_override',
-      others: ['ratelimit.*.limit', 'ratelimit.*.read_override'],
-    };
-    await expectNamespaceRefusals(workspace, namespace, (rootKey) => setOverride(override('forbidden'), rootKey));
-    expect((await storedOverrides(api.em(), namespaceId)).filter((row) => row.identifier === 'forbidden')).toEqual([]);
-  });
-
-  it('not with either of them', async () => {
-    for (const grant of [`ratelimit.${namespaceId}.set_override`, 'ratelimit.*.set_override']) {
-      const { rootKey } = await workspace.rootKeyWith([grant]);
-      expect((await setOverride(override('allowed'), rootKey)).status).toBe(200);
-    }
+  // The refusals come first: only the calls allowed after them store `by_grant`.
+  itNeedsNamespacePermission(workspace, {
+    namespaceId: () => namespaceId,
+    action: 'set_override',
+    others: ['ratelimit.*.limit', 'ratelimit.*.read_override'],
+    send: (rootKey) => setOverride(override('by_grant'), rootKey),
+    leaving: {
+      title: 'storing nothing',
+      unchanged: async () =>
+        expect((await storedOverrides(api.em(), namespaceId)).filter((row) => row.identifier === 'by_grant')).toEqual(
+          [],
+        ),
+    },
   });
 });
 

@@ -5,7 +5,8 @@ import {
 } from '@keyplane/core';
 import { rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { expectMissingPermissions, expectProblem } from '../assertions.ts';
+import { invalidInputStoringNothing, itNeedsCreatePermission } from '../creates.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import { createTestApi, ERRORS_BASE_URL } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
@@ -88,13 +89,8 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  const expectInvalid = async (body: unknown, location: string) => {
-    const before = await countWebhookRows(api.em(), 'webhook_endpoints');
-    const reply = await api.post('webhooks.createEndpoint', body, workspace.rootKey);
-    expectInvalidInput(reply, location);
-    expect(await countWebhookRows(api.em(), 'webhook_endpoints')).toBe(before);
-    return reply;
-  };
+  const endpoints = () => countWebhookRows(api.em(), 'webhook_endpoints');
+  const expectInvalid = invalidInputStoringNothing(api, workspace, 'webhooks.createEndpoint', endpoints);
 
   it.each([
     ['http://127.0.0.1:9/x'],
@@ -140,18 +136,15 @@ describe('400', () => {
 });
 
 describe('403', () => {
-  it.each([
-    [[]],
-    [['webhook.*.read_endpoint', 'webhook.*.update_endpoint']],
-    [['webhook.whep_something.create_endpoint']],
-  ])('with %j, naming webhook.*.create_endpoint, and creates nothing', async (grants) => {
-    const { rootKey } = await workspace.rootKeyWith(grants);
-    const before = await countWebhookRows(api.em(), 'webhook_endpoints');
-    expectMissingPermissions(
-      await createEndpoint({ url: HOOK_URL, eventTypes: ['*'] }, rootKey),
-      'webhook.*.create_endpoint',
-    );
-    expect(await countWebhookRows(api.em(), 'webhook_endpoints')).toBe(before);
+  itNeedsCreatePermission(workspace, {
+    permission: 'webhook.*.create_endpoint',
+    grantSets: [
+      [],
+      ['webhook.*.read_endpoint', 'webhook.*.update_endpoint'],
+      ['webhook.whep_something.create_endpoint'],
+    ],
+    create: (rootKey) => createEndpoint({ url: HOOK_URL, eventTypes: ['*'] }, rootKey),
+    count: () => countWebhookRows(api.em(), 'webhook_endpoints'),
   });
 
   it('for an API named in apiIds without read_api on it, before any API is looked up, creating nothing', async () => {

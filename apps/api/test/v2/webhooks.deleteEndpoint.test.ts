@@ -1,13 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { expectProblem, itRejectsEach } from '../assertions.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import {
-  auditEntries,
-  callById,
-  countWebhookRows,
   createTestEndpoint,
+  endpointProcedure,
   expectEndpointNotFound,
-  itNeedsEndpointPermission,
   sendTestEvent,
   storedEndpoint,
   storedTestDeliveries,
@@ -15,7 +11,9 @@ import {
 
 const { api, workspace } = useApiWithWorkspace();
 
-const deleteEndpoint = callById(api, workspace, 'webhooks.deleteEndpoint');
+const deleteEndpoint = endpointProcedure(api, workspace, 'webhooks.deleteEndpoint', async ({ endpointId }) =>
+  expect(await storedEndpoint(api.em(), endpointId)).toBeDefined(),
+);
 
 describe('200', () => {
   it('deletes the endpoint with its deliveries and answers data {}', async () => {
@@ -33,32 +31,15 @@ describe('200', () => {
     expect(listed.map((endpoint) => endpoint.endpointId)).toEqual([keptId]);
   });
 
-  it('records the change in the audit log by the endpoint id', async () => {
-    const { workspaceId, rootKey } = await api.workspace();
-    const { endpointId } = await createTestEndpoint(api, rootKey);
-    await deleteEndpoint(endpointId, rootKey);
-    expect(await auditEntries(api.em(), workspaceId, 'webhooks.deleteEndpoint')).toEqual([
-      { resources: { endpointId } },
-    ]);
-  });
+  deleteEndpoint.itAuditsByEndpointId();
 });
 
 describe('400', () => {
-  itRejectsEach(api, 'webhooks.deleteEndpoint', () => workspace.rootKey, [
-    [{}, 'body.endpointId'],
-    [{ endpointId: '' }, 'body.endpointId'],
-    [{ endpointId: 'whep_x', extra: 1 }, 'body.extra'],
-  ]);
+  deleteEndpoint.itRejectsInput('', { endpointId: 'whep_x', extra: 1 });
 });
 
 describe('403', () => {
-  itNeedsEndpointPermission(api, workspace, {
-    action: 'delete_endpoint',
-    others: ['webhook.*.update_endpoint', 'webhook.*.read_endpoint'],
-    leaving: 'deleting nothing',
-    call: deleteEndpoint,
-    unchanged: async ({ endpointId }) => expect(await storedEndpoint(api.em(), endpointId)).toBeDefined(),
-  });
+  deleteEndpoint.itNeedsPermission('deleting nothing', ['webhook.*.update_endpoint', 'webhook.*.read_endpoint']);
 });
 
 describe('404', () => {
@@ -71,14 +52,5 @@ describe('404', () => {
 });
 
 describe('cross-workspace isolation', () => {
-  it("another workspace's endpoint is not found and stays, whatever the grants", async () => {
-    const other = await api.workspace();
-    const { endpointId } = await createTestEndpoint(api, other.rootKey);
-    const before = await countWebhookRows(api.em(), 'webhook_endpoints');
-    expectProblem(await deleteEndpoint(endpointId), 404, 'service/data/webhook_endpoint_not_found');
-    const { rootKey } = await workspace.rootKeyWith([`webhook.${endpointId}.delete_endpoint`]);
-    expect((await deleteEndpoint(endpointId, rootKey)).status).toBe(404);
-    expect(await countWebhookRows(api.em(), 'webhook_endpoints')).toBe(before);
-    expect(await storedEndpoint(api.em(), endpointId)).toBeDefined();
-  });
+  deleteEndpoint.itHidesOtherWorkspaces('stays');
 });

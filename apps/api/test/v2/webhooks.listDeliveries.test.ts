@@ -1,8 +1,9 @@
 import { rows, sql } from '@keyplane/db';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, expectProblem, itRejectsEach } from '../assertions.ts';
+import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import { createTestApi, createTestKey, type TestWorkspace } from '../harness.ts';
+import { itRejectsPaging } from '../lists.ts';
 import type { InputOf } from '../procedures.ts';
 import { createTestEndpoint, expectEndpointNotFound, sendTestEvent, storeFinishedDelivery } from '../webhooks.ts';
 
@@ -215,14 +216,13 @@ describe("200: an event's data only for a reader who may read what it is about",
 });
 
 describe('400', () => {
-  itRejectsEach(api, 'webhooks.listDeliveries', () => workspace.rootKey, [
-    [{ limit: 0 }, 'body.limit'],
-    [{ limit: 101 }, 'body.limit'],
-    [{ cursor: '' }, 'body.cursor'],
-    [{ cursor: 'not-a-cursor' }, 'body.cursor'],
-    [{ endpointId: 'a b' }, 'body.endpointId'],
-    [{ state: 'failed' }, 'body.state'],
-  ]);
+  itRejectsPaging(api, 'webhooks.listDeliveries', () => workspace.rootKey, {
+    more: [
+      [{ cursor: 'not-a-cursor' }, 'body.cursor'],
+      [{ endpointId: 'a b' }, 'body.endpointId'],
+      [{ state: 'failed' }, 'body.state'],
+    ],
+  });
 
   it("rejects another workspace's cursor", async () => {
     const cursor = (await listDeliveries({ endpointId, limit: 1 })).body.pagination.cursor;

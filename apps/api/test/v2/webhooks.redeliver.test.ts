@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expectMissingPermissions, expectProblem, itRejectsEach } from '../assertions.ts';
+import { expectMissingPermissions, expectProblem } from '../assertions.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import {
   auditEntries,
@@ -62,11 +62,7 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  itRejectsEach(api, 'webhooks.redeliver', () => workspace.rootKey, [
-    [{}, 'body.deliveryId'],
-    [{ deliveryId: '' }, 'body.deliveryId'],
-    [{ deliveryId: 'whdl_x', endpointId: 'whep_x' }, 'body.endpointId'],
-  ]);
+  redeliver.itRejectsInput('', { deliveryId: 'whdl_x', endpointId: 'whep_x' });
 });
 
 describe('403', () => {

@@ -1,18 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { expectProblem, itRejectsEach } from '../assertions.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import {
   auditEntries,
-  callById,
   createTestEndpoint,
+  endpointProcedure,
   expectEndpointNotFound,
-  itNeedsEndpointPermission,
   storedEndpoint,
 } from '../webhooks.ts';
 
 const { api, workspace } = useApiWithWorkspace();
 
-const rotateSecret = callById(api, workspace, 'webhooks.rotateSecret');
+const rotateSecret = endpointProcedure(api, workspace, 'webhooks.rotateSecret', async ({ endpointId, secret }) =>
+  expect((await storedEndpoint(api.em(), endpointId))?.secret).toBe(secret),
+);
 
 describe('200', () => {
   it('replaces the signing secret and answers the new one, leaving the rest as it was', async () => {
@@ -40,22 +40,11 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  itRejectsEach(api, 'webhooks.rotateSecret', () => workspace.rootKey, [
-    [{}, 'body.endpointId'],
-    [{ endpointId: 'a.b' }, 'body.endpointId'],
-    [{ endpointId: 'whep_x', secret: 'whsec_mine' }, 'body.secret'],
-  ]);
+  rotateSecret.itRejectsInput('a.b', { endpointId: 'whep_x', secret: 'whsec_mine' });
 });
 
 describe('403', () => {
-  itNeedsEndpointPermission(api, workspace, {
-    action: 'update_endpoint',
-    others: ['webhook.*.read_endpoint', 'webhook.*.create_endpoint'],
-    leaving: 'keeping the secret',
-    call: rotateSecret,
-    unchanged: async ({ endpointId, secret }) =>
-      expect((await storedEndpoint(api.em(), endpointId))?.secret).toBe(secret),
-  });
+  rotateSecret.itNeedsPermission('keeping the secret', ['webhook.*.read_endpoint', 'webhook.*.create_endpoint']);
 });
 
 describe('404', () => {
@@ -65,12 +54,5 @@ describe('404', () => {
 });
 
 describe('cross-workspace isolation', () => {
-  it("another workspace's endpoint is not found and keeps its secret, whatever the grants", async () => {
-    const other = await api.workspace();
-    const { endpointId, secret } = await createTestEndpoint(api, other.rootKey);
-    expectProblem(await rotateSecret(endpointId), 404, 'service/data/webhook_endpoint_not_found');
-    const { rootKey } = await workspace.rootKeyWith([`webhook.${endpointId}.update_endpoint`]);
-    expect((await rotateSecret(endpointId, rootKey)).status).toBe(404);
-    expect((await storedEndpoint(api.em(), endpointId))?.secret).toBe(secret);
-  });
+  rotateSecret.itHidesOtherWorkspaces('keeps its secret');
 });

@@ -1,20 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { expectProblem, itRejectsEach } from '../assertions.ts';
+import { expectProblem } from '../assertions.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import {
-  auditEntries,
-  callById,
   countWebhookRows,
   createTestEndpoint,
   disableAsFailing,
+  endpointProcedure,
   expectEndpointNotFound,
-  itNeedsEndpointPermission,
   storedTestDeliveries,
 } from '../webhooks.ts';
 
 const { api, workspace } = useApiWithWorkspace();
 
-const sendTest = callById(api, workspace, 'webhooks.sendTest');
+const sendTest = endpointProcedure(api, workspace, 'webhooks.sendTest', async ({ endpointId }) =>
+  expect(await storedTestDeliveries(api.em(), endpointId)).toEqual([]),
+);
 
 describe('200', () => {
   it('queues a webhook.test event for that endpoint alone, whatever types it wants, and answers data {}', async () => {
@@ -60,30 +60,15 @@ describe('200', () => {
     expect(new Set(deliveries.map((delivery) => delivery.event_id)).size).toBe(2);
   });
 
-  it('records the call in the audit log by the endpoint id', async () => {
-    const { workspaceId, rootKey } = await api.workspace();
-    const { endpointId } = await createTestEndpoint(api, rootKey);
-    await sendTest(endpointId, rootKey);
-    expect(await auditEntries(api.em(), workspaceId, 'webhooks.sendTest')).toEqual([{ resources: { endpointId } }]);
-  });
+  sendTest.itAuditsByEndpointId();
 });
 
 describe('400', () => {
-  itRejectsEach(api, 'webhooks.sendTest', () => workspace.rootKey, [
-    [{}, 'body.endpointId'],
-    [{ endpointId: 'x' }, 'body.endpointId'],
-    [{ endpointId: 'whep_x', type: 'key.created' }, 'body.type'],
-  ]);
+  sendTest.itRejectsInput('x', { endpointId: 'whep_x', type: 'key.created' });
 });
 
 describe('403', () => {
-  itNeedsEndpointPermission(api, workspace, {
-    action: 'update_endpoint',
-    others: ['webhook.*.read_endpoint', 'webhook.*.create_endpoint'],
-    leaving: 'queueing nothing',
-    call: sendTest,
-    unchanged: async ({ endpointId }) => expect(await storedTestDeliveries(api.em(), endpointId)).toEqual([]),
-  });
+  sendTest.itNeedsPermission('queueing nothing', ['webhook.*.read_endpoint', 'webhook.*.create_endpoint']);
 });
 
 describe('404', () => {
@@ -111,12 +96,5 @@ describe('412', () => {
 });
 
 describe('cross-workspace isolation', () => {
-  it("another workspace's endpoint is not found and gets no event, whatever the grants", async () => {
-    const other = await api.workspace();
-    const { endpointId } = await createTestEndpoint(api, other.rootKey);
-    expectProblem(await sendTest(endpointId), 404, 'service/data/webhook_endpoint_not_found');
-    const { rootKey } = await workspace.rootKeyWith([`webhook.${endpointId}.update_endpoint`]);
-    expect((await sendTest(endpointId, rootKey)).status).toBe(404);
-    expect(await storedTestDeliveries(api.em(), endpointId)).toEqual([]);
-  });
+  sendTest.itHidesOtherWorkspaces('gets no event');
 });
