@@ -306,11 +306,14 @@ describe('a node killed while it delivers', () => {
       (ids) => ids.size >= 5,
     );
     expect(delivered.size).toBe(5);
-    // The killed node's attempts never committed: each delivery took one recorded attempt.
-    const attempts = await database.orm.em
-      .fork()
-      .getConnection()
-      .execute<{ attempts: number; state: string }[]>('select attempts, state from webhook_deliveries');
+    // The killed node's attempts never committed: each delivery took one recorded attempt (recorded
+    // just after the receiver answered, so read once none is pending).
+    const recorded = () =>
+      database.orm.em
+        .fork()
+        .getConnection()
+        .execute<{ attempts: number; state: string }[]>('select attempts, state from webhook_deliveries');
+    const attempts = await until(recorded, (rows) => rows.every(({ state }) => state !== 'pending'));
     expect(attempts).toEqual(Array.from({ length: 5 }, () => ({ attempts: 1, state: 'succeeded' })));
   });
 });
