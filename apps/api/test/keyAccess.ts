@@ -94,6 +94,20 @@ export function itTakesNamesOf128Characters<P extends KeyAccessProcedure>(
   });
 }
 
+/** Idempotent: `names` with a repeat, then in reverse order, answer the same, each of `names` once. */
+export function itIsIdempotent<P extends KeyAccessProcedure>(access: KeyAccess<P>, names: string[]) {
+  it('is idempotent: the same names again, repeated or reordered, change nothing', async () => {
+    const { keyId } = await access.newKey();
+    const first = await access.send(access.input(keyId, [...names, ...names.slice(0, 1)]));
+    const again = await access.send(access.input(keyId, [...names].reverse()));
+    expect(first.status).toBe(200);
+    // An answer lists roles by name, permissions by slug.
+    const answered = first.body.data as { name: string; slug?: string }[];
+    expect(answered.map((item) => item.slug ?? item.name)).toEqual([...names].sort());
+    expect(again.body.data).toEqual(first.body.data);
+  });
+}
+
 /**
  * Verification answers `before` (twice, so the key is cached), then, right after the procedure
  * gives the key `names`, each of `after`: a change reaches the cache at once.
@@ -114,12 +128,29 @@ export function itShowsInVerificationAtOnce<P extends KeyAccessProcedure>(
   });
 }
 
-/** 400 for each body, naming the location of what is wrong in it. */
+/**
+ * 400 for what none of them takes: no keyId, no roles or permissions, more than a key may hold
+ * (100 roles, 1000 direct permissions), a name of 129 characters, and for add and remove an empty
+ * list (set clears with it); then for each of `more`. Each names the location of what is wrong.
+ */
 export function itRejectsInvalidInput<P extends KeyAccessProcedure>(
   access: KeyAccess<P>,
-  cases: [body: Record<string, unknown>, location: string][],
+  more: [body: Record<string, unknown>, location: string][],
 ) {
-  itRejectsEach(access.api, access.procedure, () => access.workspace.rootKey, cases);
+  const { field } = access;
+  const location = `body.${field}`;
+  const most = field === 'roles' ? 100 : 1000;
+  const emptyList: typeof more = access.procedure.startsWith('keys.set')
+    ? []
+    : [[{ keyId: 'key_x', [field]: [] }, location]];
+  itRejectsEach(access.api, access.procedure, () => access.workspace.rootKey, [
+    [{ [field]: ['a'] }, 'body.keyId'],
+    [{ keyId: 'key_x' }, location],
+    [{ keyId: 'key_x', [field]: Array.from({ length: most + 1 }, (_, i) => `n${i}`) }, location],
+    [{ keyId: 'key_x', [field]: ['n'.repeat(129)] }, `${location}[0]`],
+    ...emptyList,
+    ...more,
+  ]);
 }
 
 /**

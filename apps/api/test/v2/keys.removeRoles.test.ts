@@ -55,11 +55,7 @@ describe('200', () => {
 
 describe('400', () => {
   shared.itRejectsInvalidInput(access, [
-    [{ roles: ['reader'] }, 'body.keyId'],
-    [{ keyId: 'key_x', roles: [] }, 'body.roles'],
-    [{ keyId: 'key_x', roles: Array.from({ length: 101 }, (_, i) => `r${i}`) }, 'body.roles'],
     [{ keyId: 'key_x', roles: ['no spaces'] }, 'body.roles[0]'],
-    [{ keyId: 'key_x', roles: ['r'.repeat(129)] }, 'body.roles[0]'],
     [{ keyId: 'key_x', roles: [7] }, 'body.roles[0]'],
   ]);
 });
