@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { createKeyMigration, rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
 import { callOn, postOn } from '../appVariants.ts';
-import { expectMissingPermissions, expectProblem, invalidInputCheck, itRejectsField } from '../assertions.ts';
+import { expectMissingPermissions, invalidInputCheck, itRejectsEach, itRejectsField } from '../assertions.ts';
 import { addIdentityRatelimit, createRole, grantRolePermission, storedKey } from '../dbInspect.ts';
 import { type NewKeyInput, useWorkspaceWithApi } from '../fixtures.ts';
 import { createTestApi, createTestKey, ERRORS_BASE_URL, useApi } from '../harness.ts';
+import { INVALID_RESOURCE_IDS, itAnswersAMissingKeyNotFound } from '../keyCases.ts';
 import type { InputOf } from '../procedures.ts';
 
 const api = useApi();
@@ -191,21 +192,13 @@ describe('200', () => {
 describe('400', () => {
   const expectInvalid = invalidInputCheck(api, 'keys.getKey', () => owner.workspace.rootKey);
 
-  itRejectsField(expectInvalid, 'keyId', [
-    ['missing', undefined],
-    ['too short', 'ab'],
-    ['too long', 'k'.repeat(256)],
-    ['with a forbidden character', 'key-1'],
-    ['of the wrong type', 7],
+  itRejectsField(expectInvalid, 'keyId', INVALID_RESOURCE_IDS);
+
+  itRejectsEach(api, 'keys.getKey', () => owner.workspace.rootKey, [
+    [{ keyId: 'key_abc', decrypt: 'yes' }, 'body.decrypt'],
+    // Unknown fields, such as the key string.
+    [{ keyId: 'key_abc', key: 'sk_123' }, 'body.key'],
   ]);
-
-  it('rejects a decrypt that is not a boolean', async () => {
-    await expectInvalid({ keyId: 'key_abc', decrypt: 'yes' }, 'body.decrypt');
-  });
-
-  it('rejects unknown fields, such as the key string', async () => {
-    await expectInvalid({ keyId: 'key_abc', key: 'sk_123' }, 'body.key');
-  });
 });
 
 describe('403', () => {
@@ -247,14 +240,7 @@ describe('403', () => {
 });
 
 describe('404', () => {
-  it('for a key that does not exist', async () => {
-    expectProblem(await getKey({ keyId: 'key_doesnotexist' }), 404, 'service/data/key_not_found');
-  });
-
-  it('to a root key that may read the keys of every API, and of none other', async () => {
-    const { rootKey } = await owner.workspace.rootKeyWith(['api.*.read_key']);
-    expect((await getKey({ keyId: 'key_doesnotexist' }, rootKey)).status).toBe(404);
-  });
+  itAnswersAMissingKeyNotFound(api, owner, 'keys.getKey', 'api.*.read_key');
 
   it('for a deleted key', async () => {
     const { keyId } = await newKey();
