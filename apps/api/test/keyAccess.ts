@@ -53,6 +53,8 @@ export function useKeyAccess<P extends KeyAccessProcedure>(
     send: (input: InputOf<P>, rootKey = owner.workspace.rootKey) => api.call(procedure, input, rootKey),
     /** The key's roles or direct permissions as stored, by name. */
     attached: (keyId: string) => (field === 'roles' ? keyRoleNames(em(), keyId) : keyPermissionSlugs(em(), keyId)),
+    /** The permission slugs `names` of the procedure's kind grant: a permission itself, a role those the file gave it. */
+    grantsOf: (names: string[]) => (field === 'roles' ? names.flatMap((name) => options.roles?.[name] ?? []) : names),
     /** What a key created with `input` holds of the procedure's kind, as `attached` reads it. */
     held: (input: NewKeyInput) => [...(input[field] ?? [])].sort(),
     verify: (key: string, permissions: string) => verifyCode(api, owner.workspace.rootKey, key, permissions),
@@ -109,22 +111,33 @@ export function itIsIdempotent<P extends KeyAccessProcedure>(access: KeyAccess<P
 }
 
 /**
- * Verification answers `before` (twice, so the key is cached), then, right after the procedure
- * gives the key `names`, each of `after`: a change reaches the cache at once.
+ * Right after the procedure gives a key holding `holds` the `names` (of its kind), verification
+ * follows at once: what the key no longer holds stops verifying, what it newly holds verifies. A
+ * change reaches the cache at once, so the key is verified before the change, to cache it.
  */
 export function itShowsInVerificationAtOnce<P extends KeyAccessProcedure>(
   access: KeyAccess<P>,
   title: string,
-  request: { holds: NewKeyInput; names: string[]; before: [string, string]; after: [string, string][] },
+  request: { holds: string[]; names: string[] },
 ) {
+  const { holds, names } = request;
+  const verb = access.procedure.slice('keys.'.length, 'keys.'.length + 3);
+  const result =
+    verb === 'set' ? names : verb === 'add' ? [...holds, ...names] : holds.filter((name) => !names.includes(name));
+  const before = access.grantsOf(holds);
+  const after = access.grantsOf(result);
+  const lost = before.filter((slug) => !after.includes(slug));
+  const gained = after.filter((slug) => !before.includes(slug));
+  if (lost.length + gained.length === 0) throw new Error(`${title}: the change gains and loses no permission`);
+  const [query, code] = lost[0] ? [lost[0], 'VALID'] : [gained[0] ?? '', 'INSUFFICIENT_PERMISSIONS'];
   it(title, async () => {
-    const { keyId, key } = await access.newKey(request.holds);
-    const [query, code] = request.before;
+    const { keyId, key } = await access.newKey({ [access.field]: holds });
     // Twice: the first read may race the NOTIFY of the key's creation and not be cached.
     expect(await access.verify(key, query)).toBe(code);
     expect(await access.verify(key, query)).toBe(code);
-    await access.send(access.input(keyId, request.names));
-    for (const [afterQuery, afterCode] of request.after) expect(await access.verify(key, afterQuery)).toBe(afterCode);
+    await access.send(access.input(keyId, names));
+    for (const slug of lost) expect(await access.verify(key, slug)).toBe('INSUFFICIENT_PERMISSIONS');
+    for (const slug of gained) expect(await access.verify(key, slug)).toBe('VALID');
   });
 }
 
