@@ -1,8 +1,10 @@
 import type { EntityManager } from '@keyplane/db';
-import { it } from 'vitest';
+import { expect, it } from 'vitest';
+import { postOn } from './appVariants.ts';
 import { expectProblem } from './assertions.ts';
 import { storedKey } from './dbInspect.ts';
-import type { Api, TestWorkspace } from './harness.ts';
+import type { NewKeyInput } from './fixtures.ts';
+import { type Api, createTestApi, createTestKey, ERRORS_BASE_URL, type TestWorkspace } from './harness.ts';
 import type { ProcedurePath } from './procedures.ts';
 
 // What the contract tests of the keys.* procedures share. They check the fields they have in
@@ -77,4 +79,90 @@ export function itAnswersAMissingKeyNotFound(
     const { rootKey } = await owner.workspace.rootKeyWith([everyApi]);
     expectProblem(await send(rootKey), 404, 'service/data/key_not_found');
   });
+}
+
+/**
+ * How a procedure that may answer keys decrypted (keys.getKey, apis.listKeys) is asked about a
+ * key: the `input` naming it (by its id or its API's), and the `grants` that let a root key read it.
+ */
+export interface DecryptingRead {
+  procedure: 'keys.getKey' | 'apis.listKeys';
+  input: (key: { apiId: string; keyId: string }) => Record<string, unknown>;
+  grants: (apiId: string) => string[];
+}
+
+/** A key of a new API in the workspace of `rootKey`, with the API's id; recoverable where the API encrypts. */
+async function keyOfNewApi(api: Api, rootKey: string, options: { encrypting?: boolean; recoverable?: boolean } = {}) {
+  const apiId = await createTestApi(api, rootKey, options.encrypting ? { encryption: { enabled: true } } : {});
+  return { apiId, ...(await createTestKey(api, rootKey, { apiId, recoverable: options.recoverable })) };
+}
+
+/**
+ * 412 for `decrypt: true` in a workspace without a vault (before the decrypt permission is
+ * checked), on a server without a master key, and for an API without encryption; without
+ * `decrypt`, a workspace without a vault reads its keys.
+ */
+export function itDecryptsOnlyWhereItCan(api: Api, workspace: () => TestWorkspace, read: DecryptingRead): void {
+  const decrypting = (key: { apiId: string; keyId: string }) => ({ ...read.input(key), decrypt: true });
+
+  it('decrypting in a workspace without a vault, before the decrypt permission', async () => {
+    const noVault = await api.workspace({ vault: false });
+    const key = await keyOfNewApi(api, noVault.rootKey, { encrypting: true });
+    const { rootKey } = await noVault.rootKeyWith(read.grants(key.apiId));
+    const reply = await api.post(read.procedure, decrypting(key), rootKey);
+    expect(reply.status).toBe(412);
+    expect(reply.body.error).toMatchObject({
+      type: `${ERRORS_BASE_URL}/service/application/precondition_failed`,
+      detail: 'The vault is not set up for this workspace, so keys cannot be stored recoverably or decrypted.',
+    });
+  });
+
+  it('decrypting on a server without a master key', async () => {
+    const { rootKey } = workspace();
+    const key = await keyOfNewApi(api, rootKey, { encrypting: true, recoverable: true });
+    expect((await postOn(api, { masterKey: false }, read.procedure, decrypting(key), rootKey)).status).toBe(412);
+  });
+
+  it('decrypting the keys of an API without encryption', async () => {
+    const { rootKey } = workspace();
+    const reply = await api.post(read.procedure, decrypting(await keyOfNewApi(api, rootKey)), rootKey);
+    expect(reply.status).toBe(412);
+    expect(reply.body.error.detail).toBe(
+      'The requested API does not support key encryption: encryption is not enabled for it.',
+    );
+  });
+
+  it('not without decrypt', async () => {
+    const noVault = await api.workspace({ vault: false });
+    const key = await keyOfNewApi(api, noVault.rootKey);
+    expect((await api.post(read.procedure, read.input(key), noVault.rootKey)).status).toBe(200);
+  });
+}
+
+/** 404 to another workspace's root key holding every permission, with and without `decrypt`. */
+export function itHidesKeysFromOtherWorkspaces(api: Api, workspace: () => TestWorkspace, read: DecryptingRead): void {
+  it('not to another workspace, even with every permission, with or without decrypt (404)', async () => {
+    const key = await keyOfNewApi(api, workspace().rootKey, { encrypting: true, recoverable: true });
+    const intruder = await api.workspace({ vault: true });
+    expect((await api.post(read.procedure, read.input(key), intruder.rootKey)).status).toBe(404);
+    expect((await api.post(read.procedure, { ...read.input(key), decrypt: true }, intruder.rootKey)).status).toBe(404);
+  });
+}
+
+/**
+ * A key input setting every field, for tests that read a key back whole. `tag` is its prefix and
+ * names its role, `<tag>-admin` (which the caller creates), and its identity's externalId, `<tag>_user`.
+ */
+export function everyKeyField(tag: string): NewKeyInput {
+  return {
+    prefix: tag,
+    name: 'Acme',
+    meta: { plan: 'pro', seats: 3 },
+    expires: 4102444800000,
+    permissions: ['documents.read', 'documents.write'],
+    roles: [`${tag}-admin`],
+    externalId: `${tag}_user`,
+    credits: { remaining: 10, refill: { interval: 'monthly', amount: 100, refillDay: 31 } },
+    ratelimits: [{ name: 'per-second', limit: 5, duration: 1000, autoApply: true }],
+  };
 }
