@@ -12,6 +12,37 @@ import { createTestPermission, createTestRole, itRefusesBeforeTheLookup, nameFie
 
 export type RbacKind = 'permission' | 'role';
 
+/** A permission's or role's row as stored: a permission with its slug, a role with its permissions' slugs. */
+interface StoredRbac {
+  workspace_id: string;
+  name: string;
+  description: string | null;
+  slug?: string;
+  slugs?: string[];
+}
+
+async function storedPermission(api: Api, id: string): Promise<StoredRbac | undefined> {
+  const [found] = await rows(
+    api.em(),
+    sql<StoredRbac>`select workspace_id, name, slug, description from permissions where id = ${id}`,
+  );
+  return found;
+}
+
+async function storedRole(api: Api, id: string): Promise<StoredRbac | undefined> {
+  const [role] = await rows(
+    api.em(),
+    sql<StoredRbac>`select workspace_id, name, description from roles where id = ${id}`,
+  );
+  const permissions = await rows(
+    api.em(),
+    sql<{ slug: string }>`
+      select p.slug from roles_permissions rp join permissions p on p.id = rp.permission_id
+      where rp.role_id = ${id} order by p.slug`,
+  );
+  return role && { ...role, slugs: permissions.map((permission) => permission.slug) };
+}
+
 /** Permissions or roles: how the twins' tests make them and find them. */
 export function rbacKind(api: Api, kind: RbacKind) {
   return {
@@ -19,12 +50,13 @@ export function rbacKind(api: Api, kind: RbacKind) {
     /** What names one besides its id: a permission's slug, a role's name. */
     handle: kind === 'role' ? 'name' : 'slug',
     /** The grant to `action` this kind, `rbac.*.read_role`. */
-    grant: (action: 'read' | 'delete') => `rbac.*.${action}_${kind}`,
+    grant: (action: 'read' | 'delete' | 'create') => `rbac.*.${action}_${kind}`,
     /** Creates one named `handle` (a permission's slug and name) in the workspace of `rootKey`; answers its id. */
     create: (rootKey: string, handle: string) =>
       kind === 'role'
         ? createTestRole(api, rootKey, { name: handle })
         : createTestPermission(api, rootKey, { name: handle, slug: handle }),
+    stored: (id: string) => (kind === 'role' ? storedRole(api, id) : storedPermission(api, id)),
     exists: async (id: string) =>
       (
         await rows(
@@ -156,6 +188,87 @@ export function itAnswersTheSecondDeleteNotFound(twin: ItemTwin): void {
     const id = await twin.createHere('twice');
     expect((await twin.send(id)).status).toBe(200);
     expect((await twin.send(id)).status).toBe(404);
+  });
+}
+
+type CreateProcedure = 'permissions.createPermission' | 'permissions.createRole';
+
+/** A create twin of the file's workspace. */
+export function useCreateTwin(api: Api, procedure: CreateProcedure, workspace: () => TestWorkspace) {
+  const kind: RbacKind = procedure === 'permissions.createRole' ? 'role' : 'permission';
+  return {
+    ...rbacKind(api, kind),
+    api,
+    procedure,
+    workspace,
+    send: (input: Record<string, unknown>, rootKey = workspace().rootKey) =>
+      api.post<Record<string, string>>(procedure, input, rootKey),
+    /** The input of one named `handle` and nothing else (a permission's slug names it too). */
+    inputFor: (handle: string) => (kind === 'role' ? { name: handle } : { name: handle, slug: handle }),
+    /** How many of the file's workspace go by `handle`. */
+    countNamed: async (handle: string) => {
+      const { workspaceId } = workspace();
+      const query =
+        kind === 'role'
+          ? sql`select 1 from roles where workspace_id = ${workspaceId} and name = ${handle}`
+          : sql`select 1 from permissions where workspace_id = ${workspaceId} and slug = ${handle}`;
+      return (await rows(api.em(), query)).length;
+    },
+  };
+}
+
+type CreateTwin = ReturnType<typeof useCreateTwin>;
+
+/**
+ * 200 for `input`, answering the new one's id (`perm_…`, `role_…`); its row then holds the input,
+ * the caller's workspace and what it holds `besides`, and nothing else.
+ */
+export function itCreatesOne(
+  twin: CreateTwin,
+  title: string,
+  request: {
+    input: Record<string, unknown>;
+    besides?: Record<string, unknown>;
+  },
+): void {
+  const idField = `${twin.kind}Id`;
+  it(title, async () => {
+    const reply = await twin.send(request.input);
+    expect(reply.status).toBe(200);
+    expect(reply.body.data).toEqual({ [idField]: expect.stringMatching(twin.kind === 'role' ? /^role_/ : /^perm_/) });
+    expect(await twin.stored(reply.body.data[idField] ?? '')).toEqual({
+      workspace_id: twin.workspace().workspaceId,
+      ...request.input,
+      ...request.besides,
+    });
+  });
+}
+
+/** 403 naming the create grant of the kind when the root key holds only `others`, creating nothing. */
+export function itNeedsTheCreateGrant(twin: CreateTwin, others: string[]): void {
+  it(`without ${twin.grant('create')}, naming it and creating nothing`, async () => {
+    const { rootKey } = await twin.workspace().rootKeyWith(others);
+    expectMissingPermissions(await twin.send(twin.inputFor('forbidden'), rootKey), twin.grant('create'));
+    expect(await twin.countNamed('forbidden')).toBe(0);
+  });
+}
+
+/**
+ * Of two creates of one slug or name at once, exactly one wins and the other is a 409, never a
+ * 500, five times over; `more` adds to both inputs of a round, and `check` looks at the round after.
+ */
+export function itLetsOneOfTwoRacingCreatesWin(
+  twin: CreateTwin,
+  options: { more?: (round: number) => Record<string, unknown>; check?: (round: number) => Promise<void> } = {},
+): void {
+  it(`under concurrency: of two creates of one ${twin.handle} exactly one wins, the other is a 409 (never a 500)`, async () => {
+    for (let round = 0; round < 5; round++) {
+      const input = { ...twin.inputFor(`race-${round}`), ...options.more?.(round) };
+      const replies = await Promise.all([twin.send(input), twin.send(input)]);
+      expect(replies.map((reply) => reply.status).sort()).toEqual([200, 409]);
+      expect(await twin.countNamed(`race-${round}`)).toBe(1);
+      await options.check?.(round);
+    }
   });
 }
 
