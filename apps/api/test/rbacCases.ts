@@ -5,10 +5,11 @@ import { useWorkspace } from './fixtures.ts';
 import { type Api, type Reply, type TestWorkspace, walkList } from './harness.ts';
 import { createTestPermission, createTestRole, itRefusesBeforeTheLookup, nameFieldCases } from './rbac.ts';
 
-// permissions.{get,delete,list}{Permission,Role}(s) come in twins, one for permissions and one for
-// roles, whose contracts differ only in the kind: what names one besides its id (a permission's
-// slug, a role's name) and the rbac.* grants. The cases both twins share are written once here, for
-// the kind; each procedure's file calls them inside its own describes.
+// permissions.{create,get,delete}{Permission,Role} and list{Permissions,Roles} come in twins, one
+// for permissions and one for roles, whose contracts differ mostly in the kind: what names one
+// besides its id (a permission's slug, a role's name) and the rbac.* grants. The cases both twins
+// share are written once here, for the kind; each procedure's file calls them inside its own
+// describes, beside the cases that are its own.
 
 export type RbacKind = 'permission' | 'role';
 
@@ -45,6 +46,7 @@ async function storedRole(api: Api, id: string): Promise<StoredRbac | undefined>
 
 /** Permissions or roles: how the twins' tests make them and find them. */
 export function rbacKind(api: Api, kind: RbacKind) {
+  const stored = (id: string) => (kind === 'role' ? storedRole(api, id) : storedPermission(api, id));
   return {
     kind,
     /** What names one besides its id: a permission's slug, a role's name. */
@@ -56,14 +58,9 @@ export function rbacKind(api: Api, kind: RbacKind) {
       kind === 'role'
         ? createTestRole(api, rootKey, { name: handle })
         : createTestPermission(api, rootKey, { name: handle, slug: handle }),
-    stored: (id: string) => (kind === 'role' ? storedRole(api, id) : storedPermission(api, id)),
-    exists: async (id: string) =>
-      (
-        await rows(
-          api.em(),
-          kind === 'role' ? sql`select 1 from roles where id = ${id}` : sql`select 1 from permissions where id = ${id}`,
-        )
-      ).length === 1,
+    /** Its row, undefined once there is none. */
+    stored,
+    exists: async (id: string) => (await stored(id)) !== undefined,
   };
 }
 
