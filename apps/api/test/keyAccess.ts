@@ -53,6 +53,8 @@ export function useKeyAccess<P extends KeyAccessProcedure>(
     send: (input: InputOf<P>, rootKey = owner.workspace.rootKey) => api.call(procedure, input, rootKey),
     /** The key's roles or direct permissions as stored, by name. */
     attached: (keyId: string) => (field === 'roles' ? keyRoleNames(em(), keyId) : keyPermissionSlugs(em(), keyId)),
+    /** The permission slugs `names` of the procedure's kind grant: a permission itself, a role those the file gave it. */
+    grantsOf: (names: string[]) => (field === 'roles' ? names.flatMap((name) => options.roles?.[name] ?? []) : names),
     /** What a key created with `input` holds of the procedure's kind, as `attached` reads it. */
     held: (input: NewKeyInput) => [...(input[field] ?? [])].sort(),
     verify: (key: string, permissions: string) => verifyCode(api, owner.workspace.rootKey, key, permissions),
@@ -94,32 +96,74 @@ export function itTakesNamesOf128Characters<P extends KeyAccessProcedure>(
   });
 }
 
+/** Idempotent: `names` with a repeat, then in reverse order, answer the same, each of `names` once. */
+export function itIsIdempotent<P extends KeyAccessProcedure>(access: KeyAccess<P>, names: string[]) {
+  it('is idempotent: the same names again, repeated or reordered, change nothing', async () => {
+    const { keyId } = await access.newKey();
+    const first = await access.send(access.input(keyId, [...names, ...names.slice(0, 1)]));
+    const again = await access.send(access.input(keyId, [...names].reverse()));
+    expect(first.status).toBe(200);
+    // An answer lists roles by name, permissions by slug.
+    const answered = first.body.data as { name: string; slug?: string }[];
+    expect(answered.map((item) => item.slug ?? item.name)).toEqual([...names].sort());
+    expect(again.body.data).toEqual(first.body.data);
+  });
+}
+
 /**
- * Verification answers `before` (twice, so the key is cached), then, right after the procedure
- * gives the key `names`, each of `after`: a change reaches the cache at once.
+ * Right after the procedure gives a key holding `holds` the `names` (of its kind), verification
+ * follows at once: what the key no longer holds stops verifying, what it newly holds verifies. A
+ * change reaches the cache at once, so the key is verified before the change, to cache it.
  */
 export function itShowsInVerificationAtOnce<P extends KeyAccessProcedure>(
   access: KeyAccess<P>,
   title: string,
-  request: { holds: NewKeyInput; names: string[]; before: [string, string]; after: [string, string][] },
+  request: { holds: string[]; names: string[] },
 ) {
+  const { holds, names } = request;
+  const verb = access.procedure.slice('keys.'.length, 'keys.'.length + 3);
+  const result =
+    verb === 'set' ? names : verb === 'add' ? [...holds, ...names] : holds.filter((name) => !names.includes(name));
+  const before = access.grantsOf(holds);
+  const after = access.grantsOf(result);
+  const lost = before.filter((slug) => !after.includes(slug));
+  const gained = after.filter((slug) => !before.includes(slug));
+  if (lost.length + gained.length === 0) throw new Error(`${title}: the change gains and loses no permission`);
+  const [query, code] = lost[0] ? [lost[0], 'VALID'] : [gained[0] ?? '', 'INSUFFICIENT_PERMISSIONS'];
   it(title, async () => {
-    const { keyId, key } = await access.newKey(request.holds);
-    const [query, code] = request.before;
+    const { keyId, key } = await access.newKey({ [access.field]: holds });
     // Twice: the first read may race the NOTIFY of the key's creation and not be cached.
     expect(await access.verify(key, query)).toBe(code);
     expect(await access.verify(key, query)).toBe(code);
-    await access.send(access.input(keyId, request.names));
-    for (const [afterQuery, afterCode] of request.after) expect(await access.verify(key, afterQuery)).toBe(afterCode);
+    await access.send(access.input(keyId, names));
+    for (const slug of lost) expect(await access.verify(key, slug)).toBe('INSUFFICIENT_PERMISSIONS');
+    for (const slug of gained) expect(await access.verify(key, slug)).toBe('VALID');
   });
 }
 
-/** 400 for each body, naming the location of what is wrong in it. */
+/**
+ * 400 for what none of them takes: no keyId, no roles or permissions, more than a key may hold
+ * (100 roles, 1000 direct permissions), a name of 129 characters, and for add and remove an empty
+ * list (set clears with it); then for each of `more`. Each names the location of what is wrong.
+ */
 export function itRejectsInvalidInput<P extends KeyAccessProcedure>(
   access: KeyAccess<P>,
-  cases: [body: Record<string, unknown>, location: string][],
+  more: [body: Record<string, unknown>, location: string][],
 ) {
-  itRejectsEach(access.api, access.procedure, () => access.workspace.rootKey, cases);
+  const { field } = access;
+  const location = `body.${field}`;
+  const most = field === 'roles' ? 100 : 1000;
+  const emptyList: typeof more = access.procedure.startsWith('keys.set')
+    ? []
+    : [[{ keyId: 'key_x', [field]: [] }, location]];
+  itRejectsEach(access.api, access.procedure, () => access.workspace.rootKey, [
+    [{ [field]: ['a'] }, 'body.keyId'],
+    [{ keyId: 'key_x' }, location],
+    [{ keyId: 'key_x', [field]: Array.from({ length: most + 1 }, (_, i) => `n${i}`) }, location],
+    [{ keyId: 'key_x', [field]: ['n'.repeat(129)] }, `${location}[0]`],
+    ...emptyList,
+    ...more,
+  ]);
 }
 
 /**

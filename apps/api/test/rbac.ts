@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { expectRbacNotFound } from './assertions.ts';
 import { type Api, createTestKey, type Reply, type TestWorkspace } from './harness.ts';
+import type { InputOf } from './procedures.ts';
 
 // What the permissions.* tests share: keys holding roles or permissions, and their verification.
 
@@ -17,6 +18,21 @@ export function createKeyWith(
 ): Promise<CreatedKey> {
   return createTestKey(api, rootKey, { apiId, ...grants });
 }
+
+/** The id a create answered, failing the test on any answer but a 200. */
+async function createdId<TData>(reply: Promise<Reply<TData>>, id: (data: TData) => string): Promise<string> {
+  const answer = await reply;
+  if (answer.status !== 200) throw new Error(`create failed: ${JSON.stringify(answer.body)}`);
+  return id(answer.body.data);
+}
+
+/** Creates a permission through the public procedure and answers its id. */
+export const createTestPermission = (api: Api, rootKey: string, input: InputOf<'permissions.createPermission'>) =>
+  createdId(api.call('permissions.createPermission', input, rootKey), (data) => data.permissionId);
+
+/** Creates a role through the public procedure and answers its id. */
+export const createTestRole = (api: Api, rootKey: string, input: InputOf<'permissions.createRole'>) =>
+  createdId(api.call('permissions.createRole', input, rootKey), (data) => data.roleId);
 
 /** The verification code for this permissions query. */
 export async function verifyCode(api: Api, rootKey: string, key: string, permissions: string): Promise<string> {

@@ -6,6 +6,7 @@ import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../
 import { storedKey } from '../dbInspect.ts';
 import { type NewKeyInput, useApiWithWorkspace } from '../fixtures.ts';
 import { createTestApi, createTestKey, ERRORS_BASE_URL, REDIS_URL } from '../harness.ts';
+import { verification } from '../keyCases.ts';
 import type { InputOf } from '../procedures.ts';
 
 const { api, workspace } = useApiWithWorkspace({ vault: true });
@@ -13,7 +14,7 @@ const { api, workspace } = useApiWithWorkspace({ vault: true });
 const newKey = (apiId: string, body: NewKeyInput = {}) => createTestKey(api, workspace.rootKey, { apiId, ...body });
 const deleteApi = (body: InputOf<'apis.deleteApi'>, rootKey = workspace.rootKey) =>
   api.call('apis.deleteApi', body, rootKey);
-const verify = async (key: string) => (await api.call('keys.verifyKey', { key }, workspace.rootKey)).body.data;
+const verify = (key: string) => verification(api, workspace.rootKey, key);
 
 /** The API row's deletion time in unix ms; null while it is live. */
 async function apiDeletedAt(apiId: string) {

@@ -1,16 +1,26 @@
 import { createKeyMigration, rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
-import { postOn } from '../appVariants.ts';
 import { expectMissingPermissions, expectProblem, invalidInputCheck } from '../assertions.ts';
 import { createRole, grantRolePermission } from '../dbInspect.ts';
 import { type NewKeyInput, useApiWithWorkspace } from '../fixtures.ts';
-import { createTestApi, createTestKey, ERRORS_BASE_URL, type ReplyOf } from '../harness.ts';
+import { createTestApi, createTestKey, type ReplyOf } from '../harness.ts';
+import {
+  type DecryptingRead,
+  everyKeyField,
+  itDecryptsOnlyWhereItCan,
+  itHidesKeysFromOtherWorkspaces,
+} from '../keyCases.ts';
 import type { InputOf } from '../procedures.ts';
 
 const { api, workspace } = useApiWithWorkspace({ vault: true });
 
 const listKeys = (body: InputOf<'apis.listKeys'>, rootKey = workspace.rootKey) =>
   api.call('apis.listKeys', body, rootKey);
+const decryptingRead: DecryptingRead = {
+  procedure: 'apis.listKeys',
+  input: ({ apiId }) => ({ apiId }),
+  grants: (apiId) => [`api.${apiId}.read_key`, `api.${apiId}.read_api`],
+};
 
 const newKey = (apiId: string, body: NewKeyInput = {}, rootKey = workspace.rootKey) =>
   createTestKey(api, rootKey, { apiId, ...body });
@@ -56,17 +66,7 @@ describe('200', () => {
     const apiId = await createTestApi(api, workspace.rootKey);
     const roleId = await createRole(api.em(), workspace.workspaceId, 'listkeys-admin');
     await grantRolePermission(api.em(), workspace.workspaceId, roleId, 'billing.read');
-    const rich = await newKey(apiId, {
-      prefix: 'lk',
-      name: 'Acme',
-      meta: { plan: 'pro' },
-      expires: 4102444800000,
-      permissions: ['documents.read', 'documents.write'],
-      roles: ['listkeys-admin'],
-      externalId: 'listkeys_user',
-      credits: { remaining: 10, refill: { interval: 'monthly', amount: 100, refillDay: 15 } },
-      ratelimits: [{ name: 'per-second', limit: 5, duration: 1000, autoApply: true }],
-    });
+    const rich = await newKey(apiId, everyKeyField('listkeys'));
     const bare = await newKey(apiId, { enabled: false });
     const reply = await listKeys({ apiId });
     expect(reply.status).toBe(200);
@@ -392,50 +392,11 @@ describe('404', () => {
 });
 
 describe('412', () => {
-  it('decrypting in a workspace without a vault, before the decrypt permission', async () => {
-    const noVault = await api.workspace({ vault: false });
-    const apiId = await createTestApi(api, noVault.rootKey, { encryption: { enabled: true } });
-    const { rootKey } = await noVault.rootKeyWith([`api.${apiId}.read_key`, `api.${apiId}.read_api`]);
-    const reply = await listKeys({ apiId, decrypt: true }, rootKey);
-    expect(reply.status).toBe(412);
-    expect(reply.body.error).toMatchObject({
-      type: `${ERRORS_BASE_URL}/service/application/precondition_failed`,
-      detail: 'The vault is not set up for this workspace, so keys cannot be stored recoverably or decrypted.',
-    });
-  });
-
-  it('decrypting on a server without a master key', async () => {
-    const apiId = await createTestApi(api, workspace.rootKey, { encryption: { enabled: true } });
-    const reply = await postOn(api, { masterKey: false }, 'apis.listKeys', { apiId, decrypt: true }, workspace.rootKey);
-    expect(reply.status).toBe(412);
-  });
-
-  it('decrypting the keys of an API without encryption', async () => {
-    const apiId = await createTestApi(api, workspace.rootKey);
-    await newKey(apiId);
-    const reply = await listKeys({ apiId, decrypt: true });
-    expect(reply.status).toBe(412);
-    expect(reply.body.error.detail).toBe(
-      'The requested API does not support key encryption: encryption is not enabled for it.',
-    );
-  });
-
-  it('not without decrypt', async () => {
-    const noVault = await api.workspace({ vault: false });
-    const apiId = await createTestApi(api, noVault.rootKey);
-    await newKey(apiId, {}, noVault.rootKey);
-    expect((await listKeys({ apiId }, noVault.rootKey)).status).toBe(200);
-  });
+  itDecryptsOnlyWhereItCan(api, () => workspace, decryptingRead);
 });
 
 describe('cross-workspace isolation', () => {
-  it("does not find another workspace's API, even with every permission", async () => {
-    const apiId = await createTestApi(api, workspace.rootKey, { encryption: { enabled: true } });
-    await newKey(apiId, { recoverable: true });
-    const intruder = await api.workspace({ vault: true });
-    expect((await listKeys({ apiId }, intruder.rootKey)).status).toBe(404);
-    expect((await listKeys({ apiId, decrypt: true }, intruder.rootKey)).status).toBe(404);
-  });
+  itHidesKeysFromOtherWorkspaces(api, () => workspace, decryptingRead);
 
   it("lists none of another workspace's keys, not even through its identity's externalId", async () => {
     const intruder = await api.workspace();

@@ -43,14 +43,7 @@ describe('200', () => {
 
   shared.itTakesNamesOf128Characters(access, 'a', 'reader');
 
-  it('is idempotent', async () => {
-    const { keyId } = await newKey({ roles: ['reader'] });
-    const first = await addRoles(keyId, ['reader', 'reader']);
-    const second = await addRoles(keyId, ['reader']);
-    expect(first.status).toBe(200);
-    expect(first.body.data.map((role) => role.name)).toEqual(['reader']);
-    expect(second.body.data).toEqual(first.body.data);
-  });
+  shared.itIsIdempotent(access, ['reader', 'writer']);
 
   it("grants the role's permissions in verification at once (the cache is warm)", async () => {
     const { keyId, key } = await newKey();
@@ -72,12 +65,7 @@ describe('200', () => {
 
 describe('400', () => {
   shared.itRejectsInvalidInput(access, [
-    [{ roles: ['reader'] }, 'body.keyId'],
-    [{ keyId: 'key_x' }, 'body.roles'],
-    [{ keyId: 'key_x', roles: [] }, 'body.roles'],
-    [{ keyId: 'key_x', roles: Array.from({ length: 101 }, (_, i) => `r${i}`) }, 'body.roles'],
     [{ keyId: 'key_x', roles: [''] }, 'body.roles[0]'],
-    [{ keyId: 'key_x', roles: ['r'.repeat(129)] }, 'body.roles[0]'],
     [{ keyId: 'key_x', roles: ['reader'], extra: 1 }, 'body.extra'],
   ]);
 });

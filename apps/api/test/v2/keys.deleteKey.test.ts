@@ -1,24 +1,21 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createChangeLog } from '@keyplane/caches';
 import { deleteKey as deleteKeyRecord, rows, sql } from '@keyplane/db';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { expectMissingPermissions, expectProblem, invalidInputCheck, itRejectsField } from '../assertions.ts';
+import { describe, expect, it } from 'vitest';
+import { expectMissingPermissions, invalidInputCheck, itRejectsField } from '../assertions.ts';
 import { createRole, storedKey } from '../dbInspect.ts';
-import { type NewKeyInput, useApiWithWorkspace } from '../fixtures.ts';
-import { createTestApi, createTestKey } from '../harness.ts';
+import { useWorkspaceWithApi } from '../fixtures.ts';
+import { useApi } from '../harness.ts';
+import { INVALID_RESOURCE_IDS, itAnswersAMissingKeyNotFound, verification } from '../keyCases.ts';
 import type { InputOf } from '../procedures.ts';
 
-const { api, workspace } = useApiWithWorkspace({ vault: true });
-let apiId: string;
+const api = useApi();
+const owner = useWorkspaceWithApi(api, { vault: true, settings: { encryption: { enabled: true } } });
 
-beforeAll(async () => {
-  apiId = await createTestApi(api, workspace.rootKey, { encryption: { enabled: true } });
-});
-
-const newKey = (body: NewKeyInput = {}) => createTestKey(api, workspace.rootKey, { apiId, ...body });
-const deleteKey = (body: InputOf<'keys.deleteKey'>, rootKey = workspace.rootKey) =>
+const { newKey } = owner;
+const deleteKey = (body: InputOf<'keys.deleteKey'>, rootKey = owner.workspace.rootKey) =>
   api.call('keys.deleteKey', body, rootKey);
-const verifyCode = async (key: string) => (await api.call('keys.verifyKey', { key }, workspace.rootKey)).body.data;
+const verifyCode = (key: string) => verification(api, owner.workspace.rootKey, key);
 
 /** Rows that hang off a key: what a permanent delete must take along. */
 async function attachedRows(keyId: string) {
@@ -55,17 +52,17 @@ describe('200', () => {
   it('makes the key 404 for every procedure', async () => {
     const { keyId, key } = await newKey();
     await deleteKey({ keyId });
-    expect((await api.post('keys.getKey', { keyId }, workspace.rootKey)).status).toBe(404);
-    expect((await api.post('keys.whoami', { key }, workspace.rootKey)).status).toBe(404);
+    expect((await api.post('keys.getKey', { keyId }, owner.workspace.rootKey)).status).toBe(404);
+    expect((await api.post('keys.whoami', { key }, owner.workspace.rootKey)).status).toBe(404);
     expect(
-      (await api.post('keys.updateCredits', { keyId, operation: 'set', value: 1 }, workspace.rootKey)).status,
+      (await api.post('keys.updateCredits', { keyId, operation: 'set', value: 1 }, owner.workspace.rootKey)).status,
     ).toBe(404);
-    expect((await api.post('keys.rerollKey', { keyId, expiration: 0 }, workspace.rootKey)).status).toBe(404);
+    expect((await api.post('keys.rerollKey', { keyId, expiration: 0 }, owner.workspace.rootKey)).status).toBe(404);
     expect((await deleteKey({ keyId })).status).toBe(404);
   });
 
   it('permanently removes the row with its links, rate limits and ciphertext', async () => {
-    await createRole(api.em(), workspace.workspaceId, 'doomed-role');
+    await createRole(api.em(), owner.workspace.workspaceId, 'doomed-role');
     const { keyId, key } = await newKey({
       recoverable: true,
       permissions: ['doomed.read'],
@@ -91,7 +88,7 @@ describe('200', () => {
     const warmedAt = Date.now();
     expect(await verifyCode(key)).toMatchObject({ code: 'VALID' });
     // Deleting straight through the database layer skips this node's own eviction: only NOTIFY can reach the cache.
-    await deleteKeyRecord(api.em(), createChangeLog(), workspace.workspaceId, keyId, { permanent: false });
+    await deleteKeyRecord(api.em(), createChangeLog(), owner.workspace.workspaceId, keyId, { permanent: false });
     let code = 'VALID';
     while (code === 'VALID' && Date.now() - warmedAt < 5000) {
       await sleep(10);
@@ -106,21 +103,16 @@ describe('200', () => {
     'with the grant %s',
     async (grant) => {
       const { keyId } = await newKey();
-      const { rootKey } = await workspace.rootKeyWith([grant.replace('API_ID', apiId)]);
+      const { rootKey } = await owner.workspace.rootKeyWith([grant.replace('API_ID', owner.apiId)]);
       expect((await deleteKey({ keyId }, rootKey)).status).toBe(200);
     },
   );
 });
 
 describe('400', () => {
-  const expectInvalid = invalidInputCheck(api, 'keys.deleteKey', () => workspace.rootKey);
+  const expectInvalid = invalidInputCheck(api, 'keys.deleteKey', () => owner.workspace.rootKey);
 
-  itRejectsField(expectInvalid, 'keyId', [
-    ['missing', undefined],
-    ['too short', 'ab'],
-    ['with a forbidden character', 'key 1'],
-    ['of the wrong type', ['key_abc']],
-  ]);
+  itRejectsField(expectInvalid, 'keyId', INVALID_RESOURCE_IDS);
 
   it('rejects a permanent that is not a boolean', async () => {
     await expectInvalid({ keyId: 'key_abc', permanent: 'true' }, 'body.permanent');
@@ -144,29 +136,22 @@ describe('401', () => {
 describe('403', () => {
   it('without delete_key, naming it, and the key keeps working', async () => {
     const { keyId, key } = await newKey();
-    const { rootKey } = await workspace.rootKeyWith(['api.*.read_key', 'api.*.update_key']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.*.read_key', 'api.*.update_key']);
     const reply = await deleteKey({ keyId, permanent: true }, rootKey);
-    expectMissingPermissions(reply, `api.${apiId}.delete_key`);
+    expectMissingPermissions(reply, `api.${owner.apiId}.delete_key`);
     expect(await verifyCode(key)).toMatchObject({ code: 'VALID' });
   });
 
   it('with delete_key for another API only', async () => {
     const { keyId } = await newKey();
-    const { rootKey } = await workspace.rootKeyWith(['api.api_other.delete_key']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.api_other.delete_key']);
     expect((await deleteKey({ keyId }, rootKey)).status).toBe(403);
     expect(await deletedAt(keyId)).toBe(false);
   });
 });
 
 describe('404', () => {
-  it('for a key that does not exist', async () => {
-    expectProblem(await deleteKey({ keyId: 'key_doesnotexist' }), 404, 'service/data/key_not_found');
-  });
-
-  it('to a root key that may act on the keys of every API', async () => {
-    const { rootKey } = await workspace.rootKeyWith(['api.*.delete_key']);
-    expect((await deleteKey({ keyId: 'key_doesnotexist' }, rootKey)).status).toBe(404);
-  });
+  itAnswersAMissingKeyNotFound(api, owner, 'keys.deleteKey', 'api.*.delete_key');
 
   it('for a soft-deleted key, also when asked to delete it permanently', async () => {
     const { keyId } = await newKey();

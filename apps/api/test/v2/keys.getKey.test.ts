@@ -1,22 +1,36 @@
 import { randomBytes } from 'node:crypto';
 import { createKeyMigration, rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
-import { callOn, postOn } from '../appVariants.ts';
-import { expectMissingPermissions, expectProblem, invalidInputCheck, itRejectsField } from '../assertions.ts';
+import { callOn } from '../appVariants.ts';
+import { expectMissingPermissions, invalidInputCheck, itRejectsEach, itRejectsField } from '../assertions.ts';
 import { addIdentityRatelimit, createRole, grantRolePermission, storedKey } from '../dbInspect.ts';
 import { type NewKeyInput, useWorkspaceWithApi } from '../fixtures.ts';
-import { createTestApi, createTestKey, ERRORS_BASE_URL, useApi } from '../harness.ts';
+import { createTestApi, createTestKey, useApi } from '../harness.ts';
+import {
+  type DecryptingRead,
+  everyKeyField,
+  INVALID_RESOURCE_IDS,
+  itAnswersAMissingKeyNotFound,
+  itDecryptsOnlyWhereItCan,
+  itHidesKeysFromOtherWorkspaces,
+} from '../keyCases.ts';
 import type { InputOf } from '../procedures.ts';
+
+const DAY = 86_400_000;
 
 const api = useApi();
 /** Encryption on, in a workspace with a vault. */
 const owner = useWorkspaceWithApi(api, { vault: true, settings: { encryption: { enabled: true } } });
-const DAY = 86_400_000;
 
 const newKey = (body: NewKeyInput = {}, targetApi = owner.apiId, rootKey = owner.workspace.rootKey) =>
   createTestKey(api, rootKey, { apiId: targetApi, ...body });
 const getKey = (body: InputOf<'keys.getKey'>, rootKey = owner.workspace.rootKey) =>
   api.call('keys.getKey', body, rootKey);
+const decryptingRead: DecryptingRead = {
+  procedure: 'keys.getKey',
+  input: ({ keyId }) => ({ keyId }),
+  grants: (apiId) => [`api.${apiId}.read_key`],
+};
 
 describe('200', () => {
   it('reports when the key was last verified, once the batch of events is written', async () => {
@@ -35,17 +49,7 @@ describe('200', () => {
     await grantRolePermission(api.em(), owner.workspace.workspaceId, roleId, 'billing.read');
     await grantRolePermission(api.em(), owner.workspace.workspaceId, roleId, 'documents.read');
     const before = Date.now();
-    const { keyId, key } = await newKey({
-      prefix: 'gk',
-      name: 'Acme',
-      meta: { plan: 'pro', seats: 3 },
-      expires: 4102444800000,
-      permissions: ['documents.read', 'documents.write'],
-      roles: ['getkey-admin'],
-      externalId: 'getkey_user',
-      credits: { remaining: 10, refill: { interval: 'monthly', amount: 100, refillDay: 31 } },
-      ratelimits: [{ name: 'per-second', limit: 5, duration: 1000, autoApply: true }],
-    });
+    const { keyId, key } = await newKey(everyKeyField('getkey'));
     const after = Date.now();
     const identityId = (await storedKey(api.em(), keyId))?.identity_id;
     if (!identityId) throw new Error('expected an identity');
@@ -60,7 +64,7 @@ describe('200', () => {
     expect(reply.status).toBe(200);
     expect(reply.body.data).toEqual({
       keyId,
-      start: key.slice(0, 'gk_'.length + 4),
+      start: key.slice(0, 'getkey_'.length + 4),
       enabled: true,
       name: 'Acme',
       meta: { plan: 'pro', seats: 3 },
@@ -191,21 +195,13 @@ describe('200', () => {
 describe('400', () => {
   const expectInvalid = invalidInputCheck(api, 'keys.getKey', () => owner.workspace.rootKey);
 
-  itRejectsField(expectInvalid, 'keyId', [
-    ['missing', undefined],
-    ['too short', 'ab'],
-    ['too long', 'k'.repeat(256)],
-    ['with a forbidden character', 'key-1'],
-    ['of the wrong type', 7],
+  itRejectsField(expectInvalid, 'keyId', INVALID_RESOURCE_IDS);
+
+  itRejectsEach(api, 'keys.getKey', () => owner.workspace.rootKey, [
+    [{ keyId: 'key_abc', decrypt: 'yes' }, 'body.decrypt'],
+    // Unknown fields, such as the key string.
+    [{ keyId: 'key_abc', key: 'sk_123' }, 'body.key'],
   ]);
-
-  it('rejects a decrypt that is not a boolean', async () => {
-    await expectInvalid({ keyId: 'key_abc', decrypt: 'yes' }, 'body.decrypt');
-  });
-
-  it('rejects unknown fields, such as the key string', async () => {
-    await expectInvalid({ keyId: 'key_abc', key: 'sk_123' }, 'body.key');
-  });
 });
 
 describe('403', () => {
@@ -247,14 +243,7 @@ describe('403', () => {
 });
 
 describe('404', () => {
-  it('for a key that does not exist', async () => {
-    expectProblem(await getKey({ keyId: 'key_doesnotexist' }), 404, 'service/data/key_not_found');
-  });
-
-  it('to a root key that may read the keys of every API, and of none other', async () => {
-    const { rootKey } = await owner.workspace.rootKeyWith(['api.*.read_key']);
-    expect((await getKey({ keyId: 'key_doesnotexist' }, rootKey)).status).toBe(404);
-  });
+  itAnswersAMissingKeyNotFound(api, owner, 'keys.getKey', 'api.*.read_key');
 
   it('for a deleted key', async () => {
     const { keyId } = await newKey();
@@ -271,54 +260,9 @@ describe('404', () => {
 });
 
 describe('412', () => {
-  it('decrypting in a workspace without a vault, before the permission check', async () => {
-    const noVault = await api.workspace({ vault: false });
-    const otherApi = await createTestApi(api, noVault.rootKey, { encryption: { enabled: true } });
-    const { keyId } = await newKey({}, otherApi, noVault.rootKey);
-    const { rootKey } = await noVault.rootKeyWith([`api.${otherApi}.read_key`]);
-    const reply = await getKey({ keyId, decrypt: true }, rootKey);
-    expect(reply.status).toBe(412);
-    expect(reply.body.error).toMatchObject({
-      type: `${ERRORS_BASE_URL}/service/application/precondition_failed`,
-      detail: 'The vault is not set up for this workspace, so keys cannot be stored recoverably or decrypted.',
-    });
-  });
-
-  it('decrypting on a server without a master key', async () => {
-    const { keyId } = await newKey({ recoverable: true });
-    const reply = await postOn(
-      api,
-      { masterKey: false },
-      'keys.getKey',
-      { keyId, decrypt: true },
-      owner.workspace.rootKey,
-    );
-    expect(reply.status).toBe(412);
-  });
-
-  it('decrypting a key of an API without encryption', async () => {
-    const plainApi = await createTestApi(api, owner.workspace.rootKey);
-    const { keyId } = await newKey({}, plainApi);
-    const reply = await getKey({ keyId, decrypt: true });
-    expect(reply.status).toBe(412);
-    expect(reply.body.error.detail).toBe(
-      'The requested API does not support key encryption: encryption is not enabled for it.',
-    );
-  });
-
-  it('not without decrypt', async () => {
-    const noVault = await api.workspace({ vault: false });
-    const otherApi = await createTestApi(api, noVault.rootKey);
-    const { keyId } = await newKey({}, otherApi, noVault.rootKey);
-    expect((await getKey({ keyId }, noVault.rootKey)).status).toBe(200);
-  });
+  itDecryptsOnlyWhereItCan(api, () => owner.workspace, decryptingRead);
 });
 
 describe('cross-workspace isolation', () => {
-  it("does not find another workspace's key, even with every permission", async () => {
-    const { keyId } = await newKey({ recoverable: true });
-    const intruder = await api.workspace({ vault: true });
-    expect((await getKey({ keyId }, intruder.rootKey)).status).toBe(404);
-    expect((await getKey({ keyId, decrypt: true }, intruder.rootKey)).status).toBe(404);
-  });
+  itHidesKeysFromOtherWorkspaces(api, () => owner.workspace, decryptingRead);
 });

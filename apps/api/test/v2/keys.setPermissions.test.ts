@@ -38,21 +38,11 @@ describe('200', () => {
 
   shared.itTakesNamesOf128Characters(access, 's', 'docs.read');
 
-  it('is idempotent', async () => {
-    const { keyId } = await newKey();
-    const first = await setPermissions(keyId, ['idem.x', 'idem.y']);
-    const second = await setPermissions(keyId, ['idem.y', 'idem.x']);
-    expect(second.body.data).toEqual(first.body.data);
-  });
+  shared.itIsIdempotent(access, ['idem.x', 'idem.y']);
 
   shared.itShowsInVerificationAtOnce(access, 'verification sees the new set at once (the cache is warm)', {
-    holds: { permissions: ['live.old'] },
+    holds: ['live.old'],
     names: ['live.new'],
-    before: ['live.old', 'VALID'],
-    after: [
-      ['live.old', 'INSUFFICIENT_PERMISSIONS'],
-      ['live.new', 'VALID'],
-    ],
   });
 
   it('with update_key, both link grants and read_permission when every slug exists', async () => {
@@ -70,10 +60,7 @@ describe('200', () => {
 
 describe('400', () => {
   shared.itRejectsInvalidInput(access, [
-    [{ permissions: [] }, 'body.keyId'],
-    [{ keyId: 'key_x' }, 'body.permissions'],
     [{ keyId: 'key_x', permissions: null }, 'body.permissions'],
-    [{ keyId: 'key_x', permissions: Array.from({ length: 1001 }, (_, i) => `p${i}`) }, 'body.permissions'],
     [{ keyId: 'key_x', permissions: ['ok', 'not ok'] }, 'body.permissions[1]'],
     [{ keyId: 'key_x', permissions: ['ok', 's'.repeat(129)] }, 'body.permissions[1]'],
     [{ keyId: 'key_x', permissions: [], roles: [] }, 'body.roles'],

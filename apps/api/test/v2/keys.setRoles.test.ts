@@ -35,22 +35,11 @@ describe('200', () => {
     expect(await keyRoleNames(em(), keyId)).toEqual([]);
   });
 
-  it('is idempotent', async () => {
-    const { keyId } = await newKey();
-    const first = await setRoles(keyId, ['reader', 'admin', 'reader']);
-    const second = await setRoles(keyId, ['admin', 'reader']);
-    expect(first.body.data.map((role) => role.name)).toEqual(['admin', 'reader']);
-    expect(second.body.data).toEqual(first.body.data);
-  });
+  shared.itIsIdempotent(access, ['reader', 'admin']);
 
   shared.itShowsInVerificationAtOnce(access, 'verification follows the new roles at once (the cache is warm)', {
-    holds: { roles: ['reader'] },
+    holds: ['reader'],
     names: ['writer'],
-    before: ['docs.read', 'VALID'],
-    after: [
-      ['docs.read', 'INSUFFICIENT_PERMISSIONS'],
-      ['docs.write', 'VALID'],
-    ],
   });
 
   shared.itSucceedsWithExactly(
@@ -67,10 +56,7 @@ describe('200', () => {
 
 describe('400', () => {
   shared.itRejectsInvalidInput(access, [
-    [{ roles: [] }, 'body.keyId'],
-    [{ keyId: 'key_x' }, 'body.roles'],
     [{ keyId: 'key_x', roles: null }, 'body.roles'],
-    [{ keyId: 'key_x', roles: Array.from({ length: 101 }, (_, i) => `r${i}`) }, 'body.roles'],
     [{ keyId: 'key_x', roles: ['ok', ''] }, 'body.roles[1]'],
     [{ keyId: 'key_x', roles: ['ok', 's'.repeat(129)] }, 'body.roles[1]'],
   ]);

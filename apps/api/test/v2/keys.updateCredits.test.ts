@@ -2,9 +2,9 @@ import { rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
 import { callOn, postOn } from '../appVariants.ts';
 import { expectInvalidInput, expectMissingPermissions, expectProblem } from '../assertions.ts';
-import { storedKey } from '../dbInspect.ts';
 import { useWorkspaceWithApi } from '../fixtures.ts';
 import { useApi } from '../harness.ts';
+import { storedKeyRow, verification } from '../keyCases.ts';
 import type { InputOf, ProcedurePath } from '../procedures.ts';
 
 const api = useApi();
@@ -14,12 +14,8 @@ const DAY = 86_400_000;
 const { newKey } = owner;
 const updateCredits = (body: InputOf<'keys.updateCredits'>, rootKey = owner.workspace.rootKey) =>
   api.call('keys.updateCredits', body, rootKey);
-const verify = async (key: string) => (await api.call('keys.verifyKey', { key }, owner.workspace.rootKey)).body.data;
-const stored = async (keyId: string) => {
-  const row = await storedKey(api.em(), keyId);
-  if (!row) throw new Error(`no key ${keyId}`);
-  return row;
-};
+const verify = (key: string) => verification(api, owner.workspace.rootKey, key);
+const stored = (keyId: string) => storedKeyRow(api.em(), keyId);
 const daily = { interval: 'daily', amount: 100 };
 
 describe('200', () => {

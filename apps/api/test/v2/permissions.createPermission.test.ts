@@ -1,43 +1,28 @@
 import { rows, sql } from '@keyplane/db';
 import { describe, expect, it } from 'vitest';
 import { callOn } from '../appVariants.ts';
-import { expectLimitExceeded, expectMissingPermissions, itRejectsEach } from '../assertions.ts';
+import { expectLimitExceeded, itRejectsEach } from '../assertions.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import { ERRORS_BASE_URL } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
+import * as shared from '../rbacCases.ts';
 
 const { api, workspace } = useApiWithWorkspace();
+const twin = shared.useCreateTwin(api, 'permissions.createPermission', () => workspace);
 
 const createPermission = (body: InputOf<'permissions.createPermission'>, rootKey = workspace.rootKey) =>
   api.call('permissions.createPermission', body, rootKey);
 
-async function stored(permissionId: string) {
-  const [found] = await rows(
-    api.em(),
-    sql<{ workspace_id: string; name: string; slug: string; description: string | null }>`
-      select workspace_id, name, slug, description from permissions where id = ${permissionId}`,
-  );
-  return found;
-}
-
 describe('200', () => {
-  it('creates the permission with its name, slug and description', async () => {
-    const reply = await createPermission({ name: 'Read documents', slug: 'docs.read', description: 'Reads them' });
-    expect(reply.status).toBe(200);
-    expect(reply.body.data).toEqual({ permissionId: expect.stringMatching(/^perm_/) });
-    expect(await stored(reply.body.data.permissionId)).toEqual({
-      workspace_id: workspace.workspaceId,
-      name: 'Read documents',
-      slug: 'docs.read',
-      description: 'Reads them',
-    });
+  shared.itCreatesOne(twin, 'creates the permission with its name, slug and description', {
+    input: { name: 'Read documents', slug: 'docs.read', description: 'Reads them' },
   });
 
   it('without a description, and with every character the slug pattern allows, 128 long', async () => {
     const slug = `a-Z_0:9.*${'x'.repeat(119)}`;
     const reply = await createPermission({ name: 'n', slug });
     expect(reply.status).toBe(200);
-    expect(await stored(reply.body.data.permissionId)).toMatchObject({ slug, description: null });
+    expect(await twin.stored(reply.body.data.permissionId)).toMatchObject({ slug, description: null });
   });
 
   it('slugs differing only in letter case are different permissions', async () => {
@@ -68,13 +53,7 @@ describe('400', () => {
 });
 
 describe('403', () => {
-  it('without rbac.*.create_permission, naming it and creating nothing', async () => {
-    const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_permission', 'api.*.create_key']);
-    const reply = await createPermission({ name: 'n', slug: 'forbidden.slug' }, rootKey);
-    expectMissingPermissions(reply, 'rbac.*.create_permission');
-    const found = await rows(api.em(), sql`select 1 from permissions where slug = 'forbidden.slug'`);
-    expect(found).toHaveLength(0);
-  });
+  shared.itNeedsTheCreateGrant(twin, ['rbac.*.read_permission', 'api.*.create_key']);
 });
 
 describe('409', () => {
@@ -95,15 +74,7 @@ describe('409', () => {
     expect((await createPermission({ name: 'n', slug: 'implicit.slug' })).status).toBe(409);
   });
 
-  it('under concurrency: of two creates of one slug exactly one wins, the other is a 409 (never a 500)', async () => {
-    for (let round = 0; round < 5; round++) {
-      const slug = `race.${round}`;
-      const replies = await Promise.all([createPermission({ name: 'a', slug }), createPermission({ name: 'b', slug })]);
-      expect(replies.map((reply) => reply.status).sort()).toEqual([200, 409]);
-      const found = await rows(api.em(), sql`select 1 from permissions where slug = ${slug}`);
-      expect(found).toHaveLength(1);
-    }
-  });
+  shared.itLetsOneOfTwoRacingCreatesWin(twin);
 });
 
 describe('412', () => {
@@ -137,11 +108,11 @@ describe('cross-workspace isolation', () => {
     const mine = await createPermission({ name: 'mine', slug: 'shared.slug' });
     expect(theirs.status).toBe(200);
     expect(mine.status).toBe(200);
-    expect(await stored(theirs.body.data.permissionId)).toMatchObject({
+    expect(await twin.stored(theirs.body.data.permissionId)).toMatchObject({
       workspace_id: other.workspaceId,
       name: 'theirs',
     });
-    expect(await stored(mine.body.data.permissionId)).toMatchObject({
+    expect(await twin.stored(mine.body.data.permissionId)).toMatchObject({
       workspace_id: workspace.workspaceId,
       name: 'mine',
     });

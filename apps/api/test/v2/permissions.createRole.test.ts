@@ -6,43 +6,21 @@ import { useApiWithWorkspace } from '../fixtures.ts';
 import { createTestApi, MAX_BODY_BYTES } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
 import { createKeyWith, verifyCode } from '../rbac.ts';
+import * as shared from '../rbacCases.ts';
 
 const { api, workspace } = useApiWithWorkspace();
+const twin = shared.useCreateTwin(api, 'permissions.createRole', () => workspace);
 
 const createRole = (body: InputOf<'permissions.createRole'>, rootKey = workspace.rootKey) =>
   api.call('permissions.createRole', body, rootKey);
 
-async function storedRole(roleId: string) {
-  const [role] = await rows(
-    api.em(),
-    sql<{ workspace_id: string; name: string; description: string | null }>`
-      select workspace_id, name, description from roles where id = ${roleId}`,
-  );
-  const permissions = await rows(
-    api.em(),
-    sql<{ slug: string; name: string }>`
-      select p.slug, p.name from roles_permissions rp join permissions p on p.id = rp.permission_id
-      where rp.role_id = ${roleId} order by p.slug`,
-  );
-  return role && { ...role, slugs: permissions.map((permission) => permission.slug) };
-}
-
-const rolesNamed = async (name: string) =>
-  rows(api.em(), sql`select 1 from roles where workspace_id = ${workspace.workspaceId} and name = ${name}`);
 const permissionsWithSlug = async (slug: string) =>
   rows(api.em(), sql`select 1 from permissions where workspace_id = ${workspace.workspaceId} and slug = ${slug}`);
 
 describe('200', () => {
-  it('creates a role with a description and no permissions', async () => {
-    const reply = await createRole({ name: 'empty', description: 'Nothing yet' });
-    expect(reply.status).toBe(200);
-    expect(reply.body.data).toEqual({ roleId: expect.stringMatching(/^role_/) });
-    expect(await storedRole(reply.body.data.roleId)).toEqual({
-      workspace_id: workspace.workspaceId,
-      name: 'empty',
-      description: 'Nothing yet',
-      slugs: [],
-    });
+  shared.itCreatesOne(twin, 'creates a role with a description and no permissions', {
+    input: { name: 'empty', description: 'Nothing yet' },
+    besides: { slugs: [] },
   });
 
   it('reuses existing permissions and creates missing ones (name = slug)', async () => {
@@ -53,7 +31,7 @@ describe('200', () => {
     );
     const reply = await createRole({ name: 'mixed', permissions: ['existing.perm', 'new.perm', 'new.perm'] });
     expect(reply.status).toBe(200);
-    expect((await storedRole(reply.body.data.roleId))?.slugs).toEqual(['existing.perm', 'new.perm']);
+    expect((await twin.stored(reply.body.data.roleId))?.slugs).toEqual(['existing.perm', 'new.perm']);
     const [kept] = await rows(
       api.em(),
       sql<{ id: string; name: string }>`select id, name from permissions where slug = 'existing.perm'`,
@@ -69,7 +47,7 @@ describe('200', () => {
     expect(JSON.stringify(body).length).toBeLessThan(MAX_BODY_BYTES);
     const reply = await createRole(body);
     expect(reply.status).toBe(200);
-    expect((await storedRole(reply.body.data.roleId))?.slugs).toHaveLength(1000);
+    expect((await twin.stored(reply.body.data.roleId))?.slugs).toHaveLength(1000);
     const got = await api.call('permissions.getRole', { role: 'thousand' }, workspace.rootKey);
     expect(got.body.data.permissions).toHaveLength(1000);
   });
@@ -124,19 +102,14 @@ describe('400', () => {
 });
 
 describe('403', () => {
-  it('without rbac.*.create_role, naming it', async () => {
-    const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_role']);
-    const reply = await createRole({ name: 'denied' }, rootKey);
-    expectMissingPermissions(reply, 'rbac.*.create_role');
-    expect(await rolesNamed('denied')).toHaveLength(0);
-  });
+  shared.itNeedsTheCreateGrant(twin, ['rbac.*.read_role']);
 
   it('with permissions but without rbac.*.add_permission_to_role, naming it', async () => {
     await createRole({ name: 'seed2', permissions: ['present.slug'] });
     const { rootKey } = await workspace.rootKeyWith(['rbac.*.create_role', 'rbac.*.create_permission']);
     const reply = await createRole({ name: 'denied-link', permissions: ['present.slug'] }, rootKey);
     expectMissingPermissions(reply, 'rbac.*.add_permission_to_role');
-    expect(await rolesNamed('denied-link')).toHaveLength(0);
+    expect(await twin.countNamed('denied-link')).toBe(0);
   });
 
   it('without rbac.*.read_permission, rbac.*.create_permission for any slug, whether it exists or not', async () => {
@@ -160,7 +133,7 @@ describe('403', () => {
     ]);
     const reply = await createRole({ name: 'denied-create', permissions: ['present.slug', 'absent.slug'] }, rootKey);
     expectMissingPermissions(reply, 'rbac.*.create_permission');
-    expect(await rolesNamed('denied-create')).toHaveLength(0);
+    expect(await twin.countNamed('denied-create')).toBe(0);
     expect(await permissionsWithSlug('absent.slug')).toHaveLength(0);
   });
 });
@@ -171,19 +144,14 @@ describe('409', () => {
     const reply = await createRole({ name: 'taken', permissions: ['second.slug'] });
     expectProblem(reply, 409, 'service/data/role_already_exists');
     expect(reply.body.error.detail).toBe("A role with name 'taken' already exists in this workspace");
-    expect((await storedRole(first.body.data.roleId))?.slugs).toEqual(['first.slug']);
+    expect((await twin.stored(first.body.data.roleId))?.slugs).toEqual(['first.slug']);
     expect(await permissionsWithSlug('second.slug')).toHaveLength(0);
   });
 
-  it('under concurrency: of two creates of one name exactly one wins, the other is a 409 (never a 500)', async () => {
-    for (let round = 0; round < 5; round++) {
-      const name = `race-${round}`;
-      const permissions = [`race.${round}.a`, `race.${round}.b`];
-      const replies = await Promise.all([createRole({ name, permissions }), createRole({ name, permissions })]);
-      expect(replies.map((reply) => reply.status).sort()).toEqual([200, 409]);
-      expect(await rolesNamed(name)).toHaveLength(1);
-      expect(await permissionsWithSlug(`race.${round}.a`)).toHaveLength(1);
-    }
+  // The new slugs of the two are created once.
+  shared.itLetsOneOfTwoRacingCreatesWin(twin, {
+    more: (round) => ({ permissions: [`race.${round}.a`, `race.${round}.b`] }),
+    check: async (round) => expect(await permissionsWithSlug(`race.${round}.a`)).toHaveLength(1),
   });
 
   it('concurrent creates of different roles sharing new slugs all succeed, each slug created once', async () => {
@@ -231,6 +199,6 @@ describe('cross-workspace isolation', () => {
         where rp.role_id = ${mine.body.data.roleId}`,
     );
     expect(linked?.workspace_id).toBe(workspace.workspaceId);
-    expect((await storedRole(theirs.body.data.roleId))?.workspace_id).toBe(other.workspaceId);
+    expect((await twin.stored(theirs.body.data.roleId))?.workspace_id).toBe(other.workspaceId);
   });
 });

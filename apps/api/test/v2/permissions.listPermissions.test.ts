@@ -1,19 +1,18 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, itRejectsEach } from '../assertions.ts';
 import { useWorkspace } from '../fixtures.ts';
 import { type TestWorkspace, useApi, walkList } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
+import { createTestPermission } from '../rbac.ts';
+import * as shared from '../rbacCases.ts';
 
 const api = useApi();
+const twin = shared.useListTwin(api, 'permissions.listPermissions');
 
 const listPermissions = (body: InputOf<'permissions.listPermissions'>, rootKey: string) =>
   api.call('permissions.listPermissions', body, rootKey);
 
-async function createPermission(rootKey: string, body: { name?: string; slug: string; description?: string }) {
-  const reply = await api.call('permissions.createPermission', { name: body.slug, ...body }, rootKey);
-  if (reply.status !== 200) throw new Error(`createPermission: ${JSON.stringify(reply.body)}`);
-  return reply.body.data.permissionId;
-}
+const createPermission = (rootKey: string, body: { name?: string; slug: string; description?: string }) =>
+  createTestPermission(api, rootKey, { name: body.slug, ...body });
 
 const walk = (rootKey: string, body: InputOf<'permissions.listPermissions'>, between?: () => Promise<void>) =>
   walkList(api, 'permissions.listPermissions', rootKey, body, between);
@@ -21,13 +20,7 @@ const walk = (rootKey: string, body: InputOf<'permissions.listPermissions'>, bet
 describe('200', () => {
   const workspace = useWorkspace(api);
 
-  it('an empty workspace: no data, no more', async () => {
-    const empty = await api.workspace();
-    const reply = await listPermissions({}, empty.rootKey);
-    expect(reply.status).toBe(200);
-    expect(reply.body.data).toEqual([]);
-    expect(reply.body.pagination).toEqual({ hasMore: false });
-  });
+  shared.itListsAnEmptyWorkspace(twin);
 
   it('answers {meta, data, pagination} with each Permission, ordered by id', async () => {
     const fresh = await api.workspace();
@@ -44,21 +37,7 @@ describe('200', () => {
     });
   });
 
-  it('a walk visits every row exactly once while rows are added between pages, new rows included', async () => {
-    const fresh = await api.workspace();
-    const before = [];
-    for (let i = 0; i < 7; i++) before.push(await createPermission(fresh.rootKey, { slug: `walk.${i}` }));
-    const added: string[] = [];
-    const seen = await walk(fresh.rootKey, { limit: 3 }, async () => {
-      added.push(await createPermission(fresh.rootKey, { slug: `added.${added.length}` }));
-    });
-    const ids = seen.map((permission) => permission.id);
-    expect(new Set(ids).size).toBe(ids.length);
-    expect(ids).toEqual([...ids].sort());
-    expect(ids).toEqual(expect.arrayContaining(before));
-    // Ids sort by creation, so rows added during the walk come after the cursor and are seen too.
-    expect(ids.sort()).toEqual([...before, ...added].sort());
-  });
+  shared.itWalksEachOnceWhileSomeAreAdded(twin);
 
   it('defaults to 100 a page', async () => {
     const fresh = await api.workspace();
@@ -124,56 +103,19 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  const workspace = useWorkspace(api);
-
-  itRejectsEach(api, 'permissions.listPermissions', () => workspace.rootKey, [
-    [{ limit: 0 }, 'body.limit'],
-    [{ limit: 101 }, 'body.limit'],
+  shared.itRejectsInvalidPaging(twin, [
+    [{ cursor: 'c'.repeat(1025) }, 'body.cursor'],
     [{ limit: 1.5 }, 'body.limit'],
     [{ limit: '10' }, 'body.limit'],
-    [{ cursor: '' }, 'body.cursor'],
-    [{ cursor: 'c'.repeat(1025) }, 'body.cursor'],
-    [{ search: 's'.repeat(257) }, 'body.search'],
-    [{ extra: 1 }, 'body.extra'],
+    // A cursor that is no cursor of ours.
+    [{ cursor: 'perm_123' }, 'body.cursor'],
   ]);
-
-  it('a cursor that is no cursor of ours', async () => {
-    expectInvalidInput(await listPermissions({ cursor: 'perm_123' }, workspace.rootKey), 'body.cursor');
-  });
 });
 
 describe('403', () => {
-  it('without rbac.*.read_permission, naming it', async () => {
-    const workspace = await api.workspace();
-    const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_role', 'rbac.*.create_permission']);
-    const reply = await listPermissions({}, rootKey);
-    expectMissingPermissions(reply, 'rbac.*.read_permission');
-  });
-
-  it('with exactly rbac.*.read_permission: 200', async () => {
-    const workspace = await api.workspace();
-    const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_permission']);
-    expect((await listPermissions({}, rootKey)).status).toBe(200);
-  });
+  shared.itNeedsTheReadGrant(twin, ['rbac.*.read_role', 'rbac.*.create_permission']);
 });
 
 describe('cross-workspace isolation', () => {
-  it("lists only the caller's permissions, whatever the search", async () => {
-    const mine = await api.workspace();
-    const theirs = await api.workspace();
-    const own = await createPermission(mine.rootKey, { slug: 'iso.shared' });
-    await createPermission(theirs.rootKey, { slug: 'iso.shared' });
-    await createPermission(theirs.rootKey, { slug: 'iso.theirs' });
-    expect((await walk(mine.rootKey, {})).map((permission) => permission.id)).toEqual([own]);
-    expect((await walk(mine.rootKey, { search: 'iso' })).map((permission) => permission.id)).toEqual([own]);
-  });
-
-  it("another workspace's cursor is a 400, never a way into its rows", async () => {
-    const mine = await api.workspace();
-    const theirs = await api.workspace();
-    await createPermission(theirs.rootKey, { slug: 'c.1' });
-    await createPermission(theirs.rootKey, { slug: 'c.2' });
-    const page = await listPermissions({ limit: 1 }, theirs.rootKey);
-    expectInvalidInput(await listPermissions({ cursor: page.body.pagination.cursor }, mine.rootKey), 'body.cursor');
-  });
+  shared.itListsOnlyTheCallers(twin);
 });

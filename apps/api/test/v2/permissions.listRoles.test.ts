@@ -1,31 +1,22 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidInput, expectMissingPermissions, itRejectsEach } from '../assertions.ts';
-import { useWorkspace } from '../fixtures.ts';
 import { type TestWorkspace, useApi, walkList } from '../harness.ts';
 import type { InputOf } from '../procedures.ts';
+import { createTestRole } from '../rbac.ts';
+import * as shared from '../rbacCases.ts';
 
 const api = useApi();
+const twin = shared.useListTwin(api, 'permissions.listRoles');
 
 const listRoles = (body: InputOf<'permissions.listRoles'>, rootKey: string) =>
   api.call('permissions.listRoles', body, rootKey);
 
-async function createRole(rootKey: string, body: InputOf<'permissions.createRole'>) {
-  const reply = await api.call('permissions.createRole', body, rootKey);
-  if (reply.status !== 200) throw new Error(`createRole: ${JSON.stringify(reply.body)}`);
-  return reply.body.data.roleId;
-}
+const createRole = (rootKey: string, body: InputOf<'permissions.createRole'>) => createTestRole(api, rootKey, body);
 
 const walk = (rootKey: string, body: InputOf<'permissions.listRoles'>, between?: () => Promise<void>) =>
   walkList(api, 'permissions.listRoles', rootKey, body, between);
 
 describe('200', () => {
-  it('an empty workspace: no data, no more', async () => {
-    const empty = await api.workspace();
-    const reply = await listRoles({}, empty.rootKey);
-    expect(reply.status).toBe(200);
-    expect(reply.body.data).toEqual([]);
-    expect(reply.body.pagination).toEqual({ hasMore: false });
-  });
+  shared.itListsAnEmptyWorkspace(twin);
 
   it('answers {meta, data, pagination} with each Role and its permissions, ordered by id', async () => {
     const fresh = await api.workspace();
@@ -66,22 +57,13 @@ describe('200', () => {
     expect(seen.map((role) => role.id)).toEqual([...heavy, light]);
   });
 
-  it('a walk visits every role exactly once while roles are added between pages, new roles included', async () => {
-    const fresh = await api.workspace();
-    const before = [];
-    for (let i = 0; i < 7; i++)
-      before.push(await createRole(fresh.rootKey, { name: `walk-${i}`, permissions: [`w.${i}`] }));
-    const added: string[] = [];
-    const seen = await walk(fresh.rootKey, { limit: 3 }, async () => {
-      added.push(await createRole(fresh.rootKey, { name: `added-${added.length}` }));
-    });
-    const ids = seen.map((role) => role.id);
-    expect(new Set(ids).size).toBe(ids.length);
-    expect(ids).toEqual([...ids].sort());
-    expect(ids.sort()).toEqual([...before, ...added].sort());
-    for (const role of seen.filter((r) => r.name.startsWith('walk-'))) {
-      expect(role.permissions.map((p) => p.slug)).toEqual([`w.${role.name.slice(5)}`]);
-    }
+  shared.itWalksEachOnceWhileSomeAreAdded(twin, {
+    seed: (rootKey, index) => createRole(rootKey, { name: `walk-${index}`, permissions: [`w.${index}`] }),
+    check: (seen) => {
+      for (const role of seen.filter((r) => r.name.startsWith('walk-'))) {
+        expect(role.permissions?.map((p) => p.slug)).toEqual([`w.${role.name.slice(5)}`]);
+      }
+    },
   });
 
   it('a full page of roles each with many permissions', async () => {
@@ -125,51 +107,16 @@ describe('200', () => {
 });
 
 describe('400', () => {
-  const workspace = useWorkspace(api);
-
-  itRejectsEach(api, 'permissions.listRoles', () => workspace.rootKey, [
-    [{ limit: 0 }, 'body.limit'],
-    [{ limit: 101 }, 'body.limit'],
+  shared.itRejectsInvalidPaging(twin, [
     [{ limit: -1 }, 'body.limit'],
-    [{ cursor: '' }, 'body.cursor'],
     [{ cursor: 'garbage' }, 'body.cursor'],
-    [{ search: 's'.repeat(257) }, 'body.search'],
-    [{ extra: 1 }, 'body.extra'],
   ]);
 });
 
 describe('403', () => {
-  it('without rbac.*.read_role, naming it', async () => {
-    const workspace = await api.workspace();
-    const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_permission']);
-    const reply = await listRoles({}, rootKey);
-    expectMissingPermissions(reply, 'rbac.*.read_role');
-  });
-
-  it('with exactly rbac.*.read_role: 200', async () => {
-    const workspace = await api.workspace();
-    const { rootKey } = await workspace.rootKeyWith(['rbac.*.read_role']);
-    expect((await listRoles({}, rootKey)).status).toBe(200);
-  });
+  shared.itNeedsTheReadGrant(twin, ['rbac.*.read_permission']);
 });
 
 describe('cross-workspace isolation', () => {
-  it("lists only the caller's roles, whatever the search", async () => {
-    const mine = await api.workspace();
-    const theirs = await api.workspace();
-    const own = await createRole(mine.rootKey, { name: 'iso-shared' });
-    await createRole(theirs.rootKey, { name: 'iso-shared' });
-    await createRole(theirs.rootKey, { name: 'iso-theirs' });
-    expect((await walk(mine.rootKey, {})).map((role) => role.id)).toEqual([own]);
-    expect((await walk(mine.rootKey, { search: 'iso' })).map((role) => role.id)).toEqual([own]);
-  });
-
-  it("another workspace's cursor is a 400, never a way into its rows", async () => {
-    const mine = await api.workspace();
-    const theirs = await api.workspace();
-    await createRole(theirs.rootKey, { name: 'c-1' });
-    await createRole(theirs.rootKey, { name: 'c-2' });
-    const page = await listRoles({ limit: 1 }, theirs.rootKey);
-    expectInvalidInput(await listRoles({ cursor: page.body.pagination.cursor }, mine.rootKey), 'body.cursor');
-  });
+  shared.itListsOnlyTheCallers(twin);
 });
