@@ -93,10 +93,19 @@ export function itRejectsInvalidNames(twin: ItemTwin, valid: string): void {
   itRejectsEach(twin.api, twin.procedure, () => twin.workspace().rootKey, nameFieldCases(twin.kind, valid));
 }
 
+/** 200 to a root key holding exactly the grant to `action` the kind, and nothing else. */
+export function itAnswersWithExactlyTheGrant(twin: ItemTwin, action: 'read' | 'delete'): void {
+  it(`with exactly ${twin.grant(action)}`, async () => {
+    const id = await twin.createHere('exact-grant');
+    const { rootKey } = await twin.workspace().rootKeyWith([twin.grant(action)]);
+    expect((await twin.send(id, rootKey)).status).toBe(200);
+  });
+}
+
 /**
  * The grant to `action` the kind: 403 naming it when the root key holds only `others`, the one
- * asked for still there; 200 with exactly it; and 403, not 404, for one that does not exist, to a
- * root key holding only `beforeLookup`.
+ * asked for still there; and 403, not 404, for one that does not exist, to a root key holding only
+ * `beforeLookup`.
  */
 export function itNeedsTheGrant(
   twin: ItemTwin,
@@ -108,12 +117,6 @@ export function itNeedsTheGrant(
     const { rootKey } = await twin.workspace().rootKeyWith(grants.others);
     expectMissingPermissions(await twin.send(id, rootKey), twin.grant(action));
     expect(await twin.exists(id)).toBe(true);
-  });
-
-  it(`with exactly ${twin.grant(action)}: 200`, async () => {
-    const id = await twin.createHere('exact-grant');
-    const { rootKey } = await twin.workspace().rootKeyWith([twin.grant(action)]);
-    expect((await twin.send(id, rootKey)).status).toBe(200);
   });
 
   itRefusesBeforeTheLookup(twin.kind, twin.workspace, grants.beforeLookup, (id, rootKey) => twin.send(id, rootKey));
@@ -347,15 +350,18 @@ export function itRejectsInvalidPaging(twin: ListTwin, more: [body: unknown, loc
   ]);
 }
 
-/** 403 naming the read grant of the kind when the root key holds only `others`; 200 with exactly it. */
+/** 403 naming the read grant of the kind when the root key holds only `others`. */
 export function itNeedsTheReadGrant(twin: ListTwin, others: string[]): void {
   it(`without ${twin.grant('read')}, naming it`, async () => {
     const workspace = await twin.api.workspace();
     const { rootKey } = await workspace.rootKeyWith(others);
     expectMissingPermissions(await twin.list({}, rootKey), twin.grant('read'));
   });
+}
 
-  it(`with exactly ${twin.grant('read')}: 200`, async () => {
+/** 200 to a root key holding exactly the read grant of the kind, and nothing else. */
+export function itListsWithExactlyTheReadGrant(twin: ListTwin): void {
+  it(`with exactly ${twin.grant('read')}`, async () => {
     const workspace = await twin.api.workspace();
     const { rootKey } = await workspace.rootKeyWith([twin.grant('read')]);
     expect((await twin.list({}, rootKey)).status).toBe(200);

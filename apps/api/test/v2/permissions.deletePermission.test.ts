@@ -72,6 +72,8 @@ describe('200', () => {
       expect(await twin.exists(id)).toBe(false);
     }
   });
+
+  shared.itAnswersWithExactlyTheGrant(twin, 'delete');
 });
 
 describe('400', () => {

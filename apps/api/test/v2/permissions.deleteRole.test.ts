@@ -60,6 +60,8 @@ describe('200', () => {
       expect(await rows(api.em(), sql`select 1 from keys_roles where role_id = ${roleId}`)).toHaveLength(0);
     }
   });
+
+  shared.itAnswersWithExactlyTheGrant(twin, 'delete');
 });
 
 describe('400', () => {

@@ -29,6 +29,8 @@ describe('200', () => {
     const id = await createTestPermission(api, workspace.rootKey, { name: 'plain', slug: 'plain' });
     expect((await twin.send('plain')).body.data).toEqual({ id, name: 'plain', slug: 'plain' });
   });
+
+  shared.itAnswersWithExactlyTheGrant(twin, 'read');
 });
 
 describe('400', () => {

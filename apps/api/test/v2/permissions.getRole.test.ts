@@ -42,6 +42,8 @@ describe('200', () => {
     const id = await createTestRole(api, workspace.rootKey, { name: 'bare' });
     expect((await twin.send('bare')).body.data).toEqual({ id, name: 'bare', permissions: [] });
   });
+
+  shared.itAnswersWithExactlyTheGrant(twin, 'read');
 });
 
 describe('400', () => {

@@ -100,6 +100,8 @@ describe('200', () => {
       expect(await found('nothing-like-this')).toEqual([]);
     });
   });
+
+  shared.itListsWithExactlyTheReadGrant(twin);
 });
 
 describe('400', () => {

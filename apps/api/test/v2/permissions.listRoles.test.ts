@@ -104,6 +104,8 @@ describe('200', () => {
       expect(await found('zzz-nothing')).toEqual([]);
     });
   });
+
+  shared.itListsWithExactlyTheReadGrant(twin);
 });
 
 describe('400', () => {
