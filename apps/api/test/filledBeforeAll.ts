@@ -1,7 +1,8 @@
 /**
  * The values a per-file fixture fills in from its `beforeAll` and its tests read: `fill` stores them;
  * `read` answers them, and throws naming the fixture when a file reads them before its `beforeAll`
- * ran; `fields` makes an object whose properties read them, for the fixture to return.
+ * ran; `fields` makes an object whose properties read them, for the fixture to return (add methods
+ * to it with `Object.assign`, never getters: it reads a getter once, at once).
  */
 export function filledBeforeAll<T extends object>(fixture: string) {
   let values: T | undefined;

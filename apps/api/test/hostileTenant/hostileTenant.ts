@@ -37,6 +37,7 @@ export function useHostileTenancy(env: Record<string, string> = {}) {
   let server: ServerProcess | undefined;
   const tenancy = filledBeforeAll<{
     server: ServerProcess;
+    url: string;
     hostileRootKey: string;
     hostileWorkspaceId: string;
     victim: { rootKey: string; key: string };
@@ -56,7 +57,7 @@ export function useHostileTenancy(env: Record<string, string> = {}) {
     const api = await callAt(server.url, 'apis.createApi', { name: 'victim' }, workspace.rootKey);
     const key = await callAt(server.url, 'keys.createKey', { apiId: api.body.data.apiId }, workspace.rootKey);
     const victim = { rootKey: workspace.rootKey, key: key.body.data.key as string };
-    tenancy.fill({ server, hostileRootKey, hostileWorkspaceId, victim });
+    tenancy.fill({ server, url: server.url, hostileRootKey, hostileWorkspaceId, victim });
   }, 60_000);
 
   afterAll(async () => {
@@ -86,10 +87,7 @@ export function useHostileTenancy(env: Record<string, string> = {}) {
   }
 
   // hostileRootKey: the hostile workspace's root key (every permission).
-  return Object.assign(tenancy.fields('server', 'hostileRootKey', 'hostileWorkspaceId'), {
-    get url() {
-      return ready().server.url;
-    },
+  return Object.assign(tenancy.fields('server', 'url', 'hostileRootKey', 'hostileWorkspaceId'), {
     send,
     /** The most memory the node's process has held since it started (Linux: VmHWM). */
     async peakMemoryBytes(): Promise<number> {
