@@ -113,57 +113,105 @@ export function expectTrpcProblem(reply: InternalReply<unknown>, status: number,
 }
 
 /** A customer's keys as portal.listKeys answers them (the fields the tests read). */
-export type CustomerKeyList = { data: { keyId: string; name: string | null }[] };
-
-/** A key the customer creates in the portal (`portal.createKey`), failing the test on any error. */
-export async function createCustomerKey(
-  api: Pick<Api, 'fetch'>,
-  accessToken: string,
-  name?: string,
-): Promise<{ keyId: string; key: string }> {
-  const reply = await callAsCustomer<{ keyId: string; key: string }>(
-    api,
-    'portal.createKey',
-    name === undefined ? {} : { name },
-    accessToken,
-  );
-  if (reply.status !== 200) throw new Error(`portal.createKey failed: ${JSON.stringify(reply.error)}`);
-  return reply.data;
-}
-
-/** What portal.listKeys answers the customer: their keys' ids and names, in its order. */
-export async function listedKeys(api: Pick<Api, 'fetch'>, accessToken: string) {
-  const reply = await callAsCustomer<CustomerKeyList>(api, 'portal.listKeys', {}, accessToken);
-  expect(reply.status, JSON.stringify(reply.error)).toBe(200);
-  return reply.data.data.map(({ keyId, name }) => ({ keyId, name }));
-}
+type CustomerKeyList = { data: { keyId: string; name: string | null }[] };
 
 let customers = 0;
 /** An externalId no other test of the file uses: a customer's identity is the workspace's, shared by its portals. */
 export const newCustomerId = (name: string) => `${name}_${++customers}`;
 
-/** Per file: a portal of the file's workspace and a customer signed in to it with every scope. */
-export function useCustomer(api: Api, workspace: TestWorkspace, name: string) {
-  const customer = filledBeforeAll<{ portalId: string; apiId: string; externalId: string; accessToken: string }>(
-    'useCustomer',
-  );
-  beforeAll(async () => {
-    const portal = await createTestPortal(api, workspace.rootKey);
-    const externalId = newCustomerId(name);
-    const { accessToken } = await customerSession(api, workspace.rootKey, portal.portalId, externalId);
-    customer.fill({ ...portal, externalId, accessToken });
-  });
-  return customer.fields('portalId', 'apiId', 'externalId', 'accessToken');
+/** What a signed-in customer does in the tests, with their access token. */
+function customerActions(api: Pick<Api, 'fetch'>, accessToken: () => string) {
+  return {
+    /** Calls a procedure at `/trpc` as this customer's portal page. */
+    call: <TData = Record<string, unknown>>(procedure: string, input: unknown) =>
+      callAsCustomer<TData>(api, procedure, input, accessToken()),
+    /** A key the customer creates (`portal.createKey`), failing the test on any error. */
+    async createKey(name?: string): Promise<{ keyId: string; key: string }> {
+      const input = name === undefined ? {} : { name };
+      const reply = await callAsCustomer<{ keyId: string; key: string }>(api, 'portal.createKey', input, accessToken());
+      if (reply.status !== 200) throw new Error(`portal.createKey failed: ${JSON.stringify(reply.error)}`);
+      return reply.data;
+    },
+    /** What portal.listKeys answers the customer: their keys' ids and names, in its order. */
+    async listed() {
+      const reply = await callAsCustomer<CustomerKeyList>(api, 'portal.listKeys', {}, accessToken());
+      expect(reply.status, JSON.stringify(reply.error)).toBe(200);
+      return reply.data.data.map(({ keyId, name }) => ({ keyId, name }));
+    },
+  };
 }
 
-/** How a customer procedure is called in a file's shared cases: its name and its input for one key. */
-export type CustomerCall = { procedure: string; input: (keyId: string) => unknown };
+type CustomerFields = { portalId: string; externalId: string; accessToken: string; sessionId: string };
+export type Customer = CustomerFields & ReturnType<typeof customerActions>;
+
+/** A customer signed in to the portal (every scope unless given), and what they do. */
+export async function signInCustomer(
+  api: Api,
+  rootKey: string,
+  portalId: string,
+  externalId: string,
+  scopes?: InputOf<'portal.createSession'>['scopes'],
+): Promise<Customer> {
+  const { accessToken, sessionId } = await customerSession(api, rootKey, portalId, externalId, scopes);
+  return { portalId, externalId, accessToken, sessionId, ...customerActions(api, () => accessToken) };
+}
+
+/** A new customer (an externalId of its own, from `name`) signed in to a new portal of the workspace. */
+export async function newCustomer(
+  api: Api,
+  rootKey: string,
+  name: string,
+  portal: Partial<InputOf<'portal.createPortal'>> = {},
+): Promise<Customer & { apiId: string }> {
+  const { portalId, apiId } = await createTestPortal(api, rootKey, portal);
+  return { apiId, ...(await signInCustomer(api, rootKey, portalId, newCustomerId(name))) };
+}
+
+/** Per file: a customer signed in to a portal of the file's workspace with every scope, made in its beforeAll. */
+export function useCustomer(api: Api, workspace: TestWorkspace, name: string) {
+  const customer = filledBeforeAll<CustomerFields>('useCustomer');
+  beforeAll(async () => {
+    customer.fill(await newCustomer(api, workspace.rootKey, name));
+  });
+  const fields = customer.fields('portalId', 'externalId', 'accessToken', 'sessionId');
+  return Object.assign(
+    fields,
+    customerActions(api, () => customer.read().accessToken),
+  );
+}
+
+/**
+ * The audit log's events of one portal session, oldest first: each event, whether it has no root
+ * key (the customer's own), its actor's externalId, and its resources.
+ */
+export async function sessionAuditEvents(api: Api, workspaceId: string, sessionId: string) {
+  const rows = await api
+    .em()
+    .getConnection()
+    .execute<
+      {
+        event: string;
+        root_key_id: string | null;
+        actor_external_id: string | null;
+        resources: Record<string, string>;
+      }[]
+    >(
+      `select event, root_key_id, actor_external_id, resources from audit_events
+      where workspace_id = ? and resources->>'sessionId' = ? order by id`,
+      [workspaceId, sessionId],
+    );
+  return rows.map((row) => ({
+    event: [row.event, row.root_key_id === null, row.actor_external_id] as const,
+    resources: row.resources,
+  }));
+}
 
 /** The answer a key that is not the customer's gets: 404, never 403 (docs/portal.md#isolation). */
-export function expectCustomerKeyNotFound(reply: InternalReply<unknown>): void {
+function expectCustomerKeyNotFound(reply: InternalReply<unknown>): void {
   expectTrpcProblem(reply, 404, 'service/data/key_not_found');
 }
 
+type EndedSession = { portalId: string; externalId: string; sessionId: string };
 /** The ways a live session ends at once (docs/portal.md, Sessions): by the provider, by time, or with its portal or identity. */
 const SESSION_ENDS: [string, (api: Api, rootKey: string, ended: EndedSession) => Promise<unknown>][] = [
   [
@@ -194,166 +242,147 @@ const SESSION_ENDS: [string, (api: Api, rootKey: string, ended: EndedSession) =>
     (api, rootKey, { externalId }) => api.call('identities.deleteIdentity', { identity: externalId }, rootKey),
   ],
 ];
-type EndedSession = { portalId: string; externalId: string; sessionId: string };
 
-/**
- * A file's 401s: a well-formed call without a session, and with one that was live and has ended
- * (each way of SESSION_ENDS), refused at once and changing nothing: the customer's key, made
- * while the session was live, keeps its name. No session and malformed tokens are also
- * checked for every procedure by authentication.test.ts, with an empty input.
- */
-export function itRefusesWithoutALiveSession(api: Api, workspace: TestWorkspace, { procedure, input }: CustomerCall) {
-  it('without a session', async () => {
-    const reply = await callInternal(api, procedure, input('key_missing'), { headers: { 'x-keyplane-portal': '1' } });
-    expectTrpcProblem(reply, 401, 'service/authentication/unauthorized');
-    expect(reply.error?.message).toMatch(/No portal session/);
-  });
-
-  it.each(SESSION_ENDS)('with a session %s, changing nothing', async (_, end) => {
-    const { portalId } = await createTestPortal(api, workspace.rootKey);
-    const externalId = newCustomerId('gina');
-    const { accessToken, sessionId } = await customerSession(api, workspace.rootKey, portalId, externalId);
-    const { keyId } = await createCustomerKey(api, accessToken, 'kept');
-    await end(api, workspace.rootKey, { portalId, externalId, sessionId });
-    const reply = await callAsCustomer(api, procedure, input(keyId), accessToken);
-    expectTrpcProblem(reply, 401, 'service/authentication/unauthorized');
-    expect(reply.error?.message).toMatch(/portal session has ended/);
-    const key = await api.call('keys.getKey', { keyId }, workspace.rootKey);
-    expect([key.status, key.body.data?.name]).toEqual([200, 'kept']);
-  });
+/** Every scope but `missing` and the scopes that need it (keys:reroll, keys:update and keys:delete need keys:read). */
+function allScopesBut(missing: (typeof ALL_SCOPES)[number]) {
+  const needsRead = ['keys:reroll', 'keys:update', 'keys:delete'];
+  return ALL_SCOPES.filter((scope) => scope !== missing && !(missing === 'keys:read' && needsRead.includes(scope)));
 }
 
 /**
- * A file's 403s: a session of the customer whose scopes lack what the procedure needs (each set
- * of `scopes`) is refused, naming the scope, and changes nothing of the customer's keys.
+ * The cases every customer procedure of a file shares, each for the describe of its status: the
+ * procedure's name and its input for one key (`keyId`, ignored by those that take none).
  */
-export function itRefusesWithoutTheScope(
+export function customerCases(
   api: Api,
   workspace: TestWorkspace,
-  { procedure, input }: CustomerCall,
-  missing: (typeof ALL_SCOPES)[number],
-  scopeSets: InputOf<'portal.createSession'>['scopes'][],
+  procedure: string,
+  input: (keyId: string) => unknown,
 ) {
-  it.each(scopeSets.map((scopes) => ({ scopes })))(
-    `with the scopes $scopes, lacking ${missing}, changing nothing`,
-    async ({ scopes }) => {
-      const { portalId } = await createTestPortal(api, workspace.rootKey);
-      const externalId = newCustomerId('dave');
-      const writer = await customerSession(api, workspace.rootKey, portalId, externalId);
-      const { keyId } = await createCustomerKey(api, writer.accessToken, 'kept');
-      const lacking = await customerSession(api, workspace.rootKey, portalId, externalId, scopes);
-      const reply = await callAsCustomer(api, procedure, input(keyId), lacking.accessToken);
-      expectTrpcProblem(reply, 403, 'service/authorization/forbidden');
-      expect(reply.error?.message).toContain(`lacks the scope '${missing}'`);
-      expect(await listedKeys(api, writer.accessToken)).toEqual([{ keyId, name: 'kept' }]);
+  return {
+    /**
+     * 401: a well-formed call without a session, and with one that was live and has ended (each
+     * way of SESSION_ENDS), refused at once and changing nothing: the customer's key, made while
+     * the session was live, keeps its name. authentication.test.ts also checks no session and
+     * malformed tokens for every procedure, with an empty input.
+     */
+    refusesWithoutALiveSession() {
+      it('without a session', async () => {
+        const asPage = { headers: { 'x-keyplane-portal': '1' } };
+        const reply = await callInternal(api, procedure, input('key_missing'), asPage);
+        expectTrpcProblem(reply, 401, 'service/authentication/unauthorized');
+        expect(reply.error?.message).toMatch(/No portal session/);
+      });
+
+      it.each(SESSION_ENDS)('with a session %s, changing nothing', async (_, end) => {
+        const customer = await newCustomer(api, workspace.rootKey, 'gina');
+        const { keyId } = await customer.createKey('kept');
+        await end(api, workspace.rootKey, customer);
+        const reply = await customer.call(procedure, input(keyId));
+        expectTrpcProblem(reply, 401, 'service/authentication/unauthorized');
+        expect(reply.error?.message).toMatch(/portal session has ended/);
+        const key = await api.call('keys.getKey', { keyId }, workspace.rootKey);
+        expect([key.status, key.body.data?.name]).toEqual([200, 'kept']);
+      });
     },
-  );
+
+    /**
+     * 403: a session of the customer whose scopes lack `missing` (keys:read alone, and every scope
+     * but it) is refused, naming the scope, and changes nothing of the customer's keys.
+     */
+    refusesWithoutTheScope(missing: (typeof ALL_SCOPES)[number]) {
+      const scopeSets: InputOf<'portal.createSession'>['scopes'][] =
+        missing === 'keys:read' ? [allScopesBut(missing)] : [['keys:read'], allScopesBut(missing)];
+      it.each(scopeSets.map((scopes) => ({ scopes })))(
+        `with the scopes $scopes, lacking ${missing}, changing nothing`,
+        async ({ scopes }) => {
+          const writer = await newCustomer(api, workspace.rootKey, 'dave');
+          const { keyId } = await writer.createKey('kept');
+          const lacking = await signInCustomer(api, workspace.rootKey, writer.portalId, writer.externalId, scopes);
+          const reply = await lacking.call(procedure, input(keyId));
+          expectTrpcProblem(reply, 403, 'service/authorization/forbidden');
+          expect(reply.error?.message).toContain(`lacks the scope '${missing}'`);
+          expect(await writer.listed()).toEqual([{ keyId, name: 'kept' }]);
+        },
+      );
+    },
+
+    /**
+     * 404 for keys of the portal's API that are not the customer's: an id no key has, a key of the
+     * API of no customer (the provider's), one of a customer who has no session, and a key the
+     * customer deleted.
+     */
+    answersKeyNotFound() {
+      it('for an unknown key id, the provider’s own key of the portal’s API, a key of a customer without a session, and a key the customer deleted', async () => {
+        const customer = await newCustomer(api, workspace.rootKey, 'carl');
+        const { apiId } = customer;
+        const providers = await api.call('keys.createKey', { apiId, name: 'provider key' }, workspace.rootKey);
+        // A key of the API for a customer who never signed in.
+        const carols = await api.call(
+          'keys.createKey',
+          { apiId, externalId: newCustomerId('carol') },
+          workspace.rootKey,
+        );
+        const deleted = await customer.createKey();
+        expect((await customer.call('portal.deleteKey', { keyId: deleted.keyId })).status).toBe(200);
+        for (const keyId of ['key_missing', providers.body.data.keyId, carols.body.data.keyId, deleted.keyId]) {
+          expectCustomerKeyNotFound(await customer.call(procedure, input(keyId)));
+        }
+        const provider = await api.call('keys.getKey', { keyId: providers.body.data.keyId }, workspace.rootKey);
+        expect(provider.body.data?.name).toBe('provider key');
+      });
+    },
+
+    /**
+     * Cross-customer isolation of a key procedure: bob never reaches another customer's key, his
+     * own on another portal or his namesake's in another workspace, at /trpc or /v2: 404, changing
+     * nothing.
+     */
+    keepsCustomersApart() {
+      it('another customer’s key, the customer’s key on another portal, and one in another workspace answer 404 and change nothing', async () => {
+        const { bob, keys, expectListedApart } = await customersApart(api, workspace);
+        for (const { keyId } of Object.values(keys)) {
+          expectCustomerKeyNotFound(await bob.call(procedure, input(keyId)));
+        }
+        // At /v2 with the access token as a Bearer token too.
+        const v2 = await api.post(procedure, input(keys.alice.keyId), bob.accessToken);
+        expect([v2.status, v2.body.error?.type]).toEqual([404, expect.stringMatching(/key_not_found$/)]);
+        await expectListedApart();
+      });
+    },
+  };
 }
 
 /**
  * Keys of customers kept apart: alice and bob on one portal, bob also on another portal of the
- * workspace and on a portal of another workspace, each with a key.
+ * workspace and on a portal of another workspace, each but bob on the first portal with a key.
  */
 export async function customersApart(api: Api, workspace: TestWorkspace) {
-  const { portalId } = await createTestPortal(api, workspace.rootKey);
-  const alice = await customerSession(api, workspace.rootKey, portalId, newCustomerId('alice'));
-  const bobId = newCustomerId('bob');
-  const bob = await customerSession(api, workspace.rootKey, portalId, bobId);
+  const alice = await newCustomer(api, workspace.rootKey, 'alice');
+  const bob = await signInCustomer(api, workspace.rootKey, alice.portalId, newCustomerId('bob'));
   const elsewhere = await createTestPortal(api, workspace.rootKey);
-  const bobElsewhere = await customerSession(api, workspace.rootKey, elsewhere.portalId, bobId);
+  const bobElsewhere = await signInCustomer(api, workspace.rootKey, elsewhere.portalId, bob.externalId);
   const other = await api.workspace();
   const { portalId: othersPortal } = await createTestPortal(api, other.rootKey);
-  const bobOfOther = await customerSession(api, other.rootKey, othersPortal, bobId);
+  const bobOfOther = await signInCustomer(api, other.rootKey, othersPortal, bob.externalId);
   const keys = {
-    alice: await createCustomerKey(api, alice.accessToken, 'alice key'),
-    bobElsewhere: await createCustomerKey(api, bobElsewhere.accessToken, 'bob elsewhere'),
-    bobOfOther: await createCustomerKey(api, bobOfOther.accessToken, 'bob of another workspace'),
+    alice: await alice.createKey('alice key'),
+    bobElsewhere: await bobElsewhere.createKey('bob elsewhere'),
+    bobOfOther: await bobOfOther.createKey('bob of another workspace'),
   };
-  /** What each of them lists, bob on the first portal last. */
-  const listings = async () => ({
-    alice: await listedKeys(api, alice.accessToken),
-    bobElsewhere: await listedKeys(api, bobElsewhere.accessToken),
-    bobOfOther: await listedKeys(api, bobOfOther.accessToken),
-    bob: await listedKeys(api, bob.accessToken),
-  });
-  return { bob, keys, listings };
-}
-
-/** Each listing of customersApart holding only the key made for it (bob on the first portal: `bobs`). */
-export function expectListedApart(
-  listed: Awaited<ReturnType<Awaited<ReturnType<typeof customersApart>>['listings']>>,
-  keys: Awaited<ReturnType<typeof customersApart>>['keys'],
-  bobs: { keyId: string; name: string | null }[] = [],
-): void {
-  expect(listed).toEqual({
-    alice: [{ keyId: keys.alice.keyId, name: 'alice key' }],
-    bobElsewhere: [{ keyId: keys.bobElsewhere.keyId, name: 'bob elsewhere' }],
-    bobOfOther: [{ keyId: keys.bobOfOther.keyId, name: 'bob of another workspace' }],
-    bob: bobs,
-  });
-}
-
-/**
- * A key procedure's cross-customer isolation: bob never reaches another customer's key, his own on
- * another portal or his namesake's in another workspace, at /trpc or /v2: 404, changing nothing.
- */
-export function itKeepsCustomersApart(api: Api, workspace: TestWorkspace, { procedure, input }: CustomerCall) {
-  it('another customer’s key, the customer’s key on another portal, and one in another workspace answer 404 and change nothing', async () => {
-    const { bob, keys, listings } = await customersApart(api, workspace);
-    for (const { keyId } of Object.values(keys)) {
-      expectCustomerKeyNotFound(await callAsCustomer(api, procedure, input(keyId), bob.accessToken));
-    }
-    // At /v2 with the access token as a Bearer token too.
-    const v2 = await api.post(procedure, input(keys.alice.keyId), bob.accessToken);
-    expect([v2.status, v2.body.error?.type]).toEqual([404, expect.stringMatching(/key_not_found$/)]);
-    expectListedApart(await listings(), keys);
-  });
-}
-
-/**
- * A key procedure's 404s for keys of the portal's API that are not the customer's: an id no key
- * has, a key of the API of no customer (the provider's), one of a customer who has no session, and
- * a key the customer deleted.
- */
-export function itAnswersKeyNotFound(api: Api, workspace: TestWorkspace, { procedure, input }: CustomerCall) {
-  it('for an unknown key id, the provider’s own key of the portal’s API, a key of a customer without a session, and a key the customer deleted', async () => {
-    const { portalId, apiId } = await createTestPortal(api, workspace.rootKey);
-    const { accessToken } = await customerSession(api, workspace.rootKey, portalId, newCustomerId('carl'));
-    const providers = await api.call('keys.createKey', { apiId, name: 'provider key' }, workspace.rootKey);
-    // A key of the API for a customer who never signed in.
-    const carols = await api.call('keys.createKey', { apiId, externalId: newCustomerId('carol') }, workspace.rootKey);
-    const deleted = await createCustomerKey(api, accessToken);
-    expect((await callAsCustomer(api, 'portal.deleteKey', { keyId: deleted.keyId }, accessToken)).status).toBe(200);
-    for (const keyId of ['key_missing', providers.body.data.keyId, carols.body.data.keyId, deleted.keyId]) {
-      expectCustomerKeyNotFound(await callAsCustomer(api, procedure, input(keyId), accessToken));
-    }
-    const provider = await api.call('keys.getKey', { keyId: providers.body.data.keyId }, workspace.rootKey);
-    expect(provider.body.data?.name).toBe('provider key');
-  });
-}
-
-/**
- * The audit log's events of one portal session, oldest first: each event, whether it has no root
- * key (the customer's own), its actor's externalId, and its resources.
- */
-export async function sessionAuditEvents(api: Api, workspaceId: string, sessionId: string) {
-  const rows = await api
-    .em()
-    .getConnection()
-    .execute<
-      {
-        event: string;
-        root_key_id: string | null;
-        actor_external_id: string | null;
-        resources: Record<string, string>;
-      }[]
-    >(
-      `select event, root_key_id, actor_external_id, resources from audit_events
-      where workspace_id = ? and resources->>'sessionId' = ? order by id`,
-      [workspaceId, sessionId],
-    );
-  return rows.map((row) => ({
-    event: [row.event, row.root_key_id === null, row.actor_external_id] as const,
-    resources: row.resources,
-  }));
+  /** Each of them lists only the key made for them; bob on the first portal `bobs`. */
+  async function expectListedApart(bobs: { keyId: string; name: string | null }[] = []) {
+    expect({
+      alice: await alice.listed(),
+      bobElsewhere: await bobElsewhere.listed(),
+      bobOfOther: await bobOfOther.listed(),
+      bob: await bob.listed(),
+    }).toEqual({
+      alice: [{ keyId: keys.alice.keyId, name: 'alice key' }],
+      bobElsewhere: [{ keyId: keys.bobElsewhere.keyId, name: 'bob elsewhere' }],
+      bobOfOther: [{ keyId: keys.bobOfOther.keyId, name: 'bob of another workspace' }],
+      bob: bobs,
+    });
+  }
+  return { bob, keys, expectListedApart };
 }

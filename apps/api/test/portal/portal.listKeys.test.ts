@@ -1,34 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import { itRejectsPaging } from '../lists.ts';
-import {
-  type CustomerKeyList,
-  callAsCustomer,
-  createCustomerKey,
-  createTestPortal,
-  customerSession,
-  customersApart,
-  expectListedApart,
-  itRefusesWithoutALiveSession,
-  itRefusesWithoutTheScope,
-  listedKeys,
-  newCustomerId,
-  useCustomer,
-} from '../portal.ts';
+import { customerCases, customersApart, newCustomer, signInCustomer, useCustomer } from '../portal.ts';
 
 // A portal customer's keys (docs/portal.md#isolation): theirs on the portal's API, never their plaintext.
 const { api, workspace } = useApiWithWorkspace();
 const customer = useCustomer(api, workspace, 'lisa');
-const listKeys = { procedure: 'portal.listKeys', input: () => ({}) };
+const cases = customerCases(api, workspace, 'portal.listKeys', () => ({}));
 
 describe('200', () => {
-  it('answers the customer’s keys, newest last, as keys.getKey answers them and without their plaintext', async () => {
-    const { portalId } = await createTestPortal(api, workspace.rootKey);
-    const { accessToken } = await customerSession(api, workspace.rootKey, portalId, newCustomerId('lena'));
-    expect(await listedKeys(api, accessToken)).toEqual([]);
-    const first = await createCustomerKey(api, accessToken, 'first');
-    const second = await createCustomerKey(api, accessToken);
-    const reply = await callAsCustomer<CustomerKeyList>(api, 'portal.listKeys', {}, accessToken);
+  it('answers the customer’s keys, oldest first, as keys.getKey answers them and without their plaintext', async () => {
+    const lena = await newCustomer(api, workspace.rootKey, 'lena');
+    expect(await lena.listed()).toEqual([]);
+    const first = await lena.createKey('first');
+    const second = await lena.createKey();
+    const reply = await lena.call<{ data: { keyId: string }[] }>('portal.listKeys', {});
     expect(reply.data).toEqual({
       data: [
         expect.objectContaining({ keyId: first.keyId, name: 'first' }),
@@ -41,25 +27,26 @@ describe('200', () => {
     expect(reply.data.data[0]).toEqual(fromRootKey.body.data);
   });
 
-  it('pages with limit and cursor, and answers the same at /v2 to the Bearer token', async () => {
-    const { portalId } = await createTestPortal(api, workspace.rootKey);
-    const { accessToken } = await customerSession(api, workspace.rootKey, portalId, newCustomerId('lena'));
-    const keys = [await createCustomerKey(api, accessToken), await createCustomerKey(api, accessToken)];
-    const first = await api.post('portal.listKeys', { limit: 1 }, accessToken);
-    expect(first.body.data.map((key: { keyId: string }) => key.keyId)).toEqual([keys[0]?.keyId]);
+  it('pages with limit and cursor, at /v2 to the Bearer token', async () => {
+    const lena = await newCustomer(api, workspace.rootKey, 'lena');
+    const keys = [await lena.createKey(), await lena.createKey()];
+    const first = await api.call('portal.listKeys', { limit: 1 }, lena.accessToken);
+    expect(first.body.data.map((key) => key.keyId)).toEqual([keys[0]?.keyId]);
     expect(first.body.pagination).toEqual({ hasMore: true, cursor: expect.any(String) });
-    const next = await api.post('portal.listKeys', { limit: 1, cursor: first.body.pagination.cursor }, accessToken);
-    expect(next.body.data.map((key: { keyId: string }) => key.keyId)).toEqual([keys[1]?.keyId]);
+    const next = await api.call(
+      'portal.listKeys',
+      { limit: 1, cursor: first.body.pagination.cursor },
+      lena.accessToken,
+    );
+    expect(next.body.data.map((key) => key.keyId)).toEqual([keys[1]?.keyId]);
     expect(next.body.pagination.hasMore).toBe(false);
   });
 
   it('to a session with keys:read alone', async () => {
-    const { portalId } = await createTestPortal(api, workspace.rootKey);
-    const externalId = newCustomerId('dave');
-    const writer = await customerSession(api, workspace.rootKey, portalId, externalId);
-    const { keyId } = await createCustomerKey(api, writer.accessToken);
-    const reader = await customerSession(api, workspace.rootKey, portalId, externalId, ['keys:read']);
-    expect((await listedKeys(api, reader.accessToken)).map((key) => key.keyId)).toEqual([keyId]);
+    const writer = await newCustomer(api, workspace.rootKey, 'dave');
+    const { keyId } = await writer.createKey();
+    const reader = await signInCustomer(api, workspace.rootKey, writer.portalId, writer.externalId, ['keys:read']);
+    expect((await reader.listed()).map((key) => key.keyId)).toEqual([keyId]);
   });
 });
 
@@ -69,27 +56,21 @@ describe('400', () => {
       [{ limit: '10' }, 'body.limit'],
       [{ limit: 1.5 }, 'body.limit'],
       [{ cursor: 7 }, 'body.cursor'],
-      // The portal decides the API: a customer cannot name another.
+      // The portal decides the API and the customer: a customer names neither.
       [{ apiId: 'api_other' }, 'body.apiId'],
       [{ externalId: 'someone_else' }, 'body.externalId'],
     ],
   });
 });
 
-describe('401', () => {
-  itRefusesWithoutALiveSession(api, workspace, listKeys);
-});
+describe('401', () => cases.refusesWithoutALiveSession());
 
-describe('403', () => {
-  itRefusesWithoutTheScope(api, workspace, listKeys, 'keys:read', [['keys:create', 'analytics:read']]);
-});
+describe('403', () => cases.refusesWithoutTheScope('keys:read'));
 
 describe('429', () => {
   it('past 300 requests in a minute of one session, while another session of the customer goes on', async () => {
-    const { portalId } = await createTestPortal(api, workspace.rootKey);
-    const externalId = newCustomerId('uma');
-    const busy = await customerSession(api, workspace.rootKey, portalId, externalId);
-    const calm = await customerSession(api, workspace.rootKey, portalId, externalId);
+    const busy = await newCustomer(api, workspace.rootKey, 'uma');
+    const calm = await signInCustomer(api, workspace.rootKey, busy.portalId, busy.externalId);
     const statuses: number[] = [];
     for (let round = 0; round < 6; round++) {
       const replies = await Promise.all(
@@ -107,9 +88,9 @@ describe('429', () => {
 
 describe('cross-customer isolation', () => {
   it('lists only the customer’s keys on this portal: not another customer’s, nor theirs on another portal or in another workspace', async () => {
-    const { bob, keys, listings } = await customersApart(api, workspace);
-    expect(await listedKeys(api, bob.accessToken)).toEqual([]);
-    const own = await createCustomerKey(api, bob.accessToken, 'bob key');
-    expectListedApart(await listings(), keys, [{ keyId: own.keyId, name: 'bob key' }]);
+    const { bob, expectListedApart } = await customersApart(api, workspace);
+    expect(await bob.listed()).toEqual([]);
+    const own = await bob.createKey('bob key');
+    await expectListedApart([{ keyId: own.keyId, name: 'bob key' }]);
   });
 });

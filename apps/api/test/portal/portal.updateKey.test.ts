@@ -2,32 +2,19 @@ import { describe, expect, it } from 'vitest';
 import { invalidInputCheck, itRejectsField } from '../assertions.ts';
 import { useApiWithWorkspace } from '../fixtures.ts';
 import { INVALID_RESOURCE_IDS } from '../keyCases.ts';
-import {
-  ALL_SCOPES,
-  callAsCustomer,
-  createCustomerKey,
-  createTestPortal,
-  customerSession,
-  itAnswersKeyNotFound,
-  itKeepsCustomersApart,
-  itRefusesWithoutALiveSession,
-  itRefusesWithoutTheScope,
-  listedKeys,
-  sessionAuditEvents,
-  useCustomer,
-} from '../portal.ts';
+import { customerCases, newCustomer, sessionAuditEvents, useCustomer } from '../portal.ts';
 
 // A customer renames one of their keys: the only setting a customer changes (docs/portal.md#scopes).
 const { api, workspace } = useApiWithWorkspace();
 const customer = useCustomer(api, workspace, 'ursula');
-const updateKey = { procedure: 'portal.updateKey', input: (keyId: string) => ({ keyId, name: 'taken over' }) };
+const cases = customerCases(api, workspace, 'portal.updateKey', (keyId) => ({ keyId, name: 'taken over' }));
 
 describe('200', () => {
   it('renames the customer’s key, at /trpc and at /v2, answering nothing more', async () => {
-    const { keyId } = await createCustomerKey(api, customer.accessToken, 'first name');
-    const renamed = await callAsCustomer(api, 'portal.updateKey', { keyId, name: 'ci' }, customer.accessToken);
+    const { keyId } = await customer.createKey('first name');
+    const renamed = await customer.call('portal.updateKey', { keyId, name: 'ci' });
     expect([renamed.status, renamed.data]).toEqual([200, {}]);
-    expect(await listedKeys(api, customer.accessToken)).toContainEqual({ keyId, name: 'ci' });
+    expect(await customer.listed()).toContainEqual({ keyId, name: 'ci' });
     const v2 = await api.call('portal.updateKey', { keyId, name: 'deploys' }, customer.accessToken);
     expect([v2.status, v2.body.data]).toEqual([200, {}]);
     const key = await api.call('keys.getKey', { keyId }, workspace.rootKey);
@@ -36,18 +23,18 @@ describe('200', () => {
 
   it('is recorded in the audit log with the customer as actor, after the session, the exchange and the create', async () => {
     const { workspaceId, rootKey } = await api.workspace();
-    const { portalId } = await createTestPortal(api, rootKey);
-    const { sessionId, accessToken } = await customerSession(api, rootKey, portalId, 'hana');
-    const { keyId } = await createCustomerKey(api, accessToken);
-    await callAsCustomer(api, 'portal.updateKey', { keyId, name: 'renamed' }, accessToken);
+    const hana = await newCustomer(api, rootKey, 'hana');
+    const { keyId } = await hana.createKey();
+    await hana.call('portal.updateKey', { keyId, name: 'renamed' });
+    const { portalId, externalId, sessionId } = hana;
     const events = await sessionAuditEvents(api, workspaceId, sessionId);
     expect(events.map(({ event }) => event)).toEqual([
       ['portal.createSession', false, null],
-      ['portal.exchangeCode', true, 'hana'],
-      ['portal.createKey', true, 'hana'],
-      ['portal.updateKey', true, 'hana'],
+      ['portal.exchangeCode', true, externalId],
+      ['portal.createKey', true, externalId],
+      ['portal.updateKey', true, externalId],
     ]);
-    expect(events[0]?.resources).toEqual({ portalId, externalId: 'hana', sessionId });
+    expect(events[0]?.resources).toEqual({ portalId, externalId, sessionId });
     expect(events[3]?.resources).toMatchObject({ portalId, sessionId, keyId });
   });
 });
@@ -67,28 +54,17 @@ describe('400', () => {
   });
 
   it('rejects any field but the name, changing nothing: a customer cannot disable or re-credit a key', async () => {
-    const { keyId } = await createCustomerKey(api, customer.accessToken, 'kept');
+    const { keyId } = await customer.createKey('kept');
     await expectInvalid({ keyId, name: 'changed', enabled: false }, 'body.enabled');
     await expectInvalid({ keyId, name: 'changed', credits: { remaining: 5 } }, 'body.credits');
-    expect(await listedKeys(api, customer.accessToken)).toContainEqual({ keyId, name: 'kept' });
+    expect(await customer.listed()).toContainEqual({ keyId, name: 'kept' });
   });
 });
 
-describe('401', () => {
-  itRefusesWithoutALiveSession(api, workspace, updateKey);
-});
+describe('401', () => cases.refusesWithoutALiveSession());
 
-describe('403', () => {
-  itRefusesWithoutTheScope(api, workspace, updateKey, 'keys:update', [
-    ['keys:read'],
-    ALL_SCOPES.filter((scope) => scope !== 'keys:update'),
-  ]);
-});
+describe('403', () => cases.refusesWithoutTheScope('keys:update'));
 
-describe('404', () => {
-  itAnswersKeyNotFound(api, workspace, updateKey);
-});
+describe('404', () => cases.answersKeyNotFound());
 
-describe('cross-customer isolation', () => {
-  itKeepsCustomersApart(api, workspace, updateKey);
-});
+describe('cross-customer isolation', () => cases.keepsCustomersApart());
