@@ -199,12 +199,51 @@ function KeyItem({
   );
 }
 
-function ErrorText({ error }: { error: string | undefined }) {
-  return error ? (
-    <p role="alert" className="problem">
-      {error}
-    </p>
-  ) : null;
+/**
+ * A dialog's last lines: what went wrong, in the server's words, then Cancel and the action, which
+ * says it is under way while `pending`. A submit button unless `onAct` is given.
+ */
+function DialogFooter({
+  error,
+  pending,
+  label,
+  pendingLabel,
+  onCancel,
+  onAct,
+  disabled = false,
+  danger = false,
+}: {
+  error: string | undefined;
+  pending: boolean;
+  label: string;
+  pendingLabel: string;
+  onCancel: () => void;
+  onAct?: () => void;
+  disabled?: boolean;
+  danger?: boolean;
+}) {
+  return (
+    <>
+      {error ? (
+        <p role="alert" className="problem">
+          {error}
+        </p>
+      ) : null}
+      <div className="dialog-actions">
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+        <button
+          type={onAct ? 'button' : 'submit'}
+          className={danger ? 'danger solid' : 'primary'}
+          onClick={onAct}
+          disabled={pending || disabled}
+        >
+          {pending ? pendingLabel : label}
+        </button>
+      </div>
+    </>
+  );
 }
 
 function CreateKeyDialog({
@@ -258,15 +297,13 @@ function CreateKeyDialog({
               What the key is for, such as &ldquo;Production server&rdquo;.
             </p>
           </div>
-          <ErrorText error={create.error} />
-          <div className="dialog-actions">
-            <button type="button" onClick={close}>
-              Cancel
-            </button>
-            <button type="submit" className="primary" disabled={create.pending}>
-              {create.pending ? 'Creating…' : 'Create key'}
-            </button>
-          </div>
+          <DialogFooter
+            error={create.error}
+            pending={create.pending}
+            label="Create key"
+            pendingLabel="Creating…"
+            onCancel={close}
+          />
         </form>
       )}
     </Dialog>
@@ -344,15 +381,13 @@ function RollKeyDialog({
               Keep it a while if you need time to put the new key in place; stop it now if it leaked.
             </p>
           </fieldset>
-          <ErrorText error={roll.error} />
-          <div className="dialog-actions">
-            <button type="button" onClick={close}>
-              Cancel
-            </button>
-            <button type="submit" className="primary" disabled={roll.pending}>
-              {roll.pending ? 'Rolling…' : 'Roll key'}
-            </button>
-          </div>
+          <DialogFooter
+            error={roll.error}
+            pending={roll.pending}
+            label="Roll key"
+            pendingLabel="Rolling…"
+            onCancel={close}
+          />
         </form>
       )}
     </Dialog>
@@ -404,15 +439,14 @@ function RenameKeyDialog({
             onChange={(event) => setName(event.target.value)}
           />
         </div>
-        <ErrorText error={rename.error} />
-        <div className="dialog-actions">
-          <button type="button" onClick={close}>
-            Cancel
-          </button>
-          <button type="submit" className="primary" disabled={rename.pending || value.trim() === ''}>
-            {rename.pending ? 'Saving…' : 'Rename'}
-          </button>
-        </div>
+        <DialogFooter
+          error={rename.error}
+          pending={rename.pending}
+          disabled={value.trim() === ''}
+          label="Rename"
+          pendingLabel="Saving…"
+          onCancel={close}
+        />
       </form>
     </Dialog>
   );
@@ -447,15 +481,15 @@ function DeleteKeyDialog({
         <strong>{item ? keyLabel(item) : ''}</strong> stops working at once, everywhere it is used. This cannot be
         undone.
       </p>
-      <ErrorText error={remove.error} />
-      <div className="dialog-actions">
-        <button type="button" onClick={close}>
-          Cancel
-        </button>
-        <button type="button" className="danger solid" onClick={() => void confirm()} disabled={remove.pending}>
-          {remove.pending ? 'Deleting…' : 'Delete key'}
-        </button>
-      </div>
+      <DialogFooter
+        error={remove.error}
+        pending={remove.pending}
+        label="Delete key"
+        pendingLabel="Deleting…"
+        onCancel={close}
+        onAct={() => void confirm()}
+        danger
+      />
     </Dialog>
   );
 }

@@ -10,6 +10,7 @@ import { PasskeysSection } from '../components/PasskeysSection.tsx';
 import { RelativeTime } from '../components/RelativeTime.tsx';
 import { BlockSkeleton } from '../components/Skeleton.tsx';
 import { StatusBadge } from '../components/StatusBadge.tsx';
+import { TextField } from '../components/TextField.tsx';
 import { useLeaveGuard } from '../router.tsx';
 import { trpc } from '../trpc.ts';
 import { useDocumentTitle } from '../useDocumentTitle.ts';
@@ -78,17 +79,7 @@ function ProfileSection() {
             <dt>Email</dt>
             <dd>{me.data.email}</dd>
           </dl>
-          <div className="field">
-            <label htmlFor="profile-name">Name</label>
-            <input
-              id="profile-name"
-              autoComplete="name"
-              required
-              maxLength={200}
-              value={shown}
-              onChange={(event) => setName(event.target.value)}
-            />
-          </div>
+          <TextField label="Name" autoComplete="name" required maxLength={200} value={shown} onChange={setName} />
           {update.error ? <ErrorMessage error={update.error} /> : null}
           <div className="actions">
             <button type="submit" className="primary" disabled={!edited || update.isPending}>
@@ -135,17 +126,14 @@ function PasswordSection() {
         {/* For password managers: whose password this is. */}
         <input type="hidden" autoComplete="username" value={me.data?.email ?? ''} readOnly />
         {hasPassword ? (
-          <div className="field">
-            <label htmlFor="current-password">Current password</label>
-            <input
-              id="current-password"
-              type="password"
-              autoComplete="current-password"
-              required
-              value={current}
-              onChange={(event) => setCurrent(event.target.value)}
-            />
-          </div>
+          <TextField
+            label="Current password"
+            type="password"
+            autoComplete="current-password"
+            required
+            value={current}
+            onChange={setCurrent}
+          />
         ) : (
           <p className="text-sm">Your account has no password yet: set one to sign in without single sign-on.</p>
         )}

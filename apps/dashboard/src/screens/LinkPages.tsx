@@ -3,6 +3,7 @@ import { type FormEvent, type ReactNode, useState } from 'react';
 import { AuthPage } from '../components/AuthPage.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { NewPasswordFields, passwordsMatch } from '../components/NewPasswordFields.tsx';
+import { TextField } from '../components/TextField.tsx';
 import { formatTime } from '../format.ts';
 import { useLinkToken } from '../linkToken.ts';
 import { Link, navigate } from '../router.tsx';
@@ -65,27 +66,8 @@ export function SetupOwner() {
             This link was printed when the server first started. The account you create here owns the workspace: it can
             invite everyone else.
           </p>
-          <div className="field">
-            <label htmlFor="setup-email">Email</label>
-            <input
-              id="setup-email"
-              type="email"
-              autoComplete="username"
-              required
-              value={email}
-              onChange={(event) => setEmail(event.target.value)}
-            />
-          </div>
-          <div className="field">
-            <label htmlFor="setup-name">Name</label>
-            <input
-              id="setup-name"
-              autoComplete="name"
-              required
-              value={name}
-              onChange={(event) => setName(event.target.value)}
-            />
-          </div>
+          <TextField label="Email" type="email" autoComplete="username" required value={email} onChange={setEmail} />
+          <TextField label="Name" autoComplete="name" required value={name} onChange={setName} />
           <NewPasswordFields
             password={password}
             confirmation={confirmation}
@@ -176,31 +158,19 @@ function InvitationForm({ token, invitation }: { token: string; invitation: Invi
       {accountExists ? (
         <>
           <p className="text-sm">You have a Keyplane account: enter its password to join.</p>
-          <div className="field">
-            <label htmlFor="invite-password">Password</label>
-            <input
-              id="invite-password"
-              type="password"
-              autoComplete="current-password"
-              required
-              value={password}
-              onChange={(event) => setPassword(event.target.value)}
-            />
-          </div>
+          <TextField
+            label="Password"
+            type="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onChange={setPassword}
+          />
         </>
       ) : (
         <>
           <p className="text-sm">Create your account to join.</p>
-          <div className="field">
-            <label htmlFor="invite-name">Name</label>
-            <input
-              id="invite-name"
-              autoComplete="name"
-              required
-              value={name}
-              onChange={(event) => setName(event.target.value)}
-            />
-          </div>
+          <TextField label="Name" autoComplete="name" required value={name} onChange={setName} />
           <NewPasswordFields
             password={password}
             confirmation={confirmation}

@@ -4,6 +4,7 @@ import { type FormEvent, useState } from 'react';
 import { AuthPage } from '../components/AuthPage.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { PasskeySignInButton } from '../components/PasskeySignInButton.tsx';
+import { TextField } from '../components/TextField.tsx';
 import { clearSessionEndReason, sessionEndReason } from '../sessionEnd.ts';
 import { formatWait, useThrottleWait } from '../signInWait.ts';
 import { trpc } from '../trpc.ts';
@@ -83,28 +84,15 @@ function PasswordSignIn({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
   };
   return (
     <form onSubmit={submit}>
-      <div className="field">
-        <label htmlFor="email">Email</label>
-        <input
-          id="email"
-          type="email"
-          autoComplete="username"
-          required
-          value={email}
-          onChange={(event) => setEmail(event.target.value)}
-        />
-      </div>
-      <div className="field">
-        <label htmlFor="password">Password</label>
-        <input
-          id="password"
-          type="password"
-          autoComplete="current-password"
-          required
-          value={password}
-          onChange={(event) => setPassword(event.target.value)}
-        />
-      </div>
+      <TextField label="Email" type="email" autoComplete="username" required value={email} onChange={setEmail} />
+      <TextField
+        label="Password"
+        type="password"
+        autoComplete="current-password"
+        required
+        value={password}
+        onChange={setPassword}
+      />
       {signIn.error ? <ErrorMessage error={signIn.error} /> : null}
       {wait > 0 ? (
         <p className="hint" role="status">
